@@ -1,0 +1,56 @@
+"""File sizes against their budgets. A size is a character count, not bytes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import BUDGET_KEYS, Config
+from .problems import Problem
+from .workspace import Workspace
+
+NEAR_FRACTION = 0.9
+
+OK, NEAR, OVER, UNBUDGETED = "ok", "near", "over", "unbudgeted"
+
+
+def budget_state(chars: int, budget: int) -> str:
+    if budget <= 0:
+        return UNBUDGETED
+    if chars > budget:
+        return OVER
+    if chars >= NEAR_FRACTION * budget:
+        return NEAR
+    return OK
+
+
+@dataclass(frozen=True, slots=True)
+class FileSize:
+    path: str
+    kind: str
+    exists: bool
+    chars: int
+    budget: int
+    state: str
+    budget_key: str | None
+
+    @property
+    def fraction(self) -> float | None:
+        return self.chars / self.budget if self.budget > 0 else None
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "exists": self.exists, "chars": self.chars,
+                "budget": self.budget, "fraction": None if self.fraction is None else round(self.fraction, 4),
+                "state": self.state, "budget_key": self.budget_key}
+
+
+def measure(ws: Workspace, cfg: Config) -> tuple[list[FileSize], list[Problem]]:
+    sizes: list[FileSize] = []
+    problems: list[Problem] = []
+    for mf in ws.memory_files():
+        state, probs = ws.read_file(mf.path)
+        problems.extend(probs)
+        budget = cfg.budget_for(mf.path)
+        chars = len(state.text)
+        sizes.append(FileSize(mf.path, mf.kind, state.exists, chars, budget,
+                              budget_state(chars, budget), BUDGET_KEYS.get(mf.path)))
+    return sizes, problems

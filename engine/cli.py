@@ -1,0 +1,250 @@
+"""`dreamdesk`: the command-line front end of the engine.
+
+Exit codes: 0 ok, 1 the action failed, 2 bad usage or bad input (one clear line on stderr).
+Every read command takes --json; the JSON shapes are documented in README.md and stable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from . import __version__
+from . import config as config_mod
+from .files import LockHeld
+from .prompt import build_prompt, select_pending
+from .problems import ConflictError, Problem, WorkspaceError
+from .status import read_status
+from .workspace import Workspace
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line, exit 2
+        raise UsageError(f"{self.prog}: {message} (see {self.prog.split()[0]} --help)")
+
+
+def _dump(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def _open(path: str) -> Workspace:
+    return Workspace.open(path)
+
+
+def _problem_lines(problems: list[Problem]) -> list[str]:
+    return [f"  {p.severity:<7} {p}" for p in problems]
+
+
+def _bar(fraction: float | None, width: int = 20) -> str:
+    if fraction is None:
+        return " " * width
+    filled = min(width, round(fraction * width))
+    return "█" * filled + "░" * (width - filled)
+
+
+# -- commands ------------------------------------------------------------------------------
+def cmd_status(args) -> int:
+    ws = _open(args.path)
+    st = read_status(ws)
+    if args.json:
+        _dump(st.to_json())
+        return EXIT_OK
+    out = [f"Workspace  {st.workspace}", f"Config     {st.config_path or '(none: defaults)'}", ""]
+    for f in st.files:
+        budget = f"{f.budget:>6,}" if f.budget else "     –"
+        pct = f"{f.fraction:>5.0%}" if f.fraction is not None else "     "
+        missing = "  (missing)" if not f.exists else ""
+        out.append(f"  {f.path:<32} {f.chars:>6,} / {budget}  {pct} {_bar(f.fraction)} {f.state}{missing}")
+    h = st.history
+    out += ["", f"History    {len(h.entries)} entries, {len(h.bad_lines)} unreadable line(s)",
+            f"Cursors    .cursor {st.cursor}   .dream_cursor {st.dream_cursor}   pending {st.pending}"]
+    d = st.config.dream
+    out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
+               f"review every {d['reviewEveryRuns']} runs")
+    if st.problems:
+        out += ["", f"Problems ({len(st.problems)})"] + _problem_lines(st.problems)
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def _entry_status(cursor: int, dream_cursor: int, in_prompt: set[int]) -> str:
+    if cursor <= dream_cursor:
+        return "dreamed"
+    return "pending+prompt" if cursor in in_prompt else "pending"
+
+
+def cmd_history(args) -> int:
+    ws = _open(args.path)
+    hist = ws.history()
+    cur, dream, cprobs = ws.cursors()
+    pending = hist.pending(dream)
+    in_prompt = {e.cursor for e in select_pending(pending)}
+    entries = pending if args.pending else hist.entries
+    if args.json:
+        _dump({
+            "cursor": cur, "dream_cursor": dream,
+            "entries": [dict(e.to_json(), line=e.line, status="dreamed" if e.cursor <= dream else "pending",
+                             in_prompt=e.cursor in in_prompt) for e in entries],
+            "bad_lines": [] if args.pending else [{"line": b.line, "reason": b.reason, "text": b.text}
+                                                  for b in hist.bad_lines],
+            "problems": [p.to_json() for p in hist.problems + cprobs],
+        })
+        return EXIT_OK
+    rows: list[tuple[int, str]] = []
+    for e in entries:
+        preview = " ".join(e.content.split())
+        if len(preview) > 72:
+            preview = preview[:71] + "…"
+        status = _entry_status(e.cursor, dream, in_prompt)
+        rows.append((e.line, f"{e.cursor:>6}  {e.timestamp:<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}"))
+    if not args.pending:
+        rows += [(b.line, f"{'!':>6}  line {b.line}: {b.reason}") for b in hist.bad_lines]
+    rows.sort(key=lambda r: r[0])
+    out = [text for _, text in rows]
+    if not args.pending:
+        # The marker row sits after the last dreamed entry (at the top when none is dreamed).
+        dreamed = [e.line for e in entries if e.cursor <= dream]
+        at = 1 + max(i for i, r in enumerate(rows) if r[0] <= dreamed[-1]) if dreamed else 0
+        out.insert(at, f"{'':>6}  ──── .dream_cursor = {dream} ── entries below are pending ────")
+    out.append(f"{'':>6}  ──── .cursor = {cur} ────")
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def cmd_prompt(args) -> int:
+    ws = _open(args.path)
+    hist = ws.history()
+    _, dream, _ = ws.cursors()
+    pv = build_prompt(ws, hist, dream)
+    if args.json:
+        _dump(pv.to_json(with_text=args.text))
+        return EXIT_OK
+    if args.text:
+        print("\n\n".join(p.text for p in pv.parts if p.included))
+        return EXIT_OK
+    out = ["What a new chat receives:", ""]
+    for p in pv.parts:
+        mark = "✓" if p.included else "·"
+        out.append(f"  {mark} {p.name:<16} {p.chars:>7,} chars  {p.tokens:>6,} tokens  {p.note}")
+    out += ["", f"  Total {pv.total_chars:,} characters, ~{pv.total_tokens:,} tokens (UTF-8 bytes / 4)"]
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def cmd_config(args) -> int:
+    rest = list(args.args)
+    if rest and rest[0] == "set" and len(rest) == 4:
+        return _config_set(rest[1], rest[2], rest[3], args)
+    if rest and rest[0] == "set":
+        raise UsageError("dreamdesk config set: usage: dreamdesk config set PATH KEY VALUE")
+    if len(rest) != 1:
+        raise UsageError("dreamdesk config: usage: dreamdesk config PATH [--json] | dreamdesk config set PATH KEY VALUE")
+    ws = _open(rest[0])
+    cfg = ws.config()
+    if args.json:
+        _dump(cfg.to_json())
+    else:
+        out = [f"Config  {cfg.path or '(none: defaults)'}", ""]
+        for s in config_mod.SETTINGS:
+            src = cfg.sources[s.path]
+            tag = "" if src == "file" else f"  ({src})"
+            out.append(f"  {s.path:<46} {json.dumps(cfg.values[s.path], ensure_ascii=False)}{tag}")
+        provs = cfg.providers()
+        if provs:
+            out += ["", "Providers"] + [f"  {n:<14} apiBase {p['apiBase'] or '-'}  apiKey {p['apiKey'] or '(empty)'}"
+                                        for n, p in provs.items()]
+        if cfg.problems:
+            out += ["", "Problems"] + _problem_lines(cfg.problems)
+        print("\n".join(out))
+    bad = [p for p in cfg.problems if p.severity == "error"]
+    if bad:
+        print(f"dreamdesk: {bad[0]}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def _config_set(path: str, key: str, value: str, args) -> int:
+    ws = _open(path)
+    cfg = ws.config()
+    if not cfg.readable:
+        bad = next(p for p in cfg.problems if p.severity == "error")
+        raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
+    setting = config_mod.find_setting(key)
+    new = config_mod.set_value(cfg, key, value, confirm_below_floor=args.confirm_below_floor,
+                               create_at=ws.config_create_path)
+    val = new.values[setting.path]
+    if args.json:
+        _dump({"key": setting.path, "value": val, "path": str(new.path)})
+    else:
+        print(f"{setting.path} = {json.dumps(val, ensure_ascii=False)}  ({new.path})")
+    return EXIT_OK
+
+
+# -- parser --------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="dreamdesk", description="See, audit and repair what your assistant remembers.")
+    p.add_argument("--version", action="version", version=f"dreamdesk {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    s = sub.add_parser("status", help="file sizes against budgets, cursors, pending history, problems")
+    s.add_argument("path", metavar="PATH", help="the home folder or the workspace folder")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_status)
+
+    s = sub.add_parser("history", help="history.jsonl entries with their status, and unreadable lines")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--pending", action="store_true", help="only entries Dream has not processed")
+    s.set_defaults(func=cmd_history)
+
+    s = sub.add_parser("prompt", help="what a new chat would receive, part by part")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--text", action="store_true", help="print (or include in JSON) the text itself")
+    s.set_defaults(func=cmd_prompt)
+
+    s = sub.add_parser("config", help="show the effective config, or: config set PATH KEY VALUE",
+                       usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
+                             "[--confirm-below-floor]")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--confirm-below-floor", action="store_true",
+                   help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
+    s.set_defaults(func=cmd_config)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_BAD_INPUT
+        return args.func(args)
+    except UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (ConflictError, LockHeld) as exc:
+        print(f"dreamdesk: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except WorkspaceError as exc:
+        print(f"dreamdesk: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as exc:
+        print(f"dreamdesk: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,343 @@
+"""config.json: tolerant reading with defaults, validation that names the key and value, and a
+single write funnel that preserves every key it does not know.
+
+The file is camelCase (nanobot also accepts snake_case spellings, so reading does too and a write
+updates whichever spelling the file already uses).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .files import MISSING_HASH, checked_write, read_state
+from .problems import ERROR, INFO, Problem, WorkspaceError
+
+REVIEW_FLOOR = 12
+# The seed's measured reason, shown wherever a cadence below the floor is asked for.
+REVIEW_FLOOR_REASON = (
+    "Below 12 runs the review passes start meeting each other: the second lands on a file the "
+    "first already pruned and keeps looking for things to remove. Measured on a real device, two "
+    "consecutive passes took USER.md from 3,524 to 1,626 characters (31% of that on the second "
+    "pass alone), and a forced pass on a later build removed five real entries: two open "
+    "questions, a plan, a biographical detail and one insight. Removed entries now go to "
+    "memory/archive/ first, so nothing is lost; the cost is tokens spent on every unattended run "
+    "for pruning that has nothing left to prune. 12 is the cadence the rest of the design assumes."
+)
+
+
+class BelowFloorError(WorkspaceError):
+    def __init__(self, value: int):
+        super().__init__(
+            f"reviewEveryRuns {value} is below the floor of {REVIEW_FLOOR}; it needs an explicit "
+            f"confirmation (--confirm-below-floor). Why: {REVIEW_FLOOR_REASON}")
+        self.value = value
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    path: str                     # dotted camelCase path from the root of config.json
+    kind: str                     # bool | int | number | str | choice
+    default: Any
+    minimum: float | None = None
+    exclusive_minimum: bool = False
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    def describe_range(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "str":
+            return "a string"
+        what = "a whole number" if self.kind == "int" else "a number"
+        if self.minimum is not None:
+            op = ">" if self.exclusive_minimum else "≥"
+            what += f" {op} {self.minimum:g}"
+        if self.maximum is not None:
+            what += f" and ≤ {self.maximum:g}"
+        return what
+
+    def check(self, value: Any) -> str | None:
+        """None when `value` is valid, else why not."""
+        if self.kind == "bool":
+            return None if isinstance(value, bool) else "must be true or false"
+        if self.kind in ("str", "choice"):
+            if not isinstance(value, str):
+                return "must be a string"
+            if self.choices and value not in self.choices:
+                return "must be " + self.describe_range()
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "must be " + self.describe_range()
+        if self.kind == "int" and not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
+            return "must be " + self.describe_range()
+        if isinstance(value, float) and not math.isfinite(value):
+            return "must be " + self.describe_range()
+        if self.minimum is not None:
+            if value < self.minimum or (self.exclusive_minimum and value == self.minimum):
+                return "must be " + self.describe_range()
+        if self.maximum is not None and value > self.maximum:
+            return "must be " + self.describe_range()
+        return None
+
+    def parse(self, text: str) -> Any:
+        """A CLI string as this setting's type; raises ValueError with a clear reason."""
+        t = text.strip()
+        if self.kind == "bool":
+            low = t.lower()
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+            raise ValueError(f"{self.name} must be true or false, got {text!r}")
+        if self.kind in ("str", "choice"):
+            return t
+        try:
+            number = float(t) if self.kind == "number" else int(t)
+        except ValueError:
+            raise ValueError(f"{self.name} must be {self.describe_range()}, got {text!r}") from None
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        return number
+
+
+_D = "agents.defaults"
+_DREAM = f"{_D}.dream"
+SETTINGS: tuple[Setting, ...] = (
+    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own."),
+    Setting(f"{_DREAM}.intervalH", "number", 2, 0, True, doc="Hours between scheduled runs."),
+    Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only."),
+    Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only."),
+    Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only."),
+    Setting(f"{_DREAM}.reviewEveryRuns", "int", 12, 1, doc="Every how many runs the review pass runs."),
+    Setting(f"{_DREAM}.schedule", "choice", "interval", choices=("interval", "activity"),
+            doc="interval: every intervalH hours; activity: after enough new history and idle time."),
+    Setting(f"{_DREAM}.activityThreshold", "int", 50, 1, doc="New history entries that make a dream due."),
+    Setting(f"{_DREAM}.cooldownH", "number", 8, 0, doc="Hours between activity-scheduled dreams."),
+    Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, doc="Minutes without new history before an activity dream."),
+    Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, doc="Idle compaction after this many minutes; 0 = off."),
+    Setting(f"{_D}.maxMessages", "int", 120, 1, doc="Messages kept in a session."),
+    Setting(f"{_D}.consolidationRatio", "number", 0.5, 0, True, 1, doc="Share of the budget compaction aims for."),
+    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window."),
+    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer."),
+    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too)."),
+    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>."),
+)
+BY_PATH = {s.path: s for s in SETTINGS}
+BUDGET_KEYS = {"SOUL.md": "soulBudgetChars", "USER.md": "userBudgetChars", "memory/MEMORY.md": "memoryBudgetChars"}
+
+
+def find_setting(key: str) -> Setting:
+    """Accept the full dotted path, `dream.<name>`, or a unique bare name (`reviewEveryRuns`)."""
+    k = key.strip()
+    if k in BY_PATH:
+        return BY_PATH[k]
+    matches = [s for s in SETTINGS if s.path.endswith("." + k) or _camel(s.path).endswith("." + _camel(k))]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(s.name for s in SETTINGS)
+    raise WorkspaceError(f"unknown config key {key!r} (known: {known})")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _camel(path: str) -> str:
+    return ".".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), p) for p in path.split("."))
+
+
+def _lookup(raw: Any, path: str) -> tuple[bool, Any, str]:
+    """(found, value, spelled path) walking camelCase or snake_case spellings."""
+    node = raw
+    spelled = []
+    for part in path.split("."):
+        if not isinstance(node, dict):
+            return False, None, ".".join(spelled + [part])
+        for cand in (part, _snake(part)):
+            if cand in node:
+                node = node[cand]
+                spelled.append(cand)
+                break
+        else:
+            return False, None, ".".join(spelled + [part])
+    return True, node, ".".join(spelled)
+
+
+@dataclass
+class Config:
+    """Effective configuration: the file's valid values over the spec's defaults."""
+
+    path: Path | None                 # the config.json that was read (None: none found)
+    raw: dict | None                  # parsed file (None: missing or unreadable)
+    problems: list[Problem] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)    # full path -> effective value
+    sources: dict[str, str] = field(default_factory=dict)   # full path -> file | default | invalid
+    display: str = "config.json"
+    readable: bool = True             # False: exists but cannot be parsed (writes are refused)
+
+    def get(self, key: str) -> Any:
+        return self.values[find_setting(key).path]
+
+    @property
+    def dream(self) -> dict[str, Any]:
+        prefix = _DREAM + "."
+        return {p[len(prefix):]: v for p, v in self.values.items() if p.startswith(prefix)}
+
+    def budget_for(self, rel: str) -> int:
+        key = BUDGET_KEYS.get(rel)
+        return int(self.values[f"{_DREAM}.{key}"]) if key else 0
+
+    def providers(self) -> dict[str, dict[str, Any]]:
+        """providers.<name> blocks with the key masked (never print a raw key)."""
+        found, block, _ = _lookup(self.raw or {}, "providers")
+        out: dict[str, dict[str, Any]] = {}
+        if found and isinstance(block, dict):
+            for name, conf in block.items():
+                if not isinstance(conf, dict):
+                    continue
+                _, key, _ = _lookup(conf, "apiKey")
+                _, base, _ = _lookup(conf, "apiBase")
+                out[name] = {"apiBase": base if isinstance(base, str) else None,
+                             "apiKey": mask_key(key if isinstance(key, str) else "")}
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "path": str(self.path) if self.path else None,
+            "settings": {
+                s.path: {"value": self.values[s.path], "source": self.sources[s.path], "default": s.default}
+                for s in SETTINGS
+            },
+            "dream": self.dream,
+            "providers": self.providers(),
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+def mask_key(key: str) -> str:
+    if not key:
+        return ""
+    if len(key) <= 8:
+        return "•" * len(key)
+    return key[:3] + "•" * 6 + key[-2:]
+
+
+def load(path: Path | None, display: str = "config.json") -> Config:
+    cfg = Config(path=path, raw=None, display=display)
+    raw: Any = None
+    if path is None:
+        cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
+    else:
+        state = read_state(path)
+        if not state.exists:
+            cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
+        elif state.decode_error:
+            cfg.readable = False
+            cfg.problems.append(Problem(display, f"{state.decode_error}; using the defaults and refusing to rewrite it"))
+        else:
+            try:
+                raw = json.loads(state.text)
+            except json.JSONDecodeError as exc:
+                cfg.readable = False
+                cfg.problems.append(Problem(display, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                                                     "using the defaults and refusing to rewrite it", line=exc.lineno))
+            else:
+                if not isinstance(raw, dict):
+                    cfg.readable = False
+                    cfg.problems.append(Problem(display, f"top level must be a JSON object, got {type(raw).__name__}; "
+                                                         "using the defaults and refusing to rewrite it"))
+                    raw = None
+    cfg.raw = raw
+    for s in SETTINGS:
+        found, value, spelled = _lookup(raw or {}, s.path)
+        if not found or value is None:
+            cfg.values[s.path], cfg.sources[s.path] = s.default, "default"
+            continue
+        why = s.check(value)
+        if why:
+            cfg.values[s.path], cfg.sources[s.path] = s.default, "invalid"
+            cfg.problems.append(Problem(display, f"{spelled} {why}, got {json.dumps(value, ensure_ascii=False)}; "
+                                                 f"using the default {json.dumps(s.default)}"))
+        else:
+            if s.kind == "int" and isinstance(value, float):
+                value = int(value)
+            cfg.values[s.path], cfg.sources[s.path] = value, "file"
+    return cfg
+
+
+def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = False,
+              create_at: Path | None = None) -> Config:
+    """The write funnel: validate, apply to the file as it is now on disk, write atomically.
+
+    `value` may be a CLI string (parsed by the setting's type) or an already typed value. Keeps
+    every other key and the file's key order; refuses to touch a file it cannot parse. Returns
+    the reloaded Config.
+    """
+    setting = find_setting(key)
+    if isinstance(value, str) and setting.kind not in ("str", "choice"):
+        try:
+            value = setting.parse(value)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+    why = setting.check(value)
+    if why:
+        raise WorkspaceError(f"{setting.name} {why}, got {json.dumps(value, ensure_ascii=False)}")
+    if setting.kind == "int":
+        value = int(value)
+    if setting.path == f"{_DREAM}.reviewEveryRuns" and value < REVIEW_FLOOR and not confirm_below_floor:
+        raise BelowFloorError(value)
+
+    path = cfg.path if cfg.path is not None else create_at
+    if path is None:
+        raise WorkspaceError("no config.json to write and nowhere to create one")
+    state = read_state(path)
+    if state.exists:
+        if state.decode_error:
+            raise WorkspaceError(f"{cfg.display} is {state.decode_error}; fix it by hand first, Dreamdesk will not rewrite it")
+        try:
+            raw = json.loads(state.text)
+        except json.JSONDecodeError as exc:
+            raise WorkspaceError(f"{cfg.display} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                                 "fix it by hand first, Dreamdesk will not rewrite a file it cannot read") from None
+        if not isinstance(raw, dict):
+            raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
+    else:
+        raw = {}
+    node = raw
+    parts = setting.path.split(".")
+    for part in parts[:-1]:
+        for cand in (part, _snake(part)):
+            if cand in node:
+                nxt = node[cand]
+                if not isinstance(nxt, dict):
+                    raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
+                                         "fix it by hand first")
+                node = nxt
+                break
+        else:
+            node[part] = {}
+            node = node[part]
+    leaf = parts[-1]
+    if leaf not in node and _snake(leaf) in node:
+        leaf = _snake(leaf)
+    node[leaf] = value
+    text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
+    checked_write(path, text, state.hash if state.exists else MISSING_HASH, display=cfg.display)
+    if not state.exists:
+        try:
+            path.chmod(0o600)  # it may come to hold API keys
+        except OSError:
+            pass
+    return load(path, cfg.display)

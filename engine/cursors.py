@@ -1,0 +1,29 @@
+"""memory/.cursor and memory/.dream_cursor: a bare integer, no newline (nanobot's format)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .files import atomic_write_text
+from .problems import INFO, WARNING, Problem
+
+
+def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
+    """The cursor value; missing or unreadable reads as 0 and says so."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return 0, Problem(display, "missing; reading it as 0", severity=INFO)
+    except OSError as exc:
+        return 0, Problem(display, f"cannot be read ({exc.strerror}); reading it as 0", severity=WARNING)
+    text = data.decode("utf-8", errors="replace").strip()
+    if text.isascii() and text.isdigit():
+        return int(text), None
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    return 0, Problem(display, f"does not hold a whole number ≥ 0 (holds {shown!r}); reading it as 0", severity=WARNING)
+
+
+def write_cursor(path: Path, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"a cursor is a whole number ≥ 0, not {value!r}")
+    atomic_write_text(path, str(value))

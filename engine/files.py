@@ -1,0 +1,224 @@
+"""Safe file access: atomic writes, hash-checked edits, paths that stay inside the workspace,
+and the advisory workspace lock."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .problems import ConflictError, UnsafePathError, WorkspaceError
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform (Windows), so best effort.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so a reader sees the old file or the new one, never a mix.
+
+    Temp file in the same directory, fsync, os.replace, fsync of the directory. The temp file
+    is removed if anything fails, and the original is untouched in that case. An existing
+    file's permission bits are kept.
+    """
+    path = Path(path)
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(directory)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    # newline="" semantics: the text is written exactly as given (no \r\n translation).
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """A file as the caller saw it: its text and the hash of its bytes (None = did not exist)."""
+
+    text: str
+    hash: str | None
+    exists: bool
+    decode_error: str | None = None  # set when the bytes were not valid UTF-8
+
+
+MISSING_HASH = "missing"
+
+
+def read_state(path: Path) -> FileState:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return FileState("", MISSING_HASH, False)
+    try:
+        return FileState(data.decode("utf-8"), content_hash(data), True)
+    except UnicodeDecodeError as exc:
+        return FileState(data.decode("utf-8", errors="replace"), content_hash(data), True,
+                         f"not valid UTF-8 at byte {exc.start}")
+
+
+def current_hash(path: Path) -> str:
+    try:
+        return content_hash(Path(path).read_bytes())
+    except FileNotFoundError:
+        return MISSING_HASH
+
+
+def checked_write(path: Path, text: str, expected_hash: str, display: str | None = None) -> str:
+    """Write `text` only if the file still has the bytes the caller last saw.
+
+    `expected_hash` is FileState.hash from the caller's read (MISSING_HASH for a file that did
+    not exist). Raises ConflictError and writes nothing otherwise. Returns the new hash.
+    """
+    actual = current_hash(path)
+    if actual != expected_hash:
+        raise ConflictError(display or str(path), expected_hash, actual)
+    data = text.encode("utf-8")
+    atomic_write_bytes(path, data)
+    return content_hash(data)
+
+
+def resolve_inside(root: Path, rel: str | os.PathLike) -> Path:
+    """The absolute path of `rel` under `root`, refusing anything that leads outside.
+
+    Refuses absolute paths, `..` components and symlinks (of the file or of any folder on the
+    way) whose target lies outside `root`. The file itself need not exist.
+    """
+    rel_str = os.fspath(rel)
+    if not rel_str or "\x00" in rel_str:
+        raise UnsafePathError(f"invalid path {rel_str!r}")
+    p = Path(rel_str)
+    if p.is_absolute() or rel_str.startswith(("/", "\\")) or (len(rel_str) > 1 and rel_str[1] == ":"):
+        raise UnsafePathError(f"{rel_str}: absolute paths are not allowed")
+    if any(part == ".." for part in p.parts) or "\\" in rel_str:
+        raise UnsafePathError(f"{rel_str}: path leaves the workspace")
+    root_real = Path(os.path.realpath(root))
+    target = root / p
+    real = Path(os.path.realpath(target))
+    if real != root_real and root_real not in real.parents:
+        raise UnsafePathError(f"{rel_str}: is a symlink leading outside the workspace ({real})")
+    return target
+
+
+def symlink_outside(root: Path, rel: str) -> str | None:
+    """If `rel` is (or passes through) a symlink leading outside `root`, say where it leads."""
+    try:
+        resolve_inside(root, rel)
+    except UnsafePathError:
+        return os.path.realpath(Path(root) / rel)
+    return None
+
+
+class LockHeld(WorkspaceError):
+    pass
+
+
+class FileLock:
+    """An advisory exclusive lock on a lock file (fcntl/msvcrt); released on close or exit.
+
+    `blocking=False` raises LockHeld at once when another process holds it; with a timeout it
+    retries until the timeout and then raises LockHeld.
+    """
+
+    def __init__(self, path: Path, timeout: float | None = None, what: str = "lock"):
+        self.path = Path(path)
+        self.timeout = timeout
+        self.what = what
+        self._fd: int | None = None
+
+    def acquire(self) -> "FileLock":
+        import time
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while True:
+            try:
+                _lock_fd(fd)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    os.close(fd)
+                    raise
+                if deadline is None or time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise LockHeld(f"{self.what} is held by another process ({self.path})") from None
+                time.sleep(0.005)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                _unlock_fd(self._fd)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> "FileLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock_fd(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+    def _unlock_fd(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+else:
+    import fcntl
+
+    def _lock_fd(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock_fd(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+__all__ = [
+    "FileState", "FileLock", "LockHeld", "MISSING_HASH", "WorkspaceError", "atomic_write_bytes",
+    "atomic_write_text", "checked_write", "content_hash", "current_hash", "read_state",
+    "resolve_inside", "symlink_outside",
+]

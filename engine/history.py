@@ -1,0 +1,258 @@
+"""memory/history.jsonl: the tolerant reader, the locked appender and the 1000-entry cap.
+
+Lines are split on b"\\n" only: JSON strings may hold raw U+2028/U+0085, which
+str.splitlines() would wrongly treat as line breaks. A line that is not a valid entry is kept on
+disk untouched, reported with its 1-based line number, and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from .cursors import read_cursor, write_cursor
+from .files import FileLock, atomic_write_bytes
+from .problems import ERROR, WARNING, Problem
+
+HISTORY_CAP = 1000
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
+DISPLAY = "memory/history.jsonl"
+
+
+@dataclass(slots=True)
+class HistoryEntry:
+    line: int                 # 1-based physical line
+    cursor: int
+    timestamp: str
+    content: str
+    session_key: str | None = None
+    offset: int = 0           # byte offset of the line in the file
+
+    def to_json(self) -> dict:
+        d = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
+        if self.session_key is not None:
+            d["session_key"] = self.session_key
+        return d
+
+
+@dataclass(slots=True)
+class BadLine:
+    line: int
+    offset: int
+    reason: str
+    text: str                 # the raw line decoded for display (bad bytes replaced)
+
+
+@dataclass
+class History:
+    entries: list[HistoryEntry] = field(default_factory=list)
+    bad_lines: list[BadLine] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    lines: int = 0
+    exists: bool = True
+    size: int = 0
+
+    @property
+    def last_cursor(self) -> int:
+        return self.entries[-1].cursor if self.entries else 0
+
+    def pending(self, dream_cursor: int) -> list[HistoryEntry]:
+        return [e for e in self.entries if e.cursor > dream_cursor]
+
+
+def _describe(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
+    """The entry fields of one physical line, or why the line is not an entry."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None, "starts with a UTF-8 byte-order mark (BOM); nanobot's reader cannot parse it"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return None, "not valid JSON (nested too deeply)"
+    if not isinstance(obj, dict):
+        return None, f"not a JSON object (a {type(obj).__name__})"
+    if "cursor" not in obj:
+        return None, "missing field \"cursor\""
+    cursor = obj["cursor"]
+    if isinstance(cursor, bool) or not isinstance(cursor, int):
+        kind = "a bool" if isinstance(cursor, bool) else f"a {type(cursor).__name__}"
+        return None, f"cursor must be a whole number, got {kind} ({_describe(cursor)})"
+    if cursor < 0:
+        return None, f"cursor must be ≥ 0, got {cursor}"
+    for name in ("timestamp", "content"):
+        if name not in obj:
+            return None, f"missing field \"{name}\""
+        if not isinstance(obj[name], str):
+            return None, f"{name} must be a string, got {_describe(obj[name])}"
+    key = obj.get("session_key")
+    if key is not None and not isinstance(key, str):
+        return None, f"session_key must be a string, got {_describe(key)}"
+    return obj, None
+
+
+def _split_lines(data: bytes):
+    """Yield (lineno, offset, raw) for each physical line; a final line without \\n included."""
+    offset = 0
+    lineno = 0
+    n = len(data)
+    while offset < n:
+        end = data.find(b"\n", offset)
+        lineno += 1
+        if end == -1:
+            yield lineno, offset, data[offset:], False
+            return
+        yield lineno, offset, data[offset:end], True
+        offset = end + 1
+
+
+def parse_history(data: bytes, display: str = DISPLAY) -> History:
+    hist = History(size=len(data))
+    prev = -1
+    for lineno, offset, raw, terminated in _split_lines(data):
+        hist.lines = lineno
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]  # written on Windows; the JSON is still the same
+        if not raw.strip():
+            continue
+        obj, why = parse_line(raw)
+        if obj is not None and obj["cursor"] <= prev:
+            why = f"cursor {obj['cursor']} does not follow {prev} (cursors must increase); skipped"
+            obj = None
+        if obj is None:
+            if not terminated:
+                why = f"truncated last line (no newline at the end; probably a crash mid-append): {why}"
+            hist.bad_lines.append(BadLine(lineno, offset, why, raw[:2000].decode("utf-8", errors="replace")))
+            hist.problems.append(Problem(display, why, line=lineno))
+            continue
+        ts = obj["timestamp"]
+        if not TIMESTAMP_RE.match(ts):
+            hist.problems.append(Problem(display, f"timestamp {ts!r} is not YYYY-MM-DD HH:MM; entry kept",
+                                         line=lineno, severity=WARNING))
+        prev = obj["cursor"]
+        hist.entries.append(HistoryEntry(lineno, prev, ts, obj["content"], obj.get("session_key"), offset))
+    return hist
+
+
+def read_history(path: Path, display: str = DISPLAY) -> History:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        hist = History(exists=False)
+        hist.problems.append(Problem(display, "missing (no compacted history yet)", severity="info"))
+        return hist
+    except OSError as exc:
+        hist = History(exists=False)
+        hist.problems.append(Problem(display, f"cannot be read ({exc.strerror})"))
+        return hist
+    return parse_history(data, display)
+
+
+def _tail_cursor(path: Path) -> tuple[int, bool]:
+    """(cursor of the last line that parses as an entry, file ends with \\n), reading backwards."""
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        return 0, True
+    if size == 0:
+        return 0, True
+    with open(path, "rb") as fh:
+        fh.seek(size - 1)
+        ends_nl = fh.read(1) == b"\n"
+        block = 64 * 1024
+        pos = size
+        buf = b""
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            buf = fh.read(step) + buf
+            parts = buf.split(b"\n")
+            # parts[0] may be cut in the middle unless we reached the start
+            complete = parts if pos == 0 else parts[1:]
+            for raw in reversed(complete):
+                obj, _ = parse_line(raw.rstrip(b"\r")) if raw.strip() else (None, None)
+                if obj is not None:
+                    return obj["cursor"], ends_nl
+            buf = parts[0] if pos > 0 else b""
+    return 0, ends_nl
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    entry: HistoryEntry
+    dropped: int              # dreamed entries dropped by the cap
+    started_new_line: bool    # the file ended in a truncated line
+
+
+def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
+                 timestamp: str | None = None, *, cap: int = HISTORY_CAP,
+                 lock_timeout: float = 30.0) -> AppendResult:
+    """Append one entry with the cursor rule: max(.cursor, last line's cursor) + 1.
+
+    Holds memory/.history.lock across read-tail, append and .cursor write, so two processes
+    appending at once never share a cursor. The append itself is O_APPEND (not a rename): an
+    assistant appending without our lock writes into the same file, never a replaced inode.
+    """
+    memory_dir = Path(memory_dir)
+    path = memory_dir / "history.jsonl"
+    if not isinstance(content, str):
+        raise TypeError("content must be a string")
+    ts = timestamp or datetime.now().strftime("%Y-%m-%d %H:%M")
+    with FileLock(memory_dir / ".history.lock", timeout=lock_timeout, what="the history lock"):
+        last, ends_nl = _tail_cursor(path)
+        cur, _ = read_cursor(memory_dir / ".cursor", "memory/.cursor")
+        cursor = max(cur, last) + 1
+        obj = {"cursor": cursor, "timestamp": ts, "content": content}
+        if session_key is not None:
+            obj["session_key"] = session_key
+        line = json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n"
+        prefix = b"" if ends_nl else b"\n"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, prefix + line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        write_cursor(memory_dir / ".cursor", cursor)
+        dropped = enforce_cap(memory_dir, cap) if cap else 0
+    entry = HistoryEntry(0, cursor, ts, content, session_key)
+    return AppendResult(entry, dropped, not ends_nl)
+
+
+def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
+    """Drop the oldest already-dreamed entries until at most `cap` entries remain.
+
+    Never drops an entry above .dream_cursor and never touches a malformed line. Call with the
+    history lock held. Returns how many entries were dropped. If the file changes while the
+    new one is prepared (an unlocked writer), nothing is replaced; the next append retries.
+    """
+    path = Path(memory_dir) / "history.jsonl"
+    data = path.read_bytes()
+    hist = parse_history(data)
+    excess = len(hist.entries) - cap
+    if excess <= 0:
+        return 0
+    dream, _ = read_cursor(Path(memory_dir) / ".dream_cursor", "memory/.dream_cursor")
+    drop = {e.offset for e in hist.entries[:excess] if e.cursor <= dream}
+    if not drop:
+        return 0
+    kept = [raw + (b"\n" if term else b"") for _, off, raw, term in _split_lines(data) if off not in drop]
+    new = b"".join(kept)
+    if os.path.getsize(path) != len(data):
+        return 0
+    atomic_write_bytes(path, new)
+    return len(drop)

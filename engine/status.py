@@ -1,0 +1,70 @@
+"""One read of everything the dashboard and `dreamdesk status` show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .budgets import FileSize, measure
+from .config import Config
+from .history import History
+from .problems import WARNING, Problem
+from .sessions import Session, find_sessions
+from .workspace import Workspace
+
+
+@dataclass
+class Status:
+    workspace: str
+    home: str | None
+    config_path: str | None
+    files: list[FileSize]
+    cursor: int
+    dream_cursor: int
+    history: History
+    config: Config
+    sessions: list[Session]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def pending(self) -> int:
+        return sum(1 for e in self.history.entries if e.cursor > self.dream_cursor)
+
+    def to_json(self) -> dict:
+        return {
+            "workspace": self.workspace,
+            "home": self.home,
+            "config": self.config_path,
+            "files": [f.to_json() for f in self.files],
+            "cursor": self.cursor,
+            "dream_cursor": self.dream_cursor,
+            "pending": self.pending,
+            "history_entries": len(self.history.entries),
+            "history_bad_lines": len(self.history.bad_lines),
+            "dream": self.config.dream,
+            "sessions": [s.to_json() for s in self.sessions],
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+def read_status(ws: Workspace) -> Status:
+    cfg = ws.config()
+    problems: list[Problem] = list(cfg.problems)
+    files, fprobs = measure(ws, cfg)
+    problems.extend(fprobs)
+    hist = ws.history()
+    problems.extend(hist.problems)
+    cur, dream, cprobs = ws.cursors()
+    problems.extend(cprobs)
+    if hist.entries and cur < hist.last_cursor:
+        problems.append(Problem("memory/.cursor", f"is {cur}, behind the last history cursor "
+                                                  f"{hist.last_cursor}; the next append uses {hist.last_cursor + 1}",
+                                severity=WARNING))
+    if dream > max(cur, hist.last_cursor):
+        problems.append(Problem("memory/.dream_cursor", f"is {dream}, past the last history cursor "
+                                                        f"{max(cur, hist.last_cursor)}", severity=WARNING))
+    sessions = find_sessions(ws.home, ws.root)
+    for s in sessions:
+        problems.extend(s.problems)
+    return Status(str(ws.root), str(ws.home) if ws.home else None,
+                  str(ws.config_path) if ws.config_path else None,
+                  files, cur, dream, hist, cfg, sessions, problems)

@@ -1,0 +1,153 @@
+"""Locating and reading a workspace. Opening writes nothing, ever: every method here that
+writes says so in its name (write_*), and none is called on open."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import config as config_mod
+from .cursors import read_cursor
+from .files import FileState, checked_write, read_state, resolve_inside, symlink_outside
+from .history import History, read_history
+from .problems import INFO, WARNING, Problem, WorkspaceError
+
+CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+_MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory")
+
+
+def _looks_like_workspace(p: Path) -> bool:
+    return any((p / m).exists() for m in _MARKERS)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFile:
+    path: str          # relative to the workspace, forward slashes
+    kind: str          # soul | user | memory | skill
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+
+class Workspace:
+    """A workspace folder (and the home around it, when there is one)."""
+
+    def __init__(self, root: Path, home: Path | None, config_path: Path | None):
+        self.root = Path(root)
+        self.home = Path(home) if home else None
+        self.config_path = config_path
+
+    # -- locating -----------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "Workspace":
+        """Open a home folder or a workspace folder; reads only, raises WorkspaceError."""
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise WorkspaceError(f"{path}: no such folder")
+        if not p.is_dir():
+            raise WorkspaceError(f"{path}: not a folder (open the workspace or the home that holds it)")
+        p = p.absolute()
+        inner = p / "workspace"
+        if inner.is_dir() and (_looks_like_workspace(inner) or (p / "config.json").is_file()):
+            root, home = inner, p
+        elif _looks_like_workspace(p):
+            root = p
+            parent = p.parent
+            home = parent if ((parent / "config.json").is_file() or (parent / "sessions").is_dir()) else None
+        else:
+            raise WorkspaceError(f"{path}: does not look like an assistant workspace "
+                                 "(no SOUL.md, USER.md, AGENTS.md or memory/ here or in ./workspace)")
+        cfg = None
+        for cand in (root / "config.json", home / "config.json" if home else None):
+            if cand is not None and cand.is_file():
+                cfg = cand
+                break
+        return cls(root, home, cfg)
+
+    # -- paths --------------------------------------------------------------------------
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def history_path(self) -> Path:
+        return self.memory_dir / "history.jsonl"
+
+    @property
+    def cursor_path(self) -> Path:
+        return self.memory_dir / ".cursor"
+
+    @property
+    def dream_cursor_path(self) -> Path:
+        return self.memory_dir / ".dream_cursor"
+
+    @property
+    def config_create_path(self) -> Path:
+        """Where a config.json is created when none exists."""
+        return self.config_path or ((self.home or self.root) / "config.json")
+
+    @property
+    def config_display(self) -> str:
+        if self.config_path is None:
+            return "config.json"
+        if self.home and self.config_path.parent == self.home:
+            return "../config.json"
+        return "config.json"
+
+    def rel(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    # -- reading ------------------------------------------------------------------------
+    def config(self) -> config_mod.Config:
+        return config_mod.load(self.config_path, self.config_display)
+
+    def history(self) -> History:
+        return read_history(self.history_path)
+
+    def cursors(self) -> tuple[int, int, list[Problem]]:
+        cur, p1 = read_cursor(self.cursor_path, "memory/.cursor")
+        dream, p2 = read_cursor(self.dream_cursor_path, "memory/.dream_cursor")
+        return cur, dream, [p for p in (p1, p2) if p]
+
+    def memory_files(self) -> list[MemoryFile]:
+        files = [MemoryFile("SOUL.md", "soul"), MemoryFile("USER.md", "user"),
+                 MemoryFile("memory/MEMORY.md", "memory")]
+        skills = self.root / "skills"
+        if skills.is_dir():
+            for d in sorted(skills.iterdir(), key=lambda q: q.name):
+                if d.is_dir() and not d.name.startswith(".") and (d / "SKILL.md").exists():
+                    files.append(MemoryFile(f"skills/{d.name}/SKILL.md", "skill"))
+        return files
+
+    def read_file(self, rel: str) -> tuple[FileState, list[Problem]]:
+        """Read a workspace file for display. Links that lead outside are read but reported."""
+        problems: list[Problem] = []
+        target = self.root / rel
+        outside = symlink_outside(self.root, rel)
+        if outside:
+            problems.append(Problem(rel, f"is a symlink leading outside the workspace ({outside}); "
+                                         "shown read-only, Dreamdesk never writes through it", severity=WARNING))
+        if target.is_dir():
+            problems.append(Problem(rel, "is a folder, not a file"))
+            return FileState("", None, False), problems
+        try:
+            state = read_state(target)
+        except OSError as exc:
+            problems.append(Problem(rel, f"cannot be read ({exc.strerror})"))
+            return FileState("", None, False), problems
+        if not state.exists:
+            problems.append(Problem(rel, "missing", severity=INFO))
+        elif state.decode_error:
+            problems.append(Problem(rel, f"{state.decode_error}; shown with replacement characters", severity=WARNING))
+        return state, problems
+
+    # -- writing (never called on open) ---------------------------------------------------
+    def write_file(self, rel: str, text: str, expected_hash: str) -> str:
+        """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
+        target = resolve_inside(self.root, rel)
+        return checked_write(target, text, expected_hash, display=rel)

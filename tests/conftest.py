@@ -1,0 +1,52 @@
+"""Shared fixtures. Qt runs offscreen in every test run (CI sets it too)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_HOME = REPO / "resources" / "demo"
+
+
+@pytest.fixture
+def demo_home(tmp_path: Path) -> Path:
+    """A private copy of the demo home (config.json, sessions/, workspace/)."""
+    dest = tmp_path / "demo"
+    shutil.copytree(DEMO_HOME, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def make_workspace(tmp_path: Path):
+    """Build a small workspace from a dict {relative path: str | bytes}."""
+
+    def make(files: dict[str, str | bytes], root: Path | None = None) -> Path:
+        base = root or (tmp_path / "ws")
+        base.mkdir(parents=True, exist_ok=True)
+        (base / "memory").mkdir(exist_ok=True)
+        for rel, content in files.items():
+            p = base / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                p.write_bytes(content)
+            else:
+                p.write_bytes(content.encode("utf-8"))
+        return base
+
+    return make
+
+
+def tree_state(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every path under root with its bytes (None for folders) and mtime_ns: detects any write."""
+    out = {}
+    for p in sorted(Path(root).rglob("*")):
+        st = p.lstat()
+        data = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+        out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
+    return out
