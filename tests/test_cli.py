@@ -1,0 +1,157 @@
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import tree_state
+from engine.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def entry(c, content="x", key=None):
+    d = {"cursor": c, "timestamp": "2026-11-01 10:00", "content": content}
+    if key:
+        d["session_key"] = key
+    return json.dumps(d, ensure_ascii=False)
+
+
+@pytest.fixture
+def ws(make_workspace):
+    hist = "\n".join([entry(1, "old fact"), entry(2, "- [durable] likes tea", "cli:direct"), '{"cursor": "3"',
+                      entry(4, "new ✓")]) + "\n"
+    return make_workspace({"SOUL.md": "I am Jenny.", "USER.md": "u" * 2800, "memory/MEMORY.md": "- fact\n",
+                           "memory/history.jsonl": hist, "memory/.cursor": "4", "memory/.dream_cursor": "1",
+                           "config.json": json.dumps({"keep": {"me": True}, "providers": {"p": {"apiKey": "sk-live-0123456789"}}})})
+
+
+def test_status_json_shape(capsys, ws):
+    code, out, err = run(capsys, "status", str(ws), "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert {"files", "cursor", "dream_cursor", "pending", "history_entries", "problems"} <= set(data)
+    assert data["cursor"] == 4 and data["dream_cursor"] == 1 and data["pending"] == 2
+    assert data["history_entries"] == 3
+    user = next(f for f in data["files"] if f["path"] == "USER.md")
+    assert user == {"path": "USER.md", "kind": "user", "exists": True, "chars": 2800, "budget": 3000,
+                    "fraction": 0.9333, "state": "near", "budget_key": "userBudgetChars"}
+    bad = [p for p in data["problems"] if p["file"] == "memory/history.jsonl"]
+    assert bad == [{"file": "memory/history.jsonl", "line": 3, "severity": "error",
+                    "message": "not valid JSON (Expecting ',' delimiter at column 15)"}]
+    assert "sk-live" not in out
+
+
+def test_status_human(capsys, ws):
+    code, out, _ = run(capsys, "status", str(ws))
+    assert code == 0
+    assert "USER.md" in out and "2,800 /  3,000" in out and "near" in out
+    assert "memory/history.jsonl:3: not valid JSON" in out
+    assert "pending 2" in out
+
+
+def test_history_json_and_pending(capsys, ws):
+    code, out, _ = run(capsys, "history", str(ws), "--json")
+    data = json.loads(out)
+    assert [(e["cursor"], e["status"], e["in_prompt"]) for e in data["entries"]] == [
+        (1, "dreamed", False), (2, "pending", True), (4, "pending", True)]
+    assert data["entries"][1]["session_key"] == "cli:direct"
+    assert data["bad_lines"][0]["line"] == 3 and "not valid JSON" in data["bad_lines"][0]["reason"]
+    code, out, _ = run(capsys, "history", str(ws), "--json", "--pending")
+    assert [e["cursor"] for e in json.loads(out)["entries"]] == [2, 4]
+
+
+def test_history_human_has_markers_and_error_rows(capsys, ws):
+    code, out, _ = run(capsys, "history", str(ws))
+    lines = out.splitlines()
+    assert code == 0
+    marker = next(i for i, line in enumerate(lines) if ".dream_cursor = 1" in line)
+    assert "old fact" in lines[marker - 1] and "likes tea" in lines[marker + 1]
+    assert any("line 3: not valid JSON" in line for line in lines)
+    assert ".cursor = 4" in lines[-1]
+
+
+def test_prompt_json(capsys, ws):
+    code, out, _ = run(capsys, "prompt", str(ws), "--json")
+    data = json.loads(out)
+    names = [p["name"] for p in data["parts"]]
+    assert names == ["SOUL.md", "USER.md", "MEMORY.md", "Wikis", "Pending history"]
+    assert data["parts"][0]["chars"] == len("I am Jenny.")
+    assert data["pending"]["shown_cursors"] == [2, 4]
+    assert data["total_chars"] == sum(p["chars"] for p in data["parts"])
+
+
+def test_config_show_and_set(capsys, ws):
+    code, out, _ = run(capsys, "config", str(ws), "--json")
+    data = json.loads(out)
+    assert data["dream"]["reviewEveryRuns"] == 12
+    assert "0123456789" not in out
+    code, out, err = run(capsys, "config", "set", str(ws), "memoryBudgetChars", "2500")
+    assert code == 0 and "memoryBudgetChars = 2500" in out
+    raw = json.loads((ws / "config.json").read_text())
+    assert raw["keep"] == {"me": True} and raw["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 2500
+
+
+def test_config_set_floor(capsys, ws):
+    before = (ws / "config.json").read_bytes()
+    code, out, err = run(capsys, "config", "set", str(ws), "reviewEveryRuns", "4")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "below the floor of 12" in err and "--confirm-below-floor" in err
+    assert (ws / "config.json").read_bytes() == before
+    code, out, err = run(capsys, "config", "set", str(ws), "reviewEveryRuns", "4", "--confirm-below-floor")
+    assert code == 0
+    assert json.loads((ws / "config.json").read_text())["agents"]["defaults"]["dream"]["reviewEveryRuns"] == 4
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["status"], "required"),
+    (["frobnicate"], "invalid choice"),
+    (["status", "/no/such/folder"], "no such folder"),
+    (["config", "set", "WS", "intervalH", "soon"], "intervalH must be a number > 0"),
+    (["config", "set", "WS", "nope", "1"], "unknown config key"),
+    (["config", "set", "WS", "intervalH"], "usage"),
+])
+def test_bad_usage_exit_2_one_line(capsys, ws, argv, needle):
+    argv = [str(ws) if a == "WS" else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and needle in err, err
+
+
+def test_bad_config_exit_2_but_status_still_reports(capsys, ws):
+    (ws / "config.json").write_text('{"agents": {"defaults": {"dream": {"intervalH": "two"}}}}')
+    code, out, err = run(capsys, "config", str(ws))
+    assert code == 2 and 'intervalH must be a number > 0, got "two"' in err and err.count("\n") == 1
+    code, out, err = run(capsys, "status", str(ws), "--json")
+    assert code == 0
+    assert any('got "two"' in p["message"] for p in json.loads(out)["problems"])
+    code, out, err = run(capsys, "config", "set", str(ws), "intervalH", "3")
+    assert code == 0   # a bad value can be repaired through the funnel
+
+
+def test_unreadable_config_refuses_set(capsys, ws):
+    (ws / "config.json").write_text("{oops")
+    code, out, err = run(capsys, "config", "set", str(ws), "intervalH", "3")
+    assert code == 2 and "will not rewrite" in err
+    assert (ws / "config.json").read_text() == "{oops"
+
+
+def test_read_commands_write_nothing(capsys, ws):
+    before = tree_state(ws)
+    for argv in (["status", str(ws)], ["status", str(ws), "--json"], ["history", str(ws)],
+                 ["prompt", str(ws), "--json", "--text"], ["config", str(ws)]):
+        assert run(capsys, *argv)[0] == 0
+    assert tree_state(ws) == before
+
+
+def test_console_script_installed(ws):
+    exe = shutil.which("dreamdesk")
+    cmd = [exe] if exe else [sys.executable, "-m", "engine.cli"]
+    proc = subprocess.run(cmd + ["status", str(ws), "--json"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["pending"] == 2

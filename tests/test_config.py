@@ -1,0 +1,194 @@
+import json
+import os
+
+import pytest
+
+from engine import config as config_mod
+from engine.config import REVIEW_FLOOR, BelowFloorError, find_setting, load, set_value
+from engine.problems import WorkspaceError
+
+D = "agents.defaults.dream."
+
+
+def write(path, obj_or_text):
+    text = obj_or_text if isinstance(obj_or_text, str) else json.dumps(obj_or_text, indent=2)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_when_missing(tmp_path):
+    cfg = load(tmp_path / "config.json")
+    assert cfg.dream == {"enabled": True, "intervalH": 2, "memoryBudgetChars": 3000, "userBudgetChars": 3000,
+                         "soulBudgetChars": 0, "reviewEveryRuns": 12, "schedule": "interval",
+                         "activityThreshold": 50, "cooldownH": 8, "idleMinutes": 60}
+    assert cfg.get("idleCompactAfterMinutes") == 15
+    assert cfg.get("maxMessages") == 120
+    assert cfg.get("consolidationRatio") == 0.5
+    assert [p.severity for p in cfg.problems] == ["info"]
+
+
+def test_file_values_and_snake_case(tmp_path):
+    p = write(tmp_path / "config.json", {"agents": {"defaults": {"dream": {"memory_budget_chars": 2500,
+                                                                           "intervalH": 1.5}}}})
+    cfg = load(p)
+    assert cfg.get("memoryBudgetChars") == 2500
+    assert cfg.get("intervalH") == 1.5
+    assert cfg.sources[D + "memoryBudgetChars"] == "file"
+    assert cfg.budget_for("memory/MEMORY.md") == 2500
+    assert cfg.budget_for("skills/x/SKILL.md") == 0
+
+
+@pytest.mark.parametrize("key,value,needle", [
+    ("intervalH", "two", 'intervalH must be a number > 0, got "two"'),
+    ("intervalH", 0, "intervalH must be a number > 0, got 0"),
+    ("memoryBudgetChars", -5, "memoryBudgetChars must be a whole number ≥ 0, got -5"),
+    ("memoryBudgetChars", True, "memoryBudgetChars must be a whole number ≥ 0, got true"),
+    ("userBudgetChars", 12.5, "userBudgetChars must be a whole number ≥ 0, got 12.5"),
+    ("reviewEveryRuns", 0, "reviewEveryRuns must be a whole number ≥ 1, got 0"),
+    ("enabled", "yes", 'enabled must be true or false, got "yes"'),
+    ("schedule", "hourly", 'schedule must be one of interval, activity, got "hourly"'),
+])
+def test_bad_values_name_key_and_value_and_fall_back(tmp_path, key, value, needle):
+    p = write(tmp_path / "config.json", {"agents": {"defaults": {"dream": {key: value}}}})
+    cfg = load(p)
+    setting = find_setting(key)
+    assert cfg.values[setting.path] == setting.default
+    assert cfg.sources[setting.path] == "invalid"
+    errors = [str(x) for x in cfg.problems if x.severity == "error"]
+    assert len(errors) == 1 and needle in errors[0], errors
+
+
+def test_review_from_file_below_floor_is_accepted(tmp_path):
+    # The file wins: a restored config with reviewEveryRuns 1 must load.
+    p = write(tmp_path / "config.json", {"agents": {"defaults": {"dream": {"reviewEveryRuns": 1}}}})
+    cfg = load(p)
+    assert cfg.get("reviewEveryRuns") == 1 and not cfg.problems
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "top level must be a JSON object"),
+])
+def test_unparsable_config_reported_and_never_rewritten(tmp_path, text, needle):
+    p = write(tmp_path / "config.json", text)
+    cfg = load(p)
+    assert not cfg.readable
+    assert needle in str(cfg.problems[0])
+    with pytest.raises(WorkspaceError, match="will not rewrite"):
+        set_value(cfg, "intervalH", "3")
+    assert p.read_text() == text
+
+
+def test_bad_utf8_config(tmp_path):
+    p = tmp_path / "config.json"
+    p.write_bytes(b'{"a": "\xff"}')
+    cfg = load(p)
+    assert not cfg.readable and "UTF-8" in str(cfg.problems[0])
+
+
+def test_round_trip_preserves_unknown_keys_order_and_spelling(tmp_path):
+    original = {
+        "channels": {"telegram": {"enabled": True, "token": "", "allowFrom": ["1"]}},
+        "agents": {"defaults": {"model": "m", "dream": {"interval_h": 2, "extraThing": [1, {"x": None}]},
+                                "unknownDefault": "ü"}},
+        "providers": {"openrouter": {"apiKey": "sk-secret-123456", "apiBase": "https://x"}},
+        "zeta": 1.25,
+    }
+    p = write(tmp_path / "config.json", original)
+    cfg = set_value(load(p), "intervalH", "6")
+    data = json.loads(p.read_text(encoding="utf-8"))
+    expected = json.loads(json.dumps(original))
+    expected["agents"]["defaults"]["dream"]["interval_h"] = 6
+    assert data == expected
+    assert list(data) == list(original)           # key order kept
+    assert "intervalH" not in data["agents"]["defaults"]["dream"]  # spelling kept
+    assert cfg.get("intervalH") == 6
+    assert "ü" in p.read_text(encoding="utf-8")    # ensure_ascii=False
+
+
+def test_set_creates_missing_nesting_and_file_mode(tmp_path):
+    p = tmp_path / "config.json"
+    cfg = set_value(load(p), "memoryBudgetChars", "2000", create_at=p)
+    assert json.loads(p.read_text()) == {"agents": {"defaults": {"dream": {"memoryBudgetChars": 2000}}}}
+    assert cfg.get("memoryBudgetChars") == 2000
+    if os.name == "posix":
+        assert (p.stat().st_mode & 0o777) == 0o600
+
+
+def test_set_keeps_existing_mode(tmp_path):
+    p = write(tmp_path / "config.json", {"providers": {}})
+    p.chmod(0o640)
+    set_value(load(p), "enabled", "false")
+    assert (p.stat().st_mode & 0o777) == 0o640
+    assert load(p).get("enabled") is False
+
+
+@pytest.mark.parametrize("key,value,needle", [
+    ("intervalH", "soon", "intervalH must be a number > 0"),
+    ("intervalH", "-1", "intervalH must be a number > 0"),
+    ("memoryBudgetChars", "1.5", "memoryBudgetChars must be a whole number"),
+    ("enabled", "maybe", "enabled must be true or false"),
+    ("schedule", "hourly", "schedule must be one of interval, activity"),
+    ("noSuchKey", "1", "unknown config key"),
+])
+def test_set_validates_and_writes_nothing(tmp_path, key, value, needle):
+    p = write(tmp_path / "config.json", {"agents": {}})
+    before = p.read_bytes()
+    with pytest.raises(WorkspaceError, match=needle):
+        set_value(load(p), key, value)
+    assert p.read_bytes() == before
+
+
+def test_review_floor(tmp_path):
+    p = write(tmp_path / "config.json", {})
+    with pytest.raises(BelowFloorError) as info:
+        set_value(load(p), "reviewEveryRuns", "3")
+    assert "3,524 to 1,626" in str(info.value)
+    assert json.loads(p.read_text()) == {}
+    cfg = set_value(load(p), "reviewEveryRuns", "3", confirm_below_floor=True)
+    assert cfg.get("reviewEveryRuns") == 3
+    cfg = set_value(cfg, "reviewEveryRuns", str(REVIEW_FLOOR))  # back to 12 needs no confirmation
+    assert cfg.get("reviewEveryRuns") == 12
+
+
+def test_set_refuses_when_parent_is_not_an_object(tmp_path):
+    p = write(tmp_path / "config.json", {"agents": {"defaults": {"dream": "off"}}})
+    with pytest.raises(WorkspaceError, match="dream is not an object"):
+        set_value(load(p), "enabled", "true")
+
+
+def test_set_refuses_when_file_changed_since_read(tmp_path):
+    # The funnel re-reads the file, so a change between load and set is kept, not overwritten.
+    p = write(tmp_path / "config.json", {"a": 1})
+    cfg = load(p)
+    write(p, {"a": 2})
+    set_value(cfg, "intervalH", "4")
+    assert json.loads(p.read_text())["a"] == 2
+
+
+def test_find_setting_forms():
+    assert find_setting("reviewEveryRuns").path == D + "reviewEveryRuns"
+    assert find_setting("dream.reviewEveryRuns").path == D + "reviewEveryRuns"
+    assert find_setting("agents.defaults.dream.enabled").path == D + "enabled"
+    assert find_setting("review_every_runs").path == D + "reviewEveryRuns"
+    with pytest.raises(WorkspaceError):
+        find_setting("budget")
+
+
+def test_providers_mask_keys(tmp_path):
+    p = write(tmp_path / "config.json", {"providers": {"openrouter": {"apiKey": "sk-or-v1-abcdef987654",
+                                                                      "apiBase": "https://openrouter.ai/api/v1"},
+                                                       "local": {"apiKey": ""}}})
+    cfg = load(p)
+    provs = cfg.providers()
+    assert provs["openrouter"]["apiKey"].startswith("sk-") and "abcdef987" not in provs["openrouter"]["apiKey"]
+    assert provs["local"]["apiKey"] == ""
+    assert "abcdef987654" not in json.dumps(cfg.to_json())
+
+
+def test_setting_table_matches_spec_defaults():
+    # spec section 1: the defaults Dreamdesk must read
+    assert {s.name: s.default for s in config_mod.SETTINGS if s.path.startswith(D)} == {
+        "enabled": True, "intervalH": 2, "memoryBudgetChars": 3000, "userBudgetChars": 3000,
+        "soulBudgetChars": 0, "reviewEveryRuns": 12, "schedule": "interval", "activityThreshold": 50,
+        "cooldownH": 8, "idleMinutes": 60}
