@@ -18,7 +18,10 @@ def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
         return 0, Problem(display, f"cannot be read ({exc.strerror}); reading it as 0", severity=WARNING)
     text = data.decode("utf-8", errors="replace").strip()
     if text.isascii() and text.isdigit():
-        return int(text), None
+        try:
+            return int(text), None
+        except ValueError:  # beyond int's digit limit
+            pass
     shown = text if len(text) <= 40 else text[:40] + "…"
     return 0, Problem(display, f"does not hold a whole number ≥ 0 (holds {shown!r}); reading it as 0", severity=WARNING)
 

@@ -31,6 +31,18 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _new_file_mode() -> int:
+    """0666 less the umask, as open() would give (mkstemp alone gives 0600)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o644
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so a reader sees the old file or the new one, never a mix.
 
@@ -51,8 +63,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode if mode is not None else _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -152,8 +163,8 @@ class LockHeld(WorkspaceError):
 class FileLock:
     """An advisory exclusive lock on a lock file (fcntl/msvcrt); released on close or exit.
 
-    `blocking=False` raises LockHeld at once when another process holds it; with a timeout it
-    retries until the timeout and then raises LockHeld.
+    With timeout None or 0 it raises LockHeld at once when another process holds it; with a
+    timeout it retries until then and raises LockHeld.
     """
 
     def __init__(self, path: Path, timeout: float | None = None, what: str = "lock"):

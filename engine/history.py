@@ -83,6 +83,8 @@ def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
         return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
     except RecursionError:
         return None, "not valid JSON (nested too deeply)"
+    except ValueError as exc:  # e.g. an integer beyond int's digit limit
+        return None, f"not valid JSON ({exc})"
     if not isinstance(obj, dict):
         return None, f"not a JSON object (a {type(obj).__name__})"
     if "cursor" not in obj:
@@ -161,34 +163,18 @@ def read_history(path: Path, display: str = DISPLAY) -> History:
     return parse_history(data, display)
 
 
-def _tail_cursor(path: Path) -> tuple[int, bool]:
-    """(cursor of the last line that parses as an entry, file ends with \\n), reading backwards."""
+def _last_accepted(path: Path) -> tuple[int, bool]:
+    """(the cursor the reader would accept last, file ends with \n).
+
+    That is the highest cursor on any parseable line (a line is accepted only above every
+    earlier one), so the whole file is read: a tail scan could pick a line the reader skips and
+    hand out a cursor that would be skipped too. The cap keeps the file near 1000 lines.
+    """
     try:
-        size = os.path.getsize(path)
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         return 0, True
-    if size == 0:
-        return 0, True
-    with open(path, "rb") as fh:
-        fh.seek(size - 1)
-        ends_nl = fh.read(1) == b"\n"
-        block = 64 * 1024
-        pos = size
-        buf = b""
-        while pos > 0:
-            step = min(block, pos)
-            pos -= step
-            fh.seek(pos)
-            buf = fh.read(step) + buf
-            parts = buf.split(b"\n")
-            # parts[0] may be cut in the middle unless we reached the start
-            complete = parts if pos == 0 else parts[1:]
-            for raw in reversed(complete):
-                obj, _ = parse_line(raw.rstrip(b"\r")) if raw.strip() else (None, None)
-                if obj is not None:
-                    return obj["cursor"], ends_nl
-            buf = parts[0] if pos > 0 else b""
-    return 0, ends_nl
+    return parse_history(data).last_cursor, (not data or data.endswith(b"\n"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +199,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
         raise TypeError("content must be a string")
     ts = timestamp or datetime.now().strftime("%Y-%m-%d %H:%M")
     with FileLock(memory_dir / ".history.lock", timeout=lock_timeout, what="the history lock"):
-        last, ends_nl = _tail_cursor(path)
+        last, ends_nl = _last_accepted(path)
         cur, _ = read_cursor(memory_dir / ".cursor", "memory/.cursor")
         cursor = max(cur, last) + 1
         obj = {"cursor": cursor, "timestamp": ts, "content": content}
