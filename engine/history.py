@@ -80,7 +80,7 @@ def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+        return None, f"not valid JSON ({exc.msg}, column {exc.colno})"
     except RecursionError:
         return None, "not valid JSON (nested too deeply)"
     except ValueError as exc:  # e.g. an integer beyond int's digit limit

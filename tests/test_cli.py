@@ -43,7 +43,7 @@ def test_status_json_shape(capsys, ws):
                     "fraction": 0.9333, "state": "near", "budget_key": "userBudgetChars"}
     bad = [p for p in data["problems"] if p["file"] == "memory/history.jsonl"]
     assert bad == [{"file": "memory/history.jsonl", "line": 3, "severity": "error",
-                    "message": "not valid JSON (Expecting ',' delimiter at column 15)"}]
+                    "message": "not valid JSON (Expecting ',' delimiter, column 15)"}]
     assert "sk-live" not in out
 
 
