@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from typing import Any
 
 from . import __version__
 from . import config as config_mod
 from .files import LockHeld
+from .archive import REASONS, read_archive, search
 from .prompt import build_prompt, select_pending
+from .restore import restore_archive_entry, restore_snapshot
+from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
 from .status import read_status
 from .workspace import Workspace
@@ -188,6 +192,114 @@ def _config_set(path: str, key: str, value: str, args) -> int:
     return EXIT_OK
 
 
+def cmd_snapshots(args) -> int:
+    ws = _open(args.path)
+    store = SnapshotStore(ws)
+    snaps = store.list()
+    if args.json:
+        _dump({"repository": str(store.git_dir), "exists": store.exists(), "separate": store.separate,
+               "snapshots": [x.to_json() for x in snaps]})
+        return EXIT_OK
+    if not snaps:
+        print("No snapshots yet (the first Dream run, edit or restore creates them).")
+        return EXIT_OK
+    for x in snaps:
+        when = datetime.fromtimestamp(x.time).strftime("%Y-%m-%d %H:%M")
+        changes = ", ".join(f"{p} +{a} -{r}" for p, (a, r) in x.files.items())
+        print(f"{x.short}  {when}  {x.kind:<9}  {x.subject}")
+        if changes:
+            print(f"{'':>10}{changes}")
+    return EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    ws = _open(args.path)
+    store = SnapshotStore(ws)
+    diffs = store.diff(args.rev, args.rev2, [args.file] if args.file else None)
+    if args.json:
+        _dump({"from": store.resolve(args.rev), "to": store.resolve(args.rev2) if args.rev2 else None,
+               "files": [d.to_json() for d in diffs]})
+        return EXIT_OK
+    old_label = args.rev
+    new_label = args.rev2 or "working"
+    for d in diffs:
+        text = d.unified(old_label, new_label)
+        # number the hunks so `restore --hunk FILE:N` can name one
+        n = 0
+        for line in text.splitlines(keepends=True):
+            if line.startswith("@@ "):
+                n += 1
+                line = line.rstrip("\n") + f"   [hunk {n}]\n"
+            sys.stdout.write(line)
+    if not diffs:
+        print("No differences in the memory files.")
+    return EXIT_OK
+
+
+def cmd_restore(args) -> int:
+    ws = _open(args.path)
+    path, hunk = args.file, None
+    if args.hunk:
+        f, sep, n = args.hunk.rpartition(":")
+        if not sep or not f or not n.isdigit():
+            raise UsageError("dreamdesk restore: --hunk takes FILE:N (N from `dreamdesk diff`)")
+        path, hunk = f, int(n)
+    result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor)
+    if args.json:
+        _dump(result.to_json())
+        return EXIT_OK
+    if not result.files and not result.cursor:
+        print(f"Nothing to restore: the files already match {result.target[:8]}.")
+        return EXIT_OK
+    print(f"Restored {', '.join(result.files) or '.dream_cursor'} from {result.target[:8]}.")
+    if result.cursor:
+        print(f".dream_cursor moved {result.cursor[0]} -> {result.cursor[1]}")
+    if result.archived:
+        print(f"Archived {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'}: "
+              + ", ".join(r.id for r in result.archived))
+    print(f"Undo with: dreamdesk restore {args.path} {result.undo}")
+    print(result.undo)
+    return EXIT_OK
+
+
+def cmd_archive(args) -> int:
+    rest = list(args.args)
+    if rest and rest[0] == "restore":
+        if len(rest) != 3:
+            raise UsageError("dreamdesk archive restore: usage: dreamdesk archive restore PATH ID")
+        ws = _open(rest[1])
+        result = restore_archive_entry(ws, rest[2])
+        if args.json:
+            _dump(result.to_json())
+        elif result.files:
+            print(f"Restored {rest[2]} into {result.files[0]}.")
+            if result.undo:
+                print(f"Undo with: dreamdesk restore {rest[1]} {result.undo}")
+        for w in result.warnings:
+            print(f"dreamdesk: {w}", file=sys.stderr)
+        return EXIT_OK
+    if len(rest) != 1:
+        raise UsageError("dreamdesk archive: usage: dreamdesk archive PATH [--search TEXT] | "
+                         "dreamdesk archive restore PATH ID")
+    ws = _open(rest[0])
+    arc = read_archive(ws)
+    found = search(arc.records, args.search, args.file, args.reason, args.since, args.until)
+    if args.json:
+        _dump({"entries": [r.to_json() for r in found], "total": len(arc.records),
+               "problems": [p.to_json() for p in arc.problems]})
+        return EXIT_OK
+    if not found:
+        print("No archived entries" + (" match." if arc.records else " yet."))
+    for r in found:
+        print(f"{r.id}  {r.archived_at[:16]}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}")
+        print("    " + r.text.replace("\n", "\n    "))
+        if r.replaced_by:
+            print("    → replaced by: " + r.replaced_by.replace("\n", " "))
+    for p in arc.problems:
+        print(f"dreamdesk: {p}", file=sys.stderr)
+    return EXIT_OK
+
+
 # -- parser --------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", description="See, audit and repair what your assistant remembers.")
@@ -219,6 +331,41 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--confirm-below-floor", action="store_true",
                    help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
     s.set_defaults(func=cmd_config)
+
+    s = sub.add_parser("snapshots", help="the snapshot timeline (git), newest first")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_snapshots)
+
+    s = sub.add_parser("diff", help="memory-file diff from snapshot REV to REV2 or the working files")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("rev", metavar="REV")
+    s.add_argument("rev2", metavar="REV2", nargs="?")
+    s.add_argument("--file", metavar="F")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("restore", help="restore a snapshot, one file, or one hunk (undoable)")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("rev", metavar="REV")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--file", metavar="F")
+    g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")
+    s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_restore)
+
+    s = sub.add_parser("archive", help="entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
+                       usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R]\n"
+                             "       dreamdesk archive restore PATH ID [--json]")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--search", metavar="TEXT")
+    s.add_argument("--file", metavar="F")
+    s.add_argument("--reason", choices=REASONS)
+    s.add_argument("--since", metavar="YYYY-MM-DD")
+    s.add_argument("--until", metavar="YYYY-MM-DD")
+    s.set_defaults(func=cmd_archive)
     return p
 
 

@@ -1,0 +1,208 @@
+"""memory/archive/<YYYY-MM>.jsonl: every entry that leaves USER.md or memory/MEMORY.md, written
+there before the shrinking write lands. Append-only; restore by id puts the text back."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from .entries import insert_entry, removed_entries
+from .files import FileLock, current_hash, resolve_inside
+from .problems import ConflictError, Problem, WorkspaceError
+from .workspace import Workspace
+
+ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
+REASONS = ("dream", "review", "edit", "restore")
+_ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
+
+
+@dataclass(slots=True)
+class ArchiveRecord:
+    id: str
+    archived_at: str
+    file: str
+    text: str
+    reason: str
+    run: str | None = None
+    replaced_by: str | None = None
+    heading: str | None = None
+    source: str = ""            # archive file it was read from
+    line: int = 0
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "archived_at": self.archived_at, "file": self.file, "heading": self.heading,
+                "text": self.text, "reason": self.reason, "run": self.run, "replaced_by": self.replaced_by}
+
+
+@dataclass
+class Archive:
+    records: list[ArchiveRecord] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def get(self, record_id: str) -> ArchiveRecord | None:
+        return next((r for r in self.records if r.id == record_id), None)
+
+
+def archive_dir(ws: Workspace) -> Path:
+    return ws.memory_dir / "archive"
+
+
+def read_archive(ws: Workspace) -> Archive:
+    arc = Archive()
+    d = archive_dir(ws)
+    if not d.is_dir():
+        return arc
+    for path in sorted(d.glob("*.jsonl")):
+        display = f"memory/archive/{path.name}"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            arc.problems.append(Problem(display, f"cannot be read ({exc.strerror})"))
+            continue
+        for lineno, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                arc.problems.append(Problem(display, "not a valid archive line; skipped", line=lineno))
+                continue
+            if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
+                    and isinstance(obj.get("file"), str)):
+                arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
+                continue
+            arc.records.append(ArchiveRecord(
+                obj["id"], str(obj.get("archived_at", "")), obj["file"], obj["text"], str(obj.get("reason", "")),
+                obj.get("run") if isinstance(obj.get("run"), str) else None,
+                obj.get("replaced_by") if isinstance(obj.get("replaced_by"), str) else None,
+                obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno))
+    return arc
+
+
+def _next_numbers(d: Path, day: str) -> int:
+    """The next free n for ids a-<day>-<n> (ids are unique across the whole archive)."""
+    top = 0
+    if d.is_dir():
+        for path in d.glob("*.jsonl"):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            for m in re.finditer(rb'"id":\s*"a-' + day.encode() + rb'-(\d+)"', data):
+                top = max(top, int(m.group(1)))
+    return top + 1
+
+
+def append_records(ws: Workspace, items: list[dict], now: datetime | None = None) -> list[ArchiveRecord]:
+    """Append entries ({file, text, reason, run, replaced_by, heading}) and return them with ids.
+
+    One O_APPEND write of whole lines, fsynced, under memory/.archive.lock; a torn line from a
+    crash mid-append is skipped by the reader and the next append starts on a fresh line.
+    """
+    if not items:
+        return []
+    now = now or datetime.now().astimezone()
+    day = now.strftime("%Y%m%d")
+    d = archive_dir(ws)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{now.strftime('%Y-%m')}.jsonl"
+    out: list[ArchiveRecord] = []
+    with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
+        n = _next_numbers(d, day)
+        lines = []
+        for i, it in enumerate(items):
+            rec = ArchiveRecord(f"a-{day}-{n + i}", now.isoformat(timespec="seconds"), it["file"], it["text"],
+                                it["reason"], it.get("run"), it.get("replaced_by"), it.get("heading"),
+                                f"memory/archive/{path.name}")
+            out.append(rec)
+            lines.append(json.dumps(rec.to_json(), ensure_ascii=False))
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size:
+            with open(path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    data = b"\n" + data
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return out
+
+
+def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
+                    run: str | None = None, now: datetime | None = None) -> list[ArchiveRecord]:
+    """Archive every entry of `old_text` that `new_text` no longer has. Call it before the
+    shrinking write lands. Files other than USER.md and memory/MEMORY.md are not archived."""
+    if reason not in REASONS:
+        raise ValueError(f"reason must be one of {REASONS}")
+    if file not in ARCHIVED_FILES:
+        return []
+    gone = removed_entries(old_text, new_text)
+    return append_records(ws, [{"file": file, "text": r.entry.text, "reason": reason, "run": run,
+                                "replaced_by": r.replaced_by, "heading": r.entry.heading} for r in gone], now)
+
+
+def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, reason: str,
+                 run: str | None = None) -> tuple[str, list[ArchiveRecord]]:
+    """The one shrinking-write funnel (Dream, review, GUI edit, restore): check the caller's
+    hash, archive what leaves, then write atomically. Returns (new hash, archived records)."""
+    target = resolve_inside(ws.root, rel)
+    if current_hash(target) != expected_hash:
+        raise ConflictError(rel, expected_hash, current_hash(target))
+    state, _ = ws.read_file(rel)
+    records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run)
+    return ws.write_file(rel, new_text, expected_hash), records
+
+
+def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,
+           reason: str | None = None, since: str | None = None, until: str | None = None) -> list[ArchiveRecord]:
+    """Filter by text (case-insensitive, in text, heading or replaced_by), file, reason, and an
+    archived_at date range (YYYY-MM-DD, inclusive)."""
+    needle = text.casefold() if text else None
+    out = []
+    for r in records:
+        if needle and needle not in (r.text + "\n" + (r.heading or "") + "\n" + (r.replaced_by or "")).casefold():
+            continue
+        if file and r.file != file and Path(r.file).name != file:
+            continue
+        if reason and r.reason != reason:
+            continue
+        day = r.archived_at[:10]
+        if since and day < since:
+            continue
+        if until and day > until:
+            continue
+        out.append(r)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRestore:
+    record: ArchiveRecord
+    inserted: bool            # False: the text was already in the file
+    new_text: str
+
+
+def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
+    """Where the entry would go, without writing (the GUI shows it before restoring)."""
+    rec = read_archive(ws).get(record_id)
+    if rec is None:
+        raise WorkspaceError(f"no archive entry with id {record_id}")
+    if rec.file not in ARCHIVED_FILES:
+        raise WorkspaceError(f"archive entry {record_id} names {rec.file}, which is not a memory file")
+    state, _ = ws.read_file(rec.file)
+    current = state.text if state.exists else ""
+    from .entries import split_entries
+    if any(e.text == rec.text for e in split_entries(current)):
+        return EntryRestore(rec, False, current)
+    return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading))

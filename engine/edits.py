@@ -1,0 +1,50 @@
+"""A person's own edit of a memory file (GUI or CLI): never refused for size, hash-checked,
+archived when it removes entries, and committed as `edit: <path>` so it can be undone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .archive import ArchiveRecord, write_memory
+from .files import resolve_inside
+from .problems import WorkspaceError
+from .restore import job_lock
+from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .workspace import Workspace
+
+
+@dataclass
+class EditResult:
+    path: str
+    hash: str
+    archived: list[ArchiveRecord] = field(default_factory=list)
+    before: str | None = None      # snapshot of the state before the edit (undo target)
+    commit: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
+              store: SnapshotStore | None = None) -> EditResult:
+    """Save `text` to memory file `rel` if it still has the bytes the editor loaded.
+
+    Raises ConflictError (nothing written) when the file changed on disk meanwhile. Snapshots
+    are best effort: a git failure becomes a warning and the edit still lands.
+    """
+    if not is_memory_path(rel):
+        raise WorkspaceError(f"{rel}: not a memory file Dreamdesk edits")
+    resolve_inside(ws.root, rel)
+    store = store or SnapshotStore(ws)
+    with job_lock(ws):
+        warnings: list[str] = []
+        before = None
+        try:
+            before = store.snapshot(f"snapshot: before edit {rel}") or store.head()
+        except SnapshotError as exc:
+            warnings.append(f"no snapshot before the edit: {exc}")
+        new_hash, archived = write_memory(ws, rel, text, expected_hash, "edit")
+        commit = None
+        try:
+            commit = store.snapshot(f"edit: {rel}", with_summary=True)
+        except SnapshotError as exc:
+            warnings.append(f"the edit was not committed to snapshots: {exc}")
+        return EditResult(rel, new_hash, archived, before, commit, warnings)

@@ -1,0 +1,155 @@
+"""Markdown entries: the unit the archive keeps. An entry is a list item with its continuation
+lines, or a paragraph, under its nearest heading. Headings and blank lines are structure."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+_ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])(\s|$)")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    heading: str | None      # the nearest heading line above, as written ("## Preferences")
+    text: str                # the entry's lines joined with \n, trailing spaces stripped
+    kind: str                # item | paragraph | code
+    start: int               # 0-based line index in the file
+    end: int                 # exclusive
+
+
+def _norm(lines: list[str]) -> str:
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def split_entries(text: str) -> list[Entry]:
+    lines = text.split("\n")
+    entries: list[Entry] = []
+    heading: str | None = None
+    cur: list[str] = []
+    cur_kind = ""
+    cur_start = 0
+    in_fence = False
+
+    def flush(end: int) -> None:
+        nonlocal cur, cur_kind
+        if cur and any(x.strip() for x in cur):
+            entries.append(Entry(heading, _norm(cur).strip("\n"), cur_kind, cur_start, end))
+        cur, cur_kind = [], ""
+
+    for i, line in enumerate(lines):
+        if in_fence:
+            cur.append(line)
+            if _FENCE.match(line):
+                in_fence = False
+                flush(i + 1)
+            continue
+        if _FENCE.match(line):
+            flush(i)
+            cur, cur_kind, cur_start, in_fence = [line], "code", i, True
+            continue
+        if not line.strip():
+            flush(i)
+            continue
+        if _HEADING.match(line):
+            flush(i)
+            heading = line.strip()
+            continue
+        if _ITEM.match(line):
+            flush(i)
+            cur, cur_kind, cur_start = [line], "item", i
+            continue
+        if not cur:
+            cur, cur_kind, cur_start = [line], "paragraph", i
+        else:
+            cur.append(line)          # continuation line of an item, or more of a paragraph
+    flush(len(lines))
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    entry: Entry
+    replaced_by: str | None   # the new entry that took its place (an edit), if any
+
+
+def removed_entries(old: str, new: str) -> list[Removal]:
+    """The entries of `old` that are not in `new` (as a multiset of texts; moving an entry to
+    another heading is not a removal). Each is paired with the most similar added entry under
+    the same heading, when one is similar enough to be its replacement."""
+    new_entries = split_entries(new)
+    old_entries = split_entries(old)
+    gone = _unmatched(old_entries, new_entries)
+    added = _unmatched(new_entries, old_entries)
+    used: set[int] = set()
+    out: list[Removal] = []
+    for e in gone:
+        best, best_ratio = None, 0.6
+        for j, a in enumerate(added):
+            if j in used or a.heading != e.heading:
+                continue
+            r = difflib.SequenceMatcher(None, e.text, a.text, autojunk=False).ratio()
+            if r > best_ratio:
+                best, best_ratio = j, r
+        if best is not None:
+            used.add(best)
+            out.append(Removal(e, added[best].text))
+        else:
+            out.append(Removal(e, None))
+    return out
+
+
+def _unmatched(these: list[Entry], others: list[Entry]) -> list[Entry]:
+    """Entries of `these` whose text has no unused counterpart in `others` (multiset)."""
+    remaining = Counter(e.text for e in others)
+    out = []
+    for e in these:
+        if remaining[e.text] > 0:
+            remaining[e.text] -= 1
+        else:
+            out.append(e)
+    return out
+
+
+def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
+    """Put `entry_text` back at the end of the section under `heading`; if that heading is gone,
+    recreate it at the end of the file (or just append when there was no heading)."""
+    lines = text.split("\n")
+    block = entry_text.split("\n")
+    idx = None
+    if heading:
+        idx = next((i for i, line in enumerate(lines) if line.strip() == heading.strip()), None)
+    if idx is None:
+        body = text.rstrip("\n")
+        parts = [body] if body else []
+        if heading:
+            parts.append(heading)
+        if parts and not heading and _ends_in_item(body.split("\n")) and _ITEM.match(block[0]):
+            return body + "\n" + entry_text + "\n"
+        return "\n\n".join(parts + [entry_text]) + "\n"
+    end = next((j for j in range(idx + 1, len(lines)) if _HEADING.match(lines[j])), len(lines))
+    last = end
+    while last > idx + 1 and not lines[last - 1].strip():
+        last -= 1
+    # A list item joins the section's list; anything else gets a blank line before it.
+    joins = _ITEM.match(block[0]) and _ends_in_item(lines[idx + 1:last])
+    new = lines[:last] + ([] if joins else [""]) + block + lines[last:]
+    if last == len(lines):
+        new.append("")
+    elif last == end:
+        new.insert(last + len(block) + (0 if joins else 1), "")
+    return "\n".join(new)
+
+
+def _ends_in_item(lines: list[str]) -> bool:
+    """Whether the last entry in `lines` is a list item (walking back over continuation lines)."""
+    for line in reversed(lines):
+        if not line.strip() or _HEADING.match(line):
+            return False
+        if _ITEM.match(line):
+            return True
+    return False

@@ -1,0 +1,130 @@
+"""Restores: a whole snapshot, one file, one hunk, or one archived entry.
+
+Every restore first snapshots the current state (so it can be undone), archives the entries it
+removes from USER.md / MEMORY.md, writes atomically, and commits `restore: ...` on top.
+memory/archive/ and memory/dreams/ are append-only: no restore rolls them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .archive import ArchiveRecord, plan_entry_restore, write_memory
+from .cursors import read_cursor, write_cursor
+from .diffs import diff_texts, revert_hunk
+from .files import FileLock, current_hash, resolve_inside
+from .problems import WorkspaceError
+from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .workspace import Workspace
+
+
+@dataclass
+class RestoreResult:
+    target: str                        # the snapshot restored from (or the archive id)
+    undo: str | None                   # restore this snapshot to undo (the pre-restore state)
+    commit: str | None                 # the `restore:` commit (None: nothing changed)
+    files: list[str] = field(default_factory=list)             # files written
+    archived: list[ArchiveRecord] = field(default_factory=list)
+    cursor: tuple[int, int] | None = None                       # .dream_cursor (old, new) if moved
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"target": self.target, "undo": self.undo, "commit": self.commit, "files": self.files,
+                "archived": [r.id for r in self.archived],
+                "cursor": None if self.cursor is None else {"old": self.cursor[0], "new": self.cursor[1]},
+                "warnings": self.warnings}
+
+
+def job_lock(ws: Workspace) -> FileLock:
+    """The workspace lock every job takes; a held lock is reported, never waited on forever."""
+    return FileLock(ws.memory_dir / ".dreamdesk.lock", timeout=2.0, what="another Dreamdesk job on this workspace")
+
+
+def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
+          hunk: int | None) -> dict[str, str]:
+    """The new text of each file the restore writes."""
+    if path is not None and not is_memory_path(path):
+        raise WorkspaceError(f"{path}: only SOUL.md, USER.md, memory/MEMORY.md and skills/<name>/SKILL.md "
+                             "can be restored")
+    files = store.memory_files_at(sha)
+    if path is None:
+        wanted = files
+    else:
+        if path not in files:
+            raise WorkspaceError(f"snapshot {sha[:8]} does not hold {path}")
+        wanted = {path: files[path]}
+    plan: dict[str, str] = {}
+    for rel, text in wanted.items():
+        state, _ = ws.read_file(rel)
+        current = state.text if state.exists else None
+        if hunk is not None:
+            d = diff_texts(text, current, rel)
+            if not 1 <= hunk <= len(d.hunks):
+                raise WorkspaceError(f"{rel} has {len(d.hunks)} hunk(s) against snapshot {sha[:8]}; "
+                                     f"there is no hunk {hunk}")
+            text = revert_hunk(current or "", d.hunks[hunk - 1])
+        if text != current:
+            resolve_inside(ws.root, rel)     # refuse a symlink out before anything is written
+            plan[rel] = text
+    return plan
+
+
+def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int | None = None,
+                     move_cursor: bool = False, store: SnapshotStore | None = None) -> RestoreResult:
+    """Restore a whole snapshot, one file of it (`path`), or one hunk (`path` + 1-based `hunk`)
+    of the diff from that snapshot to the working file."""
+    store = store or SnapshotStore(ws)
+    if hunk is not None and path is None:
+        raise WorkspaceError("a hunk restore names its file")
+    with job_lock(ws):
+        sha = store.resolve(rev)
+        plan = _plan(ws, store, sha, path, hunk)
+        target_cursor = None
+        if move_cursor and path is None:
+            text = store.file_at(sha, "memory/.dream_cursor")
+            if text is not None and text.strip().isdigit():
+                target_cursor = int(text.strip())
+        old_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
+        what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
+        pre = store.snapshot(f"snapshot: before restore {what}")
+        result = RestoreResult(sha, pre or store.head(), None)
+        for rel, text in plan.items():
+            expected = current_hash(resolve_inside(ws.root, rel))
+            if rel in ("USER.md", "memory/MEMORY.md"):
+                _, recs = write_memory(ws, rel, text, expected, "restore")
+                result.archived.extend(recs)
+            else:
+                ws.write_file(rel, text, expected)
+            result.files.append(rel)
+        if target_cursor is not None and target_cursor != old_cursor:
+            write_cursor(ws.dream_cursor_path, target_cursor)
+            result.cursor = (old_cursor, target_cursor)
+        if result.files or result.cursor or result.archived:
+            result.commit = store.snapshot(f"restore: {what}", with_summary=True)
+        return result
+
+
+def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | None = None) -> RestoreResult:
+    """Put an archived entry back under its heading. Snapshots first (best effort: the entry
+    only adds text, so a git failure is reported as a warning and the restore goes on)."""
+    store = store or SnapshotStore(ws)
+    with job_lock(ws):
+        plan = plan_entry_restore(ws, record_id)
+        rec = plan.record
+        result = RestoreResult(record_id, None, None)
+        if not plan.inserted:
+            result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")
+            return result
+        try:
+            result.undo = store.snapshot(f"snapshot: before restore archive {record_id}") or store.head()
+        except SnapshotError as exc:
+            result.warnings.append(f"no snapshot before the restore: {exc}")
+        expected = current_hash(resolve_inside(ws.root, rec.file))
+        _, recs = write_memory(ws, rec.file, plan.new_text, expected, "restore")
+        result.archived.extend(recs)
+        result.files.append(rec.file)
+        try:
+            result.commit = store.snapshot(f"restore: archive {record_id} {rec.file}", with_summary=True)
+        except SnapshotError as exc:
+            result.warnings.append(f"the restore was not committed to snapshots: {exc}")
+        return result

@@ -1,0 +1,346 @@
+"""Git-backed snapshots of the memory files (gitpython running the real git).
+
+Shared layout with nanobot: `<workspace>/.git` with an allow-list .gitignore, files staged by
+path (never `add -A` over the tree), so nanobot's own `init:` / `dream:` / `revert:` commits
+list, diff and restore like ours. When the workspace lies inside another repository, a separate
+git dir `<workspace>/.dreamdesk/snapshots.git` is used and the user's repository is never
+touched. The repository is created on the first snapshot, never on open.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diffs import FileDiff, diff_texts
+from .problems import WorkspaceError
+from .workspace import Workspace
+
+# What a snapshot holds. Nothing else is ever staged: not config.json, not sessions, not
+# history.jsonl, not the other cursors or lock files.
+TRACKED_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
+TRACKED_DIRS = ("memory/archive", "memory/dreams", "skills")
+GITIGNORE = """\
+# Dreamdesk / nanobot memory snapshots: an allow-list, everything else stays out.
+/*
+!.gitignore
+!SOUL.md
+!USER.md
+!memory/
+memory/*
+!memory/MEMORY.md
+!memory/.dream_cursor
+!memory/archive/
+!memory/dreams/
+!skills/
+"""
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+AUTHOR_NAME = "Dreamdesk"
+AUTHOR_EMAIL = "dreamdesk@localhost"
+_MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
+
+
+def is_memory_path(path: str) -> bool:
+    """The files a restore may write back: SOUL.md, USER.md, MEMORY.md and skills."""
+    return bool(_MEMORY_RE.match(path))
+
+
+class SnapshotError(WorkspaceError):
+    """Git failed (no git binary, a locked index, a corrupt repository...). Working files are
+    never touched by a failing snapshot operation."""
+
+
+def kind_of(subject: str, author: str = "") -> str:
+    s = subject.strip()
+    if s.startswith("snapshot: before dream"):
+        return "pre-dream"
+    for prefix in ("snapshot", "dream", "restore", "edit", "init", "revert"):
+        if s.startswith(prefix + ":"):
+            return prefix
+    return "other"
+
+
+@dataclass(slots=True)
+class Snapshot:
+    sha: str
+    time: int                 # unix seconds (committer time)
+    author: str
+    subject: str
+    kind: str
+    files: dict[str, tuple[int, int]] = field(default_factory=dict)   # path -> (+lines, -lines)
+
+    @property
+    def short(self) -> str:
+        return self.sha[:8]
+
+    def to_json(self) -> dict:
+        return {"sha": self.sha, "time": self.time, "author": self.author, "subject": self.subject,
+                "kind": self.kind, "files": {p: {"added": a, "removed": r} for p, (a, r) in self.files.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class SizePoint:
+    sha: str
+    time: int
+    chars: int | None         # None: the file was not in that snapshot
+
+
+def _inside_other_repo(root: Path) -> bool:
+    for parent in Path(os.path.realpath(root)).parents:
+        if (parent / ".git").exists():
+            return True
+    return False
+
+
+class SnapshotStore:
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        own = ws.root / ".git"
+        if own.is_dir() or (not own.exists() and not _inside_other_repo(ws.root)):
+            self.git_dir = own
+            self.separate = False
+        else:
+            self.git_dir = ws.root / ".dreamdesk" / "snapshots.git"
+            self.separate = True
+        self._blob_cache: dict[str, str] = {}
+
+    # -- plumbing -------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return (self.git_dir / "HEAD").is_file()
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_AUTHOR_NAME=AUTHOR_NAME, GIT_AUTHOR_EMAIL=AUTHOR_EMAIL,
+                   GIT_COMMITTER_NAME=AUTHOR_NAME, GIT_COMMITTER_EMAIL=AUTHOR_EMAIL,
+                   GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+        return env
+
+    def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,)):
+        """Run git on this store through gitpython; returns stdout (str, or bytes)."""
+        try:
+            import git
+        except ImportError as exc:  # pragma: no cover - a declared dependency
+            raise SnapshotError(f"gitpython is not available ({exc})") from exc
+        cmd = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}",
+               "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
+               "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
+        try:
+            status, out, err = git.Git(str(self.ws.root)).execute(
+                cmd, env=self._env(), with_extended_output=True, with_exceptions=False,
+                stdout_as_string=not binary, strip_newline_in_stdout=False)
+        except git.GitCommandNotFound:
+            raise SnapshotError("git is not installed (snapshots need the git program)") from None
+        except OSError as exc:
+            raise SnapshotError(f"git could not run ({exc})") from None
+        if status not in ok_codes:
+            msg = (err or "").strip().splitlines()
+            raise SnapshotError(f"git {args[0]} failed: {msg[-1] if msg else f'exit {status}'}")
+        return out
+
+    def _ensure(self) -> None:
+        if self.exists():
+            return
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        if self.separate:
+            self._git("init", "--quiet", "--bare", str(self.git_dir))
+            self._git("config", "core.bare", "false")
+            info = self.git_dir / "info"
+            info.mkdir(exist_ok=True)
+            (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
+        else:
+            self._git("init", "--quiet")
+            gi = self.ws.root / ".gitignore"
+            if not gi.exists():
+                from .files import atomic_write_text
+                atomic_write_text(gi, GITIGNORE)
+
+    def _paths_to_stage(self) -> list[str]:
+        root = self.ws.root
+        paths = [p for p in TRACKED_FILES if (root / p).exists() or (root / p).is_symlink()]
+        paths += [d for d in TRACKED_DIRS if (root / d).is_dir()]
+        if not self.separate and (root / ".gitignore").exists():
+            paths.append(".gitignore")
+        # tracked files that vanished from the work tree: stage their removal
+        listed = self._git("ls-files", "-z", "--", *TRACKED_FILES, *TRACKED_DIRS, ".gitignore").split("\0")
+        paths += [p for p in listed if p and p not in paths and not (root / p).exists()]
+        return paths
+
+    def head(self) -> str | None:
+        if not self.exists():
+            return None
+        out = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok_codes=(0, 1)).strip()
+        return out or None
+
+    def resolve(self, rev: str) -> str:
+        if not self.exists():
+            raise SnapshotError("this workspace has no snapshots yet")
+        if not rev or rev.startswith("-"):
+            raise SnapshotError(f"not a snapshot: {rev!r}")
+        out = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", ok_codes=(0, 1)).strip()
+        if not out:
+            raise SnapshotError(f"no snapshot {rev!r} in this workspace")
+        return out
+
+    # -- writing ------------------------------------------------------------------------
+    def snapshot(self, message: str, with_summary: bool = False) -> str | None:
+        """Commit the tracked set as it is now; None when nothing changed since the last one."""
+        self._ensure()
+        paths = self._paths_to_stage()
+        if paths:
+            self._git("add", "--force", "--all", "--", *paths)
+        if self.head() is not None:
+            if not self._git("diff", "--cached", "--name-only").strip():
+                return None
+        elif not paths:
+            return None
+        msg = message.strip()
+        if with_summary:
+            summary = self.staged_summary()
+            if summary:
+                msg += "\n\n" + summary
+        self._git("commit", "--quiet", "--no-verify", "--allow-empty-message", "-m", msg)
+        return self.head()
+
+    def staged_summary(self) -> str:
+        """`SOUL.md: +3 -1` lines for what is staged (nanobot's summary style)."""
+        base = "HEAD" if self.head() is not None else EMPTY_TREE
+        out = self._git("diff", "--cached", "--numstat", base)
+        lines = []
+        for row in out.splitlines():
+            parts = row.split("\t")
+            if len(parts) == 3:
+                lines.append(f"{parts[2]}: +{parts[0]} -{parts[1]}")
+        return "\n".join(lines)
+
+    # -- reading ------------------------------------------------------------------------
+    def list(self, limit: int | None = None) -> list[Snapshot]:
+        """Newest first, with per-file +/- line counts."""
+        if not self.exists() or self.head() is None:
+            return []
+        args = ["log", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s", "--numstat", "--no-renames"]
+        if limit:
+            args.append(f"-n{int(limit)}")
+        out = self._git(*args)
+        snaps: list[Snapshot] = []
+        for chunk in out.split("\x1e")[1:]:
+            head, _, rest = chunk.partition("\n")
+            sha, ct, author, subject = (head.split("\x1f") + ["", "", "", ""])[:4]
+            snap = Snapshot(sha, int(ct or 0), author, subject, kind_of(subject, author))
+            for row in rest.splitlines():
+                parts = row.split("\t")
+                if len(parts) == 3:
+                    a = int(parts[0]) if parts[0].isdigit() else 0
+                    r = int(parts[1]) if parts[1].isdigit() else 0
+                    snap.files[parts[2]] = (a, r)
+            snaps.append(snap)
+        return snaps
+
+    def tree(self, rev: str) -> dict[str, str]:
+        """path -> blob sha of the files in a snapshot."""
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", rev)
+        files = {}
+        for item in out.split("\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                files[path] = parts[2]
+        return files
+
+    def blob_text(self, sha: str) -> str:
+        if sha not in self._blob_cache:
+            data = self._git("cat-file", "blob", sha, binary=True)
+            self._blob_cache[sha] = data.decode("utf-8", errors="replace")
+        return self._blob_cache[sha]
+
+    def blob_texts(self, shas: list[str]) -> dict[str, str]:
+        """Many blobs in one `git cat-file --batch` pass."""
+        todo = [s for s in dict.fromkeys(shas) if s not in self._blob_cache]
+        if todo:
+            import subprocess
+            cmd = ["git", f"--git-dir={self.git_dir}", "cat-file", "--batch"]
+            try:
+                proc = subprocess.run(cmd, input=("\n".join(todo) + "\n").encode(), capture_output=True,
+                                      env=self._env(), check=False)
+            except OSError as exc:
+                raise SnapshotError(f"git could not run ({exc})") from None
+            if proc.returncode:
+                raise SnapshotError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
+            data = proc.stdout
+            pos = 0
+            for sha in todo:
+                nl = data.index(b"\n", pos)
+                header = data[pos:nl].split()
+                if len(header) < 3 or header[1] == b"missing":
+                    raise SnapshotError(f"object {sha} is missing from the snapshot repository")
+                size = int(header[2])
+                self._blob_cache[sha] = data[nl + 1:nl + 1 + size].decode("utf-8", errors="replace")
+                pos = nl + 1 + size + 1
+        return {s: self._blob_cache[s] for s in shas}
+
+    def file_at(self, rev: str, path: str) -> str | None:
+        blob = self.tree(rev).get(path)
+        return None if blob is None else self.blob_text(blob)
+
+    def memory_files_at(self, rev: str) -> dict[str, str]:
+        tree = self.tree(rev)
+        wanted = {p: b for p, b in tree.items() if is_memory_path(p)}
+        texts = self.blob_texts(list(wanted.values()))
+        return {p: texts[b] for p, b in wanted.items()}
+
+    def working_memory_files(self) -> dict[str, str]:
+        out = {}
+        for mf in self.ws.memory_files():
+            state, _ = self.ws.read_file(mf.path)
+            if state.exists:
+                out[mf.path] = state.text
+        return out
+
+    def diff(self, rev_a: str, rev_b: str | None = None, paths: list[str] | None = None) -> list[FileDiff]:
+        """Memory-file diffs from snapshot `rev_a` to `rev_b` (None: the working files)."""
+        a = self.memory_files_at(self.resolve(rev_a))
+        b = self.memory_files_at(self.resolve(rev_b)) if rev_b else self.working_memory_files()
+        names = sorted(set(a) | set(b), key=_path_order)
+        if paths:
+            names = [n for n in names if n in paths]
+        diffs = [diff_texts(a.get(n), b.get(n), n) for n in names]
+        return [d for d in diffs if d.changed]
+
+    def size_history(self) -> dict[str, list[SizePoint]]:
+        """Each memory file's character count at every snapshot, oldest first, from one
+        `git log --raw` pass plus one `cat-file --batch` pass (no checkouts)."""
+        if not self.exists() or self.head() is None:
+            return {}
+        out = self._git("log", "--reverse", "--format=%x1e%H%x1f%ct", "--raw", "--no-abbrev", "--no-renames",
+                        "-m", "--first-parent")
+        commits: list[tuple[str, int, dict[str, str | None]]] = []
+        for chunk in out.split("\x1e")[1:]:
+            head, _, rest = chunk.partition("\n")
+            sha, ct = head.split("\x1f")
+            changes: dict[str, str | None] = {}
+            for row in rest.splitlines():
+                if not row.startswith(":"):
+                    continue
+                meta, _, path = row.partition("\t")
+                parts = meta.split()
+                if is_memory_path(path) and len(parts) >= 5:
+                    changes[path] = None if parts[4].startswith("D") else parts[3]
+            commits.append((sha, int(ct), changes))
+        blobs = [b for _, _, ch in commits for b in ch.values() if b]
+        texts = self.blob_texts(blobs)
+        current: dict[str, str | None] = {}
+        history: dict[str, list[SizePoint]] = {}
+        for sha, ct, changes in commits:
+            current.update(changes)
+            for path in sorted(set(current) | set(history), key=_path_order):
+                blob = current.get(path)
+                history.setdefault(path, []).append(SizePoint(sha, ct, len(texts[blob]) if blob else None))
+        return history
+
+
+def _path_order(path: str) -> tuple[int, str]:
+    order = {"SOUL.md": 0, "USER.md": 1, "memory/MEMORY.md": 2}
+    return (order.get(path, 3), path)
