@@ -140,7 +140,8 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
 
 
 def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
-                    run: str | None = None, now: datetime | None = None) -> list[ArchiveRecord]:
+                    run: str | None = None, now: datetime | None = None,
+                    replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
     """Archive every entry of `old_text` that `new_text` no longer has. Call it before the
     shrinking write lands. Files other than USER.md and memory/MEMORY.md are not archived."""
     if reason not in REASONS:
@@ -148,19 +149,22 @@ def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reas
     if file not in ARCHIVED_FILES:
         return []
     gone = removed_entries(old_text, new_text)
+    replacements = replacements or {}
     return append_records(ws, [{"file": file, "text": r.entry.text, "reason": reason, "run": run,
-                                "replaced_by": r.replaced_by, "heading": r.entry.heading} for r in gone], now)
+                                "replaced_by": replacements.get(r.entry.text, r.replaced_by),
+                                "heading": r.entry.heading} for r in gone], now)
 
 
 def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, reason: str,
-                 run: str | None = None) -> tuple[str, list[ArchiveRecord]]:
+                 run: str | None = None, replacements: dict[str, str] | None = None) -> tuple[str, list[ArchiveRecord]]:
     """The one shrinking-write funnel (Dream, review, GUI edit, restore): check the caller's
     hash, archive what leaves, then write atomically. Returns (new hash, archived records)."""
     target = resolve_inside(ws.root, rel)
     if current_hash(target) != expected_hash:
         raise ConflictError(rel, expected_hash, current_hash(target))
     state, _ = ws.read_file(rel)
-    records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run)
+    records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
+                              replacements=replacements)
     return ws.write_file(rel, new_text, expected_hash), records
 
 

@@ -300,6 +300,100 @@ def cmd_archive(args) -> int:
     return EXIT_OK
 
 
+def cmd_dream(args) -> int:
+    import signal
+    import threading
+
+    from .dream import records
+    from .dream.run import DreamOptions, run_dream
+    from .llm import LLMError, choose_model, make_client
+
+    ws = _open(args.path)
+    cfg = ws.config()
+    try:
+        choice, key = choose_model(cfg, base_url=args.base_url, model=args.model, api_key_env=args.api_key_env,
+                                   replay=args.replay)
+        client = make_client(choice, key, timeout=args.timeout)
+    except LLMError as exc:
+        raise WorkspaceError(str(exc)) from None
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *a: cancel.set())
+
+    def progress(ev: dict) -> None:
+        if args.json or not args.verbose:
+            return
+        what = f"{ev['pass']} {ev['iteration']}/{ev['limit']}"
+        if "tool" in ev:
+            print(f"  [{what}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — {ev['message']}", file=sys.stderr)
+
+    try:
+        result = run_dream(ws, client, DreamOptions(trigger="manual", dry_run=args.dry_run,
+                                                    force_review=args.review),
+                           cancel=cancel, progress=progress, model_label=choice.describe())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        _dump(result.to_json())
+    else:
+        print(result.outcome)
+        if result.preview is not None:
+            for d in result.diffs:
+                sys.stdout.write(d.unified("before", "after"))
+            if not result.diffs:
+                print("(the dry run would change no file)")
+        elif result.run_id:
+            print(f"Run {result.run_id}; cursor {result.cursor_before} -> {result.cursor_after}.")
+    return EXIT_FAILED if result.status in ("failed", "cancelled") else EXIT_OK
+
+
+def cmd_runs(args) -> int:
+    from .dream import records
+
+    rest = list(args.args)
+    ws = _open(rest[0]) if rest else None
+    if not rest or len(rest) not in (1, 3) or (len(rest) == 3 and rest[1] != "show"):
+        raise UsageError("dreamdesk runs: usage: dreamdesk runs PATH [--json] | dreamdesk runs PATH show ID [--json]")
+    if len(rest) == 3:
+        rec = records.resolve(ws, records.load_run(ws, rest[2]))
+        if args.json:
+            _dump(rec)
+            return EXIT_OK
+        print(f"{rec['id']}  {rec.get('trigger')}  {rec.get('status')}  {rec.get('started')} → {rec.get('finished')}")
+        print(rec.get("outcome") or "")
+        b = rec.get("batch") or {}
+        print(f"Batch: cursors {b.get('first')}–{b.get('last')} ({b.get('count')} entries)")
+        for f in rec.get("created", []):
+            conf = f" ({f['confidence']})" if f.get("confidence") else ""
+            print(f"  + [{f.get('kind')}{conf}] {f.get('file')}: {f.get('text')}  — {f.get('status')}"
+                  + (f" in {f['removed_in_run']}" if f.get("removed_in_run") else "")
+                  + f"  sources {f.get('sources')}")
+        for f in rec.get("removed", []):
+            rb = f"  → {f['replaced_by']}" if f.get("replaced_by") else ""
+            print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
+        for r in rec.get("refused", []):
+            print(f"  ! refused {r['file']}: would be {r['size']:,} (budget {r['budget']:,})")
+        if rec.get("pruned_at"):
+            print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
+        return EXIT_OK
+    runs, problems = records.list_runs(ws)
+    if args.json:
+        _dump({"runs": [{k: r.get(k) for k in ("id", "started", "finished", "trigger", "status", "outcome",
+                                               "batch", "tokens", "pruned_at")}
+                        | {"created_count": r.get("created_count", len(r.get("created", []))),
+                           "removed_count": r.get("removed_count", len(r.get("removed", []))),
+                           "refused_count": len(r.get("refused", []))} for r in runs],
+               "problems": [p.to_json() for p in problems]})
+        return EXIT_OK
+    if not runs:
+        print("No Dream runs recorded yet.")
+    for r in runs:
+        b = r.get("batch") or {}
+        tok = (r.get("tokens") or {}).get("total", 0)
+        print(f"{r['id']}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
+              f"+{len(r.get('created', []))} -{len(r.get('removed', []))}  {tok:,} tokens")
+    return EXIT_OK
+
+
 # -- parser --------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", description="See, audit and repair what your assistant remembers.")
@@ -366,6 +460,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.set_defaults(func=cmd_archive)
+
+    s = sub.add_parser("dream", help="run Dream once now (or --dry-run to preview its edits)")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
+    s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
+    src = s.add_argument_group("model (default: the workspace's config.json, as the assistant uses it)")
+    src.add_argument("--base-url", metavar="URL")
+    src.add_argument("--model", metavar="M")
+    src.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    src.add_argument("--replay", metavar="FILE", help="play a recorded transcript instead of calling a model")
+    src.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    s.set_defaults(func=cmd_dream)
+
+    s = sub.add_parser("runs", help="Dream run history; runs PATH show ID for one run with provenance",
+                       usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID [--json]")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_runs)
     return p
 
 

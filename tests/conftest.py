@@ -50,3 +50,20 @@ def tree_state(root: Path) -> dict[str, tuple[bytes | None, int]]:
         data = p.read_bytes() if p.is_file() and not p.is_symlink() else None
         out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
     return out
+
+
+@pytest.fixture
+def llm_server():
+    """Start scripted chat-completions servers on 127.0.0.1; all are stopped after the test."""
+    from llm_server import ScriptedLLMServer
+
+    servers = []
+
+    def start(script=None, default=None):
+        s = ScriptedLLMServer(script, default).start()
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()

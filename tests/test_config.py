@@ -20,7 +20,8 @@ def test_defaults_when_missing(tmp_path):
     cfg = load(tmp_path / "config.json")
     assert cfg.dream == {"enabled": True, "intervalH": 2, "memoryBudgetChars": 3000, "userBudgetChars": 3000,
                          "soulBudgetChars": 0, "reviewEveryRuns": 12, "schedule": "interval",
-                         "activityThreshold": 50, "cooldownH": 8, "idleMinutes": 60}
+                         "activityThreshold": 50, "cooldownH": 8, "idleMinutes": 60, "passes.review": True,
+                         "passes.consolidation": True, "passes.deduction": True, "passes.induction": True}
     assert cfg.get("idleCompactAfterMinutes") == 15
     assert cfg.get("maxMessages") == 120
     assert cfg.get("consolidationRatio") == 0.5
@@ -191,4 +192,5 @@ def test_setting_table_matches_spec_defaults():
     assert {s.name: s.default for s in config_mod.SETTINGS if s.path.startswith(D)} == {
         "enabled": True, "intervalH": 2, "memoryBudgetChars": 3000, "userBudgetChars": 3000,
         "soulBudgetChars": 0, "reviewEveryRuns": 12, "schedule": "interval", "activityThreshold": 50,
-        "cooldownH": 8, "idleMinutes": 60}
+        "cooldownH": 8, "idleMinutes": 60, "review": True, "consolidation": True, "deduction": True,
+        "induction": True}

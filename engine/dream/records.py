@@ -1,0 +1,183 @@
+"""Run records in memory/dreams/<run id>.json: what each Dream run changed, with provenance,
+fact status across runs, 30-day retention, and scrubbing of deleted archive text."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..archive import read_archive
+from ..entries import split_entries
+from ..files import FileLock, atomic_write_text
+from ..problems import Problem, WorkspaceError
+from ..workspace import Workspace
+
+RETENTION_DAYS = 30
+_RUN_FILE = re.compile(r"^r-\d{8}-\d{6}(-\d+)?\.json$")
+
+
+def dreams_dir(ws: Workspace) -> Path:
+    return ws.memory_dir / "dreams"
+
+
+def new_run_id(ws: Workspace, now: datetime) -> str:
+    base = "r-" + now.strftime("%Y%m%d-%H%M%S")
+    rid, n = base, 1
+    while (dreams_dir(ws) / f"{rid}.json").exists():
+        n += 1
+        rid = f"{base}-{n}"
+    return rid
+
+
+def save_record(ws: Workspace, record: dict) -> None:
+    atomic_write_text(dreams_dir(ws) / f"{record['id']}.json",
+                      json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+
+
+def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
+    """All run records, newest first."""
+    d = dreams_dir(ws)
+    runs, problems = [], []
+    if not d.is_dir():
+        return runs, problems
+    for p in d.iterdir():
+        if not _RUN_FILE.match(p.name):
+            continue
+        try:
+            rec = json.loads(p.read_text(encoding="utf-8"))
+            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+                raise ValueError("not a run record")
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            problems.append(Problem(f"memory/dreams/{p.name}", f"unreadable run record ({exc})"))
+            continue
+        runs.append(rec)
+    runs.sort(key=lambda r: (r.get("started") or "", r["id"]), reverse=True)
+    return runs, problems
+
+
+def load_run(ws: Workspace, run_id: str) -> dict:
+    if not re.match(r"^r-[0-9-]+$", run_id or ""):
+        raise WorkspaceError(f"not a run id: {run_id!r}")
+    p = dreams_dir(ws) / f"{run_id}.json"
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WorkspaceError(f"no run {run_id} in this workspace") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"run record {run_id} is unreadable ({exc})") from None
+
+
+def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict:
+    """The record with a status on every fact it references: current (still in the file),
+    removed (a later run removed it: removed_in_run names it; or a person's edit), unavailable."""
+    if runs is None:
+        runs, _ = list_runs(ws)
+    texts: dict[str, set[str]] = {}
+
+    def entries_of(rel: str) -> set[str]:
+        if rel not in texts:
+            state, _ = ws.read_file(rel)
+            texts[rel] = {e.text for e in split_entries(state.text)} if state.exists else set()
+        return texts[rel]
+
+    later = [r for r in runs if (r.get("started") or "") > (record.get("started") or "") and r["id"] != record["id"]]
+    later.sort(key=lambda r: r.get("started") or "")
+    archived_by_hand = {(a.file, a.text) for a in read_archive(ws).records if a.reason in ("edit", "restore")}
+    hist = {e.cursor: e for e in ws.history().entries}
+    out = json.loads(json.dumps(record))
+    for fact in out.get("created", []):
+        if fact.get("text") is None:
+            fact["status"] = "unavailable"
+        elif fact["text"] in entries_of(fact["file"]):
+            fact["status"] = "current"
+        else:
+            by = next((r["id"] for r in later for x in r.get("removed", [])
+                       if x.get("file") == fact["file"] and x.get("text") == fact["text"]), None)
+            if by:
+                fact.update(status="removed", removed_in_run=by)
+            elif (fact["file"], fact["text"]) in archived_by_hand:
+                fact.update(status="removed", removed_in_run=None, removed_by="edit")
+            else:
+                fact["status"] = "unavailable"
+        fact["source_entries"] = [
+            {"cursor": c, "status": "current", "timestamp": hist[c].timestamp, "content": hist[c].content}
+            if c in hist else {"cursor": c, "status": "unavailable", "timestamp": None, "content": None}
+            for c in fact.get("sources", [])]
+    for fact in out.get("removed", []):
+        fact["status"] = "current" if fact.get("text") and fact["text"] in entries_of(fact["file"]) else "removed"
+    return out
+
+
+def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]:
+    """After `days`, a record keeps only its created facts that still exist and its counts
+    (pruned_at set); a record with nothing left is deleted. Returns the ids touched."""
+    runs, _ = list_runs(ws)
+    cutoff = (now - timedelta(days=days)).isoformat(timespec="seconds")
+    touched = []
+    for rec in runs:
+        if rec.get("pruned_at") or (rec.get("started") or "") >= cutoff:
+            continue
+        resolved = resolve(ws, rec, runs)
+        keep = [{k: f[k] for k in ("file", "text", "kind", "confidence", "sources", "pass") if k in f}
+                for f in resolved.get("created", []) if f.get("status") == "current"]
+        path = dreams_dir(ws) / f"{rec['id']}.json"
+        if not keep:
+            path.unlink(missing_ok=True)
+        else:
+            counts = {"created_count": len(rec.get("created", [])), "removed_count": len(rec.get("removed", [])),
+                      "peer_card_updated": bool(rec.get("user_md"))}
+            slim = {k: rec[k] for k in ("id", "started", "finished", "trigger", "status", "outcome", "batch",
+                                        "passes", "tokens", "model") if k in rec}
+            slim.update(counts, created=keep, removed=[], user_md=None, pruned_at=now.isoformat(timespec="seconds"))
+            save_record(ws, slim)
+        touched.append(rec["id"])
+    return touched
+
+
+def scrub_text(ws: Workspace, text: str, file: str) -> int:
+    """Remove a deleted archive entry's text from every run record; its facts become unavailable."""
+    runs, _ = list_runs(ws)
+    changed = 0
+    for rec in runs:
+        hit = False
+        for key in ("created", "removed"):
+            for fact in rec.get(key, []):
+                if fact.get("file") == file and fact.get("text") == text:
+                    fact["text"] = None
+                    fact["scrubbed"] = True
+                    hit = True
+                if fact.get("replaced_by") == text:
+                    fact["replaced_by"] = None
+                    hit = True
+        um = rec.get("user_md")
+        if file == "USER.md" and isinstance(um, dict):
+            for side in ("before", "after"):
+                if isinstance(um.get(side), str) and text in um[side]:
+                    um[side] = um[side].replace(text, "[deleted]")
+                    hit = True
+        if hit:
+            save_record(ws, rec)
+            changed += 1
+    return changed
+
+
+def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
+    """Erase an archived entry (the user's explicit deletion): drop its line from the archive
+    file (atomically) and its text from every run record. Snapshots keep old file versions;
+    that is said in the result."""
+    arc = read_archive(ws)
+    rec = arc.get(record_id)
+    if rec is None:
+        raise WorkspaceError(f"no archive entry with id {record_id}")
+    path = ws.root / rec.source
+    with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
+        lines = path.read_bytes().split(b"\n")
+        kept = [ln for i, ln in enumerate(lines, 1) if i != rec.line]
+        from ..files import atomic_write_bytes
+        atomic_write_bytes(path, b"\n".join(kept))
+    n = scrub_text(ws, rec.text, rec.file)
+    return {"id": record_id, "records_scrubbed": n,
+            "note": "older snapshots still hold the files as they were; restore never needs this entry"}

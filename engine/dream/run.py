@@ -1,0 +1,415 @@
+"""One Dream run (spec section 5): batch, snapshot, passes, cursor rules, commit, record, note."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+from ..budgets import NEAR_FRACTION
+from ..cursors import read_cursor, write_cursor
+from ..diffs import diff_texts
+from ..files import atomic_write_text
+from ..llm import Cancelled, LLMClient, LLMError, Usage
+from ..problems import ConflictError, WorkspaceError
+from ..restore import job_lock
+from ..snapshots import SnapshotError, SnapshotStore
+from ..workspace import Workspace
+from . import records
+from .prompts import BATCH_SIZE, ENTRY_CHARS, ITERATION_LIMITS, PASSES, build_messages
+from .tools import CORE, DiskBackend, OverlayBackend, Sandbox, tool_specs
+
+RETENTION_TAGS = ("[permanent]", "[durable]", "[correction]")
+HOLD_LIMIT = 4             # after this many held runs on one batch, advance anyway
+STUCK_AT = 3               # the stuck alarm fires on this held run
+REFUSAL_WARN_RUNS = 3
+MAX_CALLS_PER_TURN = 16
+MAX_STORED_ARGS = 20_000   # tool-call arguments kept in the conversation are cut beyond this
+
+NOTHING_TO_PROCESS = (
+    "Nothing to process: there is no new compacted history since the last Dream run. Conversations reach "
+    "Dream only after the Consolidator has compacted them: enable idle compaction (idleCompactAfterMinutes) "
+    "so finished chats become Dream input on their own, or wait until the current chat is compacted.")
+
+PASS_TOOLS = {
+    "review": ["read_file", "edit_file", "write_file", "remove_fact"],
+    "consolidation": ["read_file", "edit_file", "write_file", "add_fact", "remove_fact"],
+    "deduction": ["read_file", "edit_file", "add_fact", "remove_fact"],
+    "induction": ["read_file", "add_fact", "edit_file"],
+}
+
+
+@dataclass
+class DreamOptions:
+    trigger: str = "manual"            # manual | interval | activity
+    dry_run: bool = False
+    force_review: bool = False
+    passes: dict[str, bool] | None = None   # overrides of the config's pass toggles
+
+
+@dataclass
+class PassResult:
+    name: str
+    iterations: int = 0
+    ended: str = "done"                # done | limit | repeated-failure | error | cancelled | skipped
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "iterations": self.iterations, "ended": self.ended, "error": self.error,
+                "tokens": self.usage.to_json()}
+
+
+@dataclass
+class DreamResult:
+    run_id: str | None
+    status: str                        # completed | wrote-nothing | failed | cancelled | held | nothing
+    outcome: str
+    cursor_before: int
+    cursor_after: int
+    record: dict | None = None
+    preview: dict | None = None        # dry run: {file: {"base_hash", "old", "new"}}
+    diffs: list = field(default_factory=list)
+    stuck_alarm: bool = False
+    tokens: Usage = field(default_factory=Usage)
+
+    def to_json(self) -> dict:
+        return {"run_id": self.run_id, "status": self.status, "outcome": self.outcome,
+                "cursor": {"before": self.cursor_before, "after": self.cursor_after},
+                "stuck_alarm": self.stuck_alarm, "tokens": self.tokens.to_json(),
+                "record": self.record, "dry_run": self.preview is not None,
+                "diffs": [d.to_json() for d in self.diffs],
+                "unified": "".join(d.unified() for d in self.diffs)}
+
+
+# -- state across runs ----------------------------------------------------------------------
+def state_path(ws: Workspace):
+    return records.dreams_dir(ws) / "state.json"
+
+
+def load_state(ws: Workspace) -> dict:
+    try:
+        st = json.loads(state_path(ws).read_text(encoding="utf-8"))
+        if isinstance(st, dict):
+            return st
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    return {}
+
+
+def save_state(ws: Workspace, st: dict) -> None:
+    atomic_write_text(state_path(ws), json.dumps(st, indent=2, ensure_ascii=False) + "\n")
+
+
+def review_due(run_number: int, cadence: int) -> bool:
+    """Runs number cadence, 2×cadence, … (from 1); never the first run when cadence > 1."""
+    if cadence <= 1:
+        return True
+    return run_number % cadence == 0
+
+
+# -- the pass loop --------------------------------------------------------------------------
+def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbox, cancel: threading.Event,
+             progress: Callable[[dict], None], total: Usage) -> PassResult:
+    result = PassResult(name)
+    limit = ITERATION_LIMITS[name]
+    tools = tool_specs(PASS_TOOLS[name])
+    if hasattr(client, "begin_pass"):
+        client.begin_pass(name)
+    for i in range(1, limit + 1):
+        if cancel.is_set():
+            result.ended = "cancelled"
+            return result
+        result.iterations = i
+        progress({"pass": name, "iteration": i, "limit": limit, "tokens": total.total})
+        try:
+            comp = client.complete(messages, tools, cancel)
+        except Cancelled:
+            result.ended = "cancelled"
+            return result
+        except LLMError as exc:
+            result.ended, result.error = "error", str(exc)
+            return result
+        result.usage.add(comp.usage)
+        total.add(comp.usage)
+        msg = comp.as_message()
+        for tc in msg.get("tool_calls", []):
+            if len(tc["function"]["arguments"]) > MAX_STORED_ARGS:
+                tc["function"]["arguments"] = json.dumps({"_note": "arguments too long; not kept"})
+        messages.append(msg)
+        if not comp.tool_calls:
+            progress({"pass": name, "iteration": i, "limit": limit, "tokens": total.total,
+                      "message": (comp.content or "").strip()[:300]})
+            return result
+        for n, tc in enumerate(comp.tool_calls):
+            if n >= MAX_CALLS_PER_TURN:
+                text = f"Error: more than {MAX_CALLS_PER_TURN} tool calls in one turn; this one was not run"
+            else:
+                text, ok = sandbox.call(tc.name, tc.arguments)
+                progress({"pass": name, "iteration": i, "limit": limit, "tokens": total.total,
+                          "tool": tc.name, "ok": ok, "message": text[:200]})
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": text})
+        if sandbox.repeated_failure:
+            result.ended, result.error = "repeated-failure", sandbox.repeated_failure
+            return result
+    result.ended = "limit"
+    result.error = f"the {name} pass hit its {limit}-iteration limit"
+    return result
+
+
+# -- one run --------------------------------------------------------------------------------
+def run_dream(ws: Workspace, client: LLMClient, options: DreamOptions | None = None,
+              cancel: threading.Event | None = None, progress: Callable[[dict], None] | None = None,
+              now: Callable[[], datetime] | None = None, model_label: str | None = None) -> DreamResult:
+    options = options or DreamOptions()
+    cancel = cancel or threading.Event()
+    progress = progress or (lambda e: None)
+    now = now or (lambda: datetime.now().astimezone())
+    if options.dry_run:
+        return _run(ws, client, options, cancel, progress, now, model_label)
+    with job_lock(ws):
+        return _run(ws, client, options, cancel, progress, now, model_label)
+
+
+def _sizes(backend, rels: list[str]) -> dict[str, int]:
+    return {rel: len(backend.read(rel) or "") for rel in rels}
+
+
+def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: threading.Event,
+         progress: Callable[[dict], None], now: Callable[[], datetime], model_label: str | None) -> DreamResult:
+    t0 = time.monotonic()
+    cfg = ws.config()
+    dcfg = cfg.dream
+    hist = ws.history()
+    dream_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
+    pending = hist.pending(dream_cursor)
+    batch = pending[:BATCH_SIZE]
+    if not batch:
+        return DreamResult(None, "nothing", NOTHING_TO_PROCESS, dream_cursor, dream_cursor)
+    cursors = [e.cursor for e in batch]
+    started = now()
+    dry = options.dry_run
+    run_id = None if dry else records.new_run_id(ws, started)
+    state = {} if dry else load_state(ws)
+    run_number = int(state.get("runs", 0)) + 1
+    toggles = {"review": True, "consolidation": True, "deduction": True, "induction": True}
+    toggles.update({k: bool(dcfg.get(f"passes.{k}", True)) for k in toggles})
+    toggles.update(options.passes or {})
+    cadence = int(dcfg["reviewEveryRuns"])
+    do_review = options.force_review or (toggles["review"] and review_due(run_number, cadence))
+
+    store = SnapshotStore(ws)
+    snapshot_before, snapshot_error = None, None
+    if not dry:
+        try:
+            snapshot_before = store.snapshot(f"snapshot: before dream {run_id}") or store.head()
+        except SnapshotError as exc:
+            snapshot_error = str(exc)   # best effort: Dream still runs
+
+    backend = OverlayBackend(ws) if dry else DiskBackend(ws, run_id)
+    budgets = {rel: cfg.budget_for(rel) for rel in CORE}
+    sandbox = Sandbox(ws, budgets, backend, cursors)
+    tracked = [m.path for m in ws.memory_files()]
+    sizes_before = _sizes(backend, tracked)
+    user_before = backend.read("USER.md")
+    total = Usage()
+    passes: list[PassResult] = []
+    record: dict = {
+        "id": run_id, "started": started.isoformat(timespec="seconds"), "finished": None,
+        "trigger": options.trigger, "status": "running", "outcome": None, "run_number": run_number,
+        "batch": {"first": cursors[0], "last": cursors[-1], "count": len(cursors), "cursors": cursors,
+                  "truncated_to": ENTRY_CHARS},
+        "model": model_label or getattr(client, "model", None), "snapshot_before": snapshot_before,
+        "snapshot_error": snapshot_error, "passes": [], "sizes": {}, "created": [], "removed": [],
+        "user_md": None, "writes": [], "refused": [], "tokens": {}, "error": None,
+        "cursor": {"before": dream_cursor, "after": dream_cursor, "held": False}, "review": None,
+    }
+
+    def save_progress() -> None:
+        record.update(passes=[p.to_json() for p in passes], created=[f.to_json() for f in sandbox.created],
+                      removed=[f.to_json() for f in sandbox.removed], writes=[w.to_json() for w in sandbox.writes],
+                      refused=[r.to_json() for r in sandbox.refused], tokens=total.to_json())
+        if not dry:
+            records.save_record(ws, record)
+
+    save_progress()
+    order = (["review"] if do_review else []) + [p for p in ("consolidation", "deduction", "induction") if toggles[p]]
+    review_info = None
+    failure: PassResult | None = None
+    for name in order:
+        kind, _ = PASSES[name]
+        before_pass = _sizes(backend, [m.path for m in ws.memory_files()]) if name == "review" else None
+        archived_before = len(sandbox.archived)
+        refused_before = len(sandbox.refused)
+        sandbox.begin_pass(name, kind, shrink_only=(name == "review"))
+        files = {rel: backend.read(rel) for rel in CORE}
+        skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
+        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills)
+        try:
+            res = run_pass(client, name, msgs, sandbox, cancel, progress, total)
+        except ConflictError as exc:
+            res = PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
+        passes.append(res)
+        if name == "review":
+            after_pass = _sizes(backend, list(before_pass))
+            freed = sum(before_pass.values()) - sum(after_pass.values())
+            review_info = {"chars_freed": freed, "archived": [r.id for r in sandbox.archived[archived_before:]],
+                           "refused": len(sandbox.refused) - refused_before}
+            record["review"] = review_info
+        save_progress()
+        if res.ended != "done":
+            failure = res
+            break
+
+    sizes_after = _sizes(backend, sorted(set(tracked) | {m.path for m in ws.memory_files()}))
+    user_after = backend.read("USER.md")
+    wrote = bool(sandbox.writes)
+    grew = [rel for rel, size in sizes_after.items() if size > sizes_before.get(rel, 0)]
+    near = [rel for rel in CORE if budgets.get(rel) and sizes_before.get(rel, 0) >= NEAR_FRACTION * budgets[rel]]
+    retention = any(tag in e.content for e in batch for tag in RETENTION_TAGS)
+
+    held_state = state.get("held") if isinstance(state.get("held"), dict) else {}
+    held_count = int(held_state.get("count", 0)) if held_state.get("batch") == cursors[-1] else 0
+    stuck = False
+    new_cursor = dream_cursor
+    hold_note = ""
+    if failure is not None:
+        status = "cancelled" if failure.ended == "cancelled" else "failed"
+    elif near and retention and not grew:
+        if held_count >= HOLD_LIMIT:
+            new_cursor, status = cursors[-1], ("completed" if wrote else "wrote-nothing")
+            stuck = True
+            hold_note = (f" Gave up on entries {cursors[0]}–{cursors[-1]} after {held_count} held runs and moved on; "
+                         "the stuck alarm is raised.")
+            held_count = 0
+        else:
+            held_count += 1
+            status = "held"
+            stuck = held_count >= STUCK_AT
+    else:
+        new_cursor, status = cursors[-1], ("completed" if wrote else "wrote-nothing")
+        held_count = 0
+
+    duration = time.monotonic() - t0
+    outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info)
+    outcome += hold_note
+    if stuck and status == "held":
+        outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
+                    "the review pass or a bigger budget would make room.")
+    streaks = state.get("refusal_streak") if isinstance(state.get("refusal_streak"), dict) else {}
+    refused_files = {r.file for r in sandbox.refused}
+    streaks = {f: (int(streaks.get(f, 0)) + 1 if f in refused_files else 0) for f in set(streaks) | refused_files}
+    warn = sorted(f for f, n in streaks.items() if n >= REFUSAL_WARN_RUNS)
+    if warn:
+        outcome += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
+                    "runs in a row: check its size against its budget in Settings → Memory.")
+
+    result = DreamResult(run_id, status, outcome, dream_cursor, new_cursor, stuck_alarm=stuck, tokens=total)
+    if dry:
+        assert isinstance(backend, OverlayBackend)
+        changed = backend.changed()
+        result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
+                                    for rel, (old, new) in changed.items()},
+                          "cursor_before": dream_cursor, "cursor_after": new_cursor}
+        result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
+        record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"))
+        save_progress()
+        result.record = record
+        return result
+
+    if new_cursor != dream_cursor:
+        write_cursor(ws.dream_cursor_path, new_cursor)
+    record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
+                  error=failure.error if failure else None,
+                  sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
+                               "budget": budgets.get(rel, 0)} for rel in sizes_after},
+                  user_md={"before": user_before, "after": user_after} if user_before != user_after else None,
+                  cursor={"before": dream_cursor, "after": new_cursor, "held": status == "held",
+                          "held_runs": held_count, "stuck_alarm": stuck})
+    save_progress()
+    state.update(runs=run_number, held={"batch": cursors[-1], "count": held_count} if held_count else {},
+                 refusal_streak=streaks, last_run={"id": run_id, "finished": record["finished"], "status": status,
+                                                   "outcome": outcome})
+    if stuck:
+        state["stuck"] = {"batch": [cursors[0], cursors[-1]], "since": record["finished"], "held_runs": held_count}
+    elif status in ("completed", "wrote-nothing") and not stuck:
+        state.pop("stuck", None)
+    save_state(ws, state)
+    records.prune(ws, now())
+    if wrote or new_cursor != dream_cursor:
+        # The record is final before the commit, so the commit holds it; the run id in the
+        # message links the two.
+        title = "dream: manual run" if options.trigger == "manual" else "dream: periodic memory consolidation"
+        try:
+            store.snapshot(f"{title}\n\nrun {run_id}", with_summary=True)
+        except SnapshotError as exc:
+            record["snapshot_error"] = str(exc)
+            records.save_record(ws, record)
+    result.record = record
+    return result
+
+
+def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult | None, near: list[str],
+             held_count: int, cursors: list[int], dream_cursor: int, review: dict | None) -> str:
+    secs = f"{duration:.0f}s" if duration >= 1 else f"{duration:.1f}s"
+    files = sorted({w.file for w in sandbox.writes})
+    if status == "completed":
+        text = f"Dream completed in {secs}: {len(sandbox.writes)} write(s) to {', '.join(files)}."
+    elif status == "wrote-nothing":
+        text = f"Dream completed in {secs} but wrote nothing."
+    elif status == "held":
+        text = (f"Dream completed in {secs} but held the cursor at {dream_cursor}: {', '.join(near)} "
+                f"{'was' if len(near) == 1 else 'were'} near the budget, the batch carried facts tagged for retention, "
+                f"and no memory file grew. Entries {cursors[0]}–{cursors[-1]} come back next run "
+                f"(held {held_count} of {HOLD_LIMIT}).")
+    elif status == "cancelled":
+        text = f"Dream was cancelled; the cursor stays at {dream_cursor} and those entries are retried next run."
+    else:
+        why = failure.error if failure and failure.error else "unknown error"
+        text = f"Dream failed: {why}. The cursor stays at {dream_cursor}; those entries are retried next run."
+    if review is not None:
+        ids = review["archived"]
+        text += (f" Review pass: freed {review['chars_freed']:,} characters, moved {len(ids)} "
+                 f"fact{'s' if len(ids) != 1 else ''} to memory/archive/"
+                 + (f" ({', '.join(ids)})" if ids else "")
+                 + f", {review['refused']} write(s) refused by a size budget.")
+    other_refusals = [r for r in sandbox.refused if r.pass_name != "review"]
+    if other_refusals:
+        text += (f" {len(other_refusals)} write(s) refused by a size budget and never landed "
+                 f"({', '.join(sorted({r.file for r in other_refusals}))}).")
+    return text
+
+
+def apply_preview(ws: Workspace, preview: dict) -> list[str]:
+    """Write exactly what a dry run previewed, or refuse (ConflictError, nothing written) if
+    any of those files changed since the preview was made."""
+    from ..archive import write_memory
+    from ..files import current_hash, resolve_inside
+    files = preview.get("files", {})
+    with job_lock(ws):
+        for rel, f in files.items():
+            if current_hash(resolve_inside(ws.root, rel)) != f["base_hash"]:
+                raise ConflictError(rel, f["base_hash"], current_hash(resolve_inside(ws.root, rel)))
+        cur, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
+        if cur != preview.get("cursor_before", cur):
+            raise WorkspaceError(".dream_cursor moved since the preview was made; run the dry run again")
+        store = SnapshotStore(ws)
+        try:
+            store.snapshot("snapshot: before applying a dry run")
+        except SnapshotError:
+            pass
+        written = []
+        for rel, f in files.items():
+            write_memory(ws, rel, f["new"], f["base_hash"], "dream")
+            written.append(rel)
+        after = preview.get("cursor_after", cur)
+        if after != cur:
+            write_cursor(ws.dream_cursor_path, after)
+        try:
+            store.snapshot("dream: manual run (applied dry run)", with_summary=True)
+        except SnapshotError:
+            pass
+        return written

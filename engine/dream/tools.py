@@ -1,0 +1,419 @@
+"""The one place that decides what Dream may read and write.
+
+Writable: SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md. Everything else —
+history.jsonl, cursors, config, archive, `..`, absolute paths, symlinks out — is refused with
+an error the model sees. Budgets bind these tools only: a write that would leave a file over
+its budget and larger than before is refused; shrinking is always allowed; an absolute cap of
+64,000 characters holds whatever the budget. Every write that removes entries from USER.md or
+MEMORY.md is archived first (the backend goes through archive.write_memory).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..archive import ArchiveRecord, write_memory
+from ..entries import insert_entry, removed_entries, split_entries
+from ..files import UnsafePathError, current_hash, resolve_inside
+from ..workspace import Workspace
+
+ABSOLUTE_CAP = 64_000
+CORE = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+_WRITABLE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[A-Za-z0-9][A-Za-z0-9._-]{0,63}/SKILL\.md)$")
+_ALIASES = {"MEMORY.md": "memory/MEMORY.md", "memory/USER.md": "USER.md", "memory/SOUL.md": "SOUL.md"}
+MAX_ARG_CHARS = 200_000     # arguments longer than this are not even parsed
+
+
+class ToolError(Exception):
+    """Refused or failed: the message goes back to the model as the tool result."""
+
+
+def confidence_for(count: int) -> str:
+    """Induction confidence by the number of supporting entries (Honcho)."""
+    return "high" if count >= 5 else "medium" if count >= 3 else "low"
+
+
+def normalise_path(path: Any) -> str:
+    if not isinstance(path, str) or not path.strip():
+        raise ToolError("path must be a non-empty string")
+    p = path.strip().replace("\\", "/")
+    if p.startswith("/") or re.match(r"^[A-Za-z]:", p) or p.startswith("~"):
+        raise ToolError(f"refused: {path} is an absolute path; use a workspace path such as USER.md")
+    while p.startswith("./"):
+        p = p[2:]
+    if p.startswith("workspace/"):
+        p = p[len("workspace/"):]
+    if any(part == ".." for part in p.split("/")):
+        raise ToolError(f"refused: {path} leaves the workspace")
+    p = _ALIASES.get(p, p)
+    if not _WRITABLE.match(p):
+        raise ToolError(f"refused: {path} is not a memory file. Dream may read and write only SOUL.md, USER.md, "
+                        "memory/MEMORY.md and skills/<name>/SKILL.md")
+    return p
+
+
+@dataclass
+class Write:
+    file: str
+    before: int
+    after: int
+    pass_name: str
+    tool: str
+    archived: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "before": self.before, "size": self.after, "pass": self.pass_name,
+                "tool": self.tool, "archived": self.archived}
+
+
+@dataclass
+class Refusal:
+    file: str
+    size: int                 # the size it would have had
+    budget: int
+    before: int
+    pass_name: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "size": self.size, "budget": self.budget, "before": self.before,
+                "pass": self.pass_name, "reason": self.reason}
+
+
+@dataclass
+class CreatedFact:
+    file: str
+    text: str
+    kind: str                 # explicit | deductive | inductive
+    confidence: str | None
+    sources: list[int]
+    pass_name: str
+    heading: str | None = None
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "text": self.text, "kind": self.kind, "confidence": self.confidence,
+                "sources": self.sources, "pass": self.pass_name, "heading": self.heading}
+
+
+@dataclass
+class RemovedFact:
+    file: str
+    text: str
+    archive_id: str | None
+    replaced_by: str | None
+    pass_name: str
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "text": self.text, "archive_id": self.archive_id,
+                "replaced_by": self.replaced_by, "pass": self.pass_name}
+
+
+class Backend:
+    """Where the sandbox's reads and writes go."""
+
+    def read(self, rel: str) -> str | None:
+        raise NotImplementedError
+
+    def write(self, rel: str, text: str, reason: str,
+              replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
+        raise NotImplementedError
+
+
+class DiskBackend(Backend):
+    """The real files: hash-checked against what Dream last read, archived before shrinking."""
+
+    def __init__(self, ws: Workspace, run_id: str | None):
+        self.ws = ws
+        self.run_id = run_id
+        self.seen: dict[str, str] = {}
+
+    def read(self, rel: str) -> str | None:
+        target = resolve_inside(self.ws.root, rel)
+        self.seen[rel] = current_hash(target)
+        state, _ = self.ws.read_file(rel)
+        return state.text if state.exists else None
+
+    def write(self, rel: str, text: str, reason: str,
+              replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
+        resolve_inside(self.ws.root, rel)
+        expected = self.seen.get(rel)
+        if expected is None:
+            self.read(rel)
+            expected = self.seen[rel]
+        new_hash, records = write_memory(self.ws, rel, text, expected, reason, self.run_id, replacements)
+        self.seen[rel] = new_hash
+        return records
+
+
+class OverlayBackend(Backend):
+    """A dry run: reads the real files once, keeps every write in memory, touches nothing."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.base: dict[str, str | None] = {}
+        self.base_hash: dict[str, str] = {}
+        self.files: dict[str, str | None] = {}
+        self._n = 0
+
+    def read(self, rel: str) -> str | None:
+        if rel not in self.files:
+            target = resolve_inside(self.ws.root, rel)
+            self.base_hash[rel] = current_hash(target)
+            state, _ = self.ws.read_file(rel)
+            self.base[rel] = self.files[rel] = state.text if state.exists else None
+        return self.files[rel]
+
+    def write(self, rel: str, text: str, reason: str,
+              replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
+        resolve_inside(self.ws.root, rel)
+        old = self.read(rel)
+        self.files[rel] = text
+        recs = []
+        if rel in ("USER.md", "memory/MEMORY.md"):
+            for r in removed_entries(old or "", text):
+                self._n += 1
+                recs.append(ArchiveRecord(f"dry-{self._n}", "", rel, r.entry.text, reason, None,
+                                          (replacements or {}).get(r.entry.text, r.replaced_by), r.entry.heading))
+        return recs
+
+    def changed(self) -> dict[str, tuple[str | None, str]]:
+        return {rel: (self.base[rel], text) for rel, text in self.files.items()
+                if text is not None and text != self.base[rel]}
+
+
+TOOL_SCHEMAS = {
+    "read_file": {"description": "Read a memory file (SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md).",
+                  "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    "edit_file": {"description": "Replace one exact occurrence of old_text with new_text in a memory file. "
+                                 "old_text must occur exactly once; a no-op edit is refused.",
+                  "parameters": {"type": "object", "properties": {
+                      "path": {"type": "string"}, "old_text": {"type": "string"}, "new_text": {"type": "string"}},
+                      "required": ["path", "old_text", "new_text"]}},
+    "write_file": {"description": "Replace the whole content of a memory file (or create a skill file).",
+                   "parameters": {"type": "object", "properties": {
+                       "path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}},
+    "add_fact": {"description": "Add one fact as a list item under a section heading of a memory file, with the "
+                                "cursors of the history entries it comes from.",
+                 "parameters": {"type": "object", "properties": {
+                     "path": {"type": "string"}, "text": {"type": "string"},
+                     "section": {"type": "string", "description": "heading text, e.g. 'Preferences'"},
+                     "sources": {"type": "array", "items": {"type": "integer"}}},
+                     "required": ["path", "text", "sources"]}},
+    "remove_fact": {"description": "Remove one entry (list item or paragraph, exact text) from a memory file; "
+                                   "with replacement, put the updated fact in its place.",
+                    "parameters": {"type": "object", "properties": {
+                        "path": {"type": "string"}, "text": {"type": "string"},
+                        "replacement": {"type": "string"},
+                        "sources": {"type": "array", "items": {"type": "integer"}}},
+                        "required": ["path", "text"]}},
+}
+
+
+def tool_specs(names: list[str]) -> list[dict]:
+    return [{"type": "function", "function": {"name": n, **TOOL_SCHEMAS[n]}} for n in names]
+
+
+class Sandbox:
+    def __init__(self, ws: Workspace, budgets: dict[str, int], backend: Backend, batch_cursors: list[int]):
+        self.ws = ws
+        self.budgets = budgets
+        self.backend = backend
+        self.batch = set(batch_cursors)
+        self.batch_list = list(batch_cursors)
+        self.pass_name = ""
+        self.kind = "explicit"
+        self.shrink_only = False
+        self.writes: list[Write] = []
+        self.refused: list[Refusal] = []
+        self.created: list[CreatedFact] = []
+        self.removed: list[RemovedFact] = []
+        self.archived: list[ArchiveRecord] = []
+        self._failures: set[tuple[str, str]] = set()
+        self.repeated_failure: str | None = None
+        self.calls = 0
+
+    def begin_pass(self, name: str, kind: str, shrink_only: bool = False) -> None:
+        self.pass_name, self.kind, self.shrink_only = name, kind, shrink_only
+        self._failures.clear()
+        self.repeated_failure = None
+
+    # -- dispatch -------------------------------------------------------------------------
+    def call(self, name: str, arguments: str) -> tuple[str, bool]:
+        """Run one tool call; (result text for the model, succeeded)."""
+        self.calls += 1
+        key = (name, arguments if len(arguments) <= 4096 else f"{len(arguments)}:{hash(arguments)}")
+        try:
+            if name not in TOOL_SCHEMAS:
+                raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_SCHEMAS)}")
+            if len(arguments) > MAX_ARG_CHARS:
+                raise ToolError(f"refused: the arguments are {len(arguments):,} characters; no memory file may "
+                                f"exceed the absolute cap of {ABSOLUTE_CAP:,} characters")
+            try:
+                args = json.loads(arguments or "{}")
+            except ValueError as exc:
+                raise ToolError(f"the arguments are not valid JSON ({exc})") from None
+            if not isinstance(args, dict):
+                raise ToolError("the arguments must be a JSON object")
+            result = getattr(self, "_" + name)(args)
+            return result, True
+        except UnsafePathError as exc:
+            msg = f"refused: {exc}"
+        except ToolError as exc:
+            msg = str(exc)
+        except TypeError as exc:   # wrong argument names or types
+            msg = f"bad arguments for {name}: {exc}"
+        if key in self._failures:
+            self.repeated_failure = f"{name} failed twice with the same arguments: {msg}"
+        self._failures.add(key)
+        return "Error: " + msg, False
+
+    @staticmethod
+    def _str(args: dict, name: str, required: bool = True) -> str | None:
+        v = args.get(name)
+        if v is None and not required:
+            return None
+        if not isinstance(v, str):
+            raise ToolError(f"{name} must be a string")
+        return v
+
+    def _sources(self, args: dict) -> list[int]:
+        raw = args.get("sources", [])
+        if not isinstance(raw, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in raw):
+            raise ToolError("sources must be a list of history cursors (integers)")
+        unknown = [x for x in raw if x not in self.batch]
+        if unknown:
+            raise ToolError(f"sources {unknown} are not in this batch (cursors {self.batch_list[0]}–{self.batch_list[-1]})"
+                            if self.batch_list else f"sources {unknown} are not in this batch")
+        return sorted(set(raw))
+
+    # -- tools ----------------------------------------------------------------------------
+    def _read_file(self, args: dict) -> str:
+        rel = normalise_path(args.get("path"))
+        resolve_inside(self.ws.root, rel)
+        text = self.backend.read(rel)
+        if text is None:
+            return f"{rel} does not exist yet (0 characters)."
+        return f"{rel} ({len(text):,} characters{self._budget_note(rel)}):\n{text}"
+
+    def _edit_file(self, args: dict) -> str:
+        rel = normalise_path(args.get("path"))
+        old, new = self._str(args, "old_text"), self._str(args, "new_text")
+        if old == new:
+            raise ToolError("refused: old_text and new_text are the same (a no-op edit)")
+        if not old:
+            raise ToolError("old_text must not be empty; use write_file or add_fact to add content")
+        current = self._current(rel)
+        count = current.count(old)
+        if count == 0:
+            raise ToolError(f"old_text was not found in {rel}; read_file it and copy the text exactly")
+        if count > 1:
+            raise ToolError(f"old_text occurs {count} times in {rel}; include more surrounding text")
+        return self._commit(rel, current, current.replace(old, new, 1), "edit_file")
+
+    def _write_file(self, args: dict) -> str:
+        rel = normalise_path(args.get("path"))
+        content = self._str(args, "content")
+        current = self._current(rel, allow_missing=rel.startswith("skills/"))
+        if content == current:
+            raise ToolError(f"refused: {rel} already has exactly this content (a no-op write)")
+        return self._commit(rel, current, content, "write_file")
+
+    def _add_fact(self, args: dict) -> str:
+        rel = normalise_path(args.get("path"))
+        text = self._str(args, "text").strip()
+        if not text:
+            raise ToolError("text must not be empty")
+        sources = self._sources(args)
+        if self.kind == "inductive" and len(sources) < 2:
+            raise ToolError("refused: an inductive pattern needs at least 2 source entries")
+        section = self._str(args, "section", required=False)
+        heading = None
+        if section and section.strip():
+            heading = section.strip() if section.strip().startswith("#") else "## " + section.strip()
+        item = text if re.match(r"^([-*+]|\d+[.)])\s", text) else "- " + text
+        current = self._current(rel, allow_missing=rel.startswith("skills/"))
+        if any(e.text == item for e in split_entries(current)):
+            raise ToolError(f"refused: {rel} already has this fact")
+        confidence = confidence_for(len(sources)) if self.kind == "inductive" else None
+        result = self._commit(rel, current, insert_entry(current, item, heading), "add_fact",
+                              facts=[CreatedFact(rel, item, self.kind, confidence, sources, self.pass_name, heading)])
+        return result + (f" Confidence: {confidence} ({len(sources)} sources)." if confidence else "")
+
+    def _remove_fact(self, args: dict) -> str:
+        rel = normalise_path(args.get("path"))
+        text = self._str(args, "text").strip()
+        replacement = self._str(args, "replacement", required=False)
+        current = self._current(rel)
+        matches = [e for e in split_entries(current) if e.text.strip() == text or
+                   e.text.strip().lstrip("-*+ ").strip() == text.lstrip("-*+ ").strip()]
+        if not matches:
+            raise ToolError(f"no entry in {rel} reads exactly {text[:80]!r}; read_file it and copy the entry")
+        if len(matches) > 1:
+            raise ToolError(f"{len(matches)} entries in {rel} read {text[:80]!r}; use edit_file with more context")
+        e = matches[0]
+        lines = current.split("\n")
+        facts = []
+        if replacement and replacement.strip():
+            rep = replacement.strip()
+            if e.kind == "item" and not re.match(r"^\s*([-*+]|\d+[.)])\s", rep):
+                rep = re.match(r"^\s*", lines[e.start]).group(0) + "- " + rep
+            new_lines = lines[:e.start] + rep.split("\n") + lines[e.end:]
+            sources = self._sources(args) if args.get("sources") else self.batch_list
+            facts.append(CreatedFact(rel, rep.strip(), self.kind, None, sources, self.pass_name, e.heading))
+        else:
+            end = e.end + 1 if (e.end < len(lines) and not lines[e.end].strip() and e.kind != "item") else e.end
+            new_lines = lines[:e.start] + lines[end:]
+        replaced = {e.text: facts[0].text} if facts else None
+        return self._commit(rel, current, "\n".join(new_lines), "remove_fact", facts=facts, replacements=replaced)
+
+    # -- the write path ---------------------------------------------------------------------
+    def _current(self, rel: str, allow_missing: bool = True) -> str:
+        resolve_inside(self.ws.root, rel)
+        text = self.backend.read(rel)
+        if text is None and not allow_missing:
+            raise ToolError(f"{rel} does not exist")
+        return text or ""
+
+    def _budget_note(self, rel: str) -> str:
+        b = self.budgets.get(rel, 0)
+        return f" of a {b:,} budget" if b else ""
+
+    def _commit(self, rel: str, old: str, new: str, tool: str, facts: list[CreatedFact] | None = None,
+                replacements: dict[str, str] | None = None) -> str:
+        before, after = len(old), len(new)
+        budget = self.budgets.get(rel, 0)
+        reason = None
+        if after > ABSOLUTE_CAP and after > before:
+            reason = f"{rel} would be {after:,} characters, over the absolute cap of {ABSOLUTE_CAP:,}"
+        elif budget and after > budget and after > before:
+            reason = (f"{rel} would be {after:,} characters, over its budget of {budget:,} (now {before:,}). "
+                      "Make room first: shorten or remove stale, duplicated or resolved entries, or move content "
+                      "where it belongs")
+        elif self.shrink_only and rel in CORE and after > before:
+            reason = f"the review pass only makes files smaller; {rel} would grow from {before:,} to {after:,}"
+        if reason:
+            self.refused.append(Refusal(rel, after, budget, before, self.pass_name, reason))
+            raise ToolError("refused: " + reason)
+        records = self.backend.write(rel, new, "review" if self.shrink_only else "dream", replacements)
+        self.archived.extend(records)
+        self.writes.append(Write(rel, before, after, self.pass_name, tool, [r.id for r in records]))
+        by_text = {r.text: r for r in records}
+        for r in removed_entries(old, new):
+            rec = by_text.get(r.entry.text)
+            self.removed.append(RemovedFact(rel, r.entry.text, rec.id if rec else None,
+                                            (replacements or {}).get(r.entry.text, r.replaced_by), self.pass_name))
+        if facts is None:
+            removed_texts = {r.entry.text for r in removed_entries(old, new)}
+            facts = []
+            old_texts = [e.text for e in split_entries(old)]
+            for e in split_entries(new):
+                if e.text in old_texts:
+                    old_texts.remove(e.text)
+                elif e.text not in removed_texts:
+                    facts.append(CreatedFact(rel, e.text, self.kind, None, self.batch_list, self.pass_name, e.heading))
+        self.created.extend(facts)
+        note = self._budget_note(rel)
+        return f"OK: {rel} is now {after:,} characters{note} (was {before:,})."

@@ -1,0 +1,113 @@
+"""The HTTP part both providers share: timeouts, retries with backoff on 429/5xx and
+connection errors, and a cancel that returns within about a second."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+
+import httpx
+
+from . import Cancelled, LLMError
+
+RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+
+
+class HttpPoster:
+    def __init__(self, timeout: float = 120.0, max_retries: int = 3, backoff: float = 0.5,
+                 max_backoff: float = 20.0):
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+
+    def post_json(self, url: str, headers: dict, body: dict, cancel: threading.Event | None) -> dict:
+        cancel = cancel or threading.Event()
+        last_error = "no attempt"
+        for attempt in range(self.max_retries + 1):
+            if cancel.is_set():
+                raise Cancelled("cancelled")
+            try:
+                resp = self._post_cancellable(url, headers, body, cancel)
+            except Cancelled:
+                raise
+            except httpx.TimeoutException:
+                last_error = f"timed out after {self.timeout:g}s"
+                resp = None
+            except httpx.HTTPError as exc:
+                last_error = f"{type(exc).__name__}: {_scrub(str(exc), headers)}"
+                resp = None
+            if resp is not None:
+                if resp.status_code < 400:
+                    try:
+                        return resp.json()
+                    except ValueError:
+                        raise LLMError(f"the model server answered {resp.status_code} with a body that is not JSON") from None
+                last_error = f"HTTP {resp.status_code}: {_scrub(_error_text(resp), headers)}"
+                if resp.status_code not in RETRY_STATUSES:
+                    raise LLMError(last_error)
+                delay = _retry_after(resp)
+            else:
+                delay = None
+            if attempt == self.max_retries:
+                break
+            wait = delay if delay is not None else min(self.max_backoff, self.backoff * (2 ** attempt))
+            if cancel.wait(min(wait, self.max_backoff)):
+                raise Cancelled("cancelled")
+        raise LLMError(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
+
+    def _post_cancellable(self, url: str, headers: dict, body: dict, cancel: threading.Event) -> httpx.Response:
+        client = httpx.Client(timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 15.0)))
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-http")
+        try:
+            fut = pool.submit(client.post, url, headers=headers, json=body)
+            while True:
+                try:
+                    return fut.result(timeout=0.05)
+                except concurrent.futures.TimeoutError:
+                    if cancel.is_set():
+                        client.close()   # aborts the connection under the request
+                        raise Cancelled("cancelled") from None
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+            if not cancel.is_set():
+                client.close()
+
+
+def _retry_after(resp: httpx.Response) -> float | None:
+    value = resp.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _error_text(resp: httpx.Response) -> str:
+    try:
+        data = resp.json()
+    except ValueError:
+        return resp.text[:300]
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"][:300]
+        if isinstance(err, str):
+            return err[:300]
+    return str(data)[:300]
+
+
+def _scrub(text: str, headers: dict) -> str:
+    """Never let a key that was sent travel back in an error message."""
+    for name, value in headers.items():
+        if name.lower() in ("authorization", "x-api-key") and value:
+            secret = value.split()[-1]
+            if len(secret) >= 4:
+                text = text.replace(secret, "•••")
+    return text
+
+
+def now() -> float:
+    return time.monotonic()

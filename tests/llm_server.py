@@ -1,0 +1,125 @@
+"""A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol (and Anthropic's
+/v1/messages) and answers from a script of turns and tool calls. The engine is tested through
+the network with it, never by monkeypatching the client."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+Turn = dict[str, Any]
+
+
+def turn(*calls: tuple[str, dict | str], content: str | None = None, usage=(1000, 50), **extra) -> Turn:
+    """A scripted assistant turn: turn(("read_file", {"path": "USER.md"}), ...) or turn(content="done")."""
+    return {"content": content, "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}, **extra}
+
+
+class ScriptedLLMServer:
+    def __init__(self, script: list[Turn | Callable[[dict], Turn]] | None = None, default: Turn | None = None):
+        self.script = list(script or [])
+        self.default = default or turn(content="done")
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self._lock = threading.Lock()
+        self._release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    item = server.script.pop(0) if server.script else server.default
+                if callable(item):
+                    item = item(body)
+                delay = item.get("delay", 0)
+                if delay:
+                    server._release.wait(delay)
+                status = item.get("status", 200)
+                if status != 200:
+                    payload = json.dumps({"error": {"message": item.get("error", f"scripted {status}")}}).encode()
+                    self._send(status, payload, item.get("headers", {}))
+                    return
+                if self.path.rstrip("/").endswith("/messages"):
+                    payload = server._anthropic(item)
+                else:
+                    payload = server._openai(item, body)
+                self._send(200, json.dumps(payload).encode(), item.get("headers", {}))
+
+            def _send(self, status, payload, headers):
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for k, v in headers.items():
+                        self.send_header(k, str(v))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.block_on_close = False
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       name="llm-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "ScriptedLLMServer":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def add(self, *turns: Turn) -> None:
+        with self._lock:
+            self.script.extend(turns)
+
+    @staticmethod
+    def _calls(item: Turn) -> list[tuple[str, str, str]]:
+        out = []
+        for i, c in enumerate(item.get("tool_calls") or []):
+            args = c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"])
+            out.append((f"call_{i}_{id(c) % 10000}", c["name"], args))
+        return out
+
+    def _openai(self, item: Turn, body: dict) -> dict:
+        calls = self._calls(item)
+        msg: dict = {"role": "assistant", "content": item.get("content")}
+        if calls:
+            msg["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+                                 for i, n, a in calls]
+        u = item.get("usage") or {}
+        return {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
+                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": u.get("prompt_tokens", 0), "completion_tokens": u.get("completion_tokens", 0)}}
+
+    def _anthropic(self, item: Turn) -> dict:
+        blocks: list[dict] = []
+        if item.get("content"):
+            blocks.append({"type": "text", "text": item["content"]})
+        for i, n, a in self._calls(item):
+            blocks.append({"type": "tool_use", "id": i, "name": n, "input": json.loads(a)})
+        u = item.get("usage") or {}
+        return {"id": "msg_test", "type": "message", "role": "assistant", "content": blocks,
+                "stop_reason": "tool_use" if len(blocks) > (1 if item.get("content") else 0) else "end_turn",
+                "usage": {"input_tokens": u.get("prompt_tokens", 0), "output_tokens": u.get("completion_tokens", 0)}}

@@ -1,0 +1,393 @@
+"""Dream through the loopback chat-completions server: cursor rules, sandbox, budgets, review,
+records, dry run."""
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+from conftest import tree_state
+from engine.archive import read_archive
+from engine.cli import main
+from engine.dream import records
+from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
+from engine.llm.openai import OpenAIClient
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+from llm_server import turn
+
+USER = """# User
+
+## Identity
+- Name: Maya Lindqvist
+- Works at Acme as a data engineer
+- Lives in Porto
+
+## Preferences
+- Short replies
+"""
+MEMORY = """# Memory
+
+## Projects
+- Blog runs on Hugo
+"""
+
+
+def hist(*contents, start=1):
+    return "".join(json.dumps({"cursor": start + i, "timestamp": "2026-11-01 10:00", "content": c,
+                               "session_key": "cli:direct"}, ensure_ascii=False) + "\n"
+                   for i, c in enumerate(contents))
+
+
+@pytest.fixture
+def ws(make_workspace):
+    root = make_workspace({
+        "SOUL.md": "# Soul\n\n- Be brief.\n", "USER.md": USER, "memory/MEMORY.md": MEMORY,
+        "memory/history.jsonl": hist("- [durable] Maya moved the blog from Hugo to Eleventy",
+                                     "- [correction] Maya now works at Wattson, not Acme",
+                                     "- [ephemeral] Asked for a cake recipe"),
+        "memory/.cursor": "3", "memory/.dream_cursor": "0",
+        "config.json": json.dumps({"agents": {"defaults": {"dream": {"memoryBudgetChars": 3000,
+                                                                     "userBudgetChars": 3000}}}}),
+    })
+    return Workspace.open(root)
+
+
+def client(srv):
+    return OpenAIClient(srv.url, "test-model", "sk-test-SECRET-4242", backoff=0.01, max_retries=1)
+
+
+def only_consolidation(**kw):
+    return DreamOptions(passes={"deduction": False, "induction": False}, **kw)
+
+
+def test_clean_run_advances_cursor_commits_and_records(ws, llm_server):
+    srv = llm_server([
+        turn(("read_file", {"path": "memory/MEMORY.md"})),
+        turn(("remove_fact", {"path": "memory/MEMORY.md", "text": "- Blog runs on Hugo",
+                              "replacement": "Blog runs on Eleventy (moved from Hugo)", "sources": [1]})),
+        turn(("remove_fact", {"path": "USER.md", "text": "- Works at Acme as a data engineer",
+                              "replacement": "Works at Wattson as a data engineer", "sources": [2]})),
+        turn(content="Updated the blog and the job."),
+    ])
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "completed", res.outcome
+    assert res.outcome.startswith("Dream completed in ") and "2 write(s)" in res.outcome
+    assert (res.cursor_before, res.cursor_after) == (0, 3)
+    assert (ws.root / "memory/.dream_cursor").read_text() == "3"
+    assert "- Blog runs on Eleventy (moved from Hugo)" in (ws.root / "memory/MEMORY.md").read_text()
+    # the old facts are archived with what replaced them
+    arc = {r.text: r for r in read_archive(ws).records}
+    assert arc["- Works at Acme as a data engineer"].replaced_by == "- Works at Wattson as a data engineer"
+    assert arc["- Works at Acme as a data engineer"].reason == "dream"
+    assert arc["- Blog runs on Hugo"].run == res.run_id
+    # snapshots: one before, one dream commit after, with the real summary
+    snaps = SnapshotStore(ws).list()
+    assert [s.kind for s in snaps[:2]] == ["dream", "pre-dream"]
+    assert snaps[1].subject == f"snapshot: before dream {res.run_id}"
+    assert snaps[0].files["USER.md"] == (1, 1)
+    # the record
+    rec = records.load_run(ws, res.run_id)
+    assert rec["status"] == "completed" and rec["batch"]["cursors"] == [1, 2, 3]
+    assert rec["user_md"]["before"] == USER and "Wattson" in rec["user_md"]["after"]
+    assert {(c["file"], c["text"], tuple(c["sources"])) for c in rec["created"]} == {
+        ("memory/MEMORY.md", "- Blog runs on Eleventy (moved from Hugo)", (1,)),
+        ("USER.md", "- Works at Wattson as a data engineer", (2,))}
+    assert [w["file"] for w in rec["writes"]] == ["memory/MEMORY.md", "USER.md"]
+    assert rec["tokens"]["total"] == 4 * 1050
+    # the model saw sizes and budgets, and the batch with cursors
+    prompt = srv.requests[0]["messages"][1]["content"]
+    assert f"USER.md: {len(USER):,} / 3,000 chars" in prompt and "[cursor 2]" in prompt
+
+
+def test_secret_never_reaches_record_snapshot_or_log(ws, llm_server):
+    cfgp = ws.root / "config.json"
+    cfgp.write_text(json.dumps({"providers": {"x": {"apiKey": "sk-test-SECRET-4242"}}}))
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
+                                         "sources": [1]})), turn(content="ok")])
+    logs = []
+    res = run_dream(ws, client(srv), only_consolidation(), progress=logs.append)
+    assert res.status == "completed"
+    blob = json.dumps(res.to_json()) + json.dumps(logs)
+    for p in (ws.root / "memory").rglob("*"):
+        if p.is_file():
+            blob += p.read_text(encoding="utf-8", errors="replace")
+    store = SnapshotStore(ws)
+    import subprocess
+    objs = subprocess.run(["git", f"--git-dir={store.git_dir}", "cat-file", "--batch-all-objects", "--batch"],
+                          capture_output=True, check=True).stdout
+    assert b"SECRET-4242" not in objs
+    assert "SECRET-4242" not in blob
+
+
+@pytest.mark.parametrize("script,needle", [
+    ([], "HTTP 500"),
+])
+def test_failed_run_holds_cursor_and_loses_nothing(ws, llm_server, script, needle):
+    srv = llm_server(default={"status": 500, "error": "upstream down"})
+    before = tree_state(ws.root / "memory")
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "failed" and needle in res.outcome
+    assert res.outcome.startswith("Dream failed: ") and "The cursor stays at 0" in res.outcome
+    assert (ws.root / "memory/.dream_cursor").read_text() == "0"
+    assert (ws.root / "USER.md").read_text() == USER
+    assert (ws.root / "memory/history.jsonl").read_bytes() == before["history.jsonl"][0]
+    assert records.load_run(ws, res.run_id)["status"] == "failed"
+
+
+def test_failure_after_a_write_keeps_the_write_and_records_it(ws, llm_server):
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
+                                         "sources": [1]}))], default={"status": 500})
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "failed" and res.cursor_after == 0
+    assert "- Likes tea" in (ws.root / "USER.md").read_text()
+    rec = records.load_run(ws, res.run_id)
+    assert [c["text"] for c in rec["created"]] == ["- Likes tea"] and rec["writes"][0]["file"] == "USER.md"
+
+
+def test_cancel_holds_cursor_and_returns_fast(ws, llm_server):
+    srv = llm_server([turn(("read_file", {"path": "USER.md"}))], default={"delay": 30, **turn(content="late")})
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    t0 = time.monotonic()
+    res = run_dream(ws, client(srv), only_consolidation(), cancel=cancel)
+    assert time.monotonic() - t0 < 2.0
+    assert res.status == "cancelled" and res.cursor_after == 0
+    assert "cancelled" in res.outcome and (ws.root / "memory/.dream_cursor").read_text() == "0"
+
+
+def test_iteration_limit_bounds_the_pass_and_holds(ws, llm_server):
+    srv = llm_server(default=turn(("read_file", {"path": "USER.md"})))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "failed" and "15-iteration limit" in res.outcome
+    assert len(srv.requests) == 15 and res.cursor_after == 0
+
+
+def test_hostile_tool_calls_are_refused_and_bounded(ws, llm_server, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("do not touch")
+    os.symlink(outside, ws.root / "skills-link")
+    (ws.root / "skills").mkdir()
+    os.symlink(outside.parent, ws.root / "skills" / "evil")     # skills/evil/SKILL.md leads out
+    hostile = [
+        ("read_file", {"path": "../../x"}), ("read_file", {"path": "/etc/passwd"}),
+        ("write_file", {"path": "memory/history.jsonl", "content": "x"}),
+        ("write_file", {"path": "memory/.dream_cursor", "content": "999"}),
+        ("write_file", {"path": "config.json", "content": "{}"}),
+        ("write_file", {"path": "memory/archive/2026-11.jsonl", "content": "x"}),
+        ("write_file", {"path": "skills/evil/SKILL.md", "content": "pwned"}),
+        ("write_file", {"path": "skills/new/SKILL.md", "content": "x" * 10_000_000}),
+        ("edit_file", '{"path": "USER.md", "old_text": '),
+        ("nonexistent_tool", {}),
+        ("edit_file", {"path": "USER.md", "old_text": "Porto", "new_text": "Porto"}),
+    ]
+    noop = turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies", "new_text": "- Short replies"}))
+    srv = llm_server([turn(*hostile)] + [noop] * 500)
+    before = tree_state(ws.root)
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "failed" and "failed twice with the same arguments" in res.outcome
+    assert len(srv.requests) <= 3                      # the repeated no-op ended the pass at once
+    results = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
+    assert len(results) == len(hostile) and all(r.startswith("Error: ") for r in results), results
+    assert "leaves the workspace" in results[0] and "absolute path" in results[1]
+    assert "not a memory file" in results[2] and "not a memory file" in results[3]
+    assert "symlink leading outside" in results[6]
+    assert "absolute cap" in results[7] and "not valid JSON" in results[8] and "unknown tool" in results[9]
+    assert "no-op" in results[10]
+    assert outside.read_text() == "do not touch"
+    after = tree_state(ws.root)
+    for rel in ("USER.md", "SOUL.md", "memory/MEMORY.md", "memory/history.jsonl", "memory/.dream_cursor", "config.json"):
+        assert after[rel][0] == before[rel][0], rel
+    assert not (ws.root / "skills/new").exists()
+
+
+def test_budget_refuses_growth_but_allows_shrinking(ws, llm_server):
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {"userBudgetChars": 100}}}}))
+    assert len(USER) > 100
+    srv = llm_server([
+        turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
+        turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})),
+        turn(content="made room"),
+    ])
+    res = run_dream(ws, client(srv), only_consolidation())
+    text = (ws.root / "USER.md").read_text()
+    assert "- Likes tea" not in text and "- Lives in Porto" not in text
+    refused = records.load_run(ws, res.run_id)["refused"]
+    assert refused == [{"file": "USER.md", "size": len(USER) + len("- Likes tea\n"), "budget": 100,
+                        "before": len(USER), "pass": "consolidation",
+                        "reason": refused[0]["reason"]}]
+    assert "over its budget of 100" in refused[0]["reason"]
+    tool_msg = [m for m in srv.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert tool_msg.startswith("Error: refused: USER.md would be") and "budget of 100" in tool_msg
+    assert "1 write(s) refused by a size budget" in res.outcome
+
+
+def test_near_budget_hold_then_give_up_after_four(make_workspace, llm_server):
+    memory = "# Memory\n\n" + "".join(f"- fact number {i:03d} about the homelab\n" for i in range(80))
+    root = make_workspace({"USER.md": USER, "memory/MEMORY.md": memory,
+                           "memory/history.jsonl": hist("- [durable] Uses Proxmox now"),
+                           "config.json": json.dumps({"agents": {"defaults": {"dream": {
+                               "memoryBudgetChars": len(memory) + 50, "reviewEveryRuns": 100}}}})})
+    ws = Workspace.open(root)
+    srv = llm_server(default=turn(content="nothing to add"))
+    statuses = []
+    for _ in range(5):
+        res = run_dream(ws, client(srv), only_consolidation())
+        statuses.append((res.status, res.cursor_after, res.stuck_alarm))
+    assert statuses == [("held", 0, False), ("held", 0, False), ("held", 0, True), ("held", 0, True),
+                        ("wrote-nothing", 1, True)]
+    assert "near the budget" in records.list_runs(ws)[0][-1]["outcome"]
+    assert load_state(ws)["stuck"]["batch"] == [1, 1]
+
+
+def test_below_near_budget_a_run_that_adds_nothing_is_believed(ws, llm_server):
+    srv = llm_server(default=turn(content="nothing new"))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "wrote-nothing" and res.cursor_after == 3
+    assert res.outcome.endswith("but wrote nothing.")
+
+
+def test_review_pass_is_shrink_only_and_archives_every_removed_entry(ws, llm_server):
+    srv = llm_server([
+        turn(("add_fact", {"path": "USER.md", "text": "grow", "sources": [1]})),          # not in review's tools
+        turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies", "new_text": "- Short replies, always, in English"})),
+        turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}),
+             ("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Projects\n- Blog runs on Hugo\n", "new_text": ""})),
+        turn(content="freed room"),
+    ], default=turn(content="done"))
+    res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
+    rec = records.load_run(ws, res.run_id)
+    assert [p["name"] for p in rec["passes"]] == ["review", "consolidation"]
+    review_tools = {t["function"]["name"] for t in srv.requests[0]["tools"]}
+    assert "add_fact" not in review_tools
+    assert any(r["reason"].startswith("the review pass only makes files smaller") for r in rec["refused"])
+    arc = read_archive(ws).records
+    assert {(a.file, a.text, a.reason) for a in arc} == {("USER.md", "- Lives in Porto", "review"),
+                                                        ("memory/MEMORY.md", "- Blog runs on Hugo", "review")}
+    freed = len("- Lives in Porto\n") + len("## Projects\n- Blog runs on Hugo\n")
+    assert rec["review"]["chars_freed"] == freed
+    assert f"Review pass: freed {freed:,} characters, moved 2 facts to memory/archive/ ({arc[0].id}, {arc[1].id})" in res.outcome
+
+
+def test_review_cadence_counts_runs(ws, llm_server):
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {"reviewEveryRuns": 2}}}}))
+    srv = llm_server(default=turn(content="ok"))
+    names = []
+    for i in range(3):
+        (ws.root / "memory/history.jsonl").write_text(hist(*[f"- [ephemeral] note {j}" for j in range(3 * (i + 1))]))
+        res = run_dream(ws, client(srv), only_consolidation())
+        names.append([p["name"] for p in records.load_run(ws, res.run_id)["passes"]])
+    assert names == [["consolidation"], ["review", "consolidation"], ["consolidation"]]
+
+
+def test_induction_needs_two_sources_and_sets_confidence(ws, llm_server):
+    srv = llm_server([
+        turn(("add_fact", {"path": "USER.md", "text": "Tends to reschedule", "section": "Patterns", "sources": [1]})),
+        turn(("add_fact", {"path": "USER.md", "text": "Tends to reschedule", "section": "Patterns", "sources": [1, 2, 3]})),
+        turn(("add_fact", {"path": "USER.md", "text": "Unknown source", "section": "Patterns", "sources": [1, 77]})),
+        turn(content="one pattern"),
+    ])
+    res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
+    rec = records.load_run(ws, res.run_id)
+    assert [(c["text"], c["kind"], c["confidence"], c["sources"]) for c in rec["created"]] == [
+        ("- Tends to reschedule", "inductive", "medium", [1, 2, 3])]
+    results = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "at least 2 source entries" in results[0] and "not in this batch" in results[2]
+
+
+def test_fact_status_across_two_runs(ws, llm_server):
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
+                      turn(content="ok")])
+    r1 = run_dream(ws, client(srv), only_consolidation())
+    with open(ws.history_path, "a") as fh:
+        fh.write(hist("- [correction] Maya quit tea, drinks coffee", start=4))
+    srv.add(turn(("remove_fact", {"path": "USER.md", "text": "- Likes tea", "replacement": "Drinks coffee, not tea",
+                                  "sources": [4]})), turn(content="ok"))
+    time.sleep(1.05)   # run ids and start times have one-second resolution
+    r2 = run_dream(ws, client(srv), only_consolidation())
+    first = records.resolve(ws, records.load_run(ws, r1.run_id))
+    fact = first["created"][0]
+    assert fact["status"] == "removed" and fact["removed_in_run"] == r2.run_id
+    assert fact["source_entries"][0]["status"] == "current" and "Eleventy" in fact["source_entries"][0]["content"]
+    second = records.resolve(ws, records.load_run(ws, r2.run_id))
+    assert second["created"][0]["status"] == "current"
+    assert second["removed"][0]["replaced_by"] == "- Drinks coffee, not tea"
+
+
+def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
+    script = [turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}),
+                   ("add_fact", {"path": "memory/MEMORY.md", "text": "Blog on Eleventy", "section": "Projects",
+                                 "sources": [1]})),
+              turn(content="done")]
+    srv = llm_server(list(script))
+    before = tree_state(ws.root)
+    res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
+    assert tree_state(ws.root) == before
+    assert res.preview is not None and {d.path for d in res.diffs} == {"USER.md", "memory/MEMORY.md"}
+    assert "-- Lives in Porto" in "".join(d.unified() for d in res.diffs)
+    expected = {rel: f["new"] for rel, f in res.preview["files"].items()}
+    apply_preview(ws, res.preview)
+    for rel, text in expected.items():
+        assert (ws.root / rel).read_text() == text
+    assert (ws.root / "memory/.dream_cursor").read_text() == "3"
+    assert any(a.text == "- Lives in Porto" for a in read_archive(ws).records)
+
+
+def test_apply_refuses_when_files_changed(ws, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="x")])
+    res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
+    (ws.root / "USER.md").write_text(USER + "- edited by hand\n")
+    from engine.problems import ConflictError
+    with pytest.raises(ConflictError):
+        apply_preview(ws, res.preview)
+    assert (ws.root / "USER.md").read_text() == USER + "- edited by hand\n"
+
+
+def test_nothing_to_process(ws, llm_server):
+    (ws.root / "memory/.dream_cursor").write_text("3")
+    srv = llm_server()
+    res = run_dream(ws, client(srv))
+    assert res.status == "nothing" and "idleCompactAfterMinutes" in res.outcome and not srv.requests
+
+
+def test_retention_prunes_old_records(ws, llm_server):
+    from datetime import datetime, timedelta
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]}),
+                           ("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    old = datetime.now().astimezone() - timedelta(days=40)
+    res = run_dream(ws, client(srv), only_consolidation(), now=lambda: old)
+    pruned = records.prune(ws, datetime.now().astimezone())
+    assert pruned == [res.run_id]
+    rec = records.load_run(ws, res.run_id)
+    assert rec["pruned_at"] and rec["removed"] == [] and rec["user_md"] is None
+    assert [c["text"] for c in rec["created"]] == ["- Likes tea"] and rec["removed_count"] == 1
+
+
+def test_deleting_archive_entry_scrubs_records(ws, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    res = run_dream(ws, client(srv), only_consolidation())
+    arc = read_archive(ws).records
+    out = records.delete_archive_entry(ws, arc[0].id)
+    assert out["records_scrubbed"] == 1
+    assert read_archive(ws).get(arc[0].id) is None
+    raw = (ws.root / f"memory/dreams/{res.run_id}.json").read_text()
+    assert "Lives in Porto" not in raw
+
+
+def test_cli_dream_and_runs(ws, llm_server, capsys, monkeypatch):
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
+                      turn(content="ok")], default=turn(content="nothing"))
+    monkeypatch.setenv("DD_TEST_KEY", "sk-cli-1")
+    code = main(["dream", str(ws.root), "--base-url", srv.url, "--model", "m", "--api-key-env", "DD_TEST_KEY", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "completed" and out["cursor"] == {"before": 0, "after": 3}
+    assert srv.headers[0]["authorization"] == "Bearer sk-cli-1"
+    assert main(["runs", str(ws.root), "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert runs[0]["id"] == out["run_id"] and runs[0]["created_count"] == 1
+    assert main(["runs", str(ws.root), "show", out["run_id"]]) == 0
+    text = capsys.readouterr().out
+    assert "+ [explicit] USER.md: - Likes tea  — current" in text
+    assert main(["runs", str(ws.root), "show", "r-19990101-000000"]) == 2

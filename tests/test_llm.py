@@ -1,0 +1,139 @@
+"""The LLM clients, through a real HTTP server on 127.0.0.1."""
+
+import json
+import threading
+import time
+
+import pytest
+
+from engine.config import load
+from engine.llm import Cancelled, LLMError, choose_model, make_client
+from engine.llm.anthropic import AnthropicClient
+from engine.llm.openai import OpenAIClient
+from engine.llm.replay import ReplayClient
+from llm_server import turn
+
+TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "read",
+                                           "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]
+MSGS = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]
+
+
+def test_openai_tool_calls_and_usage(llm_server):
+    srv = llm_server([turn(("read_file", {"path": "USER.md"}), usage=(1234, 56))])
+    c = OpenAIClient(srv.url, "m-1", "sk-test-key-123", backoff=0.01)
+    comp = c.complete(MSGS, TOOLS)
+    assert [(t.name, json.loads(t.arguments)) for t in comp.tool_calls] == [("read_file", {"path": "USER.md"})]
+    assert comp.usage.prompt_tokens == 1234 and comp.usage.completion_tokens == 56
+    body = srv.requests[0]
+    assert body["model"] == "m-1" and body["tools"] == TOOLS and body["messages"] == MSGS
+    assert srv.headers[0]["authorization"] == "Bearer sk-test-key-123"
+    assert "sk-test-key-123" not in repr(c)
+
+
+def test_retry_on_429_and_5xx_then_success(llm_server):
+    srv = llm_server([{"status": 429, "headers": {"Retry-After": "0"}}, {"status": 503}, turn(content="ok")])
+    comp = OpenAIClient(srv.url, "m", backoff=0.01).complete(MSGS, [])
+    assert comp.content == "ok" and len(srv.requests) == 3
+
+
+def test_gives_up_after_retries_with_clear_error(llm_server):
+    srv = llm_server(default={"status": 500, "error": "boom"})
+    with pytest.raises(LLMError, match=r"HTTP 500: boom \(gave up after 3 attempts\)"):
+        OpenAIClient(srv.url, "m", max_retries=2, backoff=0.01).complete(MSGS, [])
+    assert len(srv.requests) == 3
+
+
+def test_no_retry_on_401_and_key_not_echoed(llm_server):
+    srv = llm_server([{"status": 401, "error": "invalid key sk-secret-999"}])
+    with pytest.raises(LLMError) as info:
+        OpenAIClient(srv.url, "m", "sk-secret-999", backoff=0.01).complete(MSGS, [])
+    assert "HTTP 401" in str(info.value) and "sk-secret-999" not in str(info.value)
+    assert len(srv.requests) == 1
+
+
+def test_cancel_returns_within_a_second(llm_server):
+    srv = llm_server([{"delay": 30, **turn(content="late")}])
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        OpenAIClient(srv.url, "m", timeout=60).complete(MSGS, [], cancel)
+    assert time.monotonic() - t0 < 1.2
+
+
+def test_cancel_during_backoff(llm_server):
+    srv = llm_server(default={"status": 503})
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        OpenAIClient(srv.url, "m", max_retries=5, backoff=10).complete(MSGS, [], cancel)
+    assert time.monotonic() - t0 < 1.2
+
+
+def test_timeout_is_reported(llm_server):
+    srv = llm_server(default={"delay": 5, **turn(content="late")})
+    with pytest.raises(LLMError, match="timed out"):
+        OpenAIClient(srv.url, "m", timeout=0.3, max_retries=0).complete(MSGS, [])
+
+
+def test_anthropic_messages_native(llm_server):
+    srv = llm_server([turn(("read_file", {"path": "USER.md"}), content="let me look", usage=(10, 5))])
+    c = AnthropicClient(srv.url.rsplit("/v1", 1)[0], "anthropic/claude-x", "ak-123", backoff=0.01)
+    history = MSGS + [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "t1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"SOUL.md\"}"}}]},
+        {"role": "tool", "tool_call_id": "t1", "content": "soul text"}]
+    comp = c.complete(history, TOOLS)
+    assert comp.content == "let me look" and comp.tool_calls[0].name == "read_file"
+    assert comp.usage.prompt_tokens == 10
+    body = srv.requests[0]
+    assert body["model"] == "claude-x" and body["system"] == "sys"
+    assert body["tools"][0]["input_schema"]["properties"] == {"path": {"type": "string"}}
+    assert body["messages"][1]["content"][0] == {"type": "tool_use", "id": "t1", "name": "read_file",
+                                                  "input": {"path": "SOUL.md"}}
+    assert body["messages"][2]["content"][0]["type"] == "tool_result"
+    assert srv.headers[0]["x-api-key"] == "ak-123" and srv.headers[0]["anthropic-version"]
+
+
+def test_replay_plays_turns_and_pass_labels(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text("// comment\n"
+                 + json.dumps({"pass": "review", "content": "r"}) + "\n"
+                 + json.dumps({"pass": "consolidation", "tool_calls": [{"name": "read_file", "arguments": {"path": "USER.md"}}]}) + "\n"
+                 + json.dumps({"content": "done", "usage": {"prompt_tokens": 3}}) + "\n")
+    c = ReplayClient(p)
+    c.begin_pass("consolidation")          # review did not run: its turn is skipped
+    first = c.complete([], [])
+    assert first.tool_calls[0].name == "read_file" and json.loads(first.tool_calls[0].arguments) == {"path": "USER.md"}
+    assert c.complete([], []).content == "done"
+    assert c.complete([], []).tool_calls == []   # exhausted: the pass ends
+
+
+def test_replay_bad_file(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text("{nope\n")
+    with pytest.raises(LLMError, match="t.jsonl:1: not valid JSON"):
+        ReplayClient(p)
+
+
+def test_choose_model_from_config_and_overrides(tmp_path, monkeypatch):
+    cfgp = tmp_path / "config.json"
+    cfgp.write_text(json.dumps({"agents": {"defaults": {"model": "anthropic/claude-sonnet-4.5", "provider": "openrouter"}},
+                                "providers": {"openrouter": {"apiKey": "sk-or-1", "apiBase": "https://openrouter.ai/api/v1"}}}))
+    cfg = load(cfgp)
+    choice, key = choose_model(cfg)
+    assert (choice.kind, choice.model, choice.base_url, choice.source) == (
+        "openai", "anthropic/claude-sonnet-4.5", "https://openrouter.ai/api/v1", "config.json")
+    assert key == "sk-or-1" and "sk-or-1" not in choice.describe()
+    monkeypatch.setenv("MY_KEY", "sk-env-2")
+    choice, key = choose_model(cfg, base_url="http://127.0.0.1:9/v1", model="local", api_key_env="MY_KEY")
+    assert (choice.model, choice.base_url, choice.source, key) == ("local", "http://127.0.0.1:9/v1", "override", "sk-env-2")
+    with pytest.raises(LLMError, match="NOPE_UNSET"):
+        choose_model(cfg, api_key_env="NOPE_UNSET")
+    anth = load(tmp_path / "missing.json")
+    with pytest.raises(LLMError, match="no model configured"):
+        choose_model(anth)
+    cfgp.write_text(json.dumps({"agents": {"defaults": {"model": "claude-x", "provider": "anthropic"}},
+                                "providers": {"anthropic": {"apiKey": "ak"}}}))
+    choice, _ = choose_model(load(cfgp))
+    assert choice.kind == "anthropic" and isinstance(make_client(choice, "ak"), AnthropicClient)
