@@ -372,6 +372,17 @@ def cmd_runs(args) -> int:
             print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
         for r in rec.get("refused", []):
             print(f"  ! refused {r['file']}: would be {r['size']:,} (budget {r['budget']:,})")
+        for p in rec.get("passes", []):
+            print(f"Pass {p['name']}: {p['iterations']} iteration(s), ended {p['ended']}, "
+                  f"{(p.get('tokens') or {}).get('total', 0):,} tokens")
+        for f, sz in (rec.get("sizes") or {}).items():
+            budget = f" / {sz['budget']:,}" if sz.get("budget") else ""
+            print(f"  {f}: {sz['before']:,} -> {sz['after']:,}{budget}")
+        um = rec.get("user_md")
+        if um:
+            from .diffs import diff_texts
+            print("USER.md (peer card) before -> after:")
+            sys.stdout.write(diff_texts(um.get("before"), um.get("after"), "USER.md").unified("before", "after"))
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK

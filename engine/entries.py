@@ -92,7 +92,8 @@ def removed_entries(old: str, new: str) -> list[Removal]:
         for j, a in enumerate(added):
             if j in used or a.heading != e.heading:
                 continue
-            r = difflib.SequenceMatcher(None, e.text, a.text, autojunk=False).ratio()
+            r = 1.0 if a.text.startswith(e.text) else \
+                difflib.SequenceMatcher(None, e.text, a.text, autojunk=False).ratio()
             if r > best_ratio:
                 best, best_ratio = j, r
         if best is not None:

@@ -111,6 +111,15 @@ def current_hash(path: Path) -> str:
         return MISSING_HASH
 
 
+def checked_write_bytes(path: Path, data: bytes, expected_hash: str, display: str | None = None) -> str:
+    """checked_write for bytes (a file that may hold bytes that are not UTF-8)."""
+    actual = current_hash(path)
+    if actual != expected_hash:
+        raise ConflictError(display or str(path), expected_hash, actual)
+    atomic_write_bytes(path, data)
+    return content_hash(data)
+
+
 def checked_write(path: Path, text: str, expected_hash: str, display: str | None = None) -> str:
     """Write `text` only if the file still has the bytes the caller last saw.
 

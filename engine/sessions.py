@@ -26,6 +26,7 @@ class Session:
     messages: list[dict] = field(default_factory=list)   # each has "_line" (1-based)
     last_consolidated: int = 0
     problems: list[Problem] = field(default_factory=list)
+    meta_line: int | None = None      # 1-based line of the metadata object
 
     @property
     def is_project(self) -> bool:
@@ -73,6 +74,7 @@ def read_session(path: Path, display: str, nanobot: bool = False) -> Session:
             continue
         if obj.get("_type") == "metadata":
             s.metadata = obj
+            s.meta_line = lineno
             if isinstance(obj.get("key"), str):
                 s.key = obj["key"]
             lc = obj.get("last_consolidated", 0)

@@ -40,3 +40,31 @@ def test_demo_shape():
     assert all(s.unconsolidated > 0 for s in st.sessions)
     raw = json.loads((DEMO_HOME / "config.json").read_text())
     assert {"channels", "tools"} <= set(raw)                   # unknown keys to preserve
+
+
+def test_demo_replay_makes_a_believable_run(demo_home, capsys):
+    replay = DEMO_HOME / "dream-replay.jsonl"
+    from conftest import tree_state
+    before = tree_state(demo_home)
+    assert main(["dream", str(demo_home), "--replay", str(replay), "--review", "--dry-run", "--json"]) == 0
+    dry = json.loads(capsys.readouterr().out)
+    assert tree_state(demo_home) == before                     # the dry run touched nothing
+    assert main(["dream", str(demo_home), "--replay", str(replay), "--review", "--json"]) == 0
+    real = json.loads(capsys.readouterr().out)
+    assert real["status"] == "completed" and real["cursor"] == {"before": 99, "after": 120}
+    # the dry run previewed exactly what the real run wrote
+    from engine.diffs import diff_texts
+    expected = "".join(diff_texts((DEMO_HOME / "workspace" / d["path"]).read_text(encoding="utf-8"),
+                                  (demo_home / "workspace" / d["path"]).read_text(encoding="utf-8"),
+                                  d["path"]).unified() for d in dry["diffs"])
+    assert dry["unified"] == expected
+    assert {d["path"] for d in dry["diffs"]} == {w["file"] for w in real["record"]["writes"]}
+    rec = real["record"]
+    assert rec["review"]["archived"] and rec["review"]["chars_freed"] > 0
+    assert len(rec["refused"]) == 1 and rec["user_md"] is not None
+    kinds = {c["kind"] for c in rec["created"]}
+    assert {"explicit", "deductive", "inductive"} <= kinds
+    assert main(["archive", str(demo_home), "--json"]) == 0
+    archived = json.loads(capsys.readouterr().out)["entries"]
+    assert {a["id"] for a in archived} >= set(rec["review"]["archived"])
+

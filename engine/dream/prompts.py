@@ -28,7 +28,7 @@ than before is refused: make room first by shortening or removing, or by moving 
 - When you are done, answer with a one-line summary and no tool calls."""
 
 PASSES = {
-    "review": ("review", """This is the REVIEW pass. Its only job is to make the files smaller. Move content \
+    "review": ("explicit", """This is the REVIEW pass. Its only job is to make the files smaller. Move content \
 where it belongs (a task specification to a skill, project context to MEMORY.md), merge duplicates, and remove \
 stale or resolved content. Do not add new facts from history in this pass; writes that grow SOUL.md, USER.md \
 or MEMORY.md are refused."""),

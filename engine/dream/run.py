@@ -241,7 +241,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     failure: PassResult | None = None
     for name in order:
         kind, _ = PASSES[name]
-        before_pass = _sizes(backend, [m.path for m in ws.memory_files()]) if name == "review" else None
+        before_pass = _sizes(backend, list(CORE)) if name == "review" else None
         archived_before = len(sandbox.archived)
         refused_before = len(sandbox.refused)
         sandbox.begin_pass(name, kind, shrink_only=(name == "review"))

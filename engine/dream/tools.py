@@ -361,7 +361,7 @@ class Sandbox:
             if e.kind == "item" and not re.match(r"^\s*([-*+]|\d+[.)])\s", rep):
                 rep = re.match(r"^\s*", lines[e.start]).group(0) + "- " + rep
             new_lines = lines[:e.start] + rep.split("\n") + lines[e.end:]
-            sources = self._sources(args) if args.get("sources") else self.batch_list
+            sources = self._sources(args) if args.get("sources") else self._default_sources()
             facts.append(CreatedFact(rel, rep.strip(), self.kind, None, sources, self.pass_name, e.heading))
         else:
             end = e.end + 1 if (e.end < len(lines) and not lines[e.end].strip() and e.kind != "item") else e.end
@@ -376,6 +376,11 @@ class Sandbox:
         if text is None and not allow_missing:
             raise ToolError(f"{rel} does not exist")
         return text or ""
+
+    def _default_sources(self) -> list[int]:
+        # An edit without named sources comes from the batch as a whole; the review pass never
+        # sees the history, so what it writes has no history sources (it only moves or trims).
+        return [] if self.shrink_only else list(self.batch_list)
 
     def _budget_note(self, rel: str) -> str:
         b = self.budgets.get(rel, 0)
@@ -413,7 +418,8 @@ class Sandbox:
                 if e.text in old_texts:
                     old_texts.remove(e.text)
                 elif e.text not in removed_texts:
-                    facts.append(CreatedFact(rel, e.text, self.kind, None, self.batch_list, self.pass_name, e.heading))
+                    facts.append(CreatedFact(rel, e.text, self.kind, None, self._default_sources(), self.pass_name,
+                                             e.heading))
         self.created.extend(facts)
         note = self._budget_note(rel)
         return f"OK: {rel} is now {after:,} characters{note} (was {before:,})."

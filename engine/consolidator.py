@@ -1,0 +1,281 @@
+"""The Consolidator (spec section 6): compacts old chat from sessions/*.jsonl into
+memory/history.jsonl, so that Dream has something to read. Nothing may be lost: when the model
+fails, every message goes into `[RAW] N messages` entries (split into parts, never truncated).
+
+Crash safety: before appending, the entries to write are put in a journal
+(memory/.consolidator-journal.json); then they are appended (fsynced), then the session's
+last_consolidated is advanced, then the journal is removed. A run that finds a journal finishes
+it first: it appends only the entries not already in history.jsonl and advances the session,
+so a crash anywhere in between neither loses nor duplicates a message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from .files import atomic_write_text, checked_write_bytes, content_hash
+from .history import append_entry, read_history
+from .llm import Cancelled, LLMClient, LLMError
+from .problems import WorkspaceError
+from .prompt import build_prompt
+from .sessions import Session, find_sessions, read_session
+from .tokens import estimate_tokens
+from .workspace import Workspace
+
+KEEP_LAST = 8                # idle compaction keeps the last 8 messages live
+RAW_PART_CHARS = 16_000      # a [RAW] entry is split into parts of at most this many characters
+SAFETY_TOKENS = 1024
+NOTHING = "(nothing)"
+
+SUMMARY_PROMPT = """You compact part of a chat between a user and their assistant into durable notes for \
+the assistant's long-term memory. Write markdown bullet points, one fact per line, each starting with a tag:
+[permanent] identity and facts that will not change; [durable] preferences, decisions, projects that hold \
+for a while; [ephemeral] one-off requests and passing details; [correction] a fact that replaces something \
+said before (say what it replaces).
+Only facts the conversation states; no commentary. If nothing is worth keeping, answer exactly (nothing)."""
+
+
+def _crash_point(name: str) -> None:
+    # Fault injection for the crash-safety tests (a real os._exit, as a kill would do).
+    if os.environ.get("DREAMDESK_CRASH_AT") == name:
+        os._exit(86)
+
+
+def message_text(m: dict) -> str:
+    content = m.get("content")
+    if isinstance(content, list):
+        content = "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def render_messages(msgs: list[dict]) -> str:
+    lines = []
+    for m in msgs:
+        ts = m.get("timestamp")
+        when = f" [{str(ts)[:16].replace('T', ' ')}]" if ts else ""
+        lines.append(f"{str(m.get('role', '?')).upper()}{when}: {message_text(m)}")
+    return "\n".join(lines)
+
+
+def raw_entries(msgs: list[dict]) -> list[str]:
+    """`[RAW] N messages` entries holding every character, split into `(part i/n)` parts."""
+    body = render_messages(msgs)
+    head = f"[RAW] {len(msgs)} messages"
+    room = RAW_PART_CHARS - len(head) - 20
+    if len(body) <= room:
+        return [f"{head}\n{body}"]
+    chunks = [body[i:i + room] for i in range(0, len(body), room)]
+    return [f"{head} (part {i}/{len(chunks)})\n{c}" for i, c in enumerate(chunks, 1)]
+
+
+def _parse_time(ts) -> datetime | None:
+    if not isinstance(ts, str):
+        return None
+    try:
+        t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.astimezone()
+
+
+@dataclass
+class Plan:
+    session: Session
+    start: int               # first message index to compact (== last_consolidated)
+    end: int                 # exclusive
+    trigger: str             # pressure | idle | manual
+
+    @property
+    def count(self) -> int:
+        return self.end - self.start
+
+
+@dataclass
+class CompactResult:
+    session: str
+    trigger: str
+    messages: int
+    entries: list[int] = field(default_factory=list)     # cursors written
+    raw: bool = False
+    nothing: bool = False
+    error: str | None = None
+    recovered: bool = False
+
+    def to_json(self) -> dict:
+        return {"session": self.session, "trigger": self.trigger, "messages": self.messages,
+                "cursors": self.entries, "raw": self.raw, "nothing": self.nothing, "error": self.error,
+                "recovered": self.recovered}
+
+
+def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = False,
+                 base_tokens: int | None = None) -> Plan | None:
+    """What to compact in one session, or None. Project sessions are never compacted."""
+    if s.is_project or s.meta_line is None:
+        return None
+    cfg = ws.config()
+    start = min(s.last_consolidated, len(s.messages))
+    live = s.messages[start:]
+    if not live:
+        return None
+    budget = int(cfg.get("contextWindowTokens")) - int(cfg.get("maxTokens")) - SAFETY_TOKENS
+    if base_tokens is None:
+        hist = ws.history()
+        _, dream, _ = ws.cursors()
+        base_tokens = build_prompt(ws, hist, dream).total_tokens
+    tokens = [estimate_tokens(message_text(m)) for m in live]
+    if budget > 0 and base_tokens + sum(tokens) > budget:
+        # compact the oldest messages until what stays fits consolidationRatio of the budget,
+        # cutting where a user turn starts
+        target = float(cfg.get("consolidationRatio")) * budget - base_tokens
+        remaining = sum(tokens)
+        cut = 0
+        while cut < len(live) and remaining > target:
+            remaining -= tokens[cut]
+            cut += 1
+        while cut < len(live) and live[cut].get("role") != "user":
+            cut += 1
+        if cut == 0:
+            cut = len(live)
+        return Plan(s, start, start + cut, "pressure")
+    idle_min = int(cfg.get("idleCompactAfterMinutes"))
+    if len(live) > KEEP_LAST:
+        if manual:
+            return Plan(s, start, len(s.messages) - KEEP_LAST, "manual")
+        if idle_min > 0:
+            last = _parse_time(s.messages[-1].get("timestamp")) if s.messages else None
+            if last is not None and (now - last).total_seconds() >= idle_min * 60:
+                return Plan(s, start, len(s.messages) - KEEP_LAST, "idle")
+    return None
+
+
+def journal_path(ws: Workspace) -> Path:
+    return ws.memory_dir / ".consolidator-journal.json"
+
+
+def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
+    """Rewrite only the session's metadata line, if nobody consolidated it meanwhile."""
+    data = s.path.read_bytes()
+    fresh = read_session(s.path, s.display)
+    if fresh.meta_line is None:
+        raise WorkspaceError(f"{s.display}: the metadata line is gone; not updating it")
+    if fresh.last_consolidated != expected_from:
+        if fresh.last_consolidated >= to:
+            return  # already advanced (by the assistant or an earlier recovery)
+        raise WorkspaceError(f"{s.display}: last_consolidated moved from {expected_from} to "
+                             f"{fresh.last_consolidated} meanwhile; not overwriting it")
+    lines = data.split(b"\n")
+    meta = dict(fresh.metadata)
+    meta["last_consolidated"] = to
+    lines[fresh.meta_line - 1] = json.dumps(meta, ensure_ascii=False).encode("utf-8")
+    checked_write_bytes(s.path, b"\n".join(lines), content_hash(data), display=s.display)
+
+
+def _entry_key(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def recover(ws: Workspace) -> CompactResult | None:
+    """Finish an interrupted compaction from its journal (see the module docstring)."""
+    jp = journal_path(ws)
+    try:
+        j = json.loads(jp.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise WorkspaceError(f"memory/.consolidator-journal.json is unreadable ({exc}); "
+                             "move it aside after checking memory/history.jsonl") from None
+    present = {}
+    for e in read_history(ws.history_path).entries:
+        present.setdefault(_entry_key(e.content), []).append(e.cursor)
+    written: list[int] = []
+    for item in j["entries"]:
+        hits = present.get(_entry_key(item["content"]))
+        if hits:
+            written.append(hits.pop(0))
+        else:
+            written.append(append_entry(ws.memory_dir, item["content"], j.get("key"), item["timestamp"]).entry.cursor)
+    s = read_session(Path(j["path"]), j["display"])
+    _set_last_consolidated(s, j["from"], j["to"])
+    jp.unlink(missing_ok=True)
+    return CompactResult(j.get("key") or "", j.get("trigger", "recovered"), j["to"] - j["from"], written,
+                         j.get("raw", False), False, None, True)
+
+
+def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threading.Event | None = None,
+            now: datetime | None = None) -> CompactResult:
+    """Summarise plan's messages into history.jsonl (or [RAW] entries on any model failure)."""
+    now = now or datetime.now().astimezone()
+    msgs = plan.session.messages[plan.start:plan.end]
+    result = CompactResult(plan.session.key, plan.trigger, len(msgs))
+    contents: list[str] = []
+    if client is None:
+        result.error = "no model configured"
+    else:
+        try:
+            comp = client.complete([{"role": "system", "content": SUMMARY_PROMPT},
+                                    {"role": "user", "content": render_messages(msgs)}], [], cancel)
+            text = (comp.content or "").strip()
+            if not text:
+                raise LLMError("the model answered with an empty summary")
+            if text == NOTHING:
+                result.nothing = True
+            else:
+                contents = [text[i:i + RAW_PART_CHARS] for i in range(0, len(text), RAW_PART_CHARS)]
+        except Cancelled:
+            raise
+        except LLMError as exc:
+            result.error = str(exc)
+    if result.error is not None:
+        contents = raw_entries(msgs)
+        result.raw = True
+    ts = now.strftime("%Y-%m-%d %H:%M")
+    journal = {"path": str(plan.session.path), "display": plan.session.display, "key": plan.session.key,
+               "from": plan.start, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
+               "entries": [{"content": c, "timestamp": ts} for c in contents]}
+    atomic_write_text(journal_path(ws), json.dumps(journal, ensure_ascii=False))
+    for c in contents:
+        result.entries.append(append_entry(ws.memory_dir, c, plan.session.key, ts).entry.cursor)
+        _crash_point("after-history-append")
+    _set_last_consolidated(plan.session, plan.start, plan.end)
+    _crash_point("after-session-update")
+    journal_path(ws).unlink(missing_ok=True)
+    return result
+
+
+def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | None = None, manual: bool = False,
+                     cancel: threading.Event | None = None, now: datetime | None = None,
+                     log: Callable[[str], None] | None = None) -> list[CompactResult]:
+    """One pass over the sessions: recover an interrupted run, then compact what is due."""
+    now = now or datetime.now().astimezone()
+    log = log or (lambda m: None)
+    results: list[CompactResult] = []
+    rec = recover(ws)
+    if rec:
+        log(f"recovered an interrupted compaction of {rec.session}: {len(rec.entries)} entr(ies) in place")
+        results.append(rec)
+    hist = ws.history()
+    _, dream, _ = ws.cursors()
+    base = build_prompt(ws, hist, dream).total_tokens
+    for s in find_sessions(ws.home, ws.root):
+        if only and s.key != only:
+            continue
+        if s.is_project:
+            if only:
+                log(f"{s.key}: a project conversation never feeds personal memory; not compacted")
+            continue
+        plan = plan_session(ws, s, now, manual=manual, base_tokens=base)
+        if plan is None:
+            continue
+        r = compact(ws, plan, client, cancel, now)
+        what = "nothing worth keeping" if r.nothing else (
+            f"[RAW] fallback ({r.error})" if r.raw else f"summary -> cursor {r.entries}")
+        log(f"{s.key}: compacted {r.messages} message(s) on {plan.trigger}: {what}")
+        results.append(r)
+    return results

@@ -1,0 +1,254 @@
+"""When Dream runs on its own, and why it is not running now (spec section 5, Scheduling).
+
+Pure decisions with an injected clock: `Scheduler.tick(now)` says what to do, the service (or
+the GUI) runs it. `interval`: every intervalH hours, the deadline persisted in
+memory/dreams/schedule.json so a run missed while closed is caught up shortly after start.
+`activity` (Honcho): at least activityThreshold new history entries since the last dream and
+cooldownH hours since it, then idleMinutes without a new history line (each new line restarts
+the wait). A manual request bypasses threshold and cooldown. Never two runs, never two pending.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
+from .cursors import read_cursor
+from .dream import records
+from .files import atomic_write_text
+from .workspace import Workspace
+
+CATCH_UP_DELAY = timedelta(seconds=60)   # "shortly after start"
+
+DISABLED, BELOW, COOLING, WAITING_IDLE, SCHEDULED, QUEUED, RUNNING = (
+    "disabled", "below-threshold", "cooling-down", "waiting-for-idle", "scheduled", "queued", "running")
+
+
+def _iso(t: datetime | None) -> str | None:
+    return t.isoformat(timespec="seconds") if t else None
+
+
+def _parse(s) -> datetime | None:
+    if not isinstance(s, str):
+        return None
+    try:
+        t = datetime.fromisoformat(s)
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.astimezone()
+
+
+def schedule_path(ws: Workspace):
+    return records.dreams_dir(ws) / "schedule.json"
+
+
+@dataclass
+class ScheduleStatus:
+    state: str
+    text: str                          # plain words: why (not) dreaming
+    mode: str
+    enabled: bool
+    next_at: datetime | None = None
+    new_entries: int = 0
+    threshold: int | None = None
+    last_run: dict | None = None
+    last_error: str | None = None
+    stuck: dict | None = None
+    running: dict | None = None        # pass, iteration, tokens while running
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"state": self.state, "text": self.text, "mode": self.mode, "enabled": self.enabled,
+                "next_at": _iso(self.next_at), "new_entries": self.new_entries, "threshold": self.threshold,
+                "last_run": self.last_run, "last_error": self.last_error, "stuck": self.stuck,
+                "running": self.running, "warnings": self.warnings}
+
+
+class Scheduler:
+    """One workspace's schedule. Not thread-safe: call it from one thread (the service loop
+    or the GUI's engine worker)."""
+
+    def __init__(self, ws: Workspace):
+        """Reads only: a scheduler that is never started can still answer status()."""
+        self.ws = ws
+        self.queued: str | None = None          # trigger of the pending run
+        self.running: dict | None = None
+        self.last_error: str | None = None
+        self.last_activity: datetime | None = None
+        self._data = self._load()
+
+    def start(self, now: datetime) -> None:
+        """Dreamdesk takes over scheduling for this workspace (writes schedule.json)."""
+        cfg = self.ws.config()
+        if cfg.get("schedule") == "interval" and cfg.get("enabled"):
+            deadline = self.deadline
+            if deadline is None:
+                self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
+            elif deadline < now:
+                # missed while Dreamdesk was closed: catch up shortly after start
+                self._set_deadline(now + CATCH_UP_DELAY)
+
+    # -- persistence --------------------------------------------------------------------
+    def _load(self) -> dict:
+        try:
+            data = json.loads(schedule_path(self.ws).read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self) -> None:
+        atomic_write_text(schedule_path(self.ws), json.dumps(self._data, indent=2) + "\n")
+
+    def _set_deadline(self, t: datetime | None) -> None:
+        self._data["next_deadline"] = _iso(t)
+        self._save()
+
+    @property
+    def deadline(self) -> datetime | None:
+        return _parse(self._data.get("next_deadline"))
+
+    # -- inputs -------------------------------------------------------------------------
+    def note_activity(self, now: datetime) -> None:
+        """A new history line arrived (watchdog): restarts the activity idle wait."""
+        self.last_activity = now
+
+    def request(self, trigger: str = "manual") -> bool:
+        """Ask for a run now. False when one is already queued or running (deduplicated)."""
+        if self.running is not None or self.queued is not None:
+            return False
+        self.queued = trigger
+        return True
+
+    def settings_changed(self, now: datetime) -> None:
+        """Dream turned on/off or the interval changed: applies at once."""
+        cfg = self.ws.config()
+        if cfg.get("schedule") == "interval" and cfg.get("enabled"):
+            self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
+        elif self.queued not in (None, "manual"):
+            self.queued = None
+
+    # -- decisions ------------------------------------------------------------------------
+    def _last_dream(self) -> tuple[datetime | None, dict | None]:
+        state = {}
+        try:
+            state = json.loads((records.dreams_dir(self.ws) / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        last = state.get("last_run") if isinstance(state, dict) else None
+        t = _parse(last.get("finished")) if isinstance(last, dict) else None
+        return t, last if isinstance(last, dict) else None
+
+    def _new_entries(self) -> int:
+        dream, _ = read_cursor(self.ws.dream_cursor_path, "memory/.dream_cursor")
+        return sum(1 for e in self.ws.history().entries if e.cursor > dream)
+
+    def tick(self, now: datetime) -> str | None:
+        """The trigger of a run to start now (and mark it running), or None."""
+        if self.running is not None:
+            return None
+        if self.queued is None:
+            cfg = self.ws.config()
+            if cfg.get("enabled"):
+                if cfg.get("schedule") == "interval":
+                    d = self.deadline
+                    if d is not None and now >= d:
+                        self.queued = "interval"
+                elif self._activity_ready(now, cfg) is None:
+                    self.queued = "activity"
+        if self.queued is None:
+            return None
+        trigger, self.queued = self.queued, None
+        self.running = {"trigger": trigger, "since": _iso(now), "pass": None, "iteration": 0, "tokens": 0}
+        return trigger
+
+    def _activity_ready(self, now: datetime, cfg) -> ScheduleStatus | None:
+        """None when an activity dream should start now, else the status that says why not."""
+        threshold = int(cfg.get("activityThreshold"))
+        n = self._new_entries()
+        base = dict(mode="activity", enabled=True, new_entries=n, threshold=threshold)
+        if n < threshold:
+            return ScheduleStatus(BELOW, f"Waiting for new history: {n} of {threshold} new entries since the last dream.",
+                                  **base)
+        last, _ = self._last_dream()
+        cooldown = timedelta(hours=float(cfg.get("cooldownH")))
+        if last is not None and now < last + cooldown:
+            until = last + cooldown
+            return ScheduleStatus(COOLING, f"Cooling down until {until:%Y-%m-%d %H:%M} "
+                                           f"({cfg.get('cooldownH'):g} h after the last dream).", next_at=until, **base)
+        idle = timedelta(minutes=float(cfg.get("idleMinutes")))
+        latest = self.last_activity or self._history_mtime()
+        if latest is not None and now < latest + idle:
+            until = latest + idle
+            return ScheduleStatus(WAITING_IDLE, f"Waiting for the conversation to settle: dreaming at "
+                                                f"{until:%H:%M} unless a new history line arrives first.",
+                                  next_at=until, **base)
+        return None
+
+    def _history_mtime(self) -> datetime | None:
+        try:
+            return datetime.fromtimestamp(self.ws.history_path.stat().st_mtime).astimezone()
+        except OSError:
+            return None
+
+    def finished(self, now: datetime, outcome: str | None = None, error: str | None = None) -> None:
+        """The run that tick() started has ended (any outcome)."""
+        self.running = None
+        self.last_error = error
+        cfg = self.ws.config()
+        if cfg.get("schedule") == "interval" and cfg.get("enabled"):
+            self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
+
+    def progress(self, event: dict) -> None:
+        if self.running is not None:
+            self.running.update({k: event[k] for k in ("pass", "iteration", "tokens") if k in event})
+
+    # -- the answer to "why is no dream running?" ----------------------------------------------
+    def status(self, now: datetime) -> ScheduleStatus:
+        cfg = self.ws.config()
+        mode = cfg.get("schedule")
+        _, last = self._last_dream()
+        state = {}
+        try:
+            state = json.loads((records.dreams_dir(self.ws) / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        stuck = state.get("stuck") if isinstance(state, dict) else None
+        warnings = []
+        streaks = state.get("refusal_streak", {}) if isinstance(state, dict) else {}
+        for f, n in sorted(streaks.items()) if isinstance(streaks, dict) else []:
+            if isinstance(n, int) and n >= 3:
+                warnings.append(f"Writes to {f} were refused by its budget on {n} runs in a row.")
+        if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
+            warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")
+        extra = dict(last_run=last, last_error=self.last_error, stuck=stuck, warnings=warnings)
+        if self.running is not None:
+            r = self.running
+            where = f" — {r['pass']} pass, iteration {r['iteration']}, {r['tokens']:,} tokens" if r.get("pass") else ""
+            return ScheduleStatus(RUNNING, f"Dreaming now ({r['trigger']}){where}.", mode, bool(cfg.get("enabled")),
+                                  running=dict(r), **extra)
+        if self.queued is not None:
+            return ScheduleStatus(QUEUED, f"A {self.queued} dream is queued and starts in a moment.", mode,
+                                  bool(cfg.get("enabled")), **extra)
+        if not cfg.get("enabled"):
+            return ScheduleStatus(DISABLED, "Dream is turned off for this workspace (Settings → Memory). "
+                                            "Dream now still works.", mode, False, **extra)
+        if mode == "interval":
+            d = self.deadline
+            text = (f"Next dream at {d:%Y-%m-%d %H:%M} (every {cfg.get('intervalH'):g} h)." if d
+                    else f"Dreaming every {cfg.get('intervalH'):g} h.")
+            return ScheduleStatus(SCHEDULED, text, mode, True, next_at=d, **extra)
+        why = self._activity_ready(now, cfg)
+        if why is None:
+            return ScheduleStatus(QUEUED, "A dream is due and starts at the next check.", mode, True, **extra)
+        for k, v in extra.items():
+            setattr(why, k, v)
+        return why
+
+
+def floor_confirmation_text(value: int) -> str:
+    """The dialog text for a review cadence below the floor (the GUI shows it; the engine refuses
+    without it)."""
+    return (f"Run the review pass every {value} run{'s' if value != 1 else ''}? The recommended minimum is "
+            f"{REVIEW_FLOOR}.\n\n{REVIEW_FLOOR_REASON}")

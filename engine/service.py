@@ -1,0 +1,105 @@
+"""`dreamdesk serve`: the Consolidator and the Dream scheduler for one workspace, headless, in
+the foreground. One log line per decision, never a secret; SIGINT/SIGTERM stop it cleanly (a
+running Dream is cancelled, which holds its cursor; every write is atomic)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from .consolidator import run_consolidator
+from .dream.run import DreamOptions, run_dream
+from .files import LockHeld
+from .llm import LLMClient, LLMError
+from .problems import WorkspaceError
+from .scheduler import Scheduler
+from .workspace import Workspace
+
+
+class HistoryWatcher:
+    """watchdog on memory/: every change to history.jsonl (including atomic saves, which
+    arrive as a move whose dest_path is the file) calls `on_change`."""
+
+    def __init__(self, ws: Workspace, on_change: Callable[[], None]):
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        target = str(ws.history_path)
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event):
+                paths = {getattr(event, "src_path", None), getattr(event, "dest_path", None)}
+                if target in {str(p) for p in paths if p}:
+                    on_change()
+
+        self.observer = Observer()
+        ws.memory_dir.mkdir(exist_ok=True) if ws.memory_dir.exists() else None
+        self.observer.schedule(Handler(), str(ws.memory_dir), recursive=False)
+
+    def start(self) -> None:
+        self.observer.start()
+
+    def stop(self) -> None:
+        self.observer.stop()
+        self.observer.join(timeout=5)
+
+
+def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,
+          log: Callable[[str], None], now: Callable[[], datetime] | None = None,
+          tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True) -> int:
+    now = now or (lambda: datetime.now().astimezone())
+    sched = Scheduler(ws)
+    sched.start(now())
+    watcher = None
+    if watch and ws.memory_dir.is_dir():
+        watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
+        watcher.start()
+    log(f"serving {ws.root}")
+    last_text = None
+    last_compact: float | None = None
+    import time
+    try:
+        while not stop.is_set():
+            t = now()
+            mono = time.monotonic()
+            if last_compact is None or mono - last_compact >= consolidate_every:
+                last_compact = mono
+                try:
+                    client = _client_or_none(make_client, log)
+                    run_consolidator(ws, client, cancel=stop, now=t, log=log)
+                except (WorkspaceError, OSError, LLMError) as exc:
+                    log(f"consolidator: {exc}")
+            st = sched.status(t)
+            if st.text != last_text:
+                log(f"schedule: {st.text}")
+                last_text = st.text
+            trigger = sched.tick(t)
+            if trigger:
+                log(f"dream: starting ({trigger})")
+                try:
+                    client = make_client()
+                    res = run_dream(ws, client, DreamOptions(trigger=trigger), cancel=stop, progress=sched.progress)
+                    log(f"dream: {res.outcome}")
+                    sched.finished(now(), res.outcome, res.outcome if res.status == "failed" else None)
+                except LockHeld as exc:
+                    log(f"dream: not started: {exc}")
+                    sched.finished(now(), error=str(exc))
+                except (LLMError, WorkspaceError, OSError) as exc:
+                    log(f"dream: failed: {exc}")
+                    sched.finished(now(), error=str(exc))
+            stop.wait(tick_seconds)
+    finally:
+        if watcher:
+            watcher.stop()
+        log("stopped")
+    return 0
+
+
+def _client_or_none(make_client: Callable[[], LLMClient], log: Callable[[str], None]) -> LLMClient | None:
+    try:
+        return make_client()
+    except LLMError as exc:
+        log(f"consolidator: no model ({exc}); compaction falls back to [RAW] entries")
+        return None
