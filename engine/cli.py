@@ -17,7 +17,7 @@ from . import config as config_mod
 from .files import LockHeld
 from .archive import REASONS, read_archive, search
 from .prompt import build_prompt, select_pending
-from .restore import restore_archive_entry, restore_snapshot
+from .restore import job_lock, restore_archive_entry, restore_snapshot
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
 from .status import read_status
@@ -309,10 +309,9 @@ def cmd_dream(args) -> int:
     from .llm import LLMError, choose_model, make_client
 
     ws = _open(args.path)
-    cfg = ws.config()
     try:
-        choice, key = choose_model(cfg, base_url=args.base_url, model=args.model, api_key_env=args.api_key_env,
-                                   replay=args.replay)
+        choice, key = choose_model(ws.config(), base_url=args.base_url, model=args.model,
+                                   api_key_env=args.api_key_env, replay=args.replay)
         client = make_client(choice, key, timeout=args.timeout)
     except LLMError as exc:
         raise WorkspaceError(str(exc)) from None
@@ -344,6 +343,86 @@ def cmd_dream(args) -> int:
         elif result.run_id:
             print(f"Run {result.run_id}; cursor {result.cursor_before} -> {result.cursor_after}.")
     return EXIT_FAILED if result.status in ("failed", "cancelled") else EXIT_OK
+
+
+def _model_args(s) -> None:
+    src = s.add_argument_group("model (default: the workspace's config.json, as the assistant uses it)")
+    src.add_argument("--base-url", metavar="URL")
+    src.add_argument("--model", metavar="M")
+    src.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    src.add_argument("--replay", metavar="FILE", help="play a recorded transcript instead of calling a model")
+    src.add_argument("--timeout", type=float, default=120.0, metavar="S")
+
+
+def _client_factory(ws: Workspace, args):
+    from .llm import choose_model, make_client
+
+    def make():
+        choice, key = choose_model(ws.config(), base_url=args.base_url, model=args.model,
+                                   api_key_env=args.api_key_env, replay=args.replay)
+        return make_client(choice, key, timeout=args.timeout)
+    return make
+
+
+def cmd_compact(args) -> int:
+    from .consolidator import run_consolidator
+    from .llm import LLMError
+
+    ws = _open(args.path)
+    if ws.home is None:
+        raise WorkspaceError(f"{args.path}: no home folder with sessions/ around this workspace; nothing to compact")
+    try:
+        client = _client_factory(ws, args)()
+    except LLMError as exc:
+        print(f"dreamdesk: no model ({exc}); messages are kept as [RAW] entries", file=sys.stderr)
+        client = None
+    lines: list[str] = []
+    with job_lock(ws):
+        results = run_consolidator(ws, client, only=args.session, manual=True, log=lines.append)
+    if args.json:
+        _dump({"results": [r.to_json() for r in results], "log": lines})
+    else:
+        print("\n".join(lines) if lines else "Nothing to compact: every session has at most 8 live messages.")
+    return EXIT_OK
+
+
+def cmd_schedule(args) -> int:
+    from .scheduler import Scheduler
+
+    ws = _open(args.path)
+    st = Scheduler(ws).status(datetime.now().astimezone())
+    if args.json:
+        _dump(st.to_json())
+        return EXIT_OK
+    print(st.text)
+    if st.last_run:
+        print(f"Last run: {st.last_run.get('finished')} — {st.last_run.get('outcome')}")
+    if st.stuck:
+        print(f"Stuck alarm: entries {st.stuck['batch'][0]}–{st.stuck['batch'][1]} held {st.stuck['held_runs']} runs.")
+    for w in st.warnings:
+        print(f"Warning: {w}")
+    return EXIT_OK
+
+
+def cmd_serve(args) -> int:
+    import signal
+    import threading
+
+    from .service import serve
+
+    ws = _open(args.path)
+    stop = threading.Event()
+    handlers = {sig: signal.signal(sig, lambda *a: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def log(line: str) -> None:
+        print(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}", flush=True)
+
+    try:
+        return serve(ws, _client_factory(ws, args), stop, log, tick_seconds=args.tick,
+                     consolidate_every=args.compact_every)
+    finally:
+        for sig, h in handlers.items():
+            signal.signal(sig, h)
 
 
 def cmd_runs(args) -> int:
@@ -478,12 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
     s.add_argument("--json", action="store_true")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
-    src = s.add_argument_group("model (default: the workspace's config.json, as the assistant uses it)")
-    src.add_argument("--base-url", metavar="URL")
-    src.add_argument("--model", metavar="M")
-    src.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    src.add_argument("--replay", metavar="FILE", help="play a recorded transcript instead of calling a model")
-    src.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    _model_args(s)
     s.set_defaults(func=cmd_dream)
 
     s = sub.add_parser("runs", help="Dream run history; runs PATH show ID for one run with provenance",
@@ -491,6 +565,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("args", nargs="+", metavar="ARGS")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_runs)
+
+    s = sub.add_parser("compact", help="run the Consolidator now: sessions -> history.jsonl (keeps the last 8)")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--session", metavar="KEY")
+    s.add_argument("--json", action="store_true")
+    _model_args(s)
+    s.set_defaults(func=cmd_compact)
+
+    s = sub.add_parser("schedule", help="why a dream is (not) running, and when the next one is due")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_schedule)
+
+    s = sub.add_parser("serve", help="run the Consolidator and the Dream scheduler headless (Ctrl+C stops)")
+    s.add_argument("path", metavar="PATH")
+    s.add_argument("--tick", type=float, default=1.0, metavar="S", help="seconds between scheduler checks")
+    s.add_argument("--compact-every", type=float, default=60.0, metavar="S")
+    _model_args(s)
+    s.set_defaults(func=cmd_serve)
     return p
 
 

@@ -121,9 +121,10 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     recreate it at the end of the file (or just append when there was no heading)."""
     lines = text.split("\n")
     block = entry_text.split("\n")
+    heads = _heading_lines(lines)
     idx = None
     if heading:
-        idx = next((i for i, line in enumerate(lines) if line.strip() == heading.strip()), None)
+        idx = next((i for i in heads if lines[i].strip() == heading.strip()), None)
     if idx is None:
         body = text.rstrip("\n")
         parts = [body] if body else []
@@ -132,7 +133,7 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
         if parts and not heading and _ends_in_item(body.split("\n")) and _ITEM.match(block[0]):
             return body + "\n" + entry_text + "\n"
         return "\n\n".join(parts + [entry_text]) + "\n"
-    end = next((j for j in range(idx + 1, len(lines)) if _HEADING.match(lines[j])), len(lines))
+    end = next((j for j in heads if j > idx), len(lines))
     last = end
     while last > idx + 1 and not lines[last - 1].strip():
         last -= 1
@@ -146,10 +147,21 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     return "\n".join(new)
 
 
+def _heading_lines(lines: list[str]) -> list[int]:
+    """Indexes of real heading lines (a `# comment` inside a fenced code block is not one)."""
+    out, fence = [], False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fence = not fence
+        elif not fence and _HEADING.match(line):
+            out.append(i)
+    return out
+
+
 def _ends_in_item(lines: list[str]) -> bool:
     """Whether the last entry in `lines` is a list item (walking back over continuation lines)."""
     for line in reversed(lines):
-        if not line.strip() or _HEADING.match(line):
+        if not line.strip() or _HEADING.match(line) or _FENCE.match(line):
             return False
         if _ITEM.match(line):
             return True

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .archive import ArchiveRecord, plan_entry_restore, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
-from .files import FileLock, current_hash, resolve_inside
+from .files import MISSING_HASH, FileLock, current_hash, resolve_inside
 from .problems import WorkspaceError
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path
 from .workspace import Workspace
@@ -41,8 +41,9 @@ def job_lock(ws: Workspace) -> FileLock:
 
 
 def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
-          hunk: int | None) -> dict[str, str]:
-    """The new text of each file the restore writes."""
+          hunk: int | None) -> dict[str, tuple[str, str]]:
+    """For each file the restore writes: (the hash of the bytes it planned from, new text).
+    Writing against that hash makes a change in between a conflict, never a silent loss."""
     if path is not None and not is_memory_path(path):
         raise WorkspaceError(f"{path}: only SOUL.md, USER.md, memory/MEMORY.md and skills/<name>/SKILL.md "
                              "can be restored")
@@ -53,9 +54,10 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
         if path not in files:
             raise WorkspaceError(f"snapshot {sha[:8]} does not hold {path}")
         wanted = {path: files[path]}
-    plan: dict[str, str] = {}
+    plan: dict[str, tuple[str, str]] = {}
     for rel, text in wanted.items():
         state, _ = ws.read_file(rel)
+        seen = state.hash if state.hash is not None else MISSING_HASH
         current = state.text if state.exists else None
         if hunk is not None:
             d = diff_texts(text, current, rel)
@@ -65,7 +67,7 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
             text = revert_hunk(current or "", d.hunks[hunk - 1])
         if text != current:
             resolve_inside(ws.root, rel)     # refuse a symlink out before anything is written
-            plan[rel] = text
+            plan[rel] = (seen, text)
     return plan
 
 
@@ -88,8 +90,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
         pre = store.snapshot(f"snapshot: before restore {what}")
         result = RestoreResult(sha, pre or store.head(), None)
-        for rel, text in plan.items():
-            expected = current_hash(resolve_inside(ws.root, rel))
+        for rel, (expected, text) in plan.items():
             if rel in ("USER.md", "memory/MEMORY.md"):
                 _, recs = write_memory(ws, rel, text, expected, "restore")
                 result.archived.extend(recs)

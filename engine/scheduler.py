@@ -237,7 +237,8 @@ class Scheduler:
         if mode == "interval":
             d = self.deadline
             text = (f"Next dream at {d:%Y-%m-%d %H:%M} (every {cfg.get('intervalH'):g} h)." if d
-                    else f"Dreaming every {cfg.get('intervalH'):g} h.")
+                    else f"Dreamdesk is not scheduling Dream here: the assistant runs it every "
+                         f"{cfg.get('intervalH'):g} h. Dream now works any time.")
             return ScheduleStatus(SCHEDULED, text, mode, True, next_at=d, **extra)
         why = self._activity_ready(now, cfg)
         if why is None:

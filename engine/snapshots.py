@@ -117,14 +117,14 @@ class SnapshotStore:
                    GIT_TERMINAL_PROMPT="0", LC_ALL="C")
         return env
 
-    def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,)):
+    def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False):
         """Run git on this store through gitpython; returns stdout (str, or bytes)."""
         try:
             import git
         except ImportError as exc:  # pragma: no cover - a declared dependency
             raise SnapshotError(f"gitpython is not available ({exc})") from exc
-        cmd = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}",
-               "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
+        where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
+        cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
                "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
         try:
             status, out, err = git.Git(str(self.ws.root)).execute(
@@ -144,8 +144,12 @@ class SnapshotStore:
             return
         self.git_dir.parent.mkdir(parents=True, exist_ok=True)
         if self.separate:
-            self._git("init", "--quiet", "--bare", str(self.git_dir))
+            # git refuses --work-tree on init; create the bare directory plainly, then use it
+            self._git("init", "--quiet", "--bare", str(self.git_dir), plain=True)
             self._git("config", "core.bare", "false")
+            # keep the user's repository from seeing .dreamdesk/ as untracked
+            from .files import atomic_write_text
+            atomic_write_text(self.git_dir.parent / ".gitignore", "*\n")
             info = self.git_dir / "info"
             info.mkdir(exist_ok=True)
             (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
@@ -246,7 +250,8 @@ class SnapshotStore:
                 continue
             meta, _, path = item.partition("\t")
             parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob":
+            # a symlink's blob is its target path, not the file's text: never treat it as one
+            if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000":
                 files[path] = parts[2]
         return files
 
@@ -327,17 +332,19 @@ class SnapshotStore:
                 meta, _, path = row.partition("\t")
                 parts = meta.split()
                 if is_memory_path(path) and len(parts) >= 5:
-                    changes[path] = None if parts[4].startswith("D") else parts[3]
+                    gone = parts[4].startswith("D") or parts[1] == "120000"   # deleted, or a symlink
+                    changes[path] = None if gone else parts[3]
             commits.append((sha, int(ct), changes))
         blobs = [b for _, _, ch in commits for b in ch.values() if b]
         texts = self.blob_texts(blobs)
+        paths = sorted({p for _, _, ch in commits for p in ch}, key=_path_order)
         current: dict[str, str | None] = {}
-        history: dict[str, list[SizePoint]] = {}
+        history: dict[str, list[SizePoint]] = {p: [] for p in paths}
         for sha, ct, changes in commits:
             current.update(changes)
-            for path in sorted(set(current) | set(history), key=_path_order):
+            for path in paths:
                 blob = current.get(path)
-                history.setdefault(path, []).append(SizePoint(sha, ct, len(texts[blob]) if blob else None))
+                history[path].append(SizePoint(sha, ct, len(texts[blob]) if blob else None))
         return history
 
 

@@ -1,0 +1,187 @@
+"""The Consolidator: triggers, summaries, the [RAW] fallback, and crash safety."""
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta
+
+import pytest
+
+from engine.consolidator import KEEP_LAST, journal_path, plan_session, raw_entries, run_consolidator
+from engine.history import read_history
+from engine.llm.openai import OpenAIClient
+from engine.sessions import find_sessions, read_session
+from engine.workspace import Workspace
+from llm_server import turn
+
+NOW = datetime(2026, 11, 29, 12, 0).astimezone()
+
+
+def write_session(path, key, n, last_consolidated=0, minutes_ago=30, content=None, meta=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = NOW - timedelta(minutes=minutes_ago + n)
+    lines = [json.dumps({"_type": "metadata", "key": key, "created_at": t0.isoformat(), "updated_at": NOW.isoformat(),
+                         "metadata": meta or {}, "last_consolidated": last_consolidated})]
+    for i in range(n):
+        text = content(i) if content else f"message {i} from {'user' if i % 2 == 0 else 'assistant'}"
+        lines.append(json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": text,
+                                 "timestamp": (t0 + timedelta(minutes=i + 1)).isoformat()}, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = tmp_path / "home"
+    (h / "workspace" / "memory").mkdir(parents=True)
+    (h / "workspace" / "USER.md").write_text("# User\n")
+    (h / "config.json").write_text(json.dumps({"agents": {"defaults": {"idleCompactAfterMinutes": 15}}}))
+    return h
+
+
+def client(srv):
+    return OpenAIClient(srv.url, "m", backoff=0.01, max_retries=0)
+
+
+def test_idle_compaction_keeps_last_8_and_advances(home, llm_server):
+    p = write_session(home / "sessions/telegram_1.jsonl", "telegram:1", 20)
+    srv = llm_server([turn(content="- [durable] Likes tea")])
+    ws = Workspace.open(home)
+    results = run_consolidator(ws, client(srv), now=NOW)
+    assert [(r.trigger, r.messages, r.raw) for r in results] == [("idle", 12, False)]
+    entries = read_history(ws.history_path).entries
+    assert [(e.cursor, e.content, e.session_key) for e in entries] == [(1, "- [durable] Likes tea", "telegram:1")]
+    s = read_session(p, "x")
+    assert s.last_consolidated == 12 and len(s.messages) == 20
+    sent = srv.requests[0]["messages"][1]["content"]
+    assert "message 0 from user" in sent and "message 11 from assistant" in sent and "message 12" not in sent
+    assert not journal_path(ws).exists()
+
+
+def test_not_idle_yet_or_idle_off(home, llm_server):
+    write_session(home / "sessions/a.jsonl", "a", 20, minutes_ago=5)
+    srv = llm_server()
+    ws = Workspace.open(home)
+    assert run_consolidator(ws, client(srv), now=NOW) == []
+    (home / "config.json").write_text(json.dumps({"agents": {"defaults": {"idleCompactAfterMinutes": 0}}}))
+    assert run_consolidator(ws, client(srv), now=NOW + timedelta(hours=5)) == []
+    assert not srv.requests
+
+
+def test_token_pressure_compacts_oldest_on_a_user_boundary(home, llm_server):
+    (home / "config.json").write_text(json.dumps({"agents": {"defaults": {
+        "contextWindowTokens": 4000, "maxTokens": 1000, "idleCompactAfterMinutes": 0, "consolidationRatio": 0.5}}}))
+    write_session(home / "sessions/a.jsonl", "a", 40, minutes_ago=0, content=lambda i: f"{i:02d} " + "x" * 400)
+    ws = Workspace.open(home)
+    s = find_sessions(ws.home, ws.root)[0]
+    plan = plan_session(ws, s, NOW)
+    assert plan.trigger == "pressure"
+    assert s.messages[plan.end]["role"] == "user"                # the live tail starts with a user turn
+    budget = 4000 - 1000 - 1024
+    kept = sum(-(-len(m["content"].encode()) // 4) for m in s.messages[plan.end:])
+    assert kept <= 0.5 * budget and plan.end < 40
+
+
+def test_project_sessions_never_compacted(home, llm_server):
+    write_session(home / "sessions/project_x.jsonl", "project:x", 30)
+    write_session(home / "sessions/other.jsonl", "desk:1", 30, meta={"project": "blog"})
+    srv = llm_server()
+    ws = Workspace.open(home)
+    assert run_consolidator(ws, client(srv), now=NOW, manual=True) == []
+    assert not srv.requests and not ws.history_path.exists()
+
+
+def test_nothing_answer_writes_nothing_but_advances(home, llm_server):
+    p = write_session(home / "sessions/a.jsonl", "a", 10)
+    srv = llm_server([turn(content="(nothing)")])
+    ws = Workspace.open(home)
+    r = run_consolidator(ws, client(srv), now=NOW)[0]
+    assert r.nothing and r.entries == [] and not ws.history_path.exists()
+    assert read_session(p, "x").last_consolidated == 2
+
+
+def test_model_failure_keeps_every_character_in_raw_parts(home, llm_server):
+    text = lambda i: f"<{i}>" + "".join(chr(0x61 + (i * 7 + k) % 26) for k in range(5000)) + "\u2028é"
+    p = write_session(home / "sessions/a.jsonl", "a", 28, content=text)     # ~140,000 characters
+    srv = llm_server(default={"status": 500})
+    ws = Workspace.open(home)
+    r = run_consolidator(ws, client(srv), now=NOW)[0]
+    assert r.raw and "HTTP 500" in r.error and len(r.entries) > 1
+    entries = read_history(ws.history_path).entries
+    n = len(entries)
+    assert all(e.content.startswith(f"[RAW] 20 messages (part {i}/{n})\n") for i, e in enumerate(entries, 1))
+    body = "".join(e.content.split("\n", 1)[1] for e in entries)
+    for i in range(20):
+        assert text(i) in body
+    assert read_session(p, "x").last_consolidated == 20
+
+
+def test_raw_entries_small_is_one_entry():
+    out = raw_entries([{"role": "user", "content": "hi", "timestamp": "2026-11-01T10:00:00"}])
+    assert out == ["[RAW] 1 messages\nUSER [2026-11-01 10:00]: hi"]
+
+
+def test_no_client_falls_back_to_raw(home):
+    write_session(home / "sessions/a.jsonl", "a", 10)
+    ws = Workspace.open(home)
+    r = run_consolidator(ws, None, now=NOW)[0]
+    assert r.raw and r.error == "no model configured"
+
+
+def test_nanobot_session_layout(home, llm_server):
+    import base64
+    d = home / "sessions" / "ws-abc"
+    name = base64.urlsafe_b64encode(b"cli:direct").decode().rstrip("=")
+    p = write_session(d / f"{name}.jsonl", "cli:direct", 12)
+    (d / ".workspace").write_text(str(home / "workspace"))
+    srv = llm_server([turn(content="- [durable] fact")])
+    r = run_consolidator(Workspace.open(home), client(srv), now=NOW)[0]
+    assert r.session == "cli:direct" and read_session(p, "x").last_consolidated == 4
+
+
+@pytest.mark.parametrize("crash_at", ["after-history-append", "after-session-update"])
+def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
+    p = write_session(home / "sessions/a.jsonl", "a", 30)
+    srv = llm_server(default={"status": 500})          # RAW fallback: several entries
+    code = ("import sys; from datetime import datetime; from engine.workspace import Workspace;"
+            "from engine.consolidator import run_consolidator, RAW_PART_CHARS;"
+            "import engine.consolidator as c; c.RAW_PART_CHARS = 300;"
+            "from engine.llm.openai import OpenAIClient;"
+            f"run_consolidator(Workspace.open({str(home)!r}), OpenAIClient({srv.url!r}, 'm', max_retries=0),"
+            f" now=datetime.fromisoformat({NOW.isoformat()!r}))")
+    env = dict(os.environ, DREAMDESK_CRASH_AT=crash_at)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=60)
+    assert proc.returncode == 86, proc.stderr.decode()
+    ws = Workspace.open(home)
+    assert journal_path(ws).exists()
+    before = read_history(ws.history_path).entries
+    run_consolidator(ws, None, now=NOW)         # recovery first; then nothing else is due
+    entries = read_history(ws.history_path).entries
+    s = read_session(p, "x")
+    assert s.last_consolidated == 22 and not journal_path(ws).exists()
+    assert len(entries) >= len(before)
+    body = "".join(e.content.split("\n", 1)[1] for e in entries)
+    for i in range(22):
+        tag = f": message {i} from "
+        assert body.count(tag) == 1, (i, body.count(tag))   # every message exactly once
+    # a further run does nothing more
+    assert run_consolidator(ws, None, now=NOW) == []
+
+
+def test_session_appended_meanwhile_is_kept(home, llm_server):
+    p = write_session(home / "sessions/a.jsonl", "a", 20)
+
+    def append_then_answer(body):
+        with open(p, "a", encoding="utf-8") as fh:     # the assistant writes while we summarise
+            fh.write(json.dumps({"role": "user", "content": "new message", "timestamp": NOW.isoformat()}) + "\n")
+        return turn(content="- [durable] fact")
+
+    srv = llm_server([append_then_answer])
+    run_consolidator(Workspace.open(home), client(srv), now=NOW)
+    s = read_session(p, "x")
+    assert s.last_consolidated == 12 and len(s.messages) == 21 and s.messages[-1]["content"] == "new message"
+
+
+def test_keep_last_constant():
+    assert KEEP_LAST == 8

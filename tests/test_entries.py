@@ -1,0 +1,228 @@
+"""Markdown entries: what the archive keeps (split), what left a file (removed_entries), and
+putting an entry back (insert_entry)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.entries import insert_entry, removed_entries, split_entries
+
+
+USER = """\
+# User
+
+## Identity
+- Inès Marchetti, 37. Grew up in Grenoble; has lived in Ghent since 2019, in a terraced
+  house in Gentbrugge whose attic is being converted into her office.
+- Senior data engineer at Parcelwise.
+
+## Preferences
+1. Answer first, reasoning after.
+2) Metric units, 24-hour clock.
+10. Python with uv and ruff;
+    never Poetry.
+
+Joris cooks on weekdays,
+Inès at the weekend.
+
+```fish
+# not a heading: a comment in a code block
+- not an item either
+```
+
+- Sunday afternoon is board-game time.
+"""
+
+
+def texts(entries):
+    return [e.text for e in entries]
+
+
+# -- split_entries ------------------------------------------------------------------------------
+def test_split_items_with_continuation_lines_and_headings():
+    es = split_entries(USER)
+    first = "- Inès Marchetti, 37. Grew up in Grenoble; has lived in Ghent since 2019, in a terraced"
+    assert [(e.heading, e.kind, e.text) for e in es[:2]] == [
+        ("## Identity", "item", first + "\n  house in Gentbrugge whose attic is being converted into her office."),
+        ("## Identity", "item", "- Senior data engineer at Parcelwise."),
+    ]
+    # line positions let the GUI highlight the block
+    lines = USER.split("\n")
+    assert lines[es[0].start] == first
+    assert es[0].end - es[0].start == 2
+
+
+def test_split_numbered_items_paragraphs_and_code_blocks():
+    es = [e for e in split_entries(USER) if e.heading == "## Preferences"]
+    assert [(e.kind, e.text) for e in es] == [
+        ("item", "1. Answer first, reasoning after."),
+        ("item", "2) Metric units, 24-hour clock."),
+        ("item", "10. Python with uv and ruff;\n    never Poetry."),
+        ("paragraph", "Joris cooks on weekdays,\nInès at the weekend."),
+        ("code", "```fish\n# not a heading: a comment in a code block\n- not an item either\n```"),
+        ("item", "- Sunday afternoon is board-game time."),
+    ]
+    # the comment inside the fence did not become the heading of what follows
+    assert all(e.heading != "# not a heading: a comment in a code block" for e in split_entries(USER))
+
+
+def test_split_headings_blank_lines_and_trailing_spaces():
+    text = "intro line\n\n# Top\n\n### Deep   \n- a   \n\n\n- b\n#hashtag is text\n"
+    es = split_entries(text)
+    assert [(e.heading, e.text) for e in es] == [
+        (None, "intro line"),
+        ("### Deep", "- a"),
+        ("### Deep", "- b\n#hashtag is text"),
+    ]
+    assert split_entries("") == []
+    assert split_entries("\n\n## Only a heading\n\n") == []
+
+
+def test_u2028_is_not_a_line_break_in_entries():
+    es = split_entries("- a\u2028b\n- c\u0085d\n")
+    assert texts(es) == ["- a\u2028b", "- c\u0085d"]
+
+
+# -- removed_entries ----------------------------------------------------------------------------
+def test_removed_entries_exactly_the_ones_that_left():
+    old = "## A\n- one\n- two\n- three\n\n## B\n- four\n"
+    new = "## A\n- one\n- three\n\n## B\n"
+    gone = removed_entries(old, new)
+    assert [(r.entry.text, r.entry.heading, r.replaced_by) for r in gone] == [
+        ("- two", "## A", None), ("- four", "## B", None)]
+    assert removed_entries(old, old) == []
+    assert removed_entries("", old) == []
+    assert texts(r.entry for r in removed_entries(old, "")) == ["- one", "- two", "- three", "- four"]
+
+
+def test_moving_an_entry_under_another_heading_is_not_a_removal():
+    old = "## A\n- one\n- two\n\n## B\n- three\n"
+    new = "## B\n- three\n- two\n\n## A\n- one\n"
+    assert removed_entries(old, new) == []
+
+
+def test_duplicates_count_as_a_multiset():
+    old = "- tea\n- tea\n- coffee\n"
+    gone = removed_entries(old, "- tea\n- coffee\n")
+    assert texts(r.entry for r in gone) == ["- tea"]
+    assert texts(r.entry for r in removed_entries(old, "- coffee\n")) == ["- tea", "- tea"]
+    # one copy kept under another heading still counts as kept
+    assert texts(r.entry for r in removed_entries(old, "## X\n- tea\n- coffee\n")) == ["- tea"]
+
+
+def test_edited_entry_is_paired_with_its_replacement():
+    old = "## Prefs\n- Likes green tea in the morning\n- Runs on Sundays\n\n## Work\n- Engineer at Parcelwise\n"
+    new = "## Prefs\n- Likes green tea in the afternoon\n- Runs on Sundays\n\n## Work\n- Zookeeper\n"
+    gone = removed_entries(old, new)
+    assert [(r.entry.text, r.replaced_by) for r in gone] == [
+        ("- Likes green tea in the morning", "- Likes green tea in the afternoon"),
+        ("- Engineer at Parcelwise", None),          # unrelated new text is not its replacement
+    ]
+
+
+def test_replacement_must_be_under_the_same_heading_and_is_used_once():
+    old = "## A\n- likes tea a lot\n- likes tea a bit\n"
+    new = "## A\n- likes tea a lot!\n\n## B\n- likes tea a bit!\n"
+    gone = removed_entries(old, new)
+    assert [(r.entry.text, r.replaced_by) for r in gone] == [
+        ("- likes tea a lot", "- likes tea a lot!"),
+        ("- likes tea a bit", None),
+    ]
+
+
+# -- insert_entry -------------------------------------------------------------------------------
+def test_insert_item_joins_its_sections_list():
+    text = "## A\n- one\n- two\n\n## B\n- three\n"
+    out = insert_entry(text, "- back", "## A")
+    assert out == "## A\n- one\n- two\n- back\n\n## B\n- three\n"
+    assert [(e.heading, e.text) for e in split_entries(out)] == [
+        ("## A", "- one"), ("## A", "- two"), ("## A", "- back"), ("## B", "- three")]
+
+
+def test_insert_into_last_section_without_final_newline():
+    out = insert_entry("## A\n- one", "- back\n  more", "## A")
+    assert out == "## A\n- one\n- back\n  more\n"
+
+
+def test_insert_paragraph_gets_its_own_block():
+    out = insert_entry("## A\n- one\n## B\n- two\n", "A paragraph.", "## A")
+    es = split_entries(out)
+    assert [(e.heading, e.kind, e.text) for e in es] == [
+        ("## A", "item", "- one"), ("## A", "paragraph", "A paragraph."), ("## B", "item", "- two")]
+
+
+def test_insert_recreates_a_missing_heading_at_the_end():
+    out = insert_entry("## B\n- two\n", "- back", "## A")
+    assert out == "## B\n- two\n\n## A\n\n- back\n"
+    assert [(e.heading, e.text) for e in split_entries(out)] == [("## B", "- two"), ("## A", "- back")]
+
+
+def test_insert_into_an_empty_file():
+    assert insert_entry("", "- back", "## A") == "## A\n\n- back\n"
+    assert insert_entry("", "- back", None) == "- back\n"
+    assert insert_entry("\n\n", "Para.", None) == "Para.\n"
+
+
+def test_insert_without_heading_appends_to_the_trailing_list():
+    assert insert_entry("- one\n", "- two", None) == "- one\n- two\n"
+    assert insert_entry("Para.\n", "- two", None) == "Para.\n\n- two\n"
+
+
+def test_insert_after_a_code_block_whose_comment_looks_like_a_heading():
+    """A `# comment` inside a fenced block is not a heading: the entry goes after the block,
+    and the code block is left intact."""
+    text = "## Tools\n```bash\n# run it\nmake\n```\n- item\n\n## Other\n- o\n"
+    out = insert_entry(text, "- new", "## Tools")
+    es = split_entries(out)
+    assert ("## Tools", "- new") in [(e.heading, e.text) for e in es]
+    assert "```bash\n# run it\nmake\n```" in out
+    assert out.index("- new") > out.index("- item")
+
+
+# -- properties -----------------------------------------------------------------------------------
+_words = st.sampled_from(["tea", "dark mode", "runs", "Ghent", "café ☕", "uv", "Pim"])
+_item = st.builds(lambda w, cont: f"- {w}" + (f"\n  {cont}" if cont else ""), _words, st.none() | _words)
+_para = st.builds(lambda a, b: f"{a} is\n{b}.", _words, _words)
+_code = st.builds(lambda w: f"```sh\n# {w}\n- {w}\n```", _words)
+_block = st.one_of(_item, _item, _item, _para, _code)
+_heading = st.sampled_from(["## A", "## B", "### C", "# D"])
+
+
+def _render(sections):
+    parts = []
+    for heading, blocks in sections:
+        body = []
+        for b in blocks:
+            # consecutive items form one list; anything else stands apart with a blank line
+            if body and not (b.startswith("- ") and body[-1].startswith("- ")):
+                body.append("")
+            body.append(b)
+        parts.append("\n".join([heading, ""] + body))
+    return "\n\n".join(parts) + "\n"
+
+
+_docs = st.lists(st.tuples(_heading, st.lists(_block, max_size=4)), max_size=4, unique_by=lambda s: s[0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_docs, _item, _heading)
+def test_insert_entry_keeps_every_entry_and_adds_one_under_its_heading(sections, item, heading):
+    text = _render(sections)
+    out = insert_entry(text, item, heading)
+    before = Counter((e.heading, e.text) for e in split_entries(text))
+    after = Counter((e.heading, e.text) for e in split_entries(out))
+    before[(heading, item)] += 1
+    assert after == before
+
+
+@settings(max_examples=150, deadline=None)
+@given(_docs, _docs)
+def test_removed_entries_is_the_multiset_difference(a, b):
+    old, new = _render(a), _render(b)
+    gone = Counter(r.entry.text for r in removed_entries(old, new))
+    assert gone == Counter(texts(split_entries(old))) - Counter(texts(split_entries(new)))
+    for r in removed_entries(old, new):
+        assert r.replaced_by is None or r.replaced_by in texts(split_entries(new))
