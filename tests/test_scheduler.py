@@ -1,0 +1,220 @@
+"""The Dream scheduler with an injected clock (no sleeps), and the headless service."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+from engine.config import BelowFloorError, load, set_value
+from engine.dream.run import DreamOptions, run_dream
+from engine.files import LockHeld
+from engine.history import append_entry
+from engine.llm.openai import OpenAIClient
+from engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, SCHEDULED, WAITING_IDLE, Scheduler,
+                              floor_confirmation_text, schedule_path)
+from engine.service import HistoryWatcher, serve
+from engine.workspace import Workspace
+from llm_server import turn
+
+T0 = datetime(2026, 11, 29, 9, 0).astimezone()
+
+
+def hist(n, start=1):
+    return "".join(json.dumps({"cursor": c, "timestamp": "2026-11-29 08:00", "content": f"- [ephemeral] {c}"}) + "\n"
+                   for c in range(start, start + n))
+
+
+def make(make_workspace, dream: dict, n_entries=3, dream_cursor=0):
+    root = make_workspace({"USER.md": "# U\n", "memory/history.jsonl": hist(n_entries),
+                           "memory/.dream_cursor": str(dream_cursor),
+                           "config.json": json.dumps({"agents": {"defaults": {"dream": dream}}})})
+    return Workspace.open(root)
+
+
+def write_last_run(ws, finished: datetime):
+    d = ws.memory_dir / "dreams"
+    d.mkdir(exist_ok=True)
+    (d / "state.json").write_text(json.dumps({"runs": 1, "last_run": {"id": "r-x", "finished": finished.isoformat(),
+                                                                      "status": "completed", "outcome": "ok"}}))
+
+
+def test_status_reads_only_and_says_who_schedules(make_workspace):
+    ws = make(make_workspace, {"intervalH": 2})
+    st = Scheduler(ws).status(T0)
+    assert st.state == SCHEDULED and "the assistant runs it every 2 h" in st.text
+    assert not schedule_path(ws).exists()
+
+
+def test_interval_deadline_run_and_next(make_workspace):
+    ws = make(make_workspace, {"intervalH": 2})
+    s = Scheduler(ws)
+    s.start(T0)
+    assert s.deadline == T0 + timedelta(hours=2)
+    assert s.tick(T0 + timedelta(minutes=119)) is None
+    assert s.tick(T0 + timedelta(hours=2)) == "interval"
+    assert s.status(T0).state == RUNNING and s.tick(T0 + timedelta(hours=3)) is None   # never two at once
+    s.finished(T0 + timedelta(hours=2, minutes=1), "ok")
+    assert s.deadline == T0 + timedelta(hours=4, minutes=1)
+    assert "Next dream at" in s.status(T0).text
+
+
+def test_missed_deadline_is_caught_up_shortly_after_restart(make_workspace):
+    ws = make(make_workspace, {"intervalH": 2})
+    Scheduler(ws).start(T0)                               # persisted deadline T0+2h
+    later = T0 + timedelta(hours=7)                       # Dreamdesk was closed meanwhile
+    s = Scheduler(ws)
+    s.start(later)
+    assert later < s.deadline <= later + timedelta(minutes=2)
+    assert s.tick(later) is None
+    assert s.tick(s.deadline) == "interval"
+
+
+def test_disable_and_enable_apply_at_once(make_workspace):
+    ws = make(make_workspace, {"intervalH": 2})
+    s = Scheduler(ws)
+    s.start(T0)
+    set_value(ws.config(), "enabled", "false")
+    s.settings_changed(T0)
+    assert s.status(T0).state == DISABLED and s.tick(T0 + timedelta(hours=5)) is None
+    set_value(ws.config(), "enabled", "true")
+    s.settings_changed(T0 + timedelta(hours=5))
+    assert s.deadline == T0 + timedelta(hours=7)
+    assert s.request("manual") and s.tick(T0 + timedelta(hours=5)) == "manual"
+
+
+def test_activity_threshold_cooldown_and_idle(make_workspace):
+    ws = make(make_workspace, {"schedule": "activity", "activityThreshold": 5, "cooldownH": 8, "idleMinutes": 60},
+              n_entries=4)
+    s = Scheduler(ws)
+    s.start(T0)
+    st = s.status(T0)
+    assert st.state == BELOW and "4 of 5 new entries" in st.text and s.tick(T0) is None
+    append_entry(ws.memory_dir, "- [durable] fifth", timestamp="2026-11-29 09:00")
+    write_last_run(ws, T0 - timedelta(hours=2))
+    s.note_activity(T0)
+    st = s.status(T0)
+    assert st.state == COOLING and st.next_at == T0 + timedelta(hours=6) and s.tick(T0) is None
+    t = T0 + timedelta(hours=6)
+    s.note_activity(t - timedelta(minutes=10))
+    st = s.status(t)
+    assert st.state == WAITING_IDLE and st.next_at == t + timedelta(minutes=50)
+    s.note_activity(t + timedelta(minutes=40))           # a new line restarts the wait
+    assert s.tick(t + timedelta(minutes=55)) is None
+    assert s.status(t + timedelta(minutes=55)).next_at == t + timedelta(minutes=100)
+    assert s.tick(t + timedelta(minutes=100)) == "activity"
+
+
+def test_manual_request_bypasses_threshold_and_dedupes(make_workspace):
+    ws = make(make_workspace, {"schedule": "activity", "activityThreshold": 50}, n_entries=2)
+    write_last_run(ws, T0 - timedelta(minutes=5))
+    s = Scheduler(ws)
+    assert s.request("manual") is True
+    assert s.request("manual") is False                   # never two pending
+    assert s.status(T0).state == QUEUED
+    assert s.tick(T0) == "manual"
+    assert s.request("manual") is False                   # nor while one runs
+    s.progress({"pass": "consolidation", "iteration": 3, "tokens": 1200})
+    assert "consolidation pass, iteration 3, 1,200 tokens" in s.status(T0).text
+    s.finished(T0, "ok")
+    assert s.request("manual") is True
+
+
+def test_idle_wait_restarted_by_a_line_from_another_process(make_workspace):
+    ws = make(make_workspace, {"schedule": "activity"})
+    seen = threading.Event()
+    w = HistoryWatcher(ws, seen.set)
+    w.start()
+    try:
+        code = ("from engine.history import append_entry; import sys;"
+                f"append_entry({str(ws.memory_dir)!r}, 'from the assistant')")
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        assert seen.wait(5)
+    finally:
+        w.stop()
+
+
+def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
+    ws = make(make_workspace, {})
+    srv = llm_server(default={"delay": 1.0, **turn(content="nothing")})
+    outcomes = []
+
+    def one():
+        try:
+            res = run_dream(Workspace.open(ws.root), OpenAIClient(srv.url, "m"),
+                            DreamOptions(passes={"deduction": False, "induction": False}))
+            outcomes.append(res.status)
+        except LockHeld as exc:
+            outcomes.append(f"lock: {exc}")
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    # the second either found the lock held (reported) or, after the first finished, nothing left
+    assert sorted(o.split(":")[0] for o in outcomes) in (["lock", "wrote-nothing"], ["nothing", "wrote-nothing"])
+    assert len(srv.requests) == 1                          # the model ran once: never two dreams
+
+
+def test_floor_is_enforced_in_the_engine_with_the_measured_reason(tmp_path):
+    p = tmp_path / "config.json"
+    p.write_text("{}")
+    with pytest.raises(BelowFloorError):
+        set_value(load(p), "reviewEveryRuns", 6)
+    text = floor_confirmation_text(6)
+    assert "3,524 to 1,626" in text and "every 6 runs" in text
+    assert set_value(load(p), "reviewEveryRuns", 6, confirm_below_floor=True).get("reviewEveryRuns") == 6
+    assert json.loads(p.read_text())["agents"]["defaults"]["dream"]["reviewEveryRuns"] == 6
+
+
+def test_serve_runs_a_due_dream_and_stops(make_workspace, tmp_path):
+    ws = make(make_workspace, {"intervalH": 1})
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(json.dumps({"content": "nothing to add"}) + "\n")
+    (ws.memory_dir / "dreams").mkdir()
+    schedule_path(ws).write_text(json.dumps({"next_deadline": (T0 - timedelta(hours=3)).isoformat()}))
+    clock = {"t": T0}
+    lines = []
+    stop = threading.Event()
+
+    def log(line):
+        lines.append(line)
+        if line.startswith("dream: ") and "starting" not in line:
+            stop.set()
+        clock["t"] += timedelta(seconds=30)               # time moves on with every decision
+
+    from engine.llm.replay import ReplayClient
+    th = threading.Thread(target=serve, args=(ws, lambda: ReplayClient(replay), stop, log),
+                          kwargs={"now": lambda: clock["t"], "tick_seconds": 0.01, "watch": False})
+    th.start()
+    th.join(20)
+    assert not th.is_alive()
+    assert lines[0] == f"serving {ws.root}" and lines[-1] == "stopped"
+    assert "dream: starting (interval)" in lines
+    assert any(line.startswith("dream: Dream completed") for line in lines), lines
+    assert (ws.memory_dir / ".dream_cursor").read_text() == "3"
+
+
+def test_serve_stops_cleanly_on_sigterm(make_workspace):
+    ws = make(make_workspace, {"intervalH": 5})
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", str(ws.root), "--tick", "0.05"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert "serving" in first
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out.strip().endswith("stopped") and "Traceback" not in err
+    leftovers = [p for p in ws.root.rglob("*.tmp")]
+    assert leftovers == []
