@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .entries import insert_entry, removed_entries
-from .files import FileLock, current_hash, resolve_inside
+from .files import FileLock, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
 from .workspace import Workspace
 
@@ -59,9 +59,9 @@ def read_archive(ws: Workspace) -> Archive:
     for path in sorted(d.glob("*.jsonl")):
         display = f"memory/archive/{path.name}"
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except OSError as exc:
-            arc.problems.append(Problem(display, f"cannot be read ({exc.strerror})"))
+            arc.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
             continue
         for lineno, raw in enumerate(data.split(b"\n"), 1):
             if not raw.strip():
@@ -89,7 +89,7 @@ def _next_numbers(d: Path, day: str) -> int:
     if d.is_dir():
         for path in d.glob("*.jsonl"):
             try:
-                data = path.read_bytes()
+                data = read_bytes(path)
             except OSError:
                 continue
             for m in re.finditer(rb'"id":\s*"a-' + day.encode() + rb'-(\d+)"', data):

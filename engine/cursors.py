@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .files import atomic_write_text
+from .files import atomic_write_text, read_bytes
 from .problems import INFO, WARNING, Problem
 
 
 def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
     """The cursor value; missing or unreadable reads as 0 and says so."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path, limit=4096)
     except FileNotFoundError:
         return 0, Problem(display, "missing; reading it as 0", severity=INFO)
     except OSError as exc:
-        return 0, Problem(display, f"cannot be read ({exc.strerror}); reading it as 0", severity=WARNING)
+        return 0, Problem(display, f"cannot be read ({exc.strerror or exc}); reading it as 0", severity=WARNING)
     text = data.decode("utf-8", errors="replace").strip()
     if text.isascii() and text.isdigit():
         try:

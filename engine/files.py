@@ -13,6 +13,36 @@ from pathlib import Path
 from .problems import ConflictError, UnsafePathError, WorkspaceError
 
 
+MAX_READ = 256 * 1024 * 1024   # no workspace file Dreamdesk reads is anywhere near this
+
+
+class NotRegularFile(OSError):
+    """A FIFO, a device or a folder where a file was expected (reading it could hang)."""
+
+
+def read_bytes(path: Path, limit: int = MAX_READ) -> bytes:
+    """Path.read_bytes for workspace files: refuses FIFOs, devices and folders (which would hang
+    or never end) and files over `limit`, with an OSError whose strerror says why."""
+    import stat as stat_mod
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            kind = "a folder" if stat_mod.S_ISDIR(st.st_mode) else "not a regular file"
+            raise NotRegularFile(errno.EINVAL, f"{kind} (a FIFO, device or folder is never read)", str(path))
+        if st.st_size > limit:
+            raise NotRegularFile(errno.EFBIG, f"too large ({st.st_size:,} bytes)", str(path))
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -94,7 +124,7 @@ MISSING_HASH = "missing"
 
 def read_state(path: Path) -> FileState:
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         return FileState("", MISSING_HASH, False)
     try:
@@ -106,7 +136,7 @@ def read_state(path: Path) -> FileState:
 
 def current_hash(path: Path) -> str:
     try:
-        return content_hash(Path(path).read_bytes())
+        return content_hash(read_bytes(path))
     except FileNotFoundError:
         return MISSING_HASH
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .cursors import read_cursor, write_cursor
-from .files import FileLock, atomic_write_bytes
+from .files import FileLock, atomic_write_bytes, read_bytes
 from .problems import ERROR, WARNING, Problem
 
 HISTORY_CAP = 1000
@@ -103,6 +103,13 @@ def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
     key = obj.get("session_key")
     if key is not None and not isinstance(key, str):
         return None, f"session_key must be a string, got {_describe(key)}"
+    for name in ("timestamp", "content", "session_key"):
+        value = obj.get(name)
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return None, f"{name} holds an unpaired surrogate (\\u{ord(value[exc.start]):04x}), which is not text"
     return obj, None
 
 
@@ -151,14 +158,14 @@ def parse_history(data: bytes, display: str = DISPLAY) -> History:
 
 def read_history(path: Path, display: str = DISPLAY) -> History:
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         hist = History(exists=False)
         hist.problems.append(Problem(display, "missing (no compacted history yet)", severity="info"))
         return hist
     except OSError as exc:
         hist = History(exists=False)
-        hist.problems.append(Problem(display, f"cannot be read ({exc.strerror})"))
+        hist.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
         return hist
     return parse_history(data, display)
 
@@ -171,7 +178,7 @@ def _last_accepted(path: Path) -> tuple[int, bool]:
     hand out a cursor that would be skipped too. The cap keeps the file near 1000 lines.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         return 0, True
     return parse_history(data).last_cursor, (not data or data.endswith(b"\n"))
@@ -227,7 +234,7 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
     new one is prepared (an unlocked writer), nothing is replaced; the next append retries.
     """
     path = Path(memory_dir) / "history.jsonl"
-    data = path.read_bytes()
+    data = read_bytes(path)
     hist = parse_history(data)
     excess = len(hist.entries) - cap
     if excess <= 0:

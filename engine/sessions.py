@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .files import read_bytes
 from .problems import WARNING, Problem
 
 
@@ -57,16 +58,16 @@ def _key_from_filename(path: Path, nanobot: bool) -> str:
 def read_session(path: Path, display: str, nanobot: bool = False) -> Session:
     s = Session(_key_from_filename(path, nanobot), path, display)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as exc:
-        s.problems.append(Problem(display, f"cannot be read ({exc.strerror})"))
+        s.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
         return s
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
         try:
             obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             s.problems.append(Problem(display, f"not a valid JSON line ({type(exc).__name__}); skipped", line=lineno))
             continue
         if not isinstance(obj, dict):

@@ -10,6 +10,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import gui.qt  # noqa: E402,F401  (applies the PySide6 6.12 / CPython 3.11 None-refcount guard first)
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
 
@@ -67,3 +69,37 @@ def llm_server():
     yield start
     for s in servers:
         s.stop()
+
+
+@pytest.fixture
+def gui_env(tmp_path, monkeypatch, qapp):
+    """Private QSettings and data dirs for GUI tests; errors print instead of opening dialogs."""
+    from PySide6.QtCore import QSettings
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    qapp.setOrganizationName("Dreamdesk")
+    qapp.setApplicationName("Dreamdesk")
+    qapp.dreamdesk_quiet_errors = True
+    yield tmp_path
+    QSettings("Dreamdesk", "Dreamdesk").clear()
+
+
+@pytest.fixture
+def main_window(gui_env, qtbot, demo_home):
+    """The real main window on a private copy of the demo."""
+    from gui import settings_store
+    from gui.main_window import MainWindow
+
+    settings_store.set_demo_home(str(demo_home))
+    win = MainWindow()
+    win.unsaved_choice = lambda: "discard"
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.open_workspace(str(demo_home))
+    qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
+    yield win
+    win.close()

@@ -91,7 +91,7 @@ class ModelChoice:
 
     def describe(self) -> str:
         if self.kind == "replay":
-            return f"replay of {self.base_url}"
+            return f"replay of the recorded run {os.path.basename(self.base_url or '')}"
         return f"{self.model} via {self.provider or self.kind} ({self.base_url}) from {self.source}"
 
 

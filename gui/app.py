@@ -1,0 +1,58 @@
+"""QApplication setup, the first-start demo copy, and run()."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from . import settings_store
+from .errors import install_excepthook
+from .qt import QApplication
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+
+
+def demo_source() -> Path:
+    return RESOURCES / "demo"
+
+
+def ensure_demo_copy(data_dir: Path | None = None) -> Path:
+    """A private copy of the demo home in the user data dir (the shipped copy is never modified)."""
+    if data_dir is None:
+        from platformdirs import user_data_dir
+        data_dir = Path(user_data_dir("dreamdesk", "dreamdesk"))
+    dest = data_dir / "demo"
+    if not dest.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = data_dir / ".demo-copy"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(demo_source(), tmp)
+        tmp.rename(dest)
+    settings_store.set_demo_home(str(dest))
+    return dest
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setOrganizationName("Dreamdesk")
+    app.setApplicationName("Dreamdesk")
+    app.setApplicationDisplayName("Dreamdesk")
+    icon = RESOURCES / "icons" / "dreamdesk.png"
+    if icon.is_file():
+        from .qt import QtGui
+        app.setWindowIcon(QtGui.QIcon(str(icon)))
+    return app
+
+
+def run(path: str | None = None) -> int:
+    app = make_app()
+    install_excepthook()
+    from .main_window import MainWindow
+    win = MainWindow()
+    target = path or settings_store.last_workspace()
+    if target is None or not Path(target).exists():
+        target = str(ensure_demo_copy())
+    win.show()
+    win.open_workspace(target)
+    return app.exec()

@@ -1,0 +1,58 @@
+"""Uncaught exceptions: a dialog, never a silent crash, and never a lost unsaved edit (the
+editor's text is written to a recovery file before the dialog shows)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from .qt import QApplication, QMessageBox
+
+_rescuers: list[Callable[[], str | None]] = []
+
+
+def add_rescuer(fn: Callable[[], str | None]) -> None:
+    """fn saves unsaved work somewhere safe and returns where (or None if nothing to save)."""
+    _rescuers.append(fn)
+
+
+def rescue() -> list[str]:
+    saved = []
+    for fn in list(_rescuers):
+        try:
+            where = fn()
+        except Exception:  # noqa: BLE001 - a rescuer must never make things worse
+            continue
+        if where:
+            saved.append(where)
+    return saved
+
+
+def report_error(title: str, message: str, details: str = "") -> None:
+    app = QApplication.instance()
+    if app is None or getattr(app, "dreamdesk_quiet_errors", False):
+        print(f"{title}: {message}\n{details}", file=sys.stderr)
+        return
+    box = QMessageBox(QMessageBox.Icon.Warning, title, message)
+    if details:
+        box.setDetailedText(details)
+    box.exec()
+
+
+def install_excepthook() -> None:
+    def hook(etype, value, tb):
+        details = "".join(traceback.format_exception(etype, value, tb))
+        saved = rescue()
+        note = ("\n\nYour unsaved edits were kept in:\n" + "\n".join(saved)) if saved else ""
+        report_error("Dreamdesk hit an unexpected error", f"{value}{note}", details)
+
+    sys.excepthook = hook
+
+
+def recovery_dir() -> Path:
+    from platformdirs import user_data_dir
+    d = Path(user_data_dir("dreamdesk", "dreamdesk")) / "recovered"
+    d.mkdir(parents=True, exist_ok=True)
+    return d

@@ -1,0 +1,22 @@
+"""The `dreamdesk` console script: no arguments or `open PATH` start the desktop app; every
+other command is the engine's CLI (which never imports Qt)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] == "open":
+        if args and args[0] == "open" and len(args) != 2:
+            print("dreamdesk open: usage: dreamdesk open PATH", file=sys.stderr)
+            return 2
+        from .app import run
+        return run(args[1] if args else None)
+    from engine.cli import main as cli_main
+    return cli_main(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

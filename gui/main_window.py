@@ -1,0 +1,291 @@
+"""The main window: tabs over the workspace, the engine panel, menus with shortcuts for every
+action, QSettings for geometry and splitters, drag-and-drop of a folder, live refresh."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from engine.problems import WorkspaceError
+from engine.scheduler import Scheduler
+from engine.workspace import Workspace
+
+from . import settings_store
+from .errors import add_rescuer, recovery_dir, report_error
+from .qt import (QAction, QFileDialog, QKeySequence, QLabel, QMainWindow, QtWidgets,
+                 QMessageBox, QTabWidget, QTimer, Qt, Slot)
+from .views.dashboard import Dashboard
+from .views.engine_panel import EnginePanel
+from .views.files_view import FilesView
+from .views.history_view import HistoryView
+from .views.settings_view import SettingsView
+from .watcher import WorkspaceWatcher
+from .worker import Engine, Latest
+from .workspace_state import WorkspaceState, read_state
+
+REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, engine: Engine | None = None):
+        super().__init__()
+        self.setObjectName("DreamdeskMainWindow")
+        self.engine = engine or Engine(self)
+        self.ws: Workspace | None = None
+        self.state: WorkspaceState | None = None
+        self.watcher: WorkspaceWatcher | None = None
+        self.scheduler: Scheduler | None = None
+        self._token = Latest()
+        self.setAcceptDrops(True)
+        self.resize(1280, 820)
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.dashboard = Dashboard()
+        self.history = HistoryView()
+        self.files = FilesView(self.engine)
+        self.settings = SettingsView(self.engine)
+        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.tabs.addTab(self.history, "History")
+        self.tabs.addTab(self.files, "Files")
+        self.tabs.addTab(self.settings, "Settings → Memory")
+        self.setCentralWidget(self.tabs)
+
+        self.panel = EnginePanel(self.engine)
+        dock = QtWidgets.QDockWidget("Engine", self)
+        dock.setObjectName("EngineDock")
+        dock.setWidget(self.panel)
+        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable |
+                         QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.resizeDocks([dock], [420], Qt.Orientation.Horizontal)
+        self.engine_dock = dock
+
+        self.status_label = QLabel()
+        self.statusBar().addPermanentWidget(self.status_label)
+        for view in (self.files, self.settings, self.panel):
+            view.status.connect(self.show_message)
+        self.files.saved.connect(lambda _p: self.refresh())
+        self.settings.changed.connect(self.refresh)
+        self.settings.scheduleToggled.connect(self._schedule_toggled)
+        self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
+        self.panel.finished.connect(self._job_finished)
+        self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
+
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._scheduler_tick)
+
+        self._build_menus()
+        self._restore_settings()
+        add_rescuer(self._rescue_unsaved)
+
+    # -- menus ------------------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        a = QAction(text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        menu.addAction(a)
+        self.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self._action(f, "&Open Workspace…", self.choose_workspace, QKeySequence.StandardKey.Open,
+                     "Open an assistant's home or workspace folder")
+        self.recent_menu = f.addMenu("Open &Recent")
+        self._action(f, "Open the &Demo Workspace", self.open_demo, None, "Open Dreamdesk's private demo copy")
+        f.addSeparator()
+        self.save_action = self._action(f, "&Save", lambda: self.files.save(), QKeySequence.StandardKey.Save,
+                                        "Save the file being edited")
+        self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
+        f.addSeparator()
+        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        d = mb.addMenu("&Dream")
+        self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
+        self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
+        self.act_review = self._action(d, "&Review Now", lambda: self.panel.run_dream(review=True), "Ctrl+R")
+        self.act_compact = self._action(d, "&Compact Now", self.panel.run_compact, "Ctrl+K")
+        self.act_cancel = self._action(d, "C&ancel", self.panel.cancel, "Esc")
+        v = mb.addMenu("&View")
+        for i, name in enumerate(("Dashboard", "History", "Files", "Settings")):
+            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+        self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
+                     "Ctrl+E")
+        h = mb.addMenu("&Help")
+        self._action(h, "&About Dreamdesk", self._about)
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in settings_store.recent_workspaces():
+            a = self.recent_menu.addAction(path)
+            a.triggered.connect(lambda _=False, p=path: self.open_workspace(p))
+        self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About Dreamdesk",
+                          "Dreamdesk shows, audits and repairs what an AI assistant remembers: its memory files "
+                          "against their budgets, the compacted history, Dream runs, snapshots and the archive.")
+
+    # -- opening ----------------------------------------------------------------------------
+    def choose_workspace(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open an assistant's home or workspace folder")
+        if path:
+            self.open_workspace(path)
+
+    def open_demo(self) -> None:
+        from .app import ensure_demo_copy
+        self.open_workspace(str(ensure_demo_copy()))
+
+    def open_workspace(self, path: str) -> bool:
+        """Open a workspace (reads only). On a bad path the current one stays open."""
+        if self.files.dirty and not self._ask_unsaved():
+            return False
+        try:
+            ws = Workspace.open(path)
+        except WorkspaceError as exc:
+            report_error("Cannot open this folder", str(exc))
+            return False
+        if self.watcher:
+            self.watcher.stop()
+        self.ws = ws
+        self.state = None
+        self.scheduler = Scheduler(ws)
+        self.watcher = WorkspaceWatcher(ws.root, self)
+        self.watcher.changed.connect(self._on_files_changed)
+        self.watcher.start()
+        settings_store.add_recent(str(ws.home or ws.root))
+        self._fill_recent()
+        self.panel.set_workspace(ws)
+        self.setWindowTitle(f"Dreamdesk — {ws.root}")
+        self._schedule_toggled(settings_store.schedules(str(ws.root)))
+        self.refresh()
+        return True
+
+    # -- refreshing -------------------------------------------------------------------------
+    @Slot()
+    def refresh(self) -> None:
+        if self.ws is None:
+            return
+        ws, sched, token = self.ws, self.scheduler, self._token.next()
+        self.status_label.setText("Reading…")
+        self.engine.read("read workspace", lambda ctx: read_state(ws, sched),
+                         lambda st: self._apply_state(st, token, ws))
+
+    def _apply_state(self, state: WorkspaceState, token: int, ws: Workspace) -> None:
+        if not self._token.current(token) or ws is not self.ws:
+            return   # a newer read (or another workspace) replaced this one
+        self.state = state
+        st = state.status
+        self.dashboard.set_state(state)
+        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt)
+        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files})
+        self.settings.set_state(ws, state)
+        errors = sum(1 for p in st.problems if p.severity == "error")
+        self.status_label.setText(f"{st.pending} pending · {errors} problem(s) · read {state.read_at:%H:%M:%S}")
+
+    @Slot(object)
+    def _on_files_changed(self, paths: set[str]) -> None:
+        if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS for p in paths):
+            self.refresh()
+        self.files.files_changed(paths)
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _job_finished(self, what: str) -> None:
+        if self.scheduler and self.scheduler.running is not None:
+            self.scheduler.finished(datetime.now().astimezone(), self.panel.outcome.text())
+        self.refresh()
+
+    # -- scheduling (opt-in per workspace) --------------------------------------------------
+    def _schedule_toggled(self, on: bool) -> None:
+        if self.scheduler is None:
+            return
+        if on:
+            self.scheduler.start(datetime.now().astimezone())
+            self._tick.start()
+        else:
+            self._tick.stop()
+        self.refresh()
+
+    def _scheduler_tick(self) -> None:
+        if self.scheduler is None or self.panel.running:
+            return
+        trigger = self.scheduler.tick(datetime.now().astimezone())
+        if trigger:
+            self.show_message(f"Scheduled dream starting ({trigger})")
+            self.panel.run_dream()
+
+    # -- drag and drop ----------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        urls = event.mimeData().urls()
+        if urls and Path(urls[0].toLocalFile()).is_dir():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        urls = event.mimeData().urls()
+        if urls:
+            self.open_workspace(urls[0].toLocalFile())
+
+    # -- closing ----------------------------------------------------------------------------
+    def unsaved_choice(self) -> str:
+        """save | discard | cancel (tests replace this)."""
+        answer = QMessageBox.question(
+            self, "Unsaved edit", f"Save your edit of {self.files.loaded.path} first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
+
+    def _ask_unsaved(self) -> bool:
+        choice = self.unsaved_choice()
+        if choice == "save":
+            self.files.save()
+            return True
+        return choice == "discard"
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if self.files.dirty and not self._ask_unsaved():
+            event.ignore()
+            return
+        self._save_settings()
+        self._tick.stop()
+        if self.watcher:
+            self.watcher.stop()
+        self.engine.shutdown()
+        event.accept()
+
+    def _restore_settings(self) -> None:
+        s = settings_store.settings()
+        geo = s.value("window/geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        st = s.value("window/state")
+        if st is not None:
+            self.restoreState(st)
+        for name, splitter in (("files", self.files.splitter), ("history", self.history.splitter)):
+            v = s.value(f"splitters/{name}")
+            if v is not None:
+                splitter.restoreState(v)
+
+    def _save_settings(self) -> None:
+        s = settings_store.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("splitters/files", self.files.splitter.saveState())
+        s.setValue("splitters/history", self.history.splitter.saveState())
+
+    def _rescue_unsaved(self) -> str | None:
+        unsaved = self.files.rescue_text()
+        if not unsaved:
+            return None
+        path, text = unsaved
+        out = recovery_dir() / f"{Path(path).name}.{datetime.now():%Y%m%d-%H%M%S}.recovered.md"
+        from engine.files import atomic_write_text
+        atomic_write_text(out, text)
+        return str(out)

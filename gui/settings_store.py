@@ -1,0 +1,85 @@
+"""Dreamdesk's own settings (QSettings): window state, recent workspaces, the per-workspace
+scheduling opt-in, and this machine's model override. Nothing here is ever written into a
+workspace, a snapshot or a log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .qt import QSettings
+
+MAX_RECENT = 8
+
+
+def settings() -> QSettings:
+    return QSettings("Dreamdesk", "Dreamdesk")
+
+
+def recent_workspaces() -> list[str]:
+    v = settings().value("recent", [])
+    if isinstance(v, str):
+        v = [v]
+    return [str(x) for x in (v or [])]
+
+
+def add_recent(path: str) -> None:
+    items = [p for p in recent_workspaces() if p != path]
+    items.insert(0, path)
+    s = settings()
+    s.setValue("recent", items[:MAX_RECENT])
+    s.setValue("last", path)
+
+
+def last_workspace() -> str | None:
+    v = settings().value("last")
+    return str(v) if v else None
+
+
+def _key(path: str) -> str:
+    import hashlib
+    return "workspaces/" + hashlib.sha1(path.encode()).hexdigest()[:16]
+
+
+def schedules(path: str) -> bool:
+    v = settings().value(_key(path) + "/schedule", False)
+    return v in (True, "true", "1", 1)
+
+
+def set_schedules(path: str, on: bool) -> None:
+    settings().setValue(_key(path) + "/schedule", bool(on))
+
+
+@dataclass
+class ModelOverride:
+    enabled: bool = False
+    base_url: str = ""
+    model: str = ""
+    api_key: str = ""
+
+    def masked(self) -> str:
+        from engine.config import mask_key
+        return mask_key(self.api_key)
+
+
+def model_override() -> ModelOverride:
+    s = settings()
+    return ModelOverride(s.value("model/enabled", False) in (True, "true", "1", 1),
+                         str(s.value("model/baseUrl", "") or ""), str(s.value("model/model", "") or ""),
+                         str(s.value("model/apiKey", "") or ""))
+
+
+def set_model_override(o: ModelOverride) -> None:
+    s = settings()
+    s.setValue("model/enabled", o.enabled)
+    s.setValue("model/baseUrl", o.base_url)
+    s.setValue("model/model", o.model)
+    s.setValue("model/apiKey", o.api_key)
+
+
+def demo_home() -> str | None:
+    v = settings().value("demoHome")
+    return str(v) if v else None
+
+
+def set_demo_home(path: str) -> None:
+    settings().setValue("demoHome", path)

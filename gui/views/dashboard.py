@@ -1,0 +1,111 @@
+"""Budgets dashboard: one gauge per memory file, history and cursors, and why Dream is or is
+not running, in plain words."""
+
+from __future__ import annotations
+
+from ..qt import (QFrame, QGridLayout, QGroupBox, QLabel, QListWidget, QListWidgetItem, QScrollArea, Qt,
+                  QVBoxLayout, QWidget)
+from ..widgets.gauge import Gauge
+from ..workspace_state import WorkspaceState
+
+
+class Dashboard(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.gauges: dict[str, Gauge] = {}
+        outer = QVBoxLayout(self)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer.addWidget(scroll)
+        body = QWidget()
+        scroll.setWidget(body)
+        lay = QVBoxLayout(body)
+
+        self.files_box = QGroupBox("Memory files")
+        self.files_layout = QVBoxLayout(self.files_box)
+        lay.addWidget(self.files_box)
+
+        row = QGridLayout()
+        self.history_box = QGroupBox("History")
+        hl = QGridLayout(self.history_box)
+        self.pending = QLabel()
+        self.entries = QLabel()
+        self.cursors = QLabel()
+        self.prompt = QLabel()
+        for i, (name, w) in enumerate((("Pending for Dream", self.pending), ("Entries", self.entries),
+                                       ("Cursors", self.cursors), ("Next chat's prompt", self.prompt))):
+            hl.addWidget(QLabel(name + ":"), i, 0)
+            w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            hl.addWidget(w, i, 1)
+        hl.setColumnStretch(1, 1)
+        row.addWidget(self.history_box, 0, 0)
+
+        self.dream_box = QGroupBox("Dream")
+        dl = QVBoxLayout(self.dream_box)
+        self.schedule = QLabel()
+        self.schedule.setWordWrap(True)
+        self.last_run = QLabel()
+        self.last_run.setWordWrap(True)
+        self.alarm = QLabel()
+        self.alarm.setWordWrap(True)
+        self.alarm.setStyleSheet("color: #d64541; font-weight: bold;")
+        for w in (self.schedule, self.last_run, self.alarm):
+            w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            dl.addWidget(w)
+        row.addWidget(self.dream_box, 0, 1)
+        row.setColumnStretch(0, 2)
+        row.setColumnStretch(1, 3)
+        lay.addLayout(row)
+
+        self.problems_box = QGroupBox("Problems")
+        pl = QVBoxLayout(self.problems_box)
+        self.problems = QListWidget()
+        self.problems.setMinimumHeight(90)
+        self.problems.setAlternatingRowColors(True)
+        pl.addWidget(self.problems)
+        lay.addWidget(self.problems_box, 1)
+
+    def set_state(self, state: WorkspaceState) -> None:
+        st = state.status
+        seen = set()
+        for f in st.files:
+            g = self.gauges.get(f.path)
+            if g is None:
+                g = self.gauges[f.path] = Gauge(f.path)
+                self.files_layout.addWidget(g)
+            g.set_value(f.chars, f.budget, f.state, f.exists)
+            seen.add(f.path)
+        for path in list(self.gauges):
+            if path not in seen:   # a skill that went away
+                self.gauges.pop(path).deleteLater()
+        h = st.history
+        self.pending.setText(f"{st.pending} entr{'y' if st.pending == 1 else 'ies'}"
+                             + (f" ({len(state.in_prompt)} in the next prompt)" if st.pending else ""))
+        self.entries.setText(f"{len(h.entries):,} readable, {len(h.bad_lines)} unreadable line(s)")
+        self.cursors.setText(f".cursor {st.cursor}   ·   .dream_cursor {st.dream_cursor}")
+        self.prompt.setText(f"{state.prompt.total_chars:,} characters, ~{state.prompt.total_tokens:,} tokens")
+        sc = state.schedule
+        self.schedule.setText(sc.text)
+        if sc.last_run:
+            self.last_run.setText(f"Last run {str(sc.last_run.get('finished', ''))[:16].replace('T', ' ')}: "
+                                  f"{sc.last_run.get('outcome', '')}")
+        else:
+            self.last_run.setText("No Dream run recorded by Dreamdesk yet.")
+        alarms = []
+        if sc.stuck:
+            alarms.append(f"Stuck alarm: entries {sc.stuck['batch'][0]}–{sc.stuck['batch'][1]} were held "
+                          f"{sc.stuck['held_runs']} runs in a row.")
+        alarms += sc.warnings
+        if sc.last_error:
+            alarms.append(f"Last error: {sc.last_error}")
+        self.alarm.setText("\n".join(alarms))
+        self.alarm.setVisible(bool(alarms))
+        self.problems.clear()
+        for p in st.problems:
+            item = QListWidgetItem(f"{p.severity.upper():<8} {p}")
+            item.setToolTip(str(p))
+            self.problems.addItem(item)
+        if not st.problems:
+            self.problems.addItem("No problems found.")
+        self.problems_box.setTitle(f"Problems ({len(st.problems)})")

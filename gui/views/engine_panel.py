@@ -1,0 +1,246 @@
+"""The engine panel: Dream now / Dry run / Review now / Compact now on the writer thread,
+progress (pass, iteration, tokens), Cancel (which holds the cursor), a live log, and the outcome
+note as the seed words it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from engine.consolidator import run_consolidator
+from engine.dream.run import DreamOptions, apply_preview, run_dream
+from engine.llm import LLMError, ModelChoice, choose_model, make_client
+from engine.workspace import Workspace
+
+from .. import settings_store
+from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QLabel, QPlainTextEdit, QProgressBar,
+                  QPushButton, Qt, QVBoxLayout, QWidget, Signal)
+from ..worker import Engine
+
+
+def model_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> tuple[ModelChoice, str]:
+    """What Dream talks to: this machine's override, the demo's recorded run, or config.json."""
+    if override.enabled and override.base_url and override.model:
+        kind = "anthropic" if "anthropic.com" in override.base_url else "openai"
+        return ModelChoice(kind, override.model, override.base_url, None, "override"), override.api_key
+    if demo_home and ws.home and os.path.realpath(ws.home) == os.path.realpath(demo_home):
+        replay = Path(demo_home) / "dream-replay.jsonl"
+        if replay.is_file():
+            return ModelChoice("replay", "replay", str(replay), None, "replay"), ""
+    return choose_model(ws.config())
+
+
+def _starts_with_review(replay: str) -> bool:
+    try:
+        for line in Path(replay).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("//"):
+                return json.loads(line).get("pass") == "review"
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+class DryRunDialog(QDialog):
+    def __init__(self, outcome: str, unified: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Dry run: what Dream would change")
+        lay = QVBoxLayout(self)
+        note = QLabel(outcome)
+        note.setWordWrap(True)
+        lay.addWidget(note)
+        view = QPlainTextEdit()
+        view.setReadOnly(True)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        view.setPlainText(unified or "(no file would change)")
+        lay.addWidget(view, 1)
+        self.buttons = QDialogButtonBox()
+        self.apply_button = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
+        self.apply_button.setEnabled(bool(unified))
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self.resize(860, 600)
+
+
+class EnginePanel(QWidget):
+    finished = Signal(str)                  # what ran; the window refreshes
+    status = Signal(str)
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.job = None
+        self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
+        lay = QVBoxLayout(self)
+        self.setMinimumWidth(380)
+        row = QGridLayout()
+        self.dream_button = QPushButton("Dream now")
+        self.dry_button = QPushButton("Dry run")
+        self.review_button = QPushButton("Review now")
+        self.compact_button = QPushButton("Compact now")
+        self.cancel_button = QPushButton("Cancel")
+        self.dream_button.setToolTip("Run Dream once now (Ctrl+D)")
+        self.dry_button.setToolTip("See what Dream would change, touching nothing (Ctrl+Shift+D)")
+        self.review_button.setToolTip("Run Dream with the review (shrinking) pass first (Ctrl+R)")
+        self.compact_button.setToolTip("Run the Consolidator now: old chat -> history (Ctrl+K)")
+        self.cancel_button.setToolTip("Cancel the running job; Dream holds its cursor (Esc)")
+        for i, b in enumerate((self.dream_button, self.dry_button, self.review_button, self.compact_button)):
+            row.addWidget(b, i // 2, i % 2)
+        row.addWidget(self.cancel_button, 2, 0, 1, 2)
+        lay.addLayout(row)
+        self.dream_button.clicked.connect(lambda: self.run_dream())
+        self.dry_button.clicked.connect(lambda: self.run_dream(dry_run=True))
+        self.review_button.clicked.connect(lambda: self.run_dream(review=True))
+        self.compact_button.clicked.connect(self.run_compact)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setMaximumHeight(10)
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.hide()
+        lay.addWidget(self.progress_bar)
+        self.progress = QLabel("Idle.")
+        lay.addWidget(self.progress)
+        self.model_label = QLabel()
+        self.model_label.setWordWrap(True)
+        lay.addWidget(self.model_label)
+        self.outcome = QLabel()
+        self.outcome.setWordWrap(True)
+        self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outcome.setStyleSheet("font-weight: bold;")
+        lay.addWidget(self.outcome)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.log.setPlaceholderText("The live log of Dream and Compact runs appears here.")
+        lay.addWidget(self.log, 1)
+        self._set_running(False)
+
+    def set_workspace(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._set_running(self.running)
+        try:
+            choice, _ = model_for(ws, settings_store.model_override(), settings_store.demo_home())
+            self.model_label.setText(f"Model: {choice.describe()}")
+        except LLMError as exc:
+            self.model_label.setText(f"Model: not configured ({exc}). Set one in Settings → Model.")
+
+    def _set_running(self, running: bool) -> None:
+        for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
+            b.setEnabled(not running and self.ws is not None)
+        self.cancel_button.setEnabled(running)
+        self.progress_bar.setVisible(running)
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None
+
+    def _append(self, line: str) -> None:
+        self.log.appendPlainText(line)
+
+    # -- jobs -------------------------------------------------------------------------------
+    def run_dream(self, dry_run: bool = False, review: bool = False) -> None:
+        if self.ws is None or self.running:
+            return
+        ws = self.ws
+        override, demo = settings_store.model_override(), settings_store.demo_home()
+        what = "Dry run" if dry_run else "Review" if review else "Dream"
+
+        def job(ctx):
+            choice, key = model_for(ws, override, demo)
+            client = make_client(choice, key)
+            force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
+            return run_dream(ws, client, DreamOptions(trigger="manual", dry_run=dry_run, force_review=force),
+                             cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe())
+
+        self._append(f"— {what} started")
+        self.outcome.setText("")
+        self.progress.setText(f"{what}: starting…")
+        self._set_running(True)
+        self.job = self.engine.write(what.lower(), job, lambda r: self._dream_done(r, dry_run),
+                                     self._failed, self._on_progress)
+
+    def _on_progress(self, ev: dict) -> None:
+        if "pass" in ev:
+            self.progress.setText(f"{ev['pass']} pass · iteration {ev['iteration']}/{ev['limit']} · "
+                                  f"{ev.get('tokens', 0):,} tokens")
+        if "tool" in ev:
+            self._append(f"  [{ev['pass']} {ev['iteration']}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — "
+                         f"{ev.get('message', '')[:160]}")
+        elif ev.get("message"):
+            self._append(f"  [{ev['pass']}] {ev['message']}")
+
+    def _dream_done(self, result, dry_run: bool) -> None:
+        self.job = None
+        self._set_running(False)
+        self.progress.setText(f"Idle. Last run used {result.tokens.total:,} tokens.")
+        self.outcome.setText(result.outcome)
+        self._append(f"— {result.outcome}")
+        self.status.emit(result.outcome)
+        if dry_run and result.preview is not None:
+            dlg = DryRunDialog(result.outcome, "".join(d.unified("before", "after") for d in result.diffs), self)
+            if self.ask_apply(dlg) and result.diffs:
+                self._apply(result.preview)
+        self.finished.emit("dry run" if dry_run else "dream")
+
+    def _apply(self, preview: dict) -> None:
+        ws = self.ws
+        self._set_running(True)
+
+        def done(files):
+            self.job = None
+            self._set_running(False)
+            self.outcome.setText(f"Applied the dry run: {', '.join(files)}.")
+            self.finished.emit("apply")
+
+        self.job = self.engine.write("apply dry run", lambda ctx: apply_preview(ws, preview), done, self._failed)
+
+    def run_compact(self) -> None:
+        if self.ws is None or self.running:
+            return
+        ws = self.ws
+        override, demo = settings_store.model_override(), settings_store.demo_home()
+        lines: list[str] = []
+
+        def job(ctx):
+            try:
+                choice, key = model_for(ws, override, demo)
+                client = None if choice.kind == "replay" else make_client(choice, key)
+            except LLMError:
+                client = None
+            return run_consolidator(ws, client, manual=True, cancel=ctx.cancel, log=lines.append), lines
+
+        def done(res) -> None:
+            self.job = None
+            self._set_running(False)
+            results, log = res
+            for line in log:
+                self._append("  " + line)
+            text = (f"Compacted {sum(r.messages for r in results)} message(s) into "
+                    f"{sum(len(r.entries) for r in results)} history entr(ies)." if results else
+                    "Nothing to compact: every session keeps at most its last 8 messages live.")
+            self.outcome.setText(text)
+            self.progress.setText("Idle.")
+            self.finished.emit("compact")
+
+        self._append("— Compact started")
+        self._set_running(True)
+        self.progress.setText("Compacting…")
+        self.job = self.engine.write("compact", job, done, self._failed)
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel.set()
+            self.progress.setText("Cancelling… (the cursor stays where it is)")
+
+    def _failed(self, message: str, tb: str) -> None:
+        self.job = None
+        self._set_running(False)
+        self.progress.setText("Idle.")
+        self.outcome.setText(f"Failed: {message}")
+        self._append(f"— failed: {message}")
+        self.finished.emit("failed")

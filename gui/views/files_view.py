@@ -1,0 +1,286 @@
+"""View and edit the memory files: markdown highlighting, a size/budget line that follows the
+typing, and a hash-checked save that offers Reload / Overwrite / Compare on a conflict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.budgets import budget_state
+from engine.diffs import diff_texts
+from engine.edits import save_edit
+from engine.files import read_state
+from engine.problems import ConflictError
+from engine.workspace import Workspace
+
+from ..qt import (QDialog, QDialogButtonBox, QFont, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
+                  QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QVBoxLayout, QWidget, Signal)
+from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
+from ..widgets.highlighter import MarkdownHighlighter
+from ..worker import Engine, Latest
+
+
+@dataclass
+class Loaded:
+    path: str
+    text: str
+    hash: str
+
+
+class ConflictDialogs:
+    """The questions the editor asks; tests replace them."""
+
+    def conflict(self, parent: QWidget, path: str) -> str:
+        box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk",
+                          f"{path} changed on disk since you opened it (the assistant or Dream may have "
+                          "written it).\n\nReload: drop your edit and load the file as it is now.\n"
+                          "Overwrite: save your text over it (entries it removes go to the archive first).\n"
+                          "Compare: see the differences first.", parent=parent)
+        reload_b = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
+        over_b = box.addButton("Overwrite", QMessageBox.ButtonRole.AcceptRole)
+        cmp_b = box.addButton("Compare", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return {reload_b: "reload", over_b: "overwrite", cmp_b: "compare"}.get(clicked, "cancel")
+
+    def compare(self, parent: QWidget, path: str, disk: str, mine: str) -> None:
+        dlg = QDialog(parent)
+        dlg.setWindowTitle(f"{path}: on disk → your edit")
+        lay = QVBoxLayout(dlg)
+        view = QPlainTextEdit()
+        view.setReadOnly(True)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        view.setPlainText(diff_texts(disk, mine, path).unified("disk", "editor") or "(no differences)")
+        lay.addWidget(view)
+        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        bb.rejected.connect(dlg.reject)
+        lay.addWidget(bb)
+        dlg.resize(760, 520)
+        dlg.exec()
+
+
+class FilesView(QWidget):
+    saved = Signal(str)                   # path
+    status = Signal(str)                  # a status-bar message
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.budgets: dict[str, int] = {}
+        self.loaded: Loaded | None = None
+        self.dialogs = ConflictDialogs()
+        self._token = Latest()
+        self._disk_changed = False
+
+        self.list = QListWidget()
+        self.list.setMaximumWidth(280)
+        self.list.currentTextChanged.connect(self._open_selected)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.textChanged.connect(self._update_size)
+        self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
+        self.size_line = QLabel()
+        self.size_line.setTextFormat(Qt.TextFormat.RichText)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
+        self.banner.hide()
+        self.save_button = QPushButton("Save")
+        self.save_button.setToolTip("Save (Ctrl+S): hash-checked; removed entries go to the archive first")
+        self.save_button.clicked.connect(self.save)
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.clicked.connect(self.reload)
+
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.banner)
+        rl.addWidget(self.editor, 1)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.size_line, 1)
+        bottom.addWidget(self.reload_button)
+        bottom.addWidget(self.save_button)
+        rl.addLayout(bottom)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.splitter)
+        self._update_size()
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        return self.loaded is not None and self.editor.toPlainText() != self.loaded.text
+
+    def set_workspace(self, ws: Workspace, files: list[str], budgets: dict[str, int]) -> None:
+        new_ws = self.ws is None or ws.root != self.ws.root
+        self.ws = ws
+        self.budgets = budgets
+        current = self.list.currentItem().text() if self.list.currentItem() else None
+        names = [self.list.item(i).text() for i in range(self.list.count())]
+        if names != files:
+            self.list.blockSignals(True)
+            self.list.clear()
+            self.list.addItems(files)
+            self.list.blockSignals(False)
+            if current in files and not new_ws:
+                self.list.setCurrentRow(files.index(current))
+        if new_ws or self.list.currentItem() is None:
+            self.loaded = None
+            if files:
+                self.list.setCurrentRow(0)
+        self._update_size()
+
+    def files_changed(self, paths: set[str]) -> None:
+        """Outside writes (watcher): reload a clean editor, warn a dirty one."""
+        if self.loaded is None or self.loaded.path not in paths:
+            return
+        if self.dirty:
+            self._check_disk()
+        else:
+            self.reload()
+
+    def _check_disk(self) -> None:
+        ws, loaded = self.ws, self.loaded
+
+        def job(ctx):
+            return read_state(ws.root / loaded.path).hash
+        self.engine.read("check file", job, lambda h: self._show_banner(h != loaded.hash))
+
+    def _show_banner(self, changed: bool) -> None:
+        self._disk_changed = changed
+        if changed and self.loaded:
+            self.banner.setText(f"{self.loaded.path} changed on disk while you were editing. Saving will ask "
+                                "whether to reload, overwrite or compare.")
+        self.banner.setVisible(changed)
+
+    # -- loading ----------------------------------------------------------------------------
+    def open_path(self, path: str) -> None:
+        items = self.list.findItems(path, Qt.MatchFlag.MatchExactly)
+        if items:
+            self.list.setCurrentItem(items[0])
+
+    def _open_selected(self, path: str) -> None:
+        if not path or self.ws is None:
+            return
+        if self.loaded and path == self.loaded.path:
+            return
+        if self.dirty and not self._confirm_discard():
+            self.list.blockSignals(True)
+            self.open_path(self.loaded.path)
+            self.list.blockSignals(False)
+            return
+        self._load(path)
+
+    def _confirm_discard(self) -> bool:
+        answer = QMessageBox.question(self, "Unsaved edit", f"Discard your unsaved edit of {self.loaded.path}?")
+        return answer == QMessageBox.StandardButton.Yes
+
+    def reload(self) -> None:
+        if self.loaded:
+            self._load(self.loaded.path)
+
+    def _load(self, path: str) -> None:
+        ws = self.ws
+        token = self._token.next()
+
+        def job(ctx):
+            state, _ = ws.read_file(path)
+            return Loaded(path, state.text, state.hash)
+
+        def done(loaded: Loaded) -> None:
+            if not self._token.current(token):
+                return   # a newer load replaced this one
+            self.loaded = loaded
+            self.editor.blockSignals(True)
+            self.editor.setPlainText(loaded.text)
+            self.editor.blockSignals(False)
+            self.editor.document().setModified(False)
+            self._show_banner(False)
+            self._update_size()
+
+        self.engine.read(f"load {path}", job, done)
+
+    # -- size line --------------------------------------------------------------------------
+    def _update_size(self) -> None:
+        if self.loaded is None:
+            self.size_line.setText("")
+            self.save_button.setEnabled(False)
+            return
+        chars = len(self.editor.toPlainText())
+        budget = self.budgets.get(self.loaded.path, 0)
+        state = budget_state(chars, budget)
+        colour = STATE_COLOURS[state]
+        if budget:
+            text = f"{chars:,} / {budget:,} characters ({chars / budget:.0%}) — {STATE_WORDS[state]}"
+        else:
+            text = f"{chars:,} characters — {STATE_WORDS[state]}"
+        if state == "over":
+            text += ". Advisory only: your own edits are never refused."
+        mark = " · unsaved" if self.dirty else ""
+        self.size_line.setText(f"<span style='color:{colour}; font-weight:bold'>■</span> {text}{mark}")
+        self.save_button.setEnabled(self.dirty)
+
+    # -- saving -----------------------------------------------------------------------------
+    def save(self, *, overwrite_hash: str | None = None, on_saved: Callable[[], None] | None = None) -> None:
+        if self.loaded is None or self.ws is None:
+            return
+        ws, path, text = self.ws, self.loaded.path, self.editor.toPlainText()
+        expected = overwrite_hash or self.loaded.hash
+
+        def job(ctx):
+            try:
+                return save_edit(ws, path, text, expected)
+            except ConflictError:
+                state, _ = ws.read_file(path)
+                return ("conflict", state.text, state.hash)
+
+        def done(result) -> None:
+            if isinstance(result, tuple) and result[0] == "conflict":
+                self._conflict(result[1], result[2])
+                return
+            self.loaded = Loaded(path, text, result.hash)
+            self.editor.document().setModified(False)
+            self._show_banner(False)
+            self._update_size()
+            note = f"Saved {path}"
+            if result.archived:
+                note += f"; {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'} archived"
+            for w in result.warnings:
+                note += f" ({w})"
+            self.status.emit(note)
+            self.saved.emit(path)
+            if on_saved:
+                on_saved()
+
+        self.engine.write(f"save {path}", job, done)
+
+    def _conflict(self, disk_text: str, disk_hash: str) -> None:
+        assert self.loaded is not None
+        while True:
+            choice = self.dialogs.conflict(self, self.loaded.path)
+            if choice == "compare":
+                self.dialogs.compare(self, self.loaded.path, disk_text, self.editor.toPlainText())
+                continue
+            break
+        if choice == "reload":
+            self.loaded = Loaded(self.loaded.path, disk_text, disk_hash)
+            self.editor.setPlainText(disk_text)
+            self._show_banner(False)
+            self.status.emit(f"Reloaded {self.loaded.path} from disk; your edit was dropped")
+        elif choice == "overwrite":
+            self.save(overwrite_hash=disk_hash)
+        else:
+            self.status.emit("Save cancelled; your edit is still in the editor")
+        self._update_size()
+
+    def rescue_text(self) -> tuple[str, str] | None:
+        """(path, text) of an unsaved edit, for the crash handler."""
+        if self.dirty and self.loaded:
+            return self.loaded.path, self.editor.toPlainText()
+        return None

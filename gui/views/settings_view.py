@@ -1,0 +1,239 @@
+"""Settings → Memory: the Dream knobs of config.json, written through the engine's one config
+funnel (unknown keys kept), with the review floor's confirmation; and the model Dream uses."""
+
+from __future__ import annotations
+
+from engine import config as config_mod
+from engine.config import REVIEW_FLOOR
+from engine.scheduler import floor_confirmation_text
+from engine.workspace import Workspace
+
+from .. import settings_store
+from ..qt import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                  QMessageBox, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
+from ..worker import Engine
+from ..workspace_state import WorkspaceState
+
+BUDGET_FILES = (("memory/MEMORY.md", "memoryBudgetChars"), ("USER.md", "userBudgetChars"),
+                ("SOUL.md", "soulBudgetChars"))
+
+
+class FloorDialogs:
+    """Asks before a review cadence below the floor is written; tests replace it."""
+
+    def confirm_below_floor(self, parent: QWidget, value: int) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Review pass below the floor", floor_confirmation_text(value),
+                          parent=parent)
+        yes = box.addButton(f"Yes, review every {value} run{'s' if value != 1 else ''}",
+                            QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is yes
+
+
+class SettingsView(QWidget):
+    changed = Signal()                    # config.json was written
+    status = Signal(str)
+    scheduleToggled = Signal(bool)
+    modelChanged = Signal()
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.cfg = None
+        self.dialogs = FloorDialogs()
+        self._loading = False
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        body = QWidget()
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.addWidget(scroll)
+        lay = QVBoxLayout(body)
+
+        memory = QGroupBox("Memory (config.json: agents.defaults.dream)")
+        form = QFormLayout(memory)
+        self.enabled = QCheckBox("Dream runs on its own (applies at once)")
+        self.enabled.toggled.connect(lambda on: self._set("enabled", on))
+        form.addRow("Periodic consolidation", self.enabled)
+        self.interval = QDoubleSpinBox()
+        self.interval.setRange(0.25, 24 * 30)
+        self.interval.setDecimals(2)
+        self.interval.setSuffix(" h")
+        self.interval.setMaximumWidth(216)
+        self.interval.editingFinished.connect(lambda: self._set("intervalH", self._num(self.interval.value())))
+        form.addRow("Every", self.interval)
+        self.review = QSpinBox()
+        self.review.setRange(1, 10_000)
+        self.review.setSuffix(" runs")
+        self.review.setMaximumWidth(216)
+        self.review.editingFinished.connect(self._review_edited)
+        form.addRow("Review pass every", self.review)
+        self.review_note = QLabel(f"Below {REVIEW_FLOOR} asks for confirmation first.")
+        self.review_note.setWordWrap(True)
+        form.addRow("", self.review_note)
+        self.budget_spins: dict[str, QSpinBox] = {}
+        self.budget_now: dict[str, QLabel] = {}
+        for rel, key in BUDGET_FILES:
+            spin = QSpinBox()
+            spin.setRange(0, 1_000_000)
+            spin.setSingleStep(100)
+            spin.setSuffix(" chars")
+            spin.setSpecialValueText("0 — measure only, never refuse")
+            spin.setGroupSeparatorShown(True)
+            spin.editingFinished.connect(lambda k=key, s=spin: self._set(k, s.value()))
+            now = QLabel()
+            row = QHBoxLayout()
+            row.addWidget(spin)
+            row.addWidget(now, 1)
+            self.budget_spins[key] = spin
+            self.budget_now[rel] = now
+            form.addRow(f"{rel} budget", row)
+        self.passes: dict[str, QCheckBox] = {}
+        prow = QHBoxLayout()
+        for name in ("review", "consolidation", "deduction", "induction"):
+            cb = QCheckBox(name)
+            cb.toggled.connect(lambda on, n=name: self._set(f"passes.{n}", on))
+            self.passes[name] = cb
+            prow.addWidget(cb)
+        prow.addStretch(1)
+        form.addRow("Passes", prow)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #d64541;")
+        self.error.setWordWrap(True)
+        form.addRow("", self.error)
+        lay.addWidget(memory)
+
+        sched = QGroupBox("Who runs the jobs")
+        sl = QVBoxLayout(sched)
+        self.schedule_here = QCheckBox("Dreamdesk schedules Dream for this workspace")
+        self.schedule_here.setToolTip("Off by default: the assistant normally runs its own Dream. Turn this on "
+                                      "only if it does not, so the two never race.")
+        self.schedule_here.toggled.connect(self._schedule_toggled)
+        sl.addWidget(self.schedule_here)
+        lay.addWidget(sched)
+
+        model = QGroupBox("Model")
+        ml = QFormLayout(model)
+        self.model_from_config = QLabel()
+        self.model_from_config.setWordWrap(True)
+        self.model_from_config.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        ml.addRow("From config.json", self.model_from_config)
+        self.override = QCheckBox("Use a different model on this machine")
+        ml.addRow("", self.override)
+        self.o_base = QLineEdit()
+        self.o_base.setPlaceholderText("http://127.0.0.1:11434/v1")
+        self.o_model = QLineEdit()
+        self.o_key = QLineEdit()
+        self.o_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.o_key.setPlaceholderText("kept in Dreamdesk's own settings, never in the workspace")
+        ml.addRow("Base URL", self.o_base)
+        ml.addRow("Model", self.o_model)
+        ml.addRow("API key", self.o_key)
+        self.o_save = QPushButton("Save model override")
+        self.o_save.clicked.connect(self._save_override)
+        ml.addRow("", self.o_save)
+        lay.addWidget(model)
+        lay.addStretch(1)
+        self._load_override()
+
+    # -- filling ----------------------------------------------------------------------------
+    @staticmethod
+    def _num(v: float):
+        return int(v) if float(v).is_integer() else v
+
+    def set_state(self, ws: Workspace, state: WorkspaceState) -> None:
+        self.ws = ws
+        cfg = state.status.config
+        self.cfg = cfg
+        d = cfg.dream
+        self._loading = True
+        try:
+            for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
+                      self.schedule_here):
+                w.blockSignals(True)
+            self.enabled.setChecked(bool(d["enabled"]))
+            if not self.interval.hasFocus():
+                self.interval.setValue(float(d["intervalH"]))
+            if not self.review.hasFocus():
+                self.review.setValue(int(d["reviewEveryRuns"]))
+            for rel, key in BUDGET_FILES:
+                if not self.budget_spins[key].hasFocus():
+                    self.budget_spins[key].setValue(int(d[key]))
+            sizes = {f.path: f.chars for f in state.status.files}
+            for rel, label in self.budget_now.items():
+                label.setText(f"now {sizes.get(rel, 0):,} characters")
+            for name, cb in self.passes.items():
+                cb.setChecked(bool(d.get(f"passes.{name}", True)))
+            self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
+        finally:
+            for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
+                      self.schedule_here):
+                w.blockSignals(False)
+            self._loading = False
+        provs = cfg.providers()
+        prov = cfg.get("provider") or "(not set)"
+        model = cfg.get("model") or "(not set)"
+        key = provs.get(cfg.get("provider") or "", {}).get("apiKey") or "(no key)"
+        self.model_from_config.setText(f"{model} via {prov}, key {key}. Dream uses the main agent's model.")
+
+    # -- writing ----------------------------------------------------------------------------
+    def _set(self, key: str, value, confirm: bool = False) -> None:
+        if self._loading or self.ws is None or self.cfg is None:
+            return
+        setting = config_mod.find_setting(key)
+        if self.cfg.values.get(setting.path) == value:
+            return
+        ws = self.ws
+
+        def job(ctx):
+            return config_mod.set_value(ws.config(), key, value, confirm_below_floor=confirm,
+                                        create_at=ws.config_create_path)
+
+        def done(cfg) -> None:
+            self.cfg = cfg
+            self.error.setText("")
+            self.status.emit(f"{setting.name} = {value} written to {cfg.path}")
+            self.changed.emit()
+
+        def failed(message: str, tb: str) -> None:
+            self.error.setText(message)
+            self.changed.emit()   # refresh the fields from the file
+
+        self.engine.write(f"set {setting.name}", job, done, failed)
+
+    def _review_edited(self) -> None:
+        value = self.review.value()
+        current = int(self.cfg.get("reviewEveryRuns")) if self.cfg else REVIEW_FLOOR
+        if value == current:
+            return
+        if value < REVIEW_FLOOR:
+            if not self.dialogs.confirm_below_floor(self, value):
+                self.review.blockSignals(True)
+                self.review.setValue(current)
+                self.review.blockSignals(False)
+                self.status.emit("Review cadence unchanged")
+                return
+            self._set("reviewEveryRuns", value, confirm=True)
+        else:
+            self._set("reviewEveryRuns", value)
+
+    def _schedule_toggled(self, on: bool) -> None:
+        if self.ws is not None:
+            settings_store.set_schedules(str(self.ws.root), on)
+            self.scheduleToggled.emit(on)
+
+    def _load_override(self) -> None:
+        o = settings_store.model_override()
+        self.override.setChecked(o.enabled)
+        self.o_base.setText(o.base_url)
+        self.o_model.setText(o.model)
+        self.o_key.setText(o.api_key)
+
+    def _save_override(self) -> None:
+        settings_store.set_model_override(settings_store.ModelOverride(
+            self.override.isChecked(), self.o_base.text().strip(), self.o_model.text().strip(), self.o_key.text()))
+        self.status.emit("Model override saved in Dreamdesk's settings (not in the workspace)")
+        self.modelChanged.emit()

@@ -1,0 +1,160 @@
+"""Engine jobs off the GUI thread.
+
+Two QThreads: the *writer* runs every job that writes to the workspace (Dream, compaction,
+saves, restores, settings), one at a time, so writes never interleave; the *reader* runs disk
+scans and git reads (status, history, diffs) so the views stay live while a long Dream runs.
+Jobs are plain callables `fn(ctx)`; results come back to the GUI thread by signal and are
+dispatched to the callbacks given at submit time. A result that arrives for a job the caller
+no longer wants (a newer one replaced it) is dropped via its token.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .qt import QObject, QThread, Signal, Slot
+
+
+@dataclass
+class JobContext:
+    """What a job gets: a cancel flag and a progress callback (thread-safe)."""
+
+    cancel: threading.Event
+    progress: Callable[[dict], None]
+
+
+@dataclass
+class Job:
+    id: int
+    name: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+class _Runner(QObject):
+    progress = Signal(int, dict)
+    done = Signal(int, object)
+    failed = Signal(int, str, str)      # job id, message for the user, traceback
+
+    @Slot(int, object)
+    def run(self, job_id: int, payload: object) -> None:
+        fn, cancel = payload
+        ctx = JobContext(cancel, lambda ev, _id=job_id: self.progress.emit(_id, dict(ev)))
+        try:
+            result = fn(ctx)
+        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+            self.failed.emit(job_id, _message(exc), traceback.format_exc())
+            return
+        self.done.emit(job_id, result)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) < 600 else text[:600] + "…"
+
+
+class _Lane(QObject):
+    submit = Signal(int, object)
+
+    def __init__(self, name: str, parent: QObject):
+        super().__init__(parent)
+        self.thread = QThread(parent)
+        self.thread.setObjectName(name)
+        self.runner = _Runner()
+        self.runner.moveToThread(self.thread)
+        self.submit.connect(self.runner.run)
+        self.thread.start()
+
+
+class Engine(QObject):
+    """The GUI's handle on the engine threads."""
+
+    jobStarted = Signal(str)
+    jobFinished = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._ids = itertools.count(1)
+        self._callbacks: dict[int, tuple[Callable, Callable | None, Callable | None, Job]] = {}
+        self.writer = _Lane("dreamdesk-writer", self)
+        self.reader = _Lane("dreamdesk-reader", self)
+        for lane in (self.writer, self.reader):
+            lane.runner.done.connect(self._on_done)
+            lane.runner.failed.connect(self._on_failed)
+            lane.runner.progress.connect(self._on_progress)
+        self.running_writes: dict[int, Job] = {}
+
+    def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
+                on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None) -> Job:
+        job = Job(next(self._ids), name)
+        self._callbacks[job.id] = (on_done, on_failed, on_progress, job)
+        if lane is self.writer:
+            self.running_writes[job.id] = job
+            self.jobStarted.emit(name)
+        lane.submit.emit(job.id, (fn, job.cancel))
+        return job
+
+    def write(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
+        return self._submit(self.writer, name, fn, on_done, on_failed, on_progress)
+
+    def read(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
+        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.running_writes)
+
+    def cancel_all(self) -> None:
+        for job in self.running_writes.values():
+            job.cancel.set()
+
+    def _finish(self, job_id: int):
+        cb = self._callbacks.pop(job_id, None)
+        if cb and job_id in self.running_writes:
+            job = self.running_writes.pop(job_id)
+            self.jobFinished.emit(job.name)
+        return cb
+
+    @Slot(int, object)
+    def _on_done(self, job_id: int, result: object) -> None:
+        cb = self._finish(job_id)
+        if cb:
+            cb[0](result)
+
+    @Slot(int, str, str)
+    def _on_failed(self, job_id: int, message: str, tb: str) -> None:
+        cb = self._finish(job_id)
+        if cb and cb[1]:
+            cb[1](message, tb)
+        elif cb:
+            from .errors import report_error
+            report_error(f"{cb[3].name} failed", message, tb)
+
+    @Slot(int, dict)
+    def _on_progress(self, job_id: int, event: dict) -> None:
+        cb = self._callbacks.get(job_id)
+        if cb and cb[2]:
+            cb[2](event)
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        self.cancel_all()
+        for lane in (self.writer, self.reader):
+            lane.thread.quit()
+            lane.thread.wait(timeout_ms)
+
+
+class Latest:
+    """A token that drops stale results: only the newest request's answer is applied."""
+
+    def __init__(self):
+        self._n = 0
+
+    def next(self) -> int:
+        self._n += 1
+        return self._n
+
+    def current(self, token: int) -> bool:
+        return token == self._n

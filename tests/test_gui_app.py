@@ -1,0 +1,221 @@
+"""The desktop app driven as a person would, offscreen, on real files and a real loopback model."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.budgets import measure
+from engine.workspace import Workspace
+from llm_server import turn
+
+import os
+import tempfile
+
+# Screenshots go to docs/screenshots only when asked (DREAMDESK_SCREENSHOTS=1), so a normal test
+# run never changes tracked files.
+SHOTS = (Path(__file__).resolve().parent.parent / "docs" / "screenshots" if os.environ.get("DREAMDESK_SCREENSHOTS")
+         else Path(tempfile.gettempdir()) / "dreamdesk-screenshots")
+
+
+def grab(widget, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert widget.grab().save(str(SHOTS / name))
+
+
+def test_gauges_equal_the_engine(main_window, demo_home):
+    ws = Workspace.open(demo_home)
+    sizes, _ = measure(ws, ws.config())
+    gauges = main_window.dashboard.gauges
+    assert set(gauges) == {f.path for f in sizes}
+    for f in sizes:
+        g = gauges[f.path]
+        assert (g.chars, g.budget, g.state) == (f.chars, f.budget, f.state)
+    assert gauges["memory/MEMORY.md"].state == "near"
+    assert "2,866 / 3,000" in gauges["memory/MEMORY.md"].toolTip()
+    assert main_window.dashboard.pending.text().startswith("25 entries")
+    grab(main_window, "dashboard.png")
+
+
+def test_outside_write_updates_the_gauge(main_window, demo_home, qtbot):
+    path = demo_home / "workspace" / "memory" / "MEMORY.md"
+    gauge = main_window.dashboard.gauges["memory/MEMORY.md"]
+    text = path.read_text(encoding="utf-8") + "- " + "x" * 300 + "\n"
+    t0 = time.monotonic()
+    tmp = path.with_suffix(".tmp-outside")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)                                      # an atomic save, as the assistant does it
+    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
+    elapsed = time.monotonic() - t0
+    assert gauge.state == "over"
+    assert elapsed < 2.0        # debounce 40 ms + one read of the workspace; measured, see the notes
+    path.unlink()
+    qtbot.waitUntil(lambda: not gauge.exists, timeout=5000)   # a vanished file is shown, not a crash
+    path.write_text("# Memory\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: gauge.exists and gauge.chars == len("# Memory\n"), timeout=5000)
+
+
+class Dialogs:
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.asked = []
+
+    def conflict(self, parent, path):
+        self.asked.append(("conflict", path))
+        return self.answers.pop(0)
+
+    def compare(self, parent, path, disk, mine):
+        self.asked.append(("compare", path))
+
+
+def _open_user_md(win, qtbot):
+    win.tabs.setCurrentWidget(win.files)
+    win.files.open_path("USER.md")
+    qtbot.waitUntil(lambda: win.files.loaded is not None and win.files.loaded.path == "USER.md", timeout=5000)
+
+
+def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
+    _open_user_md(main_window, qtbot)
+    ed = main_window.files.editor
+    original = ed.toPlainText()
+    first_item = next(line for line in original.split("\n") if line.startswith("- "))
+    ed.setPlainText(original.replace(first_item + "\n", "", 1))
+    assert main_window.files.dirty and "unsaved" in main_window.files.size_line.text()
+    main_window.files.save()
+    qtbot.waitUntil(lambda: not main_window.files.dirty, timeout=5000)
+    on_disk = (demo_home / "workspace" / "USER.md").read_text(encoding="utf-8")
+    assert first_item not in on_disk
+    archive = "".join(p.read_text(encoding="utf-8") for p in (demo_home / "workspace/memory/archive").glob("*.jsonl"))
+    assert json.dumps(first_item, ensure_ascii=False)[1:-1][:40] in archive
+    grab(main_window, "files.png")
+
+
+@pytest.mark.parametrize("answers,expect", [(["compare", "reload"], "disk"), (["overwrite"], "mine"),
+                                            (["cancel"], "disk-kept-edit")])
+def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
+    _open_user_md(main_window, qtbot)
+    files = main_window.files
+    files.dialogs = Dialogs(answers)
+    path = demo_home / "workspace" / "USER.md"
+    mine = files.editor.toPlainText() + "- my own note\n"
+    files.editor.setPlainText(mine)
+    disk = path.read_text(encoding="utf-8") + "- written by the assistant\n"
+    path.write_text(disk, encoding="utf-8")
+    qtbot.waitUntil(lambda: files.banner.isVisible(), timeout=5000)      # the editor noticed
+    files.save()
+    qtbot.waitUntil(lambda: bool(files.dialogs.asked), timeout=5000)
+    if expect == "disk":
+        assert files.dialogs.asked == [("conflict", "USER.md"), ("compare", "USER.md"), ("conflict", "USER.md")]
+        qtbot.waitUntil(lambda: files.editor.toPlainText() == disk, timeout=5000)
+        assert path.read_text(encoding="utf-8") == disk
+    elif expect == "mine":
+        qtbot.waitUntil(lambda: path.read_text(encoding="utf-8") == mine, timeout=5000)
+        archive = "".join(p.read_text(encoding="utf-8") for p in (demo_home / "workspace/memory/archive").glob("*.jsonl"))
+        assert "written by the assistant" in archive      # overwriting lost nothing
+    else:
+        assert path.read_text(encoding="utf-8") == disk and files.editor.toPlainText() == mine and files.dirty
+
+
+class Floor:
+    def __init__(self, answer):
+        self.answer = answer
+        self.asked = []
+
+    def confirm_below_floor(self, parent, value):
+        self.asked.append(value)
+        return self.answer
+
+
+@pytest.mark.parametrize("answer", [False, True])
+def test_settings_review_floor_dialog(main_window, demo_home, qtbot, answer):
+    cfg = demo_home / "config.json"
+    before = cfg.read_bytes()
+    view = main_window.settings
+    view.dialogs = Floor(answer)
+    main_window.tabs.setCurrentWidget(view)
+    view.review.setValue(4)
+    view.review.editingFinished.emit()
+    assert view.dialogs.asked == [4]
+    if not answer:
+        assert cfg.read_bytes() == before and view.review.value() == 12
+    else:
+        qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["reviewEveryRuns"] == 4,
+                        timeout=5000)
+        raw = json.loads(cfg.read_text())
+        assert "channels" in raw and "tools" in raw              # unknown keys kept
+
+
+def test_settings_budget_writes_through_the_engine(main_window, demo_home, qtbot):
+    view = main_window.settings
+    main_window.tabs.setCurrentWidget(view)
+    assert view.budget_now["memory/MEMORY.md"].text() == "now 2,866 characters"
+    spin = view.budget_spins["memoryBudgetChars"]
+    spin.setValue(2500)
+    spin.editingFinished.emit()
+    cfg = demo_home / "config.json"
+    qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 2500,
+                    timeout=5000)
+    qtbot.waitUntil(lambda: main_window.dashboard.gauges["memory/MEMORY.md"].state == "over", timeout=5000)
+    grab(main_window, "settings.png")
+
+
+def _use_server(win, url):
+    from gui import settings_store
+    settings_store.set_model_override(settings_store.ModelOverride(True, url, "test-model", "sk-gui-test-77"))
+    win.panel.set_workspace(win.ws)
+
+
+def test_dream_from_the_engine_panel(main_window, demo_home, qtbot, llm_server):
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes Belgian waffles", "section": "Preferences",
+                                         "sources": [100]})), turn(content="ok")], default=turn(content="nothing"))
+    _use_server(main_window, srv.url)
+    assert "test-model" in main_window.panel.model_label.text()
+    qtbot.mouseClick(main_window.panel.dream_button, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not main_window.panel.running, timeout=15000)
+    assert main_window.panel.outcome.text().startswith("Dream completed"), main_window.panel.outcome.text()
+    assert "Likes Belgian waffles" in (demo_home / "workspace/USER.md").read_text(encoding="utf-8")
+    assert (demo_home / "workspace/memory/.dream_cursor").read_text() == "120"
+    assert "add_fact: ok" in main_window.panel.log.toPlainText()
+    assert "sk-gui-test-77" not in main_window.panel.log.toPlainText()
+    grab(main_window, "engine.png")
+
+
+def test_cancel_holds_the_cursor_and_the_loop_keeps_ticking(main_window, demo_home, qtbot, llm_server):
+    from PySide6.QtCore import QTimer
+    srv = llm_server(default={"delay": 20, **turn(content="late")})
+    _use_server(main_window, srv.url)
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(20)
+    main_window.panel.run_dream()
+    qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=5000)
+    n = len(ticks)
+    qtbot.wait(600)                                       # the job is blocked in the model call...
+    assert len(ticks) - n >= 15                           # ...and the GUI thread kept ticking
+    assert main_window.panel.cancel_button.isEnabled()
+    main_window.panel.cancel()
+    qtbot.waitUntil(lambda: "cancelled" in main_window.panel.outcome.text(), timeout=3000)
+    timer.stop()
+    assert (demo_home / "workspace/memory/.dream_cursor").read_text() == "99"
+
+
+def test_demo_replay_runs_offline_from_the_panel(main_window, demo_home, qtbot):
+    main_window.panel.run_dream()
+    qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    assert "Review pass: freed" in main_window.panel.outcome.text()
+    qtbot.waitUntil(lambda: main_window.dashboard.pending.text().startswith("5 entries"), timeout=5000)
+
+
+def test_bad_folder_keeps_the_current_workspace(main_window, tmp_path):
+    current = main_window.ws.root
+    assert main_window.open_workspace(str(tmp_path / "nope")) is False
+    assert main_window.ws.root == current
+
+
+def test_history_and_shortcuts(main_window, qtbot):
+    shortcuts = {a.shortcut().toString() for a in main_window.actions()}
+    assert {"F5", "Ctrl+S", "Ctrl+D", "Ctrl+Shift+D", "Ctrl+R", "Ctrl+K", "Ctrl+O", "Ctrl+1"} <= shortcuts
+    main_window.tabs.setCurrentWidget(main_window.history)
+    grab(main_window, "history-window.png")
