@@ -10,8 +10,6 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import gui.qt  # noqa: E402,F401  (applies the PySide6 6.12 / CPython 3.11 None-refcount guard first)
-
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
 
