@@ -588,6 +588,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        try:   # text that is not encodable (an unpaired surrogate) is shown escaped, never a crash
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,7 +117,7 @@ _D = "agents.defaults"
 _DREAM = f"{_D}.dream"
 SETTINGS: tuple[Setting, ...] = (
     Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own."),
-    Setting(f"{_DREAM}.intervalH", "number", 2, 0, True, doc="Hours between scheduled runs."),
+    Setting(f"{_DREAM}.intervalH", "number", 2, 0, True, 8760, doc="Hours between scheduled runs."),
     Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only."),
     Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only."),
     Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only."),
@@ -128,9 +129,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(f"{_DREAM}.schedule", "choice", "interval", choices=("interval", "activity"),
             doc="interval: every intervalH hours; activity: after enough new history and idle time."),
     Setting(f"{_DREAM}.activityThreshold", "int", 50, 1, doc="New history entries that make a dream due."),
-    Setting(f"{_DREAM}.cooldownH", "number", 8, 0, doc="Hours between activity-scheduled dreams."),
-    Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, doc="Minutes without new history before an activity dream."),
-    Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, doc="Idle compaction after this many minutes; 0 = off."),
+    Setting(f"{_DREAM}.cooldownH", "number", 8, 0, False, 8760, doc="Hours between activity-scheduled dreams."),
+    Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, False, 525_600,
+            doc="Minutes without new history before an activity dream."),
+    Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, False, 525_600,
+            doc="Idle compaction after this many minutes; 0 = off."),
     Setting(f"{_D}.maxMessages", "int", 120, 1, doc="Messages kept in a session."),
     Setting(f"{_D}.consolidationRatio", "number", 0.5, 0, True, 1, doc="Share of the budget compaction aims for."),
     Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window."),
@@ -230,6 +233,34 @@ class Config:
         }
 
 
+class _Unfaithful(ValueError):
+    pass
+
+
+def parse_strict(text: str):
+    """json.loads that refuses what a rewrite could not give back as it was: NaN/Infinity,
+    duplicate keys, and numbers that do not survive the round trip."""
+    def pairs(items):
+        seen = set()
+        for k, _ in items:
+            if k in seen:
+                raise _Unfaithful(f"the key {k!r} appears twice in one object")
+            seen.add(k)
+        return dict(items)
+
+    def constant(name):
+        raise _Unfaithful(f"it holds {name}, which is not JSON")
+
+    def number(tok):
+        from decimal import Decimal
+        value = float(tok)
+        if not math.isfinite(value) or Decimal(tok) != Decimal(repr(value)):
+            raise _Unfaithful(f"the number {tok} has more digits than a rewrite keeps")
+        return value
+
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number)
+
+
 def mask_key(key: str) -> str:
     if not key:
         return ""
@@ -243,9 +274,19 @@ def load(path: Path | None, display: str = "config.json") -> Config:
     raw: Any = None
     if path is None:
         cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
+    elif path.is_dir():
+        cfg.readable = False
+        cfg.problems.append(Problem(display, "is a folder, not a file; using the defaults"))
     else:
-        state = read_state(path)
-        if not state.exists:
+        try:
+            state = read_state(path)
+        except OSError as exc:
+            cfg.readable = False
+            cfg.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc}); using the defaults"))
+            state = None
+        if state is None:
+            pass
+        elif not state.exists:
             cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
         elif state.decode_error:
             cfg.readable = False
@@ -257,6 +298,10 @@ def load(path: Path | None, display: str = "config.json") -> Config:
                 cfg.readable = False
                 cfg.problems.append(Problem(display, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
                                                      "using the defaults and refusing to rewrite it", line=exc.lineno))
+            except (ValueError, RecursionError) as exc:
+                cfg.readable = False
+                cfg.problems.append(Problem(display, f"cannot be read as JSON ({type(exc).__name__}: "
+                                                     f"{str(exc)[:120]}); using the defaults and refusing to rewrite it"))
             else:
                 if not isinstance(raw, dict):
                     cfg.readable = False
@@ -306,15 +351,24 @@ def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = 
     path = cfg.path if cfg.path is not None else create_at
     if path is None:
         raise WorkspaceError("no config.json to write and nowhere to create one")
+    # a config.json that is a symlink (say, into a dotfiles repository) is written where it
+    # leads, so the link stays a link
+    path = Path(os.path.realpath(path))
+    if path.is_dir():
+        raise WorkspaceError(f"{cfg.display} is a folder, not a file")
     state = read_state(path)
     if state.exists:
         if state.decode_error:
             raise WorkspaceError(f"{cfg.display} is {state.decode_error}; fix it by hand first, Dreamdesk will not rewrite it")
         try:
-            raw = json.loads(state.text)
+            raw = parse_strict(state.text)
         except json.JSONDecodeError as exc:
             raise WorkspaceError(f"{cfg.display} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
                                  "fix it by hand first, Dreamdesk will not rewrite a file it cannot read") from None
+        except _Unfaithful as exc:
+            raise WorkspaceError(f"{cfg.display} cannot be rewritten faithfully: {exc}; change it by hand") from None
+        except (ValueError, RecursionError) as exc:
+            raise WorkspaceError(f"{cfg.display} cannot be read ({type(exc).__name__}); fix it by hand first") from None
         if not isinstance(raw, dict):
             raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
     else:

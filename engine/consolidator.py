@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from .files import atomic_write_text, checked_write_bytes, content_hash
+from .files import atomic_write_text, checked_write_bytes, content_hash, read_bytes
 from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
@@ -51,8 +51,10 @@ def _crash_point(name: str) -> None:
 def message_text(m: dict) -> str:
     content = m.get("content")
     if isinstance(content, list):
-        content = "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        content = "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    # an unpaired surrogate (valid JSON, not text) is kept visibly as \udXXX, never dropped
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def render_messages(msgs: list[dict]) -> str:
@@ -161,7 +163,7 @@ def journal_path(ws: Workspace) -> Path:
 
 def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
     """Rewrite only the session's metadata line, if nobody consolidated it meanwhile."""
-    data = s.path.read_bytes()
+    data = read_bytes(s.path)
     fresh = read_session(s.path, s.display)
     if fresh.meta_line is None:
         raise WorkspaceError(f"{s.display}: the metadata line is gone; not updating it")
@@ -181,6 +183,24 @@ def _entry_key(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
+def _journal_problem(ws: Workspace, j) -> str | None:
+    if not isinstance(j, dict):
+        return "not an object"
+    for key, kind in (("path", str), ("display", str), ("from", int), ("to", int), ("entries", list)):
+        if not isinstance(j.get(key), kind) or isinstance(j.get(key), bool):
+            return f"{key} is missing or of the wrong type"
+    if not all(isinstance(e, dict) and isinstance(e.get("content"), str) and isinstance(e.get("timestamp"), str)
+               for e in j["entries"]):
+        return "an entry lacks its content or timestamp"
+    sessions = os.path.realpath(ws.home / "sessions") if ws.home else None
+    real = os.path.realpath(j["path"])
+    if sessions is None or not real.startswith(sessions + os.sep):
+        return "its session file is not under the home's sessions/ folder"
+    if not 0 <= j["from"] <= j["to"]:
+        return "its message range is impossible"
+    return None
+
+
 def recover(ws: Workspace) -> CompactResult | None:
     """Finish an interrupted compaction from its journal (see the module docstring)."""
     jp = journal_path(ws)
@@ -188,9 +208,13 @@ def recover(ws: Workspace) -> CompactResult | None:
         j = json.loads(jp.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise WorkspaceError(f"memory/.consolidator-journal.json is unreadable ({exc}); "
                              "move it aside after checking memory/history.jsonl") from None
+    why = _journal_problem(ws, j)
+    if why:
+        raise WorkspaceError(f"memory/.consolidator-journal.json is not usable ({why}); move it aside after "
+                             "checking memory/history.jsonl")
     present = {}
     for e in read_history(ws.history_path).entries:
         present.setdefault(_entry_key(e.content), []).append(e.cursor)

@@ -95,7 +95,7 @@ class Scheduler:
         try:
             data = json.loads(schedule_path(self.ws).read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return {}
 
     def _save(self) -> None:
@@ -131,12 +131,8 @@ class Scheduler:
 
     # -- decisions ------------------------------------------------------------------------
     def _last_dream(self) -> tuple[datetime | None, dict | None]:
-        state = {}
-        try:
-            state = json.loads((records.dreams_dir(self.ws) / "state.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-        last = state.get("last_run") if isinstance(state, dict) else None
+        from .dream.run import load_state
+        last = load_state(self.ws).get("last_run")
         t = _parse(last.get("finished")) if isinstance(last, dict) else None
         return t, last if isinstance(last, dict) else None
 
@@ -208,17 +204,13 @@ class Scheduler:
     def status(self, now: datetime) -> ScheduleStatus:
         cfg = self.ws.config()
         mode = cfg.get("schedule")
+        from .dream.run import load_state
         _, last = self._last_dream()
-        state = {}
-        try:
-            state = json.loads((records.dreams_dir(self.ws) / "state.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-        stuck = state.get("stuck") if isinstance(state, dict) else None
+        state = load_state(self.ws)
+        stuck = state.get("stuck")
         warnings = []
-        streaks = state.get("refusal_streak", {}) if isinstance(state, dict) else {}
-        for f, n in sorted(streaks.items()) if isinstance(streaks, dict) else []:
-            if isinstance(n, int) and n >= 3:
+        for f, n in sorted((state.get("refusal_streak") or {}).items()):
+            if n >= 3:
                 warnings.append(f"Writes to {f} were refused by its budget on {n} runs in a row.")
         if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
             warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")

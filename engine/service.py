@@ -13,7 +13,7 @@ from .consolidator import run_consolidator
 from .dream.run import DreamOptions, run_dream
 from .files import LockHeld
 from .llm import LLMClient, LLMError
-from .problems import WorkspaceError
+from .restore import job_lock
 from .scheduler import Scheduler
 from .workspace import Workspace
 
@@ -67,10 +67,13 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             if last_compact is None or mono - last_compact >= consolidate_every:
                 last_compact = mono
                 try:
-                    client = _client_or_none(make_client, log)
-                    run_consolidator(ws, client, cancel=stop, now=t, log=log)
-                except (WorkspaceError, OSError, LLMError) as exc:
-                    log(f"consolidator: {exc}")
+                    with job_lock(ws):
+                        client = _client_or_none(make_client, log)
+                        run_consolidator(ws, client, cancel=stop, now=t, log=log)
+                except LockHeld as exc:
+                    log(f"consolidator: skipped, {exc}")
+                except Exception as exc:  # noqa: BLE001 - one bad session must not stop the service
+                    log(f"consolidator: {type(exc).__name__}: {exc}")
             st = sched.status(t)
             if st.text != last_text:
                 log(f"schedule: {st.text}")
@@ -86,8 +89,8 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
                 except LockHeld as exc:
                     log(f"dream: not started: {exc}")
                     sched.finished(now(), error=str(exc))
-                except (LLMError, WorkspaceError, OSError) as exc:
-                    log(f"dream: failed: {exc}")
+                except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
+                    log(f"dream: failed: {type(exc).__name__}: {exc}")
                     sched.finished(now(), error=str(exc))
             stop.wait(tick_seconds)
     finally:

@@ -126,7 +126,7 @@ def test_bad_usage_exit_2_one_line(capsys, ws, argv, needle):
 def test_bad_config_exit_2_but_status_still_reports(capsys, ws):
     (ws / "config.json").write_text('{"agents": {"defaults": {"dream": {"intervalH": "two"}}}}')
     code, out, err = run(capsys, "config", str(ws))
-    assert code == 2 and 'intervalH must be a number > 0, got "two"' in err and err.count("\n") == 1
+    assert code == 2 and 'intervalH must be a number > 0 and ≤ 8760, got "two"' in err and err.count("\n") == 1
     code, out, err = run(capsys, "status", str(ws), "--json")
     assert code == 0
     assert any('got "two"' in p["message"] for p in json.loads(out)["problems"])

@@ -40,8 +40,8 @@ def test_file_values_and_snake_case(tmp_path):
 
 
 @pytest.mark.parametrize("key,value,needle", [
-    ("intervalH", "two", 'intervalH must be a number > 0, got "two"'),
-    ("intervalH", 0, "intervalH must be a number > 0, got 0"),
+    ("intervalH", "two", 'intervalH must be a number > 0 and ≤ 8760, got "two"'),
+    ("intervalH", 0, "intervalH must be a number > 0 and ≤ 8760, got 0"),
     ("memoryBudgetChars", -5, "memoryBudgetChars must be a whole number ≥ 0, got -5"),
     ("memoryBudgetChars", True, "memoryBudgetChars must be a whole number ≥ 0, got true"),
     ("userBudgetChars", 12.5, "userBudgetChars must be a whole number ≥ 0, got 12.5"),

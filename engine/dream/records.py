@@ -11,7 +11,7 @@ from typing import Any
 
 from ..archive import read_archive
 from ..entries import split_entries
-from ..files import FileLock, atomic_write_text
+from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
 
@@ -32,9 +32,38 @@ def new_run_id(ws: Workspace, now: datetime) -> str:
     return rid
 
 
+_ID = re.compile(r"^r-\d{8}-\d{6}(-\d+)?$")
+_LIST_KEYS = ("created", "removed", "writes", "refused", "passes")
+
+
 def save_record(ws: Workspace, record: dict) -> None:
-    atomic_write_text(dreams_dir(ws) / f"{record['id']}.json",
-                      json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    rid = record.get("id")
+    if not isinstance(rid, str) or not _ID.match(rid):
+        raise WorkspaceError(f"refusing to write a run record with the id {rid!r}")
+    atomic_write_text(dreams_dir(ws) / f"{rid}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+
+
+def _valid(rec, stem: str) -> str | None:
+    """Why a run record cannot be used (None when it can). The id must be the file's own name,
+    so nothing read from a record can steer a later write elsewhere."""
+    if not isinstance(rec, dict):
+        return "not a JSON object"
+    if rec.get("id") != stem:
+        return f"its id {rec.get('id')!r} is not its file name"
+    for key in _LIST_KEYS:
+        v = rec.get(key, [])
+        if v is not None and not (isinstance(v, list) and all(isinstance(x, dict) for x in v)):
+            return f"{key} must be a list of objects"
+    for key in ("started", "finished", "status", "trigger", "outcome"):
+        if rec.get(key) is not None and not isinstance(rec.get(key), str):
+            return f"{key} must be a string"
+    for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
+        if rec.get(key) is not None and not isinstance(rec.get(key), dict):
+            return f"{key} must be an object"
+    for fact in rec.get("created") or []:
+        if not isinstance(fact.get("file"), str) or not isinstance(fact.get("sources", []), list):
+            return "a created fact lacks its file or sources"
+    return None
 
 
 def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
@@ -47,27 +76,37 @@ def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
         if not _RUN_FILE.match(p.name):
             continue
         try:
-            rec = json.loads(p.read_text(encoding="utf-8"))
-            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
-                raise ValueError("not a run record")
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            problems.append(Problem(f"memory/dreams/{p.name}", f"unreadable run record ({exc})"))
+            rec = json.loads(read_bytes(p).decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            problems.append(Problem(f"memory/dreams/{p.name}", f"unreadable run record ({exc}); skipped"))
             continue
+        why = _valid(rec, p.stem)
+        if why:
+            problems.append(Problem(f"memory/dreams/{p.name}", f"not a usable run record: {why}; skipped"))
+            continue
+        for key in _LIST_KEYS:
+            rec[key] = rec.get(key) or []
         runs.append(rec)
     runs.sort(key=lambda r: (r.get("started") or "", r["id"]), reverse=True)
     return runs, problems
 
 
 def load_run(ws: Workspace, run_id: str) -> dict:
-    if not re.match(r"^r-[0-9-]+$", run_id or ""):
+    if not _ID.match(run_id or ""):
         raise WorkspaceError(f"not a run id: {run_id!r}")
     p = dreams_dir(ws) / f"{run_id}.json"
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        rec = json.loads(read_bytes(p).decode("utf-8"))
     except FileNotFoundError:
         raise WorkspaceError(f"no run {run_id} in this workspace") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise WorkspaceError(f"run record {run_id} is unreadable ({exc})") from None
+    why = _valid(rec, run_id)
+    if why:
+        raise WorkspaceError(f"run record {run_id} is not usable: {why}")
+    for key in _LIST_KEYS:
+        rec[key] = rec.get(key) or []
+    return rec
 
 
 def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict:

@@ -12,7 +12,7 @@ from typing import Callable
 from ..budgets import NEAR_FRACTION
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
-from ..files import atomic_write_text
+from ..files import atomic_write_text, read_bytes
 from ..llm import Cancelled, LLMClient, LLMError, Usage
 from ..problems import ConflictError, WorkspaceError
 from ..restore import job_lock
@@ -90,14 +90,34 @@ def state_path(ws: Workspace):
     return records.dreams_dir(ws) / "state.json"
 
 
+def _int(value, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
 def load_state(ws: Workspace) -> dict:
+    """memory/dreams/state.json, type-checked: a damaged file reads as a fresh state (the run
+    records keep the history; the state only carries counters)."""
     try:
-        st = json.loads(state_path(ws).read_text(encoding="utf-8"))
-        if isinstance(st, dict):
-            return st
-    except (OSError, ValueError, UnicodeDecodeError):
-        pass
-    return {}
+        st = json.loads(read_bytes(state_path(ws)).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    if not isinstance(st, dict):
+        return {}
+    held = st.get("held") if isinstance(st.get("held"), dict) else {}
+    stuck = st.get("stuck")
+    if not (isinstance(stuck, dict) and isinstance(stuck.get("batch"), list) and len(stuck["batch"]) == 2
+            and all(isinstance(x, int) for x in stuck["batch"])):
+        stuck = None
+    streaks = st.get("refusal_streak") if isinstance(st.get("refusal_streak"), dict) else {}
+    last = st.get("last_run") if isinstance(st.get("last_run"), dict) else None
+    out = {"runs": _int(st.get("runs")),
+           "held": {"batch": _int(held.get("batch"), -1), "count": _int(held.get("count"))} if held else {},
+           "refusal_streak": {str(k): _int(v) for k, v in streaks.items()},
+           "last_run": {k: v for k, v in last.items() if isinstance(v, (str, type(None)))} if last else None}
+    if stuck:
+        out["stuck"] = {"batch": stuck["batch"], "since": str(stuck.get("since", "")),
+                        "held_runs": _int(stuck.get("held_runs"))}
+    return out
 
 
 def save_state(ws: Workspace, st: dict) -> None:
@@ -194,7 +214,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     dry = options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
     state = {} if dry else load_state(ws)
-    run_number = int(state.get("runs", 0)) + 1
+    run_number = _int(state.get("runs")) + 1
     toggles = {"review": True, "consolidation": True, "deduction": True, "induction": True}
     toggles.update({k: bool(dcfg.get(f"passes.{k}", True)) for k in toggles})
     toggles.update(options.passes or {})
@@ -252,6 +272,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             res = run_pass(client, name, msgs, sandbox, cancel, progress, total)
         except ConflictError as exc:
             res = PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
+        except Exception as exc:  # noqa: BLE001 - the run must end recorded, whatever broke
+            res = PassResult(name, ended="error", error=f"internal error in the {name} pass: "
+                                                        f"{type(exc).__name__}: {str(exc)[:200]}")
         passes.append(res)
         if name == "review":
             after_pass = _sizes(backend, list(before_pass))
@@ -271,8 +294,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     near = [rel for rel in CORE if budgets.get(rel) and sizes_before.get(rel, 0) >= NEAR_FRACTION * budgets[rel]]
     retention = any(tag in e.content for e in batch for tag in RETENTION_TAGS)
 
-    held_state = state.get("held") if isinstance(state.get("held"), dict) else {}
-    held_count = int(held_state.get("count", 0)) if held_state.get("batch") == cursors[-1] else 0
+    held_state = state.get("held") or {}
+    held_count = _int(held_state.get("count")) if held_state.get("batch") == cursors[-1] else 0
     stuck = False
     new_cursor = dream_cursor
     hold_note = ""
@@ -299,9 +322,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     if stuck and status == "held":
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
                     "the review pass or a bigger budget would make room.")
-    streaks = state.get("refusal_streak") if isinstance(state.get("refusal_streak"), dict) else {}
+    streaks = state.get("refusal_streak") or {}
     refused_files = {r.file for r in sandbox.refused}
-    streaks = {f: (int(streaks.get(f, 0)) + 1 if f in refused_files else 0) for f in set(streaks) | refused_files}
+    streaks = {f: (_int(streaks.get(f)) + 1 if f in refused_files else 0) for f in set(streaks) | refused_files}
     warn = sorted(f for f, n in streaks.items() if n >= REFUSAL_WARN_RUNS)
     if warn:
         outcome += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "

@@ -18,6 +18,7 @@ from typing import Any
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
+from ..problems import ConflictError
 from ..workspace import Workspace
 
 ABSOLUTE_CAP = 64_000
@@ -263,6 +264,10 @@ class Sandbox:
             msg = f"refused: {exc}"
         except ToolError as exc:
             msg = str(exc)
+        except ConflictError as exc:
+            msg = f"{exc}; read_file it again"
+        except OSError as exc:
+            msg = f"the file cannot be used ({exc.strerror or type(exc).__name__})"
         except TypeError as exc:   # wrong argument names or types
             msg = f"bad arguments for {name}: {exc}"
         if key in self._failures:

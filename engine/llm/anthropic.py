@@ -76,6 +76,16 @@ def to_anthropic(messages: list[dict]) -> tuple[str, list[dict]]:
 
 
 def parse_message(data: dict) -> Completion:
+    """The answer as a Completion; anything malformed is an LLMError, never a crash."""
+    try:
+        return _parse(data)
+    except LLMError:
+        raise
+    except (TypeError, AttributeError, ValueError, KeyError) as exc:
+        raise LLMError(f"the Anthropic answer is malformed ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _parse(data: dict) -> Completion:
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise LLMError(f"the Anthropic answer has no content: {str(data)[:200]}")
     texts, calls = [], []

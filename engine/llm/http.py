@@ -38,6 +38,10 @@ class HttpPoster:
             except httpx.HTTPError as exc:
                 last_error = f"{type(exc).__name__}: {_scrub(str(exc), headers)}"
                 resp = None
+            except (UnicodeEncodeError, ValueError) as exc:
+                # e.g. an API key with a character HTTP headers cannot carry; never retried
+                raise LLMError(f"the request could not be sent ({type(exc).__name__}; check the API key and "
+                               "base URL for unusual characters)") from None
             if resp is not None:
                 if resp.status_code < 400:
                     try:

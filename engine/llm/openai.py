@@ -40,6 +40,16 @@ class OpenAIClient:
 
 
 def parse_chat_completion(data: dict) -> Completion:
+    """The answer as a Completion; anything malformed is an LLMError, never a crash."""
+    try:
+        return _parse(data)
+    except LLMError:
+        raise
+    except (TypeError, AttributeError, ValueError, KeyError, IndexError) as exc:
+        raise LLMError(f"the model server's answer is malformed ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _parse(data: dict) -> Completion:
     try:
         choice = data["choices"][0]
         msg = choice.get("message") or {}
