@@ -163,6 +163,9 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
     if current_hash(target) != expected_hash:
         raise ConflictError(rel, expected_hash, current_hash(target))
     state, _ = ws.read_file(rel)
+    if state.exists and state.decode_error:
+        raise WorkspaceError(f"{rel} is {state.decode_error}: writing it would replace those bytes; "
+                             "fix the file by hand first (nothing was written)")
     records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
                               replacements=replacements)
     return ws.write_file(rel, new_text, expected_hash), records

@@ -85,6 +85,9 @@ def removed_entries(old: str, new: str) -> list[Removal]:
     old_entries = split_entries(old)
     gone = _unmatched(old_entries, new_entries)
     added = _unmatched(new_entries, old_entries)
+    # a heading carries text too ("## Medical: allergic to penicillin"): one that leaves is kept
+    gone += _unmatched(_headings(old), _headings(new))
+    added += _unmatched(_headings(new), _headings(old))
     used: set[int] = set()
     out: list[Removal] = []
     for e in gone:
@@ -101,6 +104,15 @@ def removed_entries(old: str, new: str) -> list[Removal]:
             out.append(Removal(e, added[best].text))
         else:
             out.append(Removal(e, None))
+    return out
+
+
+def _headings(text: str) -> list[Entry]:
+    lines = text.split("\n")
+    out = []
+    for i in _heading_lines(lines):
+        parent = next((lines[j].strip() for j in reversed(_heading_lines(lines[:i]))), None)
+        out.append(Entry(parent, lines[i].rstrip(), "heading", i, i + 1))
     return out
 
 

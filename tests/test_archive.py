@@ -152,7 +152,7 @@ def test_growing_write_archives_nothing(ws):
     _, recs = write_memory(ws, "USER.md", USER + "- Runs on Sundays.\n", current_hash(ws.root / "USER.md"), "dream")
     assert recs == [] and not (ws.memory_dir / "archive").exists()
     _, recs = write_memory(ws, "memory/MEMORY.md", "- first\n", current_hash(ws.root / "memory/MEMORY.md"), "edit")
-    assert len(recs) == 2
+    assert len(recs) == 3 and recs[-1].text == "# Memory"      # the heading that left is kept too
     rel = "memory/NEW.md"
     with pytest.raises(WorkspaceError):
         write_memory(ws, "../USER.md", "x", MISSING_HASH, "edit")

@@ -265,10 +265,12 @@ def test_review_pass_is_shrink_only_and_archives_every_removed_entry(ws, llm_ser
     assert any(r["reason"].startswith("the review pass only makes files smaller") for r in rec["refused"])
     arc = read_archive(ws).records
     assert {(a.file, a.text, a.reason) for a in arc} == {("USER.md", "- Lives in Porto", "review"),
-                                                        ("memory/MEMORY.md", "- Blog runs on Hugo", "review")}
+                                                        ("memory/MEMORY.md", "- Blog runs on Hugo", "review"),
+                                                        ("memory/MEMORY.md", "## Projects", "review")}
     freed = len("- Lives in Porto\n") + len("## Projects\n- Blog runs on Hugo\n")
     assert rec["review"]["chars_freed"] == freed
-    assert f"Review pass: freed {freed:,} characters, moved 2 facts to memory/archive/ ({arc[0].id}, {arc[1].id})" in res.outcome
+    ids = ", ".join(a.id for a in arc)
+    assert f"Review pass: freed {freed:,} characters, moved 3 facts to memory/archive/ ({ids})" in res.outcome
 
 
 def test_review_cadence_counts_runs(ws, llm_server):

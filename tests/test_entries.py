@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.entries import insert_entry, removed_entries, split_entries
+from engine.entries import _heading_lines, insert_entry, removed_entries, split_entries
 
 
 USER = """\
@@ -95,7 +95,15 @@ def test_removed_entries_exactly_the_ones_that_left():
         ("- two", "## A", None), ("- four", "## B", None)]
     assert removed_entries(old, old) == []
     assert removed_entries("", old) == []
-    assert texts(r.entry for r in removed_entries(old, "")) == ["- one", "- two", "- three", "- four"]
+    assert texts(r.entry for r in removed_entries(old, "")) == ["- one", "- two", "- three", "- four", "## A", "## B"]
+
+
+def test_a_removed_heading_is_an_entry_that_left():
+    # a heading can carry a fact; dropping or shortening it must reach the archive
+    gone = removed_entries("# U\n\n## Medical: allergic to penicillin\n- a\n", "# U\n\n## Medical\n- a\n")
+    assert [(r.entry.text, r.entry.kind, r.entry.heading) for r in gone] == [
+        ("## Medical: allergic to penicillin", "heading", "# U")]
+    assert removed_entries("## A\n- x\n", "## A\n- x\n- y\n") == []
 
 
 def test_moving_an_entry_under_another_heading_is_not_a_removal():
@@ -223,6 +231,11 @@ def test_insert_entry_keeps_every_entry_and_adds_one_under_its_heading(sections,
 def test_removed_entries_is_the_multiset_difference(a, b):
     old, new = _render(a), _render(b)
     gone = Counter(r.entry.text for r in removed_entries(old, new))
-    assert gone == Counter(texts(split_entries(old))) - Counter(texts(split_entries(new)))
+
+    def units(text):   # entries and heading lines, the things that can leave a file
+        lines = text.split("\n")
+        return Counter(texts(split_entries(text))) + Counter(lines[i].rstrip() for i in _heading_lines(lines))
+    assert gone == units(old) - units(new)
+    new_units = set(units(new))
     for r in removed_entries(old, new):
-        assert r.replaced_by is None or r.replaced_by in texts(split_entries(new))
+        assert r.replaced_by is None or r.replaced_by in new_units

@@ -11,6 +11,7 @@ MEMORY.md is archived first (the backend goes through archive.write_memory).
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
-from ..problems import ConflictError
+from ..problems import ConflictError, WorkspaceError
 from ..workspace import Workspace
 
 ABSOLUTE_CAP = 64_000
@@ -266,6 +267,8 @@ class Sandbox:
             msg = str(exc)
         except ConflictError as exc:
             msg = f"{exc}; read_file it again"
+        except WorkspaceError as exc:
+            msg = f"refused: {exc}"
         except OSError as exc:
             msg = f"the file cannot be used ({exc.strerror or type(exc).__name__})"
         except TypeError as exc:   # wrong argument names or types
@@ -297,7 +300,7 @@ class Sandbox:
     # -- tools ----------------------------------------------------------------------------
     def _read_file(self, args: dict) -> str:
         rel = normalise_path(args.get("path"))
-        resolve_inside(self.ws.root, rel)
+        self._check_real(rel)
         text = self.backend.read(rel)
         if text is None:
             return f"{rel} does not exist yet (0 characters)."
@@ -375,8 +378,20 @@ class Sandbox:
         return self._commit(rel, current, "\n".join(new_lines), "remove_fact", facts=facts, replacements=replaced)
 
     # -- the write path ---------------------------------------------------------------------
+    def _check_real(self, rel: str) -> None:
+        """A memory path that is a symlink must lead to a memory file too (SOUL.md -> config.json
+        would hand the keys to the model)."""
+        target = resolve_inside(self.ws.root, rel)
+        if not os.path.lexists(target) and not target.parent.exists():
+            return
+        real = os.path.realpath(target)
+        root = os.path.realpath(self.ws.root)
+        rel_real = os.path.relpath(real, root).replace(os.sep, "/")
+        if rel_real != rel and not _WRITABLE.match(rel_real):
+            raise ToolError(f"refused: {rel} is a link to {rel_real}, which is not a memory file")
+
     def _current(self, rel: str, allow_missing: bool = True) -> str:
-        resolve_inside(self.ws.root, rel)
+        self._check_real(rel)
         text = self.backend.read(rel)
         if text is None and not allow_missing:
             raise ToolError(f"{rel} does not exist")
