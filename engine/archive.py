@@ -198,6 +198,7 @@ class EntryRestore:
     record: ArchiveRecord
     inserted: bool            # False: the text was already in the file
     new_text: str
+    base_hash: str = ""       # the bytes the plan was made from (the write checks them)
 
 
 def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
@@ -209,7 +210,9 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
         raise WorkspaceError(f"archive entry {record_id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
     current = state.text if state.exists else ""
+    base = state.hash or ""
     from .entries import split_entries
-    if any(e.text == rec.text for e in split_entries(current)):
-        return EntryRestore(rec, False, current)
-    return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading))
+    if any(e.text == rec.text for e in split_entries(current)) or (
+            rec.text.startswith("#") and rec.text in current.split("\n")):
+        return EntryRestore(rec, False, current, base)
+    return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading), base)

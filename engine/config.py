@@ -216,6 +216,8 @@ class Config:
                     continue
                 _, key, _ = _lookup(conf, "apiKey")
                 _, base, _ = _lookup(conf, "apiBase")
+                if isinstance(base, str):
+                    base = re.sub(r"(?<=://)[^/@]*@", "•••@", base)
                 out[name] = {"apiBase": base if isinstance(base, str) else None,
                              "apiKey": mask_key(key if isinstance(key, str) else "")}
         return out

@@ -120,8 +120,8 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
             result.undo = store.snapshot(f"snapshot: before restore archive {record_id}") or store.head()
         except SnapshotError as exc:
             result.warnings.append(f"no snapshot before the restore: {exc}")
-        expected = current_hash(resolve_inside(ws.root, rec.file))
-        _, recs = write_memory(ws, rec.file, plan.new_text, expected, "restore")
+        resolve_inside(ws.root, rec.file)
+        _, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore")
         result.archived.extend(recs)
         result.files.append(rec.file)
         try:

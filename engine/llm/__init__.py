@@ -90,9 +90,15 @@ class ModelChoice:
     api_key_env: str | None = None
 
     def describe(self) -> str:
+        """For people and run records: never a key (a user:key@ in the URL is dropped)."""
         if self.kind == "replay":
             return f"replay of the recorded run {os.path.basename(self.base_url or '')}"
-        return f"{self.model} via {self.provider or self.kind} ({self.base_url}) from {self.source}"
+        return f"{self.model} via {self.provider or self.kind} ({strip_userinfo(self.base_url)}) from {self.source}"
+
+
+def strip_userinfo(url: str | None) -> str:
+    import re
+    return re.sub(r"(?<=://)[^/@]*@", "•••@", url or "")
 
 
 def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
