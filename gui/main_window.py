@@ -18,6 +18,8 @@ from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .views.files_view import FilesView
 from .views.history_view import HistoryView
+from .views.charts_view import ChartsView
+from .views.prompt_view import PromptView
 from .views.settings_view import SettingsView
 from .watcher import WorkspaceWatcher
 from .worker import Engine, Latest
@@ -49,6 +51,11 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.history, "History")
         self.tabs.addTab(self.files, "Files")
         self.tabs.addTab(self.settings, "Settings → Memory")
+        self.prompt = PromptView()
+        self.charts = ChartsView(self.engine)
+        self.tabs.addTab(self.prompt, "Prompt")
+        self.tabs.addTab(self.charts, "Charts")
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
 
         self.panel = EnginePanel(self.engine)
@@ -112,7 +119,7 @@ class MainWindow(QMainWindow):
         self.act_compact = self._action(d, "&Compact Now", self.panel.run_compact, "Ctrl+K")
         self.act_cancel = self._action(d, "C&ancel", self.panel.cancel, "Esc")
         v = mb.addMenu("&View")
-        for i, name in enumerate(("Dashboard", "History", "Files", "Settings")):
+        for i, name in enumerate(("Dashboard", "History", "Files", "Settings", "Prompt", "Charts")):
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
@@ -186,6 +193,10 @@ class MainWindow(QMainWindow):
         self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt)
         self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files})
         self.settings.set_state(ws, state)
+        self.prompt.set_preview(state.prompt)
+        self._budgets = {f.path: f.budget for f in st.files}
+        if self.tabs.currentWidget() is self.charts:
+            self.charts.set_workspace(ws, self._budgets)
         errors = sum(1 for p in st.problems if p.severity == "error")
         self.status_label.setText(f"{st.pending} pending · {errors} problem(s) · read {state.read_at:%H:%M:%S}")
 
@@ -194,6 +205,10 @@ class MainWindow(QMainWindow):
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS for p in paths):
             self.refresh()
         self.files.files_changed(paths)
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.charts and self.ws is not None:
+            self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -268,7 +283,8 @@ class MainWindow(QMainWindow):
         st = s.value("window/state")
         if st is not None:
             self.restoreState(st)
-        for name, splitter in (("files", self.files.splitter), ("history", self.history.splitter)):
+        for name, splitter in (("files", self.files.splitter), ("history", self.history.splitter),
+                               ("prompt", self.prompt.splitter)):
             v = s.value(f"splitters/{name}")
             if v is not None:
                 splitter.restoreState(v)
@@ -279,6 +295,7 @@ class MainWindow(QMainWindow):
         s.setValue("window/state", self.saveState())
         s.setValue("splitters/files", self.files.splitter.saveState())
         s.setValue("splitters/history", self.history.splitter.saveState())
+        s.setValue("splitters/prompt", self.prompt.splitter.saveState())
 
     def _rescue_unsaved(self) -> str | None:
         unsaved = self.files.rescue_text()

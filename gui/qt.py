@@ -13,3 +13,4 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDia
                                QTabWidget, QTextBrowser, QToolBar, QVBoxLayout, QWidget)
 from PySide6.QtCore import QEvent  # noqa: E402,F401  (history view)
 from PySide6.QtWidgets import QAbstractItemView  # noqa: E402,F401  (history view)
+from PySide6.QtWidgets import QTableWidget, QTableWidgetItem  # noqa: E402,F401

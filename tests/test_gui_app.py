@@ -219,3 +219,37 @@ def test_history_and_shortcuts(main_window, qtbot):
     assert {"F5", "Ctrl+S", "Ctrl+D", "Ctrl+Shift+D", "Ctrl+R", "Ctrl+K", "Ctrl+O", "Ctrl+1"} <= shortcuts
     main_window.tabs.setCurrentWidget(main_window.history)
     grab(main_window, "history-window.png")
+
+
+def test_prompt_preview_parts(main_window, demo_home, qtbot):
+    from engine.prompt import build_prompt
+    ws = Workspace.open(demo_home)
+    _, dream, _ = ws.cursors()
+    pv = build_prompt(ws, ws.history(), dream)
+    view = main_window.prompt
+    main_window.tabs.setCurrentWidget(view)
+    table = view.table
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [p.name for p in pv.parts]
+    assert [table.item(r, 1).text() for r in range(table.rowCount())] == [f"{p.chars:,}" for p in pv.parts]
+    assert f"{pv.total_chars:,} characters" in view.total.text()
+    assert [t for _, t, _ in view.bar.parts] == [p.tokens for p in pv.parts if p.included]
+    table.selectRow([p.name for p in pv.parts].index("Wikis"))
+    assert "(no scope set)" in view.text.toPlainText()
+    grab(main_window, "prompt.png")
+
+
+def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
+    from engine.snapshots import SnapshotStore
+    main_window.panel.run_dream()                      # the demo's recorded run makes snapshots
+    qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    main_window.tabs.setCurrentWidget(main_window.charts)
+    charts = main_window.charts
+    qtbot.waitUntil(lambda: charts.data is not None and "size" in charts.series, timeout=10000)
+    charts.file_combo.setCurrentText("USER.md")
+    history = SnapshotStore(Workspace.open(demo_home)).size_history()["USER.md"]
+    series = charts.series["size"]
+    got = [(int(series.at(i).x() // 1000), int(series.at(i).y())) for i in range(series.count())]
+    assert got == [(p.time, p.chars) for p in history if p.chars is not None]
+    assert charts.series["budget"].at(0).y() == 3000
+    assert charts.series["review"].count() == 1           # the run had a review pass
+    grab(main_window, "charts.png")

@@ -168,11 +168,11 @@ class EnginePanel(QWidget):
         if "pass" in ev:
             self.progress.setText(f"{ev['pass']} pass · iteration {ev['iteration']}/{ev['limit']} · "
                                   f"{ev.get('tokens', 0):,} tokens")
+        first = (ev.get("message") or "").strip().split("\n", 1)[0][:160]
         if "tool" in ev:
-            self._append(f"  [{ev['pass']} {ev['iteration']}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — "
-                         f"{ev.get('message', '')[:160]}")
-        elif ev.get("message"):
-            self._append(f"  [{ev['pass']}] {ev['message']}")
+            self._append(f"  [{ev['pass']} {ev['iteration']}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — {first}")
+        elif first:
+            self._append(f"  [{ev['pass']}] {first}")
 
     def _dream_done(self, result, dry_run: bool) -> None:
         self.job = None
