@@ -10,7 +10,9 @@ from . import settings_store
 from .errors import install_excepthook
 from .qt import QApplication
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+# in a PyInstaller bundle the data files sit under sys._MEIPASS
+RESOURCES = (Path(getattr(sys, "_MEIPASS", "")) / "resources" if getattr(sys, "frozen", False)
+             else Path(__file__).resolve().parent.parent / "resources")
 
 
 def demo_source() -> Path:

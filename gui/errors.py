@@ -18,6 +18,11 @@ def add_rescuer(fn: Callable[[], str | None]) -> None:
     _rescuers.append(fn)
 
 
+def remove_rescuer(fn: Callable[[], str | None]) -> None:
+    if fn in _rescuers:
+        _rescuers.remove(fn)
+
+
 def rescue() -> list[str]:
     saved = []
     for fn in list(_rescuers):

@@ -11,7 +11,7 @@ from engine.scheduler import Scheduler
 from engine.workspace import Workspace
 
 from . import settings_store
-from .errors import add_rescuer, recovery_dir, report_error
+from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QFileDialog, QKeySequence, QLabel, QMainWindow, QtWidgets,
                  QMessageBox, QTabWidget, QTimer, Qt, Slot)
 from .views.dashboard import Dashboard
@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._save_settings()
+        remove_rescuer(self._rescue_unsaved)
         self._tick.stop()
         if self.watcher:
             self.watcher.stop()

@@ -1,0 +1,99 @@
+"""Benchmarks: ratios against a baseline measured in the same run (never absolute timings).
+Run with `python3 -m pytest -m bench tests/bench -s`."""
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from engine.history import parse_history
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+
+pytestmark = pytest.mark.bench
+
+
+def best_of(fn, n=5):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def test_history_reader_vs_bare_json_loads():
+    lines = [json.dumps({"cursor": i, "timestamp": "2026-11-01 10:00", "content": f"- [durable] fact {i} " * 5,
+                         "session_key": "cli:direct"}) for i in range(1, 100_001)]
+    data = ("\n".join(lines) + "\n").encode()
+
+    def bare():
+        for raw in data.split(b"\n"):
+            if raw:
+                json.loads(raw)
+
+    base = best_of(bare)
+    ours = best_of(lambda: parse_history(data))
+    ratio = ours / base
+    print(f"\nhistory: 100,000 lines, bare json.loads {base * 1000:.0f} ms, parse_history {ours * 1000:.0f} ms, "
+          f"ratio {ratio:.2f}")
+    assert ratio < 4      # validation, line numbers and offsets cost at most a few json.loads
+
+
+def test_snapshot_vs_git_cli(make_workspace):
+    root = make_workspace({"USER.md": "# U\n", "SOUL.md": "s", "memory/MEMORY.md": "m"})
+    ws = Workspace.open(root)
+    store = SnapshotStore(ws)
+    store.snapshot("init: first")
+    n = 30
+
+    def ours():
+        for i in range(n):
+            (root / "USER.md").write_text(f"# U\n- {i} {time.perf_counter()}\n")
+            store.snapshot("edit: USER.md")
+
+    cli_dir = root.parent / "cli"
+    cli_dir.mkdir()
+    subprocess.run(["git", "init", "-q", str(cli_dir)], check=True)
+    (cli_dir / "USER.md").write_text("x")
+    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+           "GIT_COMMITTER_EMAIL": "b@b", "PATH": "/usr/bin:/bin"}
+
+    def cli():
+        for i in range(n):
+            (cli_dir / "USER.md").write_text(f"# U\n- {i} {time.perf_counter()}\n")
+            subprocess.run(["git", "-C", str(cli_dir), "add", "USER.md"], check=True, env=env)
+            subprocess.run(["git", "-C", str(cli_dir), "commit", "-qm", "edit"], check=True, env=env)
+
+    base = best_of(cli, 3)
+    t = best_of(ours, 3)
+    print(f"\nsnapshot: {n} commits, git CLI add+commit {base * 1000:.0f} ms, SnapshotStore.snapshot {t * 1000:.0f} ms, "
+          f"ratio {t / base:.2f}")
+    assert t / base < 6   # ls-files, add, diff --cached, commit, rev-parse: a handful of git calls each
+
+
+def test_size_history_one_pass_vs_checkout_per_commit(make_workspace):
+    root = make_workspace({"USER.md": "# U\n", "SOUL.md": "s", "memory/MEMORY.md": "m"})
+    ws = Workspace.open(root)
+    store = SnapshotStore(ws)
+    for i in range(60):
+        (root / "USER.md").write_text("# U\n" + "- fact\n" * i)
+        store.snapshot(f"edit: {i}")
+    shas = [s.sha for s in store.list()]
+
+    def naive():
+        for sha in shas:
+            for path in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
+                subprocess.run(["git", f"--git-dir={store.git_dir}", "show", f"{sha}:{path}"],
+                               capture_output=True, check=False)
+
+    def ours():
+        store._blob_cache.clear()
+        store.size_history()
+
+    base = best_of(naive, 2)
+    t = best_of(ours, 3)
+    print(f"\nsize history: {len(shas)} snapshots, git show per file per commit {base * 1000:.0f} ms, "
+          f"one log + one cat-file pass {t * 1000:.0f} ms, ratio {t / base:.3f}")
+    assert t < base

@@ -1,0 +1,79 @@
+"""Starting the app: the demo copy on first start, the last workspace after, the launcher's
+dispatch, drag-and-drop of a folder, and the crash handler keeping an unsaved edit."""
+
+import sys
+from pathlib import Path
+
+from conftest import DEMO_HOME, tree_state
+
+
+def test_first_start_copies_the_demo_and_never_touches_the_shipped_one(gui_env, tmp_path):
+    from gui import settings_store
+    from gui.app import ensure_demo_copy
+    shipped = tree_state(DEMO_HOME)
+    dest = ensure_demo_copy(tmp_path / "data")
+    assert (dest / "workspace" / "USER.md").read_bytes() == (DEMO_HOME / "workspace" / "USER.md").read_bytes()
+    assert settings_store.demo_home() == str(dest)
+    (dest / "workspace" / "USER.md").write_text("changed")
+    assert ensure_demo_copy(tmp_path / "data") == dest                    # an existing copy is kept
+    assert (dest / "workspace" / "USER.md").read_text() == "changed"
+    assert tree_state(DEMO_HOME) == shipped
+
+
+def test_launcher_dispatches_cli_commands_without_qt(capsys):
+    from gui.launcher import main
+    assert main(["status", str(DEMO_HOME), "--json"]) == 0
+    assert '"pending": 25' in capsys.readouterr().out
+    assert main(["open"]) == 2 and "usage" in capsys.readouterr().err
+
+
+def test_engine_never_imports_qt():
+    import subprocess
+    code = ("import sys, engine.cli, engine.dream.run, engine.service, engine.consolidator;"
+            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'gui'))];"
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_reopens_the_last_workspace(main_window, demo_home):
+    from gui import settings_store
+    assert settings_store.last_workspace() == str(demo_home)
+    assert str(demo_home) in settings_store.recent_workspaces()
+    texts = [a.text() for a in main_window.recent_menu.actions()]
+    assert str(demo_home) in texts
+
+
+def test_drop_a_folder_opens_it(main_window, tmp_path, make_workspace, qtbot):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+    other = make_workspace({"SOUL.md": "# other\n"}, root=tmp_path / "other")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(other))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    main_window.dropEvent(event)
+    assert main_window.ws.root == Path(other)
+    qtbot.waitUntil(lambda: main_window.state is not None and main_window.state.status.workspace == str(other),
+                    timeout=5000)
+
+
+def test_crash_handler_keeps_the_unsaved_edit(main_window, qtbot, gui_env):
+    from gui.errors import install_excepthook
+    main_window.tabs.setCurrentWidget(main_window.files)
+    main_window.files.open_path("USER.md")
+    qtbot.waitUntil(lambda: main_window.files.loaded is not None and main_window.files.loaded.path == "USER.md",
+                    timeout=5000)
+    main_window.files.editor.setPlainText("my precious unsaved words")
+    old = sys.excepthook
+    install_excepthook()
+    try:
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            sys.excepthook(*sys.exc_info())
+    finally:
+        sys.excepthook = old
+    found = list((gui_env / "xdg-data").rglob("*.recovered.md"))
+    assert found and found[0].read_text() == "my precious unsaved words"
+    assert main_window.files.editor.toPlainText() == "my precious unsaved words"   # still there too
