@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
         self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
+        self.files.historyCursorRequested.connect(self.show_history_entry)
 
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
@@ -191,7 +192,8 @@ class MainWindow(QMainWindow):
         st = state.status
         self.dashboard.set_state(state)
         self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt)
-        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files})
+        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                                 state.provenance)
         self.settings.set_state(ws, state)
         self.prompt.set_preview(state.prompt)
         self._budgets = {f.path: f.budget for f in st.files}
@@ -205,6 +207,11 @@ class MainWindow(QMainWindow):
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS for p in paths):
             self.refresh()
         self.files.files_changed(paths)
+
+    def show_history_entry(self, cursor: int) -> None:
+        """Click-through from provenance (blame, run details) to the history row."""
+        self.tabs.setCurrentWidget(self.history)
+        self.history.select_cursor(cursor)
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.charts and self.ws is not None:

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from engine.dream.records import list_runs
 from engine.prompt import PromptPreview, build_prompt, select_pending
 from engine.scheduler import ScheduleStatus, Scheduler
 from engine.status import Status, read_status
 from engine.workspace import Workspace
+
+
+WHAT_IF_RUNS = 20      # the budget what-if looks at this many recent runs
+
+
+@dataclass
+class Provenance:
+    run: str
+    pass_name: str
+    kind: str
+    sources: list[int]
+    started: str
 
 
 @dataclass
@@ -18,6 +31,9 @@ class WorkspaceState:
     prompt: PromptPreview
     in_prompt: set[int]
     read_at: datetime
+    recent_writes: list[tuple[str, int, int]] = field(default_factory=list)   # (file, before, size)
+    recent_runs: int = 0
+    provenance: dict[tuple[str, str], Provenance] = field(default_factory=dict)  # (file, text) -> who
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None) -> WorkspaceState:
@@ -26,4 +42,17 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None) -> WorkspaceSt
     pending = st.history.pending(st.dream_cursor)
     now = datetime.now().astimezone()
     sched = (scheduler or Scheduler(ws)).status(now)
-    return WorkspaceState(st, sched, pv, {e.cursor for e in select_pending(pending)}, now)
+    state = WorkspaceState(st, sched, pv, {e.cursor for e in select_pending(pending)}, now)
+    runs, _ = list_runs(ws)
+    for rec in runs[:WHAT_IF_RUNS]:
+        state.recent_runs += 1
+        for w in rec.get("writes", []):
+            if isinstance(w.get("file"), str) and isinstance(w.get("size"), int) and isinstance(w.get("before"), int):
+                state.recent_writes.append((w["file"], w["before"], w["size"]))
+    for rec in reversed(runs):            # oldest first, so the newest run that wrote a text wins
+        for f in rec.get("created", []):
+            if isinstance(f.get("text"), str) and isinstance(f.get("file"), str):
+                state.provenance[(f["file"], f["text"])] = Provenance(
+                    rec["id"], str(f.get("pass", "")), str(f.get("kind", "")),
+                    [c for c in f.get("sources", []) if isinstance(c, int)], str(rec.get("started", "")))
+    return state

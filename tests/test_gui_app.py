@@ -253,3 +253,34 @@ def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
     assert charts.series["budget"].at(0).y() == 3000
     assert charts.series["review"].count() == 1           # the run had a review pass
     grab(main_window, "charts.png")
+
+
+def test_budget_what_if_and_blame_after_a_run(main_window, demo_home, qtbot):
+    main_window.panel.run_dream()                      # the demo's recorded run: writes and provenance
+    qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    qtbot.waitUntil(lambda: main_window.state is not None and main_window.state.recent_runs == 1, timeout=5000)
+    view = main_window.settings
+    main_window.tabs.setCurrentWidget(view)
+    state = main_window.state
+    writes = [(b, a) for f, b, a in state.recent_writes if f == "memory/MEMORY.md"]
+    new_budget = 2600
+    expected = sum(1 for b, a in writes if a > new_budget and a > b)
+    view.budget_spins["memoryBudgetChars"].setValue(new_budget)       # typing, not yet committed
+    text = view.budget_now["memory/MEMORY.md"].text()
+    assert f"{expected} of the {len(writes)} writes the last 1 run(s) made to it would have been refused" in text
+    assert "over it at 2,600" in text
+    # blame: a line Dream wrote names its run and sources; click-through to the history row
+    files = main_window.files
+    main_window.tabs.setCurrentWidget(files)
+    files.open_path("USER.md")
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "USER.md", timeout=5000)
+    lines = files.editor.toPlainText().split("\n")
+    wattson = next(i for i, line in enumerate(lines) if "Wattson" in line)
+    run_id = next(iter({p.run for p in main_window.state.provenance.values()}))
+    assert f"added by Dream run <b>{run_id}</b>" in files.blame_line(wattson)
+    assert "written by hand" in files.blame_line(next(i for i, line in enumerate(lines) if line.startswith("- ")
+                                                      and ("USER.md", line) not in main_window.state.provenance))
+    with qtbot.waitSignal(files.historyCursorRequested) as sig:
+        files._blame_link("cursor:116")
+    assert sig.args == [116]
+    qtbot.waitUntil(lambda: main_window.tabs.currentWidget() is main_window.history, timeout=2000)

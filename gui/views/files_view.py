@@ -62,6 +62,7 @@ class ConflictDialogs:
 
 class FilesView(QWidget):
     saved = Signal(str)                   # path
+    historyCursorRequested = Signal(int)  # a blame link to a history entry
     status = Signal(str)                  # a status-bar message
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
@@ -84,6 +85,12 @@ class FilesView(QWidget):
         self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
         self.size_line = QLabel()
         self.size_line.setTextFormat(Qt.TextFormat.RichText)
+        self.blame = QLabel()
+        self.blame.setTextFormat(Qt.TextFormat.RichText)
+        self.blame.setWordWrap(True)
+        self.blame.linkActivated.connect(self._blame_link)
+        self.provenance: dict = {}
+        self.editor.cursorPositionChanged.connect(self._update_blame)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
@@ -99,6 +106,7 @@ class FilesView(QWidget):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.banner)
         rl.addWidget(self.editor, 1)
+        rl.addWidget(self.blame)
         bottom = QHBoxLayout()
         bottom.addWidget(self.size_line, 1)
         bottom.addWidget(self.reload_button)
@@ -117,8 +125,11 @@ class FilesView(QWidget):
     def dirty(self) -> bool:
         return self.loaded is not None and self.editor.toPlainText() != self.loaded.text
 
-    def set_workspace(self, ws: Workspace, files: list[str], budgets: dict[str, int]) -> None:
+    def set_workspace(self, ws: Workspace, files: list[str], budgets: dict[str, int],
+                      provenance: dict | None = None) -> None:
         new_ws = self.ws is None or ws.root != self.ws.root
+        if provenance is not None:
+            self.provenance = provenance
         self.ws = ws
         self.budgets = budgets
         current = self.list.currentItem().text() if self.list.currentItem() else None
@@ -205,6 +216,31 @@ class FilesView(QWidget):
             self._update_size()
 
         self.engine.read(f"load {path}", job, done)
+
+    # -- blame ------------------------------------------------------------------------------
+    def blame_line(self, line_no: int) -> str:
+        """Who put line `line_no` (0-based) of the editor's text there, in plain words (HTML)."""
+        from engine.entries import split_entries
+        if self.loaded is None:
+            return ""
+        text = self.editor.toPlainText()
+        entry = next((e for e in split_entries(text) if e.start <= line_no < e.end), None)
+        if entry is None:
+            return f"Line {line_no + 1}: structure (a heading or a blank line)."
+        who = self.provenance.get((self.loaded.path, entry.text))
+        if who is None:
+            return (f"Line {line_no + 1}: written by hand, or before Dreamdesk recorded Dream runs "
+                    "(no run record created it).")
+        links = ", ".join(f"<a href='cursor:{c}'>{c}</a>" for c in who.sources) or "no history entry"
+        return (f"Line {line_no + 1}: added by Dream run <b>{who.run}</b> ({who.pass_name} pass, {who.kind}) "
+                f"from history {links}.")
+
+    def _update_blame(self) -> None:
+        self.blame.setText(self.blame_line(self.editor.textCursor().blockNumber()))
+
+    def _blame_link(self, href: str) -> None:
+        if href.startswith("cursor:"):
+            self.historyCursorRequested.emit(int(href.split(":", 1)[1]))
 
     # -- size line --------------------------------------------------------------------------
     def _update_size(self) -> None:

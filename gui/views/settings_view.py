@@ -42,6 +42,7 @@ class SettingsView(QWidget):
         self.engine = engine
         self.ws: Workspace | None = None
         self.cfg = None
+        self.state = None
         self.dialogs = FloorDialogs()
         self._loading = False
 
@@ -84,7 +85,9 @@ class SettingsView(QWidget):
             spin.setSpecialValueText("0 — measure only, never refuse")
             spin.setGroupSeparatorShown(True)
             spin.editingFinished.connect(lambda k=key, s=spin: self._set(k, s.value()))
+            spin.valueChanged.connect(lambda v, r=rel: self._what_if(r, v))
             now = QLabel()
+            now.setWordWrap(True)
             row = QHBoxLayout()
             row.addWidget(spin)
             row.addWidget(now, 1)
@@ -146,6 +149,7 @@ class SettingsView(QWidget):
 
     def set_state(self, ws: Workspace, state: WorkspaceState) -> None:
         self.ws = ws
+        self.state = state
         cfg = state.status.config
         self.cfg = cfg
         d = cfg.dream
@@ -203,6 +207,28 @@ class SettingsView(QWidget):
             self.changed.emit()   # refresh the fields from the file
 
         self.engine.write(f"set {setting.name}", job, done, failed)
+
+    def _what_if(self, rel: str, budget: int) -> None:
+        """While a budget is edited: the file's state under it, and how many of the writes the
+        recent runs made to it would have been refused."""
+        if self._loading or self.state is None:
+            return
+        from engine.budgets import budget_state
+        label = self.budget_now[rel]
+        chars = next((f.chars for f in self.state.status.files if f.path == rel), 0)
+        current = self.cfg.budget_for(rel) if self.cfg else 0
+        if budget == current:
+            label.setText(f"now {chars:,} characters")
+            return
+        state = budget_state(chars, budget)
+        words = {"ok": "within it", "near": "near it (≥ 90%)", "over": "over it", "unbudgeted": "measured only"}[state]
+        writes = [(b, a) for f, b, a in self.state.recent_writes if f == rel]
+        refused = sum(1 for b, a in writes if budget and a > budget and a > b)
+        text = f"now {chars:,} characters — {words} at {budget:,}" if budget else f"now {chars:,} characters — never refused"
+        if writes:
+            text += (f"; {refused} of the {len(writes)} writes the last {self.state.recent_runs} run(s) made to it "
+                     f"would have been refused")
+        label.setText(text)
 
     def _review_edited(self) -> None:
         value = self.review.value()
