@@ -474,6 +474,8 @@ def cmd_runs(args) -> int:
                            "refused_count": len(r.get("refused", []))} for r in runs],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
+    for p in problems:
+        print(f"dreamdesk: {p}", file=sys.stderr)
     if not runs:
         print("No Dream runs recorded yet.")
     for r in runs:

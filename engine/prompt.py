@@ -129,8 +129,8 @@ def build_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptPr
         parts.append(PromptPart(rel, rel, state.text, state.exists,
                                 "injected whole on every turn" if state.exists else "missing"))
     state, probs = ws.read_file("AGENTS.md")
+    problems.extend(p for p in probs if p.message != "missing")     # AGENTS.md is optional
     if state.exists:
-        problems.extend(probs)
         parts.append(PromptPart("AGENTS.md", "AGENTS.md", state.text, True,
                                 "loaded whole: no budget and no curator"))
     state, probs = ws.read_file("memory/MEMORY.md")

@@ -61,7 +61,7 @@ class Workspace:
                                  "(no SOUL.md, USER.md, AGENTS.md or memory/ here or in ./workspace)")
         cfg = None
         for cand in (root / "config.json", home / "config.json" if home else None):
-            if cand is not None and cand.is_file():
+            if cand is not None and (cand.exists() or cand.is_symlink()):   # a folder there is reported
                 cfg = cand
                 break
         return cls(root, home, cfg)

@@ -1,6 +1,7 @@
 """A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol (and Anthropic's
 /v1/messages) and answers from a script of turns and tool calls. The engine is tested through
-the network with it, never by monkeypatching the client."""
+the network with it, never by monkeypatching the client. A script item {"raw": obj} is sent back
+verbatim as the JSON body (bytes as they are), for malformed answers."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ class ScriptedLLMServer:
                 delay = item.get("delay", 0)
                 if delay:
                     server._release.wait(delay)
+                if "raw" in item:   # a verbatim body (malformed answers): {"raw": {...}} or {"raw": b"..."}
+                    raw = item["raw"]
+                    self._send(200, raw if isinstance(raw, bytes) else json.dumps(raw).encode(), item.get("headers", {}))
+                    return
                 status = item.get("status", 200)
                 if status != 200:
                     payload = json.dumps({"error": {"message": item.get("error", f"scripted {status}")}}).encode()

@@ -52,7 +52,7 @@ def _valid(rec, stem: str) -> str | None:
         return f"its id {rec.get('id')!r} is not its file name"
     for key in _LIST_KEYS:
         v = rec.get(key, [])
-        if v is not None and not (isinstance(v, list) and all(isinstance(x, dict) for x in v)):
+        if not (isinstance(v, list) and all(isinstance(x, dict) for x in v)):
             return f"{key} must be a list of objects"
     for key in ("started", "finished", "status", "trigger", "outcome"):
         if rec.get(key) is not None and not isinstance(rec.get(key), str):

@@ -194,8 +194,8 @@ def run_dream(ws: Workspace, client: LLMClient, options: DreamOptions | None = N
         return _run(ws, client, options, cancel, progress, now, model_label)
 
 
-def _sizes(backend, rels: list[str]) -> dict[str, int]:
-    return {rel: len(backend.read(rel) or "") for rel in rels}
+def _sizes(sandbox, rels: list[str]) -> dict[str, int]:
+    return {rel: len(sandbox.prompt_view(rel) or "") for rel in rels}
 
 
 def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: threading.Event,
@@ -233,8 +233,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     budgets = {rel: cfg.budget_for(rel) for rel in CORE}
     sandbox = Sandbox(ws, budgets, backend, cursors)
     tracked = [m.path for m in ws.memory_files()]
-    sizes_before = _sizes(backend, tracked)
-    user_before = backend.read("USER.md")
+    sizes_before = _sizes(sandbox, tracked)
+    user_before = sandbox.prompt_view("USER.md")
     total = Usage()
     passes: list[PassResult] = []
     record: dict = {
@@ -261,11 +261,11 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     failure: PassResult | None = None
     for name in order:
         kind, _ = PASSES[name]
-        before_pass = _sizes(backend, list(CORE)) if name == "review" else None
+        before_pass = _sizes(sandbox, list(CORE)) if name == "review" else None
         archived_before = len(sandbox.archived)
         refused_before = len(sandbox.refused)
         sandbox.begin_pass(name, kind, shrink_only=(name == "review"))
-        files = {rel: backend.read(rel) for rel in CORE}
+        files = {rel: sandbox.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
         msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills)
         try:
@@ -277,7 +277,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                                                         f"{type(exc).__name__}: {str(exc)[:200]}")
         passes.append(res)
         if name == "review":
-            after_pass = _sizes(backend, list(before_pass))
+            after_pass = _sizes(sandbox, list(before_pass))
             freed = sum(before_pass.values()) - sum(after_pass.values())
             review_info = {"chars_freed": freed, "archived": [r.id for r in sandbox.archived[archived_before:]],
                            "refused": len(sandbox.refused) - refused_before}
@@ -287,8 +287,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             failure = res
             break
 
-    sizes_after = _sizes(backend, sorted(set(tracked) | {m.path for m in ws.memory_files()}))
-    user_after = backend.read("USER.md")
+    sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}))
+    user_after = sandbox.prompt_view("USER.md")
     wrote = bool(sandbox.writes)
     grew = [rel for rel, size in sizes_after.items() if size > sizes_before.get(rel, 0)]
     near = [rel for rel in CORE if budgets.get(rel) and sizes_before.get(rel, 0) >= NEAR_FRACTION * budgets[rel]]

@@ -390,6 +390,15 @@ class Sandbox:
         if rel_real != rel and not _WRITABLE.match(rel_real):
             raise ToolError(f"refused: {rel} is a link to {rel_real}, which is not a memory file")
 
+    def prompt_view(self, rel: str) -> str | None:
+        """A file's text for the pass prompt, through the same checks as read_file: a memory path
+        that links elsewhere, or a file that cannot be read, is described, never shown."""
+        try:
+            self._check_real(rel)
+            return self.backend.read(rel)
+        except (ToolError, UnsafePathError, OSError, WorkspaceError) as exc:
+            return f"(not shown: {exc})"
+
     def _current(self, rel: str, allow_missing: bool = True) -> str:
         self._check_real(rel)
         text = self.backend.read(rel)
