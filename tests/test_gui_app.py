@@ -284,3 +284,59 @@ def test_budget_what_if_and_blame_after_a_run(main_window, demo_home, qtbot):
         files._blame_link("cursor:116")
     assert sig.args == [116]
     qtbot.waitUntil(lambda: main_window.tabs.currentWidget() is main_window.history, timeout=2000)
+
+
+def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home, qtbot):
+    from conftest import tree_state
+    panel = main_window.panel
+    before = tree_state(demo_home)
+    seen = {}
+
+    def ask(dlg):
+        seen["text"] = dlg.findChild(__import__("PySide6.QtWidgets", fromlist=["QPlainTextEdit"]).QPlainTextEdit
+                                     ).toPlainText()
+        seen["state"] = tree_state(demo_home)
+        return True
+
+    panel.ask_apply = ask
+    panel.run_dream(dry_run=True)
+    qtbot.waitUntil(lambda: "text" in seen, timeout=15000)
+    assert seen["state"] == before                       # the preview touched nothing
+    qtbot.waitUntil(lambda: panel.outcome.text().startswith("Applied the dry run"), timeout=15000)
+    from engine.diffs import diff_texts
+    from conftest import DEMO_HOME
+    rels = [line[len("+++ after/"):].strip() for line in seen["text"].splitlines() if line.startswith("+++ after/")]
+    assert rels
+    applied = "".join(diff_texts((DEMO_HOME / "workspace" / r).read_text(encoding="utf-8"),
+                                 (demo_home / "workspace" / r).read_text(encoding="utf-8"), r).unified("before", "after")
+                      for r in rels)
+    assert applied == seen["text"]
+
+
+def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, qtbot, llm_server):
+    srv = llm_server(default=turn(content="nothing"))
+    _use_server(main_window, srv.url)
+    main_window.panel.run_dream()
+    qtbot.waitUntil(lambda: not main_window.panel.running and main_window.panel.outcome.text() != "", timeout=15000)
+    assert srv.headers[0]["authorization"] == "Bearer sk-gui-test-77"
+    for p in demo_home.rglob("*"):
+        if p.is_file():
+            assert b"sk-gui-test-77" not in p.read_bytes(), p
+    text = main_window.settings.model_from_config.text()
+    assert "openrouter" in text and "sk-" not in text
+
+
+def test_outside_write_latency_is_measured(main_window, demo_home, qtbot, capsys):
+    gauge = main_window.dashboard.gauges["USER.md"]
+    path = demo_home / "workspace" / "USER.md"
+    samples = []
+    for i in range(5):
+        text = path.read_text(encoding="utf-8") + f"- outside write {i}\n"
+        t0 = time.monotonic()
+        path.write_text(text, encoding="utf-8")
+        qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
+        samples.append((time.monotonic() - t0) * 1000)
+    samples.sort()
+    with capsys.disabled():
+        print(f"\noutside write -> gauge: median {samples[2]:.0f} ms, max {samples[-1]:.0f} ms")
+    assert samples[2] < 500
