@@ -18,9 +18,12 @@ from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .views.files_view import FilesView
 from .views.history_view import HistoryView
+from .views.archive_view import ArchiveView
 from .views.charts_view import ChartsView
+from .views.runs_view import RunsView
 from .views.prompt_view import PromptView
 from .views.settings_view import SettingsView
+from .views.snapshots_view import SnapshotsView
 from .watcher import WorkspaceWatcher
 from .worker import Engine, Latest
 from .workspace_state import WorkspaceState, read_state
@@ -51,6 +54,12 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.history, "History")
         self.tabs.addTab(self.files, "Files")
         self.tabs.addTab(self.settings, "Settings → Memory")
+        self.snapshots = SnapshotsView(self.engine)
+        self.tabs.addTab(self.snapshots, "Snapshots")
+        self.archive = ArchiveView(self.engine)
+        self.runs = RunsView(self.engine)
+        self.tabs.addTab(self.archive, "Archive")
+        self.tabs.addTab(self.runs, "Dream runs")
         self.prompt = PromptView()
         self.charts = ChartsView(self.engine)
         self.tabs.addTab(self.prompt, "Prompt")
@@ -70,8 +79,13 @@ class MainWindow(QMainWindow):
 
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
-        for view in (self.files, self.settings, self.panel):
+        for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
             view.status.connect(self.show_message)
+        self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
+        self.archive.restored.connect(lambda _id: self.refresh())
+        self.archive.runRequested.connect(self.show_run)
+        self.runs.historyCursorRequested.connect(self.show_history_entry)
+        self.runs.archiveEntryRequested.connect(self.show_archive_entry)
         self.files.saved.connect(lambda _p: self.refresh())
         self.settings.changed.connect(self.refresh)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
@@ -120,7 +134,8 @@ class MainWindow(QMainWindow):
         self.act_compact = self._action(d, "&Compact Now", self.panel.run_compact, "Ctrl+K")
         self.act_cancel = self._action(d, "C&ancel", self.panel.cancel, "Esc")
         v = mb.addMenu("&View")
-        for i, name in enumerate(("Dashboard", "History", "Files", "Settings", "Prompt", "Charts")):
+        for i, name in enumerate(("Dashboard", "History", "Files", "Settings", "Snapshots", "Archive", "Dream Runs",
+                                  "Prompt", "Charts")):
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
@@ -170,6 +185,9 @@ class MainWindow(QMainWindow):
         settings_store.add_recent(str(ws.home or ws.root))
         self._fill_recent()
         self.panel.set_workspace(ws)
+        self.archive.set_workspace(ws)
+        self.runs.set_workspace(ws)
+        self.snapshots.set_workspace(ws)
         self.setWindowTitle(f"Dreamdesk — {ws.root}")
         self._schedule_toggled(settings_store.schedules(str(ws.root)))
         self.refresh()
@@ -206,7 +224,23 @@ class MainWindow(QMainWindow):
     def _on_files_changed(self, paths: set[str]) -> None:
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS for p in paths):
             self.refresh()
+        if any(p.startswith("memory/archive") for p in paths):
+            self.archive.refresh()
+        if any(p.startswith("memory/dreams") for p in paths):
+            self.runs.refresh()
+        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths) or ".gitignore" in paths:
+            self._snapshots_stale = True
+            if self.tabs.currentWidget() is self.snapshots:
+                self._refresh_snapshots()
         self.files.files_changed(paths)
+
+    def show_run(self, run_id: str) -> None:
+        self.tabs.setCurrentWidget(self.runs)
+        self.runs.select_run(run_id)
+
+    def show_archive_entry(self, record_id: str) -> None:
+        self.tabs.setCurrentWidget(self.archive)
+        self.archive.select_id(record_id)
 
     def show_history_entry(self, cursor: int) -> None:
         """Click-through from provenance (blame, run details) to the history row."""
@@ -216,6 +250,14 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.charts and self.ws is not None:
             self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
+        if self.tabs.widget(index) is self.snapshots and getattr(self, "_snapshots_stale", False):
+            self._refresh_snapshots()
+
+    def _refresh_snapshots(self) -> None:
+        # git reads on the reader thread, debounced by the view; only when they can have changed
+        self._snapshots_stale = False
+        if self.ws is not None:
+            self.snapshots.refresh()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -224,6 +266,9 @@ class MainWindow(QMainWindow):
         if self.scheduler and self.scheduler.running is not None:
             self.scheduler.finished(datetime.now().astimezone(), self.panel.outcome.text())
         self.refresh()
+        self.archive.refresh()
+        self.runs.refresh()
+        self._refresh_snapshots()
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     def _schedule_toggled(self, on: bool) -> None:
@@ -292,7 +337,7 @@ class MainWindow(QMainWindow):
         if st is not None:
             self.restoreState(st)
         for name, splitter in (("files", self.files.splitter), ("history", self.history.splitter),
-                               ("prompt", self.prompt.splitter)):
+                               ("prompt", self.prompt.splitter), ("snapshots", self.snapshots.splitter)):
             v = s.value(f"splitters/{name}")
             if v is not None:
                 splitter.restoreState(v)
@@ -304,6 +349,7 @@ class MainWindow(QMainWindow):
         s.setValue("splitters/files", self.files.splitter.saveState())
         s.setValue("splitters/history", self.history.splitter.saveState())
         s.setValue("splitters/prompt", self.prompt.splitter.saveState())
+        s.setValue("splitters/snapshots", self.snapshots.splitter.saveState())
 
     def _rescue_unsaved(self) -> str | None:
         unsaved = self.files.rescue_text()

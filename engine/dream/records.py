@@ -63,6 +63,9 @@ def _valid(rec, stem: str) -> str | None:
     for fact in rec.get("created") or []:
         if not isinstance(fact.get("file"), str) or not isinstance(fact.get("sources", []), list):
             return "a created fact lacks its file or sources"
+    for fact in rec.get("removed") or []:
+        if not isinstance(fact.get("file"), str):
+            return "a removed fact lacks its file"
     return None
 
 

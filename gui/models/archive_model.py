@@ -1,0 +1,319 @@
+"""The archive table: every record of memory/archive/*.jsonl (spec section 3) as one row.
+
+The model keeps the engine's ArchiveRecord list as read_archive returned it plus a row order
+(a permutation, so sorting by a column is one Python sort and a layout change, with no per-cell
+calls from C++), and formats every cell on demand. Filtering goes through engine.archive.search
+so the table finds exactly what the CLI finds; the proxy turns its answer into a byte mask.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from engine.archive import ArchiveRecord, search
+
+from ..qt import (QAbstractTableModel, QApplication, QColor, QFont, QModelIndex, QPalette,
+                  QSortFilterProxyModel, Qt)
+from .history_model import _blend, _tooltip, preview
+
+COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED = range(8)
+COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by")
+COLUMN_TIPS = (
+    "The archive id (a-<day>-<n>): restore and delete name an entry by it",
+    "When the entry left its file (local time)",
+    "The memory file the entry was removed from",
+    "dream: a Dream pass removed it · review: the review pass (shrink only) · "
+    "edit: your own edit in Dreamdesk · restore: a restore replaced it",
+    "The Dream run that removed it (none for an edit or a restore)",
+    "The heading the entry stood under; a restore puts it back there",
+    "The entry as it read when it was removed (the full text is in the detail pane)",
+    "The entry that took its place, when it was updated rather than dropped",
+)
+
+IdRole = Qt.UserRole + 1         # the record's id (a str)
+NONE = "—"
+PREVIEW_CHARS = 140
+_ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
+
+
+def heading_label(heading: str | None) -> str:
+    """'## Preferences' -> 'Preferences' (the raw heading is in the tooltip and the detail)."""
+    if not heading:
+        return ""
+    return heading.strip().lstrip("#").strip() or heading.strip()
+
+
+def archived_label(iso: str) -> str:
+    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25' (anything else shown as it is)."""
+    if len(iso) >= 16 and iso[10] in "T ":
+        return f"{iso[:10]} {iso[11:16]}"
+    return iso
+
+
+def _id_key(rid: str) -> str:
+    m = _ID_RE.match(rid)
+    return f"{m.group(1)}{int(m.group(2)):012d}" if m else "~" + rid
+
+
+# Built once: flags() is called for every cell a selection touches, and or-ing enums is slow.
+_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemNeverHasChildren
+
+
+class ArchiveModel(QAbstractTableModel):
+    """Read-only rows over a list of ArchiveRecord (read_archive order until sorted)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.records: list[ArchiveRecord] = []
+        self.exists = False                 # is there an archive folder at all
+        self._order: list[int] = []         # row -> index into self.records
+        self._rows: dict[str, int] = {}     # id -> row (rebuilt lazily)
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._colors: dict[str, QColor] = {}
+        self._italic = QFont()
+        self._italic.setItalic(True)
+        self.set_palette(QApplication.palette())
+
+    # ---- data in ---------------------------------------------------------------------------
+
+    def set_records(self, records: list[ArchiveRecord], exists: bool = True) -> None:
+        """Replace every row (a model reset); keeps the current sort column and order."""
+        self.beginResetModel()
+        self.records = list(records)
+        self.exists = exists or bool(records)
+        self._order = list(range(len(self.records)))
+        if self._sort is not None:
+            self._order = self._sorted_order(*self._sort)
+        self._rows = {}
+        self.endResetModel()
+
+    def set_palette(self, palette: QPalette) -> None:
+        text = palette.color(QPalette.Active, QPalette.Text)
+        base = palette.color(QPalette.Active, QPalette.Base)
+        dark = base.lightness() < 128
+        self._colors = {
+            "dim": _blend(text, base, 0.45),
+            "review": _blend(text, QColor(200, 160, 255) if dark else QColor(115, 50, 165), 0.6),
+            "edit": _blend(text, QColor(240, 190, 90) if dark else QColor(150, 95, 0), 0.6),
+            "restore": _blend(text, QColor(130, 210, 140) if dark else QColor(20, 120, 40), 0.6),
+        }
+        if self.records:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.records) - 1, len(COLUMNS) - 1),
+                                  [Qt.ForegroundRole])
+
+    # ---- facts for views -------------------------------------------------------------------
+
+    def record(self, row: int) -> ArchiveRecord | None:
+        """The record of a row (Python callers use this: no QVariant round trip)."""
+        if 0 <= row < len(self._order):
+            return self.records[self._order[row]]
+        return None
+
+    def record_index(self, row: int) -> int:
+        """The row's index into `records` (read_archive order)."""
+        return self._order[row]
+
+    def row_for_id(self, record_id: str) -> int | None:
+        if not self._rows and self._order:
+            self._rows = {self.records[i].id: row for row, i in enumerate(self._order)}
+        return self._rows.get(record_id)
+
+    def files(self) -> list[str]:
+        return sorted({r.file for r in self.records})
+
+    def reasons(self) -> list[str]:
+        return sorted({r.reason for r in self.records if r.reason})
+
+    def matching(self, text: str, file: str | None, reason: str | None) -> bytearray:
+        """A 0/1 byte per record (in `records` order): what engine.archive.search keeps."""
+        hits = {id(r) for r in search(self.records, text=text.strip() or None, file=file, reason=reason)}
+        return bytearray(1 if id(r) in hits else 0 for r in self.records)
+
+    # ---- sorting (by the model itself: one key per row, not N log N calls from C++) ---------
+
+    def _sort_key(self, col: int):
+        if col == COL_ID:
+            return lambda r: _id_key(r.id)
+        if col == COL_ARCHIVED:
+            return lambda r: (r.archived_at, _id_key(r.id))
+        if col == COL_FILE:
+            return lambda r: r.file.casefold()
+        if col == COL_REASON:
+            return lambda r: r.reason
+        if col == COL_RUN:
+            return lambda r: r.run or ""
+        if col == COL_HEADING:
+            return lambda r: heading_label(r.heading).casefold()
+        if col == COL_TEXT:
+            return lambda r: r.text.casefold()
+        return lambda r: (r.replaced_by or "").casefold()
+
+    def _sorted_order(self, column: int, order: Qt.SortOrder) -> list[int]:
+        key = self._sort_key(column)
+        recs = self.records
+        out = sorted(range(len(recs)), key=lambda i: (key(recs[i]), i))
+        if order == Qt.SortOrder.DescendingOrder:
+            out.reverse()
+        return out
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMNS):
+            return
+        self._sort = (column, order)
+        new = self._sorted_order(column, order)
+        if new == self._order:
+            return
+        self.layoutAboutToBeChanged.emit()
+        new_rows = {idx: row for row, idx in enumerate(new)}
+        before = self.persistentIndexList()
+        after = [self.index(new_rows[self._order[i.row()]], i.column()) if i.isValid() else QModelIndex()
+                 for i in before]
+        self._order = new
+        self._rows = {}
+        self.changePersistentIndexList(before, after)
+        self.layoutChanged.emit()
+
+    # ---- QAbstractTableModel ---------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._order)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ToolTipRole:
+                return COLUMN_TIPS[section]
+        elif orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self._order):
+            return str(section + 1)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        return _FLAGS
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._order):
+            return None
+        r = self.records[self._order[index.row()]]
+        col = index.column()
+        if role == Qt.DisplayRole:
+            return self._display(r, col)
+        if role == Qt.ToolTipRole:
+            return self._tooltip(r, col)
+        if role == Qt.ForegroundRole:
+            if (col == COL_RUN and not r.run) or (col == COL_REPLACED and not r.replaced_by):
+                return self._colors["dim"]
+            if col == COL_REASON:
+                return self._colors.get(r.reason)
+            return None
+        if role == Qt.FontRole and col == COL_REPLACED and not r.replaced_by:
+            return self._italic
+        if role == IdRole:
+            return r.id
+        return None
+
+    def _display(self, r: ArchiveRecord, col: int) -> str:
+        if col == COL_ID:
+            return r.id
+        if col == COL_ARCHIVED:
+            return archived_label(r.archived_at)
+        if col == COL_FILE:
+            return r.file
+        if col == COL_REASON:
+            return r.reason
+        if col == COL_RUN:
+            return r.run or NONE
+        if col == COL_HEADING:
+            return heading_label(r.heading)
+        if col == COL_TEXT:
+            return preview(r.text, PREVIEW_CHARS)
+        return preview(r.replaced_by, PREVIEW_CHARS) if r.replaced_by else NONE
+
+    def _tooltip(self, r: ArchiveRecord, col: int) -> str:
+        if col == COL_TEXT:
+            return _tooltip(r.text)
+        if col == COL_REPLACED:
+            return _tooltip(r.replaced_by) if r.replaced_by else "Removed outright (nothing took its place)"
+        if col == COL_HEADING:
+            return html.escape(r.heading) if r.heading else "No heading above it (top of the file)"
+        if col == COL_ARCHIVED:
+            return r.archived_at
+        if col == COL_RUN and not r.run:
+            return "Not removed by a Dream run"
+        return f"{r.source}, line {r.line}"
+
+
+class ArchiveFilterProxy(QSortFilterProxyModel):
+    """Text (engine.archive.search: text, heading and replaced_by, case-insensitive), file and
+    reason filters. The mask is computed once per filter change, per record; a row's lookup is
+    two list indexings. Sorting is the source model's own (see ArchiveModel.sort)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._text = ""
+        self._file: str | None = None
+        self._reason: str | None = None
+        self._mask: bytearray | None = None
+        self._stale = False
+
+    def is_active(self) -> bool:
+        return bool(self._text.strip()) or self._file is not None or self._reason is not None
+
+    @property
+    def filters(self) -> tuple[str, str | None, str | None]:
+        return self._text, self._file, self._reason
+
+    def setSourceModel(self, model) -> None:
+        old = self.sourceModel()
+        if isinstance(old, ArchiveModel):
+            old.modelAboutToBeReset.disconnect(self._source_resetting)
+        super().setSourceModel(model)
+        if isinstance(model, ArchiveModel):
+            model.modelAboutToBeReset.connect(self._source_resetting)
+        self._stale = True
+
+    def _source_resetting(self) -> None:
+        self._stale = True
+
+    def set_filter(self, text: str | None = None, file: str | None | type(...) = ...,
+                   reason: str | None | type(...) = ...) -> None:
+        """Change any of the filters (None text / `...` leaves that one as it is)."""
+        new = (self._text if text is None else text, self._file if file is ... else file,
+               self._reason if reason is ... else reason)
+        if new == (self._text, self._file, self._reason):
+            return
+        self.beginFilterChange()
+        self._text, self._file, self._reason = new
+        self._stale = True
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def _rebuild(self) -> None:
+        src = self.sourceModel()
+        if self.is_active() and isinstance(src, ArchiveModel):
+            self._mask = src.matching(self._text, self._file, self._reason)
+        else:
+            self._mask = None
+        self._stale = False
+
+    def filterAcceptsRow(self, source_row, source_parent) -> bool:
+        if self._stale:
+            self._rebuild()
+        if self._mask is None:
+            return True
+        src = self.sourceModel()
+        if source_row >= src.rowCount():
+            return False
+        i = src.record_index(source_row)
+        return i < len(self._mask) and self._mask[i] != 0
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Delegate to the source (which re-orders once); the proxy keeps the source order."""
+        src = self.sourceModel()
+        if isinstance(src, ArchiveModel):
+            src.sort(column, order)

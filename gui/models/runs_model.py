@@ -1,0 +1,237 @@
+"""The Dream runs table: memory/dreams/<run id>.json records (spec section 5), newest first as
+engine.dream.records.list_runs returns them. One short tuple of display strings is made per
+run when the list is set (runs are few: 30 days of retention); cells are looked up on demand."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..qt import QAbstractTableModel, QApplication, QColor, QFont, QModelIndex, QPalette, Qt
+from .history_model import _blend, _tooltip
+
+(COL_STARTED, COL_TRIGGER, COL_STATUS, COL_DURATION, COL_TOKENS, COL_BATCH, COL_CREATED, COL_REMOVED,
+ COL_REFUSED, COL_PRUNED, COL_ID) = range(11)
+COLUMNS = ("Started", "Trigger", "Status", "Duration", "Tokens", "Batch", "+ Created", "− Removed",
+           "Refused", "Pruned", "Run")
+COLUMN_TIPS = (
+    "When the run started (local time)",
+    "manual: Dream now · interval: every intervalH hours · activity: enough new history, then idle",
+    "completed · wrote-nothing · held (cursor kept: near budget) · failed · cancelled · running",
+    "From start to finish (the record keeps whole seconds)",
+    "Model tokens the run used, all passes (prompt + completion)",
+    "The history cursors the run read (first–last, and how many entries)",
+    "Facts the run created (added, or an updated version of an old one)",
+    "Facts the run removed (each one went to memory/archive/ first)",
+    "Writes refused because the file would have grown over its budget",
+    "Past the 30-day retention: only the created facts that still exist and the counts are kept",
+    "The run id (memory/dreams/<run id>.json)",
+)
+NUMERIC = {COL_DURATION, COL_TOKENS, COL_CREATED, COL_REMOVED, COL_REFUSED}
+GOOD, WARN, BAD = "completed", ("held", "cancelled", "running"), "failed"
+
+
+def _parse(iso) -> datetime | None:
+    if not isinstance(iso, str) or not iso:
+        return None
+    try:
+        return datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+
+
+def time_label(iso) -> str:
+    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25:44'."""
+    if not isinstance(iso, str) or not iso:
+        return "—"
+    return iso[:19].replace("T", " ") if len(iso) >= 19 and iso[10] == "T" else iso
+
+
+def duration_seconds(rec: dict) -> float | None:
+    a, b = _parse(rec.get("started")), _parse(rec.get("finished"))
+    if a is None or b is None:
+        return None
+    try:
+        return max(0.0, (b - a).total_seconds())
+    except TypeError:          # one aware, one naive
+        return None
+
+
+def duration_label(rec: dict) -> str:
+    secs = duration_seconds(rec)
+    if secs is None:
+        return "running" if rec.get("status") == "running" else "—"
+    if secs < 1:
+        return "< 1 s"
+    if secs < 60:
+        return f"{secs:.0f} s"
+    m, s = divmod(int(round(secs)), 60)
+    if m < 60:
+        return f"{m} min {s} s" if s else f"{m} min"
+    h, m = divmod(m, 60)
+    return f"{h} h {m} min"
+
+
+def _int(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def tokens_total(rec: dict) -> int:
+    t = rec.get("tokens") or {}
+    return _int(t.get("total")) or 0
+
+
+def batch_label(rec: dict) -> str:
+    b = rec.get("batch") or {}
+    first, last, count = _int(b.get("first")), _int(b.get("last")), _int(b.get("count"))
+    if first is None or last is None:
+        return "—"
+    rng = str(first) if first == last else f"{first}–{last}"
+    return f"{rng} ({count})" if count is not None else rng
+
+
+def created_count(rec: dict) -> int:
+    n = _int(rec.get("created_count"))
+    return n if rec.get("pruned_at") and n is not None else len(rec.get("created") or [])
+
+
+def removed_count(rec: dict) -> int:
+    n = _int(rec.get("removed_count"))
+    return n if rec.get("pruned_at") and n is not None else len(rec.get("removed") or [])
+
+
+# Built once: flags() is called for every cell a selection touches, and or-ing enums is slow.
+_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemNeverHasChildren
+
+
+class RunsModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runs: list[dict] = []
+        self._cells: list[tuple[str, ...]] = []
+        self._colors: dict[str, QColor] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self.set_palette(QApplication.palette())
+
+    def set_runs(self, runs: list[dict]) -> None:
+        """Replace every row (list_runs order: newest first)."""
+        self.beginResetModel()
+        self.runs = list(runs)
+        self._cells = [self._row_cells(r) for r in self.runs]
+        self.endResetModel()
+
+    @staticmethod
+    def _row_cells(r: dict) -> tuple[str, ...]:
+        refused = len(r.get("refused") or [])
+        return (time_label(r.get("started")), str(r.get("trigger") or "—"), str(r.get("status") or "—"),
+                duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
+                f"−{removed_count(r)}", str(refused) if refused else "",
+                "pruned" if r.get("pruned_at") else "", str(r.get("id")))
+
+    def set_palette(self, palette: QPalette) -> None:
+        text = palette.color(QPalette.Active, QPalette.Text)
+        base = palette.color(QPalette.Active, QPalette.Base)
+        dark = base.lightness() < 128
+        self._colors = {
+            "dim": _blend(text, base, 0.45),
+            "good": _blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.7),
+            "warn": _blend(text, QColor(240, 190, 80) if dark else QColor(165, 100, 0), 0.75),
+            "bad": _blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.75),
+            "added": _blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.6),
+            "removed": _blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.6),
+        }
+        if self.runs:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.runs) - 1, len(COLUMNS) - 1),
+                                  [Qt.ForegroundRole])
+
+    # ---- facts for views -------------------------------------------------------------------
+
+    def run(self, row: int) -> dict | None:
+        return self.runs[row] if 0 <= row < len(self.runs) else None
+
+    def row_for_id(self, run_id: str) -> int | None:
+        return next((i for i, r in enumerate(self.runs) if r.get("id") == run_id), None)
+
+    def cell_text(self, row: int, col: int) -> str:
+        return self._cells[row][col]
+
+    # ---- QAbstractTableModel ---------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.runs)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ToolTipRole:
+                return COLUMN_TIPS[section]
+            if role == Qt.TextAlignmentRole and section in NUMERIC:
+                return Qt.AlignRight | Qt.AlignVCenter
+        elif orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self.runs):
+            return str(section + 1)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        return _FLAGS
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self.runs):
+            return None
+        row, col = index.row(), index.column()
+        if role == Qt.DisplayRole:
+            return self._cells[row][col]
+        r = self.runs[row]
+        if role == Qt.TextAlignmentRole and col in NUMERIC:
+            return Qt.AlignRight | Qt.AlignVCenter
+        if role == Qt.ForegroundRole:
+            return self._foreground(r, col)
+        if role == Qt.FontRole and col == COL_STATUS and r.get("status") == BAD:
+            return self._bold
+        if role == Qt.ToolTipRole:
+            return self._tooltip(r, col)
+        return None
+
+    def _foreground(self, r: dict, col: int):
+        status = r.get("status")
+        if col == COL_STATUS:
+            if status == GOOD:
+                return self._colors["good"]
+            if status in WARN:
+                return self._colors["warn"]
+            if status == BAD:
+                return self._colors["bad"]
+            return self._colors["dim"]
+        if col == COL_CREATED and created_count(r):
+            return self._colors["added"]
+        if col == COL_REMOVED and removed_count(r):
+            return self._colors["removed"]
+        if col == COL_REFUSED and r.get("refused"):
+            return self._colors["warn"]
+        if col in (COL_PRUNED, COL_ID, COL_TRIGGER):
+            return self._colors["dim"]
+        return None
+
+    def _tooltip(self, r: dict, col: int):
+        if col == COL_STATUS and r.get("outcome"):
+            return _tooltip(str(r["outcome"]))
+        if col == COL_TOKENS:
+            t = r.get("tokens") or {}
+            return f"prompt {_int(t.get('prompt')) or 0:,} + completion {_int(t.get('completion')) or 0:,}"
+        if col == COL_BATCH:
+            cursors = (r.get("batch") or {}).get("cursors")
+            if isinstance(cursors, list) and cursors:
+                return _tooltip("Cursors " + ", ".join(str(c) for c in cursors))
+        if col == COL_PRUNED and r.get("pruned_at"):
+            return (f"Pruned {time_label(r.get('pruned_at'))}: past the 30-day retention, this record keeps only "
+                    "the created facts that still exist and its counts")
+        if col == COL_DURATION:
+            return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
+        if col == COL_REFUSED and r.get("refused"):
+            return _tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in r["refused"]))
+        return COLUMN_TIPS[col]

@@ -1,0 +1,521 @@
+"""The archive browser: every entry that left USER.md or memory/MEMORY.md (memory/archive/), with
+search, file and reason filters, the selected entry in full, and "Restore selected", which
+first shows where each entry would go and then restores on the writer thread (each restore
+takes a snapshot first, so it can be undone)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
+from engine.problems import WorkspaceError
+from engine.restore import RestoreResult, restore_archive_entry
+from engine.workspace import Workspace
+
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_RUN, COL_TEXT,
+                                    ArchiveFilterProxy, ArchiveModel)
+from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                  QMessageBox, QPushButton, QSplitter, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout,
+                  QWidget, Signal)
+from ..worker import Engine, Latest
+from .runs_view import link_color
+
+SEARCH_DEBOUNCE_MS = 200
+MAX_RESTORE = 100          # entries per restore (each one is planned, snapshotted and committed)
+LISTED = 20                # placements spelled out in the confirmation
+ALL_FILES = "All files"
+ALL_REASONS = "All reasons"
+EMPTY_TEXT = ("<h3>No archive yet</h3>"
+              "<p>Whenever Dream, its review pass or your own edit removes an entry from USER.md or "
+              "memory/MEMORY.md, the entry is written to <code>memory/archive/</code> first, with the heading "
+              "it stood under and what replaced it. Nothing has been removed from this workspace so far, so "
+              "there is nothing to browse or restore.</p>")
+UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
+             "(restore that snapshot). The archive itself keeps every entry: restoring removes nothing from it.")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a restore would put one archived entry (from plan_entry_restore)."""
+    id: str
+    file: str
+    heading: str | None
+    inserted: bool                 # False: the file already holds the text
+    heading_exists: bool = True
+    error: str | None = None
+
+    def describe(self) -> str:
+        if self.error:
+            return f"{self.id}: cannot be restored ({self.error})"
+        if not self.inserted:
+            return f"{self.id}: already in {self.file} — nothing to restore"
+        if not self.heading:
+            return f"{self.id} → the end of {self.file}"
+        if self.heading_exists:
+            return f"{self.id} → {self.file}, at the end of the section “{self.heading}”"
+        return f"{self.id} → {self.file}, under “{self.heading}” (the heading is gone; recreated at the end)"
+
+
+def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
+    """Where each entry would go, read only (runs on the reader thread)."""
+    out = []
+    for rid in ids:
+        try:
+            plan = plan_entry_restore(ws, rid)
+        except WorkspaceError as exc:
+            out.append(Placement(rid, "", None, False, error=str(exc)))
+            continue
+        rec = plan.record
+        exists = True
+        if rec.heading and plan.inserted:
+            state, _ = ws.read_file(rec.file)
+            text = state.text if state.exists else ""
+            exists = any(line.strip() == rec.heading.strip() for line in text.split("\n"))
+        out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
+    return out
+
+
+class ArchiveDialogs:
+    """The questions the archive browser asks; tests replace this object."""
+
+    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, title, text,
+                          QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, parent)
+        box.button(QMessageBox.StandardButton.Ok).setText("Restore")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Ok
+
+
+def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
+    e = html.escape
+    style = f" style='color:{link_colour}'" if link_colour else ""
+    rows = [("Archived", e(rec.archived_at.replace("T", " "))),
+            ("From", e(rec.file) + (f", under <b>{e(rec.heading)}</b>" if rec.heading else ", no heading above it")),
+            ("Reason", e(rec.reason or "—")),
+            ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
+            ("Stored in", f"{e(rec.source)}, line {rec.line}")]
+    table = "".join(f"<tr><td style='padding-right:12px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
+    out = [f"<h3 style='margin:0'>{e(rec.id)}</h3>", f"<table cellspacing='0' cellpadding='1'>{table}</table>",
+           "<p style='margin-bottom:2px'><b>Text</b></p>",
+           f"<pre style='white-space:pre-wrap; margin-top:0'>{e(rec.text)}</pre>"]
+    if rec.replaced_by:
+        out += ["<p style='margin-bottom:2px'><b>Replaced by</b></p>",
+                f"<pre style='white-space:pre-wrap; margin-top:0'>{e(rec.replaced_by)}</pre>"]
+    else:
+        out.append("<p><i>Removed outright: nothing took its place.</i></p>")
+    return "".join(out)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+class ArchiveView(QWidget):
+    status = Signal(str)           # a status-bar message
+    restored = Signal(str)         # the id of an archive entry put back into its file
+    runRequested = Signal(str)     # a run id link in the detail pane was clicked
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.dialogs = ArchiveDialogs()
+        self.problems: list = []
+        self.busy = False
+        self.loaded = False             # the current workspace's archive has been read
+        self._token = Latest()
+
+        self.model = ArchiveModel(self)
+        self.proxy = ArchiveFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search archived text, headings and replacements…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.file_combo = QComboBox()
+        self.file_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.file_combo.setToolTip("Only entries removed from this file")
+        self.reason_combo = QComboBox()
+        self.reason_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.reason_combo.setToolTip("Only entries removed for this reason")
+        self._files: list[str | None] = []
+        self._reasons: list[str | None] = []
+        self._fill_combos()
+        self.count_label = QLabel()
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._apply_filter)
+        self.search_edit.textChanged.connect(self._debounce.start)
+        self.file_combo.currentIndexChanged.connect(self._apply_filter)
+        self.reason_combo.currentIndexChanged.connect(self._apply_filter)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.ElideRight)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vh = self.table.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        hh = self.table.horizontalHeader()
+        hh.setHighlightSections(False)
+        hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(True)
+        fm = self.table.fontMetrics()
+        widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
+                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)"}
+        for col, sample in widths.items():
+            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
+        self.table.setColumnWidth(COL_TEXT, 420)
+        self._text_user_sized = False
+        self._sizing_text = False
+        hh.sectionResized.connect(self._on_section_resized)
+        self.table.viewport().installEventFilter(self)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
+
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.setPlaceholderText("Select an entry to see it in full: its heading, what replaced it and "
+                                       "the run that removed it.")
+        self.detail.anchorClicked.connect(self._on_anchor)
+
+        self.restore_button = QPushButton("Restore selected")
+        self.restore_button.setToolTip("Put the selected entries back under their headings. You see where each "
+                                       "goes before anything is written; a snapshot is taken first.")
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.hint = QLabel("Ctrl/Shift-click to select several entries.")
+        self.hint.setEnabled(False)
+
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setWordWrap(True)
+        self.empty.setTextFormat(Qt.TextFormat.RichText)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setContentsMargins(24, 24, 24, 24)
+        self.empty.setMaximumWidth(720)
+
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.setObjectName("archiveSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([420, 240])
+
+        top = QHBoxLayout()
+        top.addWidget(self.search_edit, 1)
+        top.addWidget(self.file_combo)
+        top.addWidget(self.reason_combo)
+        top.addSpacing(8)
+        top.addWidget(self.count_label)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.hint, 1)
+        bottom.addWidget(self.restore_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.splitter, 1)
+        lay.addWidget(self.empty, 1)
+        lay.addLayout(bottom)
+
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.selectionModel().currentRowChanged.connect(self._show_current)
+        self.proxy.modelReset.connect(self._update_state)
+        self.proxy.rowsInserted.connect(self._update_state)
+        self.proxy.rowsRemoved.connect(self._update_state)
+        self.proxy.layoutChanged.connect(self._update_state)
+        self._update_state()
+
+    # ---- public API ------------------------------------------------------------------------
+
+    def set_workspace(self, ws: Workspace) -> None:
+        """Show another workspace (or the same one again) and read its archive."""
+        if self.ws is None or ws.root != self.ws.root:
+            self.loaded = False
+            self.model.set_records([], exists=False)
+            self.detail.clear()
+        self.ws = ws
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read memory/archive/ on the reader thread; keeps the selection by id."""
+        ws = self.ws
+        if ws is None:
+            return
+        token = self._token.next()
+
+        def job(ctx) -> tuple[Archive, bool]:
+            return read_archive(ws), archive_dir(ws).is_dir()
+
+        def done(result) -> None:
+            if not self._token.current(token) or ws is not self.ws:
+                return
+            archive, exists = result
+            self._set_archive(archive, exists)
+
+        self.engine.read("read the archive", job, done,
+                         lambda msg, tb: self.status.emit(f"Could not read the archive: {msg}"))
+
+    def selected_ids(self) -> list[str]:
+        """The selected entries' ids, in table order."""
+        rows = self._selected_rows()
+        out = []
+        for r in rows:
+            rec = self.model.record(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+            if rec is not None:
+                out.append(rec.id)
+        return out
+
+    def _selected_rows(self) -> list[int]:
+        """Selected table rows, from the selection's ranges (selectedRows() asks the model for the
+        flags of every cell, which is seconds for a select-all over tens of thousands of rows)."""
+        rows: set[int] = set()
+        for rng in self.table.selectionModel().selection():
+            rows.update(range(rng.top(), rng.bottom() + 1))
+        return sorted(rows)
+
+    def select_id(self, record_id: str, clear_filters: bool = True) -> bool:
+        """Select and show one entry (clearing the filters if they hide it)."""
+        row = self.model.row_for_id(record_id)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            if not clear_filters:
+                return False
+            self.clear_filters()
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.table.selectRow(index.row())
+        self.table.setCurrentIndex(index)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def clear_filters(self) -> None:
+        self._debounce.stop()
+        for w in (self.search_edit, self.file_combo, self.reason_combo):
+            w.blockSignals(True)
+        self.search_edit.clear()
+        self.file_combo.setCurrentIndex(0)
+        self.reason_combo.setCurrentIndex(0)
+        for w in (self.search_edit, self.file_combo, self.reason_combo):
+            w.blockSignals(False)
+        self._apply_filter()
+
+    # ---- restoring -------------------------------------------------------------------------
+
+    def restore_selected(self) -> None:
+        """Show where each selected entry would go; on a yes, restore them on the writer thread."""
+        ids = self.selected_ids()
+        ws = self.ws
+        if not ids or ws is None or self.busy:
+            return
+        if len(ids) > MAX_RESTORE:
+            self.status.emit(f"{len(ids):,} entries are selected; restore at most {MAX_RESTORE} at a time "
+                             "(each one takes a snapshot first)")
+            return
+        self._set_busy(True)
+        self.engine.read("plan archive restore", lambda ctx: plan_placements(ws, ids),
+                         lambda placements: self._confirm_restore(ws, placements),
+                         lambda msg, tb: self._failed("Could not plan the restore", msg))
+
+    def _confirm_restore(self, ws: Workspace, placements: list[Placement]) -> None:
+        todo = [p for p in placements if p.inserted and not p.error]
+        if ws is not self.ws:
+            self._set_busy(False)
+            return
+        if not todo:
+            self._set_busy(False)
+            self.status.emit("Nothing to restore: " + "; ".join(p.describe() for p in placements))
+            return
+        n = len(todo)
+        text = (f"Restore {_plural(n, 'archived entry', 'archived entries')}?\n\n"
+                + "\n".join("• " + p.describe() for p in placements[:LISTED])
+                + (f"\n… and {len(placements) - LISTED} more" if len(placements) > LISTED else "")
+                + "\n\n" + UNDO_NOTE)
+        if not self.dialogs.confirm(self, "Restore from the archive", text):
+            self._set_busy(False)
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        ids = [p.id for p in todo]
+
+        def job(ctx) -> list[tuple[str, RestoreResult | None, str | None]]:
+            results = []
+            for rid in ids:
+                if ctx.cancel.is_set():
+                    break
+                try:
+                    results.append((rid, restore_archive_entry(ws, rid), None))
+                except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
+                    results.append((rid, None, str(exc) or type(exc).__name__))
+            return results
+
+        self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
+                          self._restored, lambda msg, tb: self._failed("Restore failed", msg))
+
+    def _restored(self, results) -> None:
+        self._set_busy(False)
+        done = [(rid, res) for rid, res, err in results if res is not None and res.files]
+        errors = [f"{rid}: {err}" for rid, _res, err in results if err]
+        warnings = [w for _rid, res, _err in results if res is not None for w in res.warnings]
+        parts = []
+        if done:
+            files = sorted({f for _rid, res in done for f in res.files})
+            undo = next((res.undo for _rid, res in done if res.undo), None)
+            parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
+                         + (f" (undo: restore snapshot {undo[:8]})" if undo else ""))
+        if errors:
+            parts.append("not restored: " + "; ".join(errors))
+        if warnings:
+            parts.append("; ".join(warnings))
+        self.status.emit(". ".join(parts) or "Nothing was restored")
+        for rid, _res in done:
+            self.restored.emit(rid)
+        self.refresh()
+
+    def _failed(self, what: str, msg: str) -> None:
+        self._set_busy(False)
+        self.status.emit(f"{what}: {msg}")
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self._update_buttons()
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _set_archive(self, archive: Archive, exists: bool) -> None:
+        selected = self.selected_ids()
+        current = self._current_record()
+        self.problems = list(archive.problems)
+        self.loaded = True
+        self.model.set_records(archive.records, exists)
+        self._fill_combos()
+        sel = self.table.selectionModel()
+        for rid in selected:
+            row = self.model.row_for_id(rid)
+            if row is not None:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                if index.isValid():
+                    sel.select(index, sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        if current is not None:
+            row = self.model.row_for_id(current.id)
+            if row is not None:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                if index.isValid():
+                    sel.setCurrentIndex(index, sel.SelectionFlag.NoUpdate)
+                    self._show_record(self.model.record(row))
+        self._update_state()
+
+    def _fill_combos(self) -> None:
+        file, reason = self._combo_value(self.file_combo, self._files), self._combo_value(self.reason_combo,
+                                                                                         self._reasons)
+        files = [None] + sorted(set(self.model.files()) | {"USER.md", "memory/MEMORY.md"})
+        reasons = [None] + sorted(set(self.model.reasons()) | {"dream", "review", "edit", "restore"})
+        for combo, values, label, current in ((self.file_combo, files, ALL_FILES, file),
+                                               (self.reason_combo, reasons, ALL_REASONS, reason)):
+            combo.blockSignals(True)
+            combo.clear()
+            for v in values:
+                combo.addItem(label if v is None else v)
+            combo.setCurrentIndex(values.index(current) if current in values else 0)
+            combo.blockSignals(False)
+        self._files, self._reasons = files, reasons
+
+    @staticmethod
+    def _combo_value(combo: QComboBox, values: list[str | None]) -> str | None:
+        i = combo.currentIndex()
+        return values[i] if 0 <= i < len(values) else None
+
+    def _apply_filter(self) -> None:
+        self._debounce.stop()
+        self.proxy.set_filter(self.search_edit.text(), self._combo_value(self.file_combo, self._files),
+                              self._combo_value(self.reason_combo, self._reasons))
+        self._update_state()
+
+    def _update_state(self, *args) -> None:
+        total = self.model.rowCount()
+        has = total > 0
+        self.empty.setVisible(self.loaded and not has)
+        self.splitter.setVisible(has or not self.loaded)
+        for w in (self.search_edit, self.file_combo, self.reason_combo, self.count_label, self.hint,
+                  self.restore_button):
+            w.setVisible(has)
+        if not has:
+            self.count_label.setText("")
+        else:
+            text = _plural(total, "archived entry", "archived entries")
+            if self.proxy.is_active():
+                text = f"{self.proxy.rowCount():,} of {text} match"
+            if self.problems:
+                text += f" · {_plural(len(self.problems), 'unreadable line', 'unreadable lines')} skipped"
+            self.count_label.setText(text)
+            self.count_label.setToolTip("\n".join(str(p) for p in self.problems))
+        if not self.table.currentIndex().isValid():
+            self.detail.clear()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        n = len(self._selected_rows())
+        self.restore_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
+        self.restore_button.setText("Restoring…" if self.busy else
+                                    f"Restore selected ({n})" if n > 1 else "Restore selected")
+
+    def _current_record(self) -> ArchiveRecord | None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.record(self.proxy.mapToSource(index).row())
+
+    def _show_current(self, current, previous) -> None:
+        rec = self.model.record(self.proxy.mapToSource(current).row()) if current.isValid() else None
+        self._show_record(rec)
+
+    def _show_record(self, rec: ArchiveRecord | None) -> None:
+        if rec is None:
+            self.detail.clear()
+        else:
+            self.detail.setHtml(detail_html(rec, link_color(self.detail.palette()).name()))
+
+    def _selection_changed(self, *args) -> None:
+        self._update_buttons()
+
+    def _on_anchor(self, url) -> None:
+        scheme, _, value = url.toString().partition(":")
+        if scheme == "run" and value:
+            self.runRequested.emit(value)
+
+    def _on_section_resized(self, section: int, old: int, new: int) -> None:
+        if section == COL_TEXT and not self._sizing_text:
+            self._text_user_sized = True
+
+    def _fit_text_column(self) -> None:
+        """Text gets the room the fixed columns leave, less a readable "Replaced by" (the last
+        column, which stretches), until the user resizes it by hand."""
+        if self._text_user_sized:
+            return
+        fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
+                                                       COL_HEADING))
+        avail = self.table.viewport().width() - fixed
+        self._sizing_text = True
+        self.table.setColumnWidth(COL_TEXT, max(240, int(avail * 0.58)))
+        self._sizing_text = False
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_text_column()
+        return super().eventFilter(obj, event)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.model.set_palette(self.palette())
+            self._show_record(self._current_record())
+        super().changeEvent(event)

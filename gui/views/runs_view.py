@@ -1,0 +1,524 @@
+"""Dream runs: every run record (memory/dreams/), newest first, and the selected run in full —
+its outcome note, the facts it created with their status today and the history entries they
+came from (links that jump to the history row), the facts it removed with their archive ids,
+the peer card (USER.md) before → after, refused writes, file sizes, and its passes."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from engine.diffs import diff_texts
+from engine.dream import records
+from engine.workspace import Workspace
+
+from ..models.archive_model import heading_label
+from ..models.history_model import _blend, preview
+from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, COL_PRUNED, COL_REFUSED, COL_REMOVED,
+                                 COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
+                                 time_label)
+from ..qt import (QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QHeaderView, QLabel, QPalette,
+                  QSplitter, Qt, QTableView, QTextBrowser, QVBoxLayout, QWidget, Signal)
+from ..worker import Engine, Latest
+
+EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
+              "<p>Every Dream run writes a record to <code>memory/dreams/</code>: the history entries it read, "
+              "the facts it created (with the entries they came from) and removed, the peer card before and "
+              "after, refused writes and tokens. Run Dream from the engine panel, or let the schedule run it; "
+              "its record shows up here.</p>")
+SOURCE_CHARS = 220
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def _num(v) -> str:
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else "—"
+
+
+def detail_colors(palette: QPalette) -> dict[str, str]:
+    """Colours for the detail HTML, derived from the palette so a dark theme stays readable."""
+    text = palette.color(QPalette.Active, QPalette.Text)
+    base = palette.color(QPalette.Active, QPalette.Base)
+    dark = base.lightness() < 128
+    green = QColor(90, 200, 110) if dark else QColor(20, 125, 45)
+    red = QColor(255, 120, 120) if dark else QColor(185, 20, 20)
+    amber = QColor(240, 190, 80) if dark else QColor(165, 100, 0)
+    return {
+        "dim": _blend(text, base, 0.45).name(),
+        "good": _blend(text, green, 0.75).name(),
+        "warn": _blend(text, amber, 0.8).name(),
+        "bad": _blend(text, red, 0.8).name(),
+        "add_bg": _blend(base, QColor(60, 170, 80), 0.28 if dark else 0.18).name(),
+        "del_bg": _blend(base, QColor(214, 60, 60), 0.28 if dark else 0.16).name(),
+        "hunk": _blend(text, QColor(120, 160, 255) if dark else QColor(40, 80, 180), 0.6).name(),
+        "box": _blend(base, text, 0.07).name(),
+        "link": link_color(palette).name(),
+    }
+
+
+def link_color(palette: QPalette) -> QColor:
+    """The palette's link colour, or a readable one when it is too close to the background (rich
+    text takes its default link colour from the application palette, not the widget's)."""
+    base = palette.color(QPalette.Active, QPalette.Base)
+    link = palette.color(QPalette.Active, QPalette.Link)
+    if abs(link.lightness() - base.lightness()) < 90:
+        dark = base.lightness() < 128
+        link = QColor(127, 180, 255) if dark else QColor(20, 80, 200)
+    return link
+
+
+def link(href: str, label: str, c: dict[str, str]) -> str:
+    return f"<a href='{html.escape(href)}' style='color:{c['link']}'>{html.escape(label)}</a>"
+
+
+def source_text(content: str, limit: int = SOURCE_CHARS) -> str:
+    """A history entry on one line: its list items joined by bullets."""
+    items = [line.strip() for line in content.split("\n") if line.strip()]
+    items = [x[2:] if x.startswith(("- ", "* ")) else x for x in items]
+    return preview(" • ".join(items), limit)
+
+
+def _status_html(fact: dict, c: dict[str, str]) -> str:
+    st = fact.get("status")
+    if st == "current":
+        return f"<span style='color:{c['good']}'><b>current</b></span>"
+    if st == "removed":
+        by = fact.get("removed_in_run")
+        if by:
+            return f"<span style='color:{c['warn']}'><b>removed in {link('run:' + by, by, c)}</b></span>"
+        return f"<span style='color:{c['warn']}'><b>removed by an edit</b></span>"
+    if st is None:
+        return f"<span style='color:{c['dim']}'><b>status unknown</b></span>"
+    return f"<span style='color:{c['dim']}'><b>unavailable</b></span>"
+
+
+def _pre(text: str | None, mono: str, c: dict[str, str]) -> str:
+    if text is None:
+        return f"<p style='margin:2px 0 6px 16px; color:{c['dim']}'><i>[text deleted]</i></p>"
+    return (f"<pre style='white-space:pre-wrap; font-family:\"{mono}\"; margin:2px 0 4px 16px; "
+            f"background-color:{c['box']}'>{html.escape(str(text))}</pre>")
+
+
+def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    def td(i: int, v: str, tag: str = "td") -> str:
+        align = " align='right'" if i in right else " align='left'"
+        return f"<{tag}{align} style='padding:1px 10px 1px 0'>{v}</{tag}>"
+    head = "<tr>" + "".join(td(i, f"<b>{h}</b>", "th") for i, h in enumerate(header)) + "</tr>"
+    body = "".join("<tr>" + "".join(td(i, v) for i, v in enumerate(r)) + "</tr>" for r in rows)
+    return f"<table cellspacing='0' cellpadding='2' style='margin-left:16px'>{head}{body}</table>"
+
+
+def diff_html(unified: str, mono: str, c: dict[str, str]) -> str:
+    """A unified diff, one block per line, added and removed lines on a tinted background."""
+    out = []
+    for line in unified.split("\n"):
+        if line.startswith(("+++", "---")):
+            style = f"color:{c['dim']}"
+        elif line.startswith("@@"):
+            style = f"color:{c['hunk']}"
+        elif line.startswith("+"):
+            style = f"background-color:{c['add_bg']}"
+        elif line.startswith("-"):
+            style = f"background-color:{c['del_bg']}"
+        else:
+            style = ""
+        out.append(f"<p style='margin:0; white-space:pre-wrap; font-family:\"{mono}\"; {style}'>"
+                   f"{html.escape(line) or '&nbsp;'}</p>")
+    return f"<div style='margin-left:16px'>{''.join(out)}</div>"
+
+
+def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str]) -> str:
+    """The detail pane for one resolved run record (records.resolve)."""
+    e = html.escape
+    rid = str(run.get("id"))
+    status = str(run.get("status") or "—")
+    scol = {"completed": c["good"], "failed": c["bad"]}.get(status, c["warn"] if status in
+                                                            ("held", "cancelled", "running") else c["dim"])
+    out = [f"<h3 style='margin-bottom:2px'>{e(rid)} · <span style='color:{scol}'>{e(status)}</span></h3>"]
+    if run.get("outcome"):
+        out.append(f"<p style='margin-top:2px'>{e(str(run['outcome']))}</p>")
+    batch = run.get("batch") or {}
+    cur = run.get("cursor") or {}
+    tokens = run.get("tokens") or {}
+    facts = [("Started", e(time_label(run.get("started")))),
+             ("Finished", e(time_label(run.get("finished"))) + f" ({e(duration_label(run))})"),
+             ("Trigger", e(str(run.get("trigger") or "—")))]
+    if run.get("model"):
+        facts.append(("Model", e(str(run["model"]))))
+    if batch:
+        facts.append(("Batch", f"history cursors {_num(batch.get('first'))}–{_num(batch.get('last'))} "
+                               + (f"({_plural(batch['count'], 'entry', 'entries')})"
+                                  if isinstance(batch.get("count"), int) else "")))
+    if cur:
+        move = (f".dream_cursor {_num(cur.get('before'))} → {_num(cur.get('after'))}"
+                + (" (held)" if cur.get("held") else "")
+                + (" · stuck alarm" if cur.get("stuck_alarm") else ""))
+        facts.append(("Cursor", e(move)))
+    if tokens:
+        facts.append(("Tokens", f"{_num(tokens.get('total'))} (prompt {_num(tokens.get('prompt'))}, "
+                                f"completion {_num(tokens.get('completion'))})"))
+    if run.get("snapshot_before"):
+        facts.append(("Snapshot before", e(str(run["snapshot_before"])[:12])))
+    if run.get("snapshot_error"):
+        facts.append(("Snapshot", f"<span style='color:{c['warn']}'>{e(str(run['snapshot_error']))}</span>"))
+    if run.get("error"):
+        facts.append(("Error", f"<span style='color:{c['bad']}'>{e(str(run['error']))}</span>"))
+    out.append("<table cellspacing='0' cellpadding='1'>" + "".join(
+        f"<tr><td style='padding-right:12px; color:{c['dim']}'>{k}</td><td>{v}</td></tr>" for k, v in facts)
+        + "</table>")
+    if run.get("resolve_error"):
+        out.append(f"<p style='color:{c['bad']}'>The status of this run's facts could not be worked out (the "
+                   f"record looks damaged: {e(str(run['resolve_error']))}); it is shown as recorded.</p>")
+    if run.get("pruned_at"):
+        out.append(f"<p style='color:{c['warn']}'>Pruned {e(time_label(run['pruned_at']))}: past the 30-day "
+                   "retention this record keeps only the facts it created that still exist, and its counts "
+                   f"(created {_num(run.get('created_count'))}, removed {_num(run.get('removed_count'))}, "
+                   f"peer card {'updated' if run.get('peer_card_updated') else 'not updated'}).</p>")
+
+    created = run.get("created") or []
+    out.append(f"<h4 style='margin-bottom:0'>Created facts ({len(created)})</h4>")
+    if created:
+        out.append(f"<p style='margin-top:0; color:{c['dim']}'>Status today: current = still in the file · "
+                   "removed in a run = a later run removed it · unavailable = no longer in the file "
+                   "(edited away or deleted). Click a source to see its history entry.</p>")
+    else:
+        out.append(f"<p style='color:{c['dim']}'>None.</p>")
+    for n, f in enumerate(created, 1):
+        where = e(str(f.get("file")))
+        if f.get("heading"):
+            where += f" · {e(heading_label(str(f['heading'])))}"
+        bits = [f"<i>{e(str(f.get('kind') or 'explicit'))}</i>"]
+        if f.get("confidence"):
+            bits.append(f"confidence {e(str(f['confidence']))}")
+        if f.get("pass"):
+            bits.append(f"{e(str(f['pass']))} pass")
+        out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {where} · {' · '.join(bits)} · "
+                   f"{_status_html(f, c)}</p>")
+        out.append(_pre(f.get("text"), mono, c))
+        sources = f.get("source_entries")
+        if sources is None:
+            sources = [{"cursor": s, "status": "unavailable"} for s in f.get("sources") or []]
+        if not sources:
+            out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>No source entries recorded "
+                       "(a move or rewrite of text already in the files).</p>")
+        for s in sources:
+            cursor = s.get("cursor")
+            if s.get("status") == "current" and s.get("content") is not None:
+                text = e(source_text(str(s["content"])))
+                ts = s.get("timestamp")
+                when = f" <span style='color:{c['dim']}'>({e(str(ts))})</span>" if ts else ""
+                anchor = link(f"cursor:{int(cursor)}", f"cursor {int(cursor)}", c)
+                out.append(f"<p style='margin:0 0 0 16px'>from {anchor}{when}: {text}</p>")
+            else:
+                out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>from cursor {e(str(cursor))} · no longer "
+                           "in memory/history.jsonl (dropped by the 1000-entry cap)</p>")
+
+    removed = run.get("removed") or []
+    out.append(f"<h4 style='margin-bottom:0'>Removed facts ({len(removed)})</h4>")
+    if not removed:
+        out.append(f"<p style='color:{c['dim']}'>"
+                   + ("Pruned with the record." if run.get("pruned_at") else "None.") + "</p>")
+    for n, f in enumerate(removed, 1):
+        aid = f.get("archive_id")
+        arch = (f"archived as {link(f'archive:{aid}', str(aid), c)}" if aid else
+                f"<span style='color:{c['dim']}'>not archived (only USER.md and MEMORY.md are)</span>")
+        extra = ""
+        if f.get("status") == "current":
+            extra = f" · <span style='color:{c['good']}'>back in the file (restored)</span>"
+        pas = f" · {e(str(f['pass']))} pass" if f.get("pass") else ""
+        out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {e(str(f.get('file')))}{pas} · {arch}{extra}</p>")
+        out.append(_pre(f.get("text"), mono, c))
+        if f.get("replaced_by"):
+            out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>replaced by:</p>")
+            out.append(_pre(f["replaced_by"], mono, c))
+        else:
+            out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>removed outright</p>")
+
+    out.append("<h4 style='margin-bottom:0'>Peer card (USER.md): before → after</h4>")
+    if peer_diff:
+        out.append(diff_html(peer_diff.rstrip("\n"), mono, c))
+    elif run.get("pruned_at") and run.get("peer_card_updated"):
+        out.append(f"<p style='color:{c['dim']}'>Updated; the before and after were pruned with the record.</p>")
+    else:
+        out.append(f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
+
+    refused = run.get("refused") or []
+    out.append(f"<h4 style='margin-bottom:0'>Refused writes ({len(refused)})</h4>")
+    if refused:
+        out.append(_table(["File", "Would have been", "Budget", "Before", "Pass"],
+                          [[e(str(r.get("file"))), _num(r.get("size")), _num(r.get("budget")), _num(r.get("before")),
+                            e(str(r.get("pass") or ""))] for r in refused], right={1, 2, 3}))
+        for r in refused:
+            if r.get("reason"):
+                out.append(f"<p style='margin:2px 0 0 16px; color:{c['dim']}'>{e(str(r['reason']))}</p>")
+    else:
+        out.append(f"<p style='color:{c['dim']}'>None: every write fit its budget.</p>")
+
+    sizes = run.get("sizes") or {}
+    if sizes:
+        out.append("<h4 style='margin-bottom:0'>File sizes (characters)</h4>")
+        rows = []
+        for rel, s in sizes.items():
+            if not isinstance(s, dict):
+                continue
+            b, a, budget = s.get("before"), s.get("after"), s.get("budget")
+            delta = ""
+            if isinstance(a, int) and isinstance(b, int) and a != b:
+                col = c["warn"] if a > b else c["good"]
+                delta = f"<span style='color:{col}'>{a - b:+,}</span>"
+            after = _num(a)
+            if isinstance(a, int) and isinstance(budget, int) and budget and a > budget:
+                after = f"<span style='color:{c['bad']}'>{after}</span>"
+            rows.append([e(rel), _num(b), after, delta, _num(budget) if budget else "none"])
+        out.append(_table(["File", "Before", "After", "Change", "Budget"], rows, right={1, 2, 3, 4}))
+
+    passes = run.get("passes") or []
+    out.append(f"<h4 style='margin-bottom:0'>Passes ({len(passes)})</h4>")
+    if passes:
+        rows = []
+        for p in passes:
+            t = p.get("tokens") if isinstance(p.get("tokens"), dict) else {}
+            ended = e(str(p.get("ended") or ""))
+            if p.get("ended") not in (None, "done"):
+                ended = f"<span style='color:{c['warn']}'>{ended}</span>"
+            rows.append([e(str(p.get("name"))), _num(p.get("iterations")), ended, _num(t.get("total")),
+                         e(str(p.get("error") or ""))])
+        out.append(_table(["Pass", "Iterations", "Ended", "Tokens", "Error"], rows, right={1, 3}))
+    else:
+        out.append(f"<p style='color:{c['dim']}'>No pass ran.</p>")
+    return "".join(out)
+
+
+class RunsView(QWidget):
+    status = Signal(str)
+    historyCursorRequested = Signal(int)     # a source entry's link: show that history row
+    archiveEntryRequested = Signal(str)      # a removed fact's archive id link
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.problems: list = []
+        self.shown: dict | None = None           # the resolved record in the detail pane
+        self.loaded = False                      # the current workspace's runs have been read
+        self._shown_diff: str | None = None
+        self._list_token = Latest()
+        self._detail_token = Latest()
+        self.mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+
+        self.model = RunsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        vh = self.table.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        hh = self.table.horizontalHeader()
+        hh.setHighlightSections(False)
+        hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(True)
+        fm = self.table.fontMetrics()
+        for col, sample in {COL_STARTED: "0000-00-00 00:00:00", COL_TRIGGER: "interval", COL_STATUS: "wrote-nothing",
+                            COL_DURATION: "00 min 00 s", COL_TOKENS: "000,000", COL_BATCH: "0000–0000 (00)",
+                            COL_CREATED: "+ Created", COL_REMOVED: "− Removed", COL_REFUSED: "Refused",
+                            COL_PRUNED: "Pruned"}.items():
+            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + (32 if col in NUMERIC else 20))
+
+        self.summary = QLabel()
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.setPlaceholderText("Select a run to see what it changed.")
+        self.detail.anchorClicked.connect(self._on_anchor)
+
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setWordWrap(True)
+        self.empty.setTextFormat(Qt.TextFormat.RichText)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setContentsMargins(24, 24, 24, 24)
+        self.empty.setMaximumWidth(720)
+
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.setObjectName("runsSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([200, 500])
+        self._splitter_moved = False
+        self.splitter.splitterMoved.connect(lambda *a: setattr(self, "_splitter_moved", True))
+
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.splitter, 1)
+        lay.addWidget(self.empty, 1)
+
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self._update_state()
+
+    # ---- public API ------------------------------------------------------------------------
+
+    def set_workspace(self, ws: Workspace) -> None:
+        if self.ws is None or ws.root != self.ws.root:
+            self.loaded = False
+            self.model.set_runs([])
+            self._show(None, None)
+            self._update_state()
+        self.ws = ws
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read memory/dreams/ on the reader thread; keeps the selected run (or picks the newest)."""
+        ws = self.ws
+        if ws is None:
+            return
+        token = self._list_token.next()
+
+        def done(result) -> None:
+            if self._list_token.current(token) and ws is self.ws:
+                self._set_runs(*result)
+
+        self.engine.read("read Dream runs", lambda ctx: records.list_runs(ws), done,
+                         lambda msg, tb: self.status.emit(f"Could not read the Dream runs: {msg}"))
+
+    def selected_run(self) -> dict | None:
+        index = self.table.currentIndex()
+        return self.model.run(index.row()) if index.isValid() else None
+
+    def select_run(self, run_id: str) -> bool:
+        row = self.model.row_for_id(run_id)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        self.table.setCurrentIndex(self.model.index(row, 0))
+        self.table.scrollTo(self.model.index(row, 0))
+        return True
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _set_runs(self, runs: list[dict], problems: list) -> None:
+        current = self.selected_run()
+        keep = current.get("id") if current else None
+        self.problems = list(problems)
+        self.loaded = True
+        self.model.set_runs(runs)
+        self._update_state()
+        self._fit_table()
+        if not runs:
+            self._show(None, None)
+            return
+        row = self.model.row_for_id(keep) if keep else None
+        row = 0 if row is None else row
+        # The reset cleared the current index, so this reloads the detail (its facts' status
+        # may have changed since it was shown) and keeps its scroll position for the same run.
+        self.table.selectRow(row)
+        self.table.setCurrentIndex(self.model.index(row, 0))
+
+    def _fit_table(self) -> None:
+        """Give the table the height of its rows (3 to 10 of them) and the detail the rest, until
+        the user moves the splitter."""
+        if self._splitter_moved:
+            return
+        rows = min(max(self.model.rowCount(), 3), 10)
+        t = self.table
+        want = (t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize()
+                + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height())
+        total = sum(self.splitter.sizes()) or max(self.splitter.height(), 600)
+        want = min(want, total // 2)
+        self.splitter.setSizes([want, max(total - want, 100)])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_table()
+
+    def _update_state(self) -> None:
+        n = self.model.rowCount()
+        self.empty.setVisible(self.loaded and n == 0)
+        self.splitter.setVisible(n > 0 or not self.loaded)
+        text = _plural(n, "Dream run", "Dream runs") + " · newest first" if n else ""
+        if self.problems:
+            text += (" · " if text else "") + _plural(len(self.problems), "unreadable record", "unreadable records") \
+                + " skipped"
+        self.summary.setText(text)
+        self.summary.setToolTip("\n".join(str(p) for p in self.problems))
+        self.summary.setVisible(bool(text))
+
+    def _current_changed(self, current, previous) -> None:
+        if current.isValid():
+            self._load_detail(current.row())
+        else:
+            self._show(None, None)
+
+    def _load_detail(self, row: int) -> None:
+        ws, rec, runs = self.ws, self.model.run(row), list(self.model.runs)
+        if ws is None or rec is None:
+            return
+        token = self._detail_token.next()
+
+        def job(ctx):
+            try:
+                resolved = records.resolve(ws, rec, runs)
+            except Exception as exc:  # noqa: BLE001 - a damaged record is still shown, as it is
+                resolved = json.loads(json.dumps(rec, default=str))
+                resolved["resolve_error"] = f"{type(exc).__name__}: {exc}"
+            um = resolved.get("user_md")
+            diff = None
+            if isinstance(um, dict) and isinstance(um.get("before"), str) and isinstance(um.get("after"), str):
+                diff = diff_texts(um["before"], um["after"], "USER.md").unified("before", "after") or None
+            return resolved, diff
+
+        def done(result) -> None:
+            if self._detail_token.current(token) and ws is self.ws:
+                self._show(*result)
+
+        self.engine.read(f"resolve run {rec.get('id')}", job, done,
+                         lambda msg, tb: self._show_error(rec.get("id"), msg))
+
+    def _show_error(self, run_id, msg: str) -> None:
+        self.shown, self._shown_diff = None, None
+        self.detail.setHtml(f"<h3>{html.escape(str(run_id))}</h3><p>This run record could not be read: "
+                            f"{html.escape(msg)}</p>")
+        self.status.emit(f"Could not read run {run_id}: {msg}")
+
+    def _show(self, resolved: dict | None, diff: str | None) -> None:
+        same = resolved is not None and self.shown is not None and resolved.get("id") == self.shown.get("id")
+        scroll = self.detail.verticalScrollBar().value() if same else 0
+        self.shown, self._shown_diff = resolved, diff
+        if resolved is None:
+            self.detail.clear()
+            return
+        try:
+            text = run_detail_html(resolved, diff, self.mono, detail_colors(self.detail.palette()))
+        except Exception as exc:  # noqa: BLE001 - a damaged record is shown as such, never a crash
+            self._show_error(resolved.get("id"), f"{type(exc).__name__}: {exc}")
+            return
+        self.detail.setHtml(text)
+        self.detail.verticalScrollBar().setValue(scroll)
+
+    def _on_anchor(self, url) -> None:
+        scheme, _, value = url.toString().partition(":")
+        if scheme == "cursor" and value.isdigit():
+            self.historyCursorRequested.emit(int(value))
+        elif scheme == "run" and value:
+            if not self.select_run(value):
+                self.status.emit(f"Run {value} has no record any more (deleted after the retention period)")
+        elif scheme == "archive" and value:
+            self.archiveEntryRequested.emit(value)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.model.set_palette(self.palette())
+            if self.shown is not None:
+                self._show(self.shown, self._shown_diff)
+        super().changeEvent(event)

@@ -1,0 +1,642 @@
+"""Snapshots: the timeline of the workspace's git snapshots, the diff of one snapshot against the
+working files (or of two snapshots against each other), and restores — the whole snapshot, one
+file, one hunk — each confirmed first and each undoable.
+
+Reads (the list, every diff) run on the engine's reader thread, debounced on selection changes,
+and a Latest token drops any answer that arrives for a selection the user has already left.
+Restores run on the writer thread. Viewing never creates the snapshot repository.
+
+What one selected snapshot shows: the diff *from that snapshot to the working files* — `−` lines
+are in the snapshot and no longer in the files, `+` lines were written since. Restoring reverts
+them; its hunks are numbered exactly as store.diff(sha) numbers them, which is what
+restore_snapshot(ws, sha, path, hunk) restores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cursors import read_cursor
+from engine.diffs import FileDiff
+from engine.problems import WorkspaceError
+from engine.restore import RestoreResult, restore_snapshot
+from engine.snapshots import Snapshot, SnapshotStore
+from engine.workspace import Workspace
+
+from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, SnapshotsModel,
+                                      TimelineDelegate, badge_of, when)
+from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,
+                  QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
+                  QWidget, Signal)
+from ..widgets.diff_view import SPLIT, UNIFIED, DiffView, PFile, prepare_diffs
+from ..worker import Engine, Latest
+
+DIFF_DEBOUNCE_MS = 120
+LIST_LIMIT = 5000
+EMPTY_TEXT = "No snapshots yet: the first Dream run, edit or restore creates them."
+EMPTY_NOTE = ("Snapshots are kept in the workspace's own git repository (shared with nanobot); "
+              "looking at this tab never creates it.")
+PICK_TEXT = "Select a snapshot to see what changed since it, or two (Ctrl+click) to compare them."
+UNDO_NOTE = ("The current files are snapshotted first, so this can be undone "
+             "(Undo last restore).")
+
+
+@dataclass
+class Listing:
+    exists: bool
+    snapshots: list[Snapshot]
+
+
+@dataclass
+class DiffResult:
+    shas: tuple[str, ...]           # (sha,) = that snapshot → working files; (older, newer) = between them
+    diffs: list[FileDiff]
+    prepared: list[PFile]
+    snap_cursor: int | None = None  # .dream_cursor in the snapshot (single selection only)
+    work_cursor: int | None = None  # .dream_cursor now
+
+    @property
+    def single(self) -> bool:
+        return len(self.shas) == 1
+
+
+def list_snapshots(ws: Workspace) -> Listing:
+    store = SnapshotStore(ws)
+    if not store.exists():          # never create the repository just by looking
+        return Listing(False, [])
+    return Listing(True, store.list(limit=LIST_LIMIT))
+
+
+def compute_diff(ws: Workspace, shas: tuple[str, ...]) -> DiffResult:
+    """The diff the view shows (on the reader thread; tests may wrap it)."""
+    store = SnapshotStore(ws)
+    if len(shas) == 1:
+        diffs = store.diff(shas[0])
+        text = store.file_at(shas[0], "memory/.dream_cursor")
+        snap_cursor = int(text.strip()) if text is not None and text.strip().isascii() and text.strip().isdigit() \
+            else None
+        work_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
+        return DiffResult(shas, diffs, prepare_diffs(diffs), snap_cursor, work_cursor)
+    diffs = store.diff(shas[0], shas[1])
+    return DiffResult(shas, diffs, prepare_diffs(diffs))
+
+
+class StaleDiff(WorkspaceError):
+    pass
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _preview(lines: list[str], limit: int = 4) -> str:
+    out = []
+    for t in lines[:limit]:
+        t = t.rstrip("\n")
+        out.append("    " + (t if len(t) <= 90 else t[:89] + "…"))
+    if len(lines) > limit:
+        out.append(f"    … and {len(lines) - limit} more")
+    return "\n".join(out)
+
+
+class SnapshotDialogs:
+    """The questions the view asks; tests replace them."""
+
+    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, parent=parent)
+        yes = box.addButton(title.rstrip("?…"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is yes
+
+    def move_cursor_back(self, parent: QWidget, text: str) -> bool | None:
+        box = QMessageBox(QMessageBox.Icon.Question, "Move .dream_cursor back too?", text, parent=parent)
+        yes = box.addButton("Move it back", QMessageBox.ButtonRole.YesRole)
+        no = box.addButton("Keep it", QMessageBox.ButtonRole.NoRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return True if clicked is yes else False if clicked is no else None
+
+    def error(self, parent: QWidget, title: str, text: str) -> None:
+        QMessageBox.warning(parent, title, text)
+
+
+class SnapshotsView(QWidget):
+    status = Signal(str)                  # a status-bar message
+    restored = Signal(str)                # after any restore or undo (what was restored)
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.dialogs = SnapshotDialogs()
+        self.last_restore: RestoreResult | None = None
+        self.last_restore_what = ""
+        self.shown: DiffResult | None = None          # the diff on screen (restores act on it)
+        self.listing: Listing | None = None
+        self.busy = False                             # a restore is running
+        self._list_token = Latest()
+        self._diff_token = Latest()
+        self._first_list = True
+
+        self.model = SnapshotsModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("snapshotTimeline")
+        self.table.setModel(self.model)
+        self.table.setItemDelegate(TimelineDelegate(self.table))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setToolTip("")
+        vh = self.table.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 10)
+        hh = self.table.horizontalHeader()
+        hh.setStretchLastSection(True)
+        hh.setHighlightSections(False)
+        hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        fm = self.table.fontMetrics()
+        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 20)
+        self.table.setColumnWidth(COL_KIND, fm.horizontalAdvance("nanobot revert") + 28)
+        self.table.setColumnWidth(COL_MESSAGE, fm.horizontalAdvance("dream: periodic memory consolidation") + 24)
+        self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.PlainText)
+        self.legend.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.unified_button = QToolButton()
+        self.unified_button.setText("Unified")
+        self.split_button = QToolButton()
+        self.split_button.setText("Side by side")
+        self.mode_group = QButtonGroup(self)
+        for b in (self.unified_button, self.split_button):
+            b.setCheckable(True)
+            b.setAutoRaise(False)
+            self.mode_group.addButton(b)
+        self.unified_button.setChecked(True)
+        self.unified_button.setToolTip("One column: removed and added lines one under the other")
+        self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right")
+        self.mode_group.buttonClicked.connect(self._mode_clicked)
+
+        self.restore_button = QPushButton("Restore snapshot…")
+        self.restore_button.setToolTip("Put every memory file back as it is in this snapshot (asks first)")
+        self.restore_button.clicked.connect(self.restore_whole)
+        self.file_button = QPushButton("Restore one file")
+        self.file_button.setToolTip("Put one file back as it is in this snapshot (asks first)")
+        self.file_menu = QMenu(self.file_button)
+        self.file_button.setMenu(self.file_menu)
+        self.undo_button = QPushButton("Undo last restore")
+        self.undo_button.setToolTip("Put the files back as they were just before the last restore (asks first)")
+        self.undo_button.clicked.connect(self.undo_last)
+
+        self.diff = DiffView()
+        self.diff.setObjectName("snapshotDiff")
+        self.diff.setAccessibleName("Snapshot diff")
+        self.table.setAccessibleName("Snapshot timeline")
+        self.diff.hunkRestoreRequested.connect(self.restore_hunk)
+        self.diff.fileRestoreRequested.connect(self.restore_file)
+        self.diff.set_message(PICK_TEXT)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.unified_button)
+        bar.addWidget(self.split_button)
+        bar.addStretch(1)
+        bar.addWidget(self.restore_button)
+        bar.addWidget(self.file_button)
+        bar.addSpacing(12)
+        bar.addWidget(self.undo_button)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.title)
+        rl.addWidget(self.legend)
+        rl.addLayout(bar)
+        rl.addWidget(self.diff, 1)
+
+        # the timeline above the diff: both get the full width (the engine dock takes a third of it)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("snapshotsSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([190, 560])
+
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setObjectName("snapshotsEmpty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        font = self.empty.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.empty.setFont(font)
+        self.empty_note = QLabel(EMPTY_NOTE)
+        self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_note.setWordWrap(True)
+        self.empty_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        empty_page = QWidget()
+        el = QVBoxLayout(empty_page)
+        el.addStretch(1)
+        el.addWidget(self.empty)
+        el.addSpacing(6)
+        el.addWidget(self.empty_note)
+        el.addStretch(1)
+        self.empty_page = empty_page
+        self.stack = QStackedWidget()
+        self.stack.addWidget(empty_page)
+        self.stack.addWidget(self.splitter)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.stack)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DIFF_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._load_diff)
+        self._update_buttons()
+
+    # -- public API ------------------------------------------------------------------------------
+    def set_workspace(self, ws: Workspace) -> None:
+        if self.ws is None or ws.root != self.ws.root:
+            self.last_restore = None
+            self.last_restore_what = ""
+            self.shown = None
+            self.listing = None
+            self._first_list = True
+            self._diff_token.next()
+            self.model.set_snapshots([])
+            self.diff.set_message(PICK_TEXT)
+            self.title.clear()
+            self.legend.clear()
+        self.ws = ws
+        self.refresh()
+
+    def refresh(self) -> None:
+        """List the snapshots again (reader thread) and redo the diff of the selection."""
+        ws = self.ws
+        if ws is None:
+            return
+        token = self._list_token.next()
+        self.engine.read("list snapshots", lambda ctx: list_snapshots(ws),
+                         lambda listing: self._apply_listing(listing, token, ws),
+                         lambda msg, tb: self._list_failed(msg, token))
+
+    def selected_shas(self) -> list[str]:
+        """The selected snapshots, newest first."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.snapshots[r].sha for r in rows if r < len(self.model.snapshots)]
+
+    def select_shas(self, shas: list[str]) -> None:
+        sm = self.table.selectionModel()
+        sm.clearSelection()
+        for i, sha in enumerate(shas):
+            row = self.model.row_of(sha)
+            if row is None:
+                continue
+            index = self.model.index(row, 0)
+            flags = sm.SelectionFlag.Select | sm.SelectionFlag.Rows
+            sm.select(index, flags)
+            if i == 0:
+                sm.setCurrentIndex(index, sm.SelectionFlag.NoUpdate)
+                self.table.scrollTo(index)
+
+    def mode(self) -> str:
+        return self.diff.mode()
+
+    def set_mode(self, mode: str) -> None:
+        self.diff.set_mode(mode)
+        (self.split_button if mode == SPLIT else self.unified_button).setChecked(True)
+
+    # -- listing ----------------------------------------------------------------------------------
+    def _apply_listing(self, listing: Listing, token: int, ws: Workspace) -> None:
+        if not self._list_token.current(token) or ws is not self.ws:
+            return
+        self.listing = listing
+        if not listing.exists or not listing.snapshots:
+            self.model.set_snapshots([])
+            self.stack.setCurrentWidget(self.empty_page)
+            self.shown = None
+            self._update_buttons()
+            return
+        self.stack.setCurrentWidget(self.splitter)
+        keep = self.selected_shas()
+        sm = self.table.selectionModel()
+        sm.blockSignals(True)
+        self.model.set_snapshots(listing.snapshots)
+        if self._first_list:
+            keep = [listing.snapshots[0].sha]
+            self._first_list = False
+        self.select_shas(keep)
+        sm.blockSignals(False)
+        self.table.viewport().update()
+        self._schedule_diff()
+
+    def _list_failed(self, message: str, token: int) -> None:
+        if self._list_token.current(token):
+            self.status.emit(f"Could not read the snapshots: {message}")
+
+    # -- diffs ------------------------------------------------------------------------------------
+    def _selection_changed(self, *args) -> None:
+        self._schedule_diff()
+
+    def _schedule_diff(self) -> None:
+        self._diff_token.next()         # whatever is in flight is stale from now on
+        self._update_buttons()
+        self._debounce.start()
+
+    def _selection_key(self) -> tuple[str, ...] | None:
+        shas = self.selected_shas()
+        if len(shas) == 1:
+            return (shas[0],)
+        if len(shas) == 2:
+            return (shas[1], shas[0])    # older → newer
+        return None
+
+    def _load_diff(self) -> None:
+        self._debounce.stop()
+        key = self._selection_key()
+        ws = self.ws
+        token = self._diff_token.next()
+        if key is None or ws is None:
+            self.shown = None
+            self.title.setText("")
+            self.legend.setText("")
+            self.diff.set_message(PICK_TEXT if len(self.selected_shas()) < 3
+                                  else "Select one snapshot, or two to compare them (not more).")
+            self._update_buttons()
+            return
+        self.title.setText(self._title_for(key))
+        self.legend.setText("Computing the diff…")
+        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key),
+                         lambda result: self._show_diff(result, token, ws),
+                         lambda msg, tb: self._diff_failed(msg, token))
+
+    def _show_diff(self, result: DiffResult, token: int, ws: Workspace) -> None:
+        if not self._diff_token.current(token) or ws is not self.ws:
+            return      # the user selected something else meanwhile
+        self.shown = result
+        if result.single:
+            cursor_note = ""
+            if result.snap_cursor is not None and result.snap_cursor != result.work_cursor:
+                cursor_note = (f" memory/.dream_cursor is {result.snap_cursor} in the snapshot and "
+                               f"{result.work_cursor} now.")
+            empty = "The memory files are as they are in this snapshot: restoring it changes no file." + cursor_note
+            self.diff.set_diffs(result.diffs, result.prepared, restorable=True, empty_text=empty)
+            legend = ("− lines are in the snapshot, + lines were written since: restoring the snapshot (or a file, "
+                      "or a hunk of it) reverts them." + cursor_note)
+        else:
+            self.diff.set_diffs(result.diffs, result.prepared, restorable=False,
+                                empty_text="These two snapshots hold the same memory files.")
+            legend = "− lines are only in the older snapshot, + lines only in the newer one."
+        self.title.setText(self._title_for(result.shas))
+        self.legend.setText(legend)
+        self._fill_file_menu()
+        self._update_buttons()
+
+    def _diff_failed(self, message: str, token: int) -> None:
+        if not self._diff_token.current(token):
+            return
+        self.shown = None
+        self.diff.set_message(f"Could not compute the diff: {message}")
+        self.status.emit(f"Snapshot diff failed: {message}")
+        self._update_buttons()
+
+    def _snap(self, sha: str) -> Snapshot | None:
+        row = self.model.row_of(sha)
+        return self.model.snapshot(row) if row is not None else None
+
+    def _describe(self, sha: str) -> str:
+        s = self._snap(sha)
+        if s is None:
+            return sha[:8]
+        return f"{s.short} ({badge_of(s)}, {when(s)})"
+
+    def _title_for(self, key: tuple[str, ...]) -> str:
+        if len(key) == 1:
+            return f"Changes since snapshot {self._describe(key[0])} in the working files."
+        return f"Changes from snapshot {self._describe(key[0])} to {self._describe(key[1])}."
+
+    def _mode_clicked(self, button) -> None:
+        self.diff.set_mode(SPLIT if button is self.split_button else UNIFIED)
+
+    # -- buttons ----------------------------------------------------------------------------------
+    def _restorable_files(self) -> list[FileDiff]:
+        if self.shown is None or not self.shown.single:
+            return []
+        return [d for d in self.shown.diffs if d.old_exists]
+
+    def _cursor_differs(self) -> bool:
+        s = self.shown
+        return bool(s and s.single and s.snap_cursor is not None and s.snap_cursor != s.work_cursor)
+
+    def _current_shown(self) -> bool:
+        return self.shown is not None and self._selection_key() == self.shown.shas and not self._debounce.isActive()
+
+    def _update_buttons(self) -> None:
+        ready = not self.busy and self._current_shown()
+        single = ready and self.shown is not None and self.shown.single
+        self.restore_button.setEnabled(single and (bool(self._restorable_files()) or self._cursor_differs()))
+        self.file_button.setEnabled(single and bool(self._restorable_files()))
+        if not (self.shown is not None and self.shown.single):
+            tip = "Select one snapshot to restore it (two selected snapshots are only compared)"
+        elif not self._restorable_files() and not self._cursor_differs():
+            tip = "The working files already match this snapshot"
+        else:
+            tip = "Put every memory file back as it is in this snapshot (asks first)"
+        self.restore_button.setToolTip(tip)
+        last = self.last_restore
+        self.undo_button.setEnabled(not self.busy and last is not None and last.undo is not None
+                                    and bool(last.files or last.cursor))
+        self.undo_button.setToolTip(f"Undo the last restore ({self.last_restore_what}); asks first"
+                                    if last is not None else "No restore to undo yet")
+
+    def _fill_file_menu(self) -> None:
+        self.file_menu.clear()
+        for d in self._restorable_files():
+            a = self.file_menu.addAction(f"{d.path}   (+{d.added} −{d.removed})")
+            a.triggered.connect(lambda _=False, p=d.path: self.restore_file(p))
+
+    # -- restores ---------------------------------------------------------------------------------
+    def _guard(self) -> DiffResult | None:
+        if self.ws is None or self.busy:
+            return None
+        if not self._current_shown() or not self.shown.single:
+            self.status.emit("Select one snapshot and wait for its diff before restoring")
+            return None
+        return self.shown
+
+    def restore_whole(self) -> None:
+        shown = self._guard()
+        if shown is None:
+            return
+        sha = shown.shas[0]
+        move = False
+        if self._cursor_differs():
+            back = shown.snap_cursor < shown.work_cursor
+            entries = shown.work_cursor - shown.snap_cursor
+            text = (f"In snapshot {sha[:8]}, memory/.dream_cursor is {shown.snap_cursor}; it is {shown.work_cursor} now.\n\n"
+                    f"Move it {'back ' if back else ''}to {shown.snap_cursor} too? "
+                    + (f"Then the {_plural(entries, 'history entry', 'history entries')} after cursor "
+                       f"{shown.snap_cursor} are dreamed again on the next Dream run."
+                       if back else "Then Dream treats the entries up to it as already dreamed.")
+                    + f"\n\nKeep it: the cursor stays at {shown.work_cursor}.")
+            answer = self.dialogs.move_cursor_back(self, text)
+            if answer is None:
+                self.status.emit("Restore cancelled; nothing was written")
+                return
+            move = bool(answer)
+        files = self._restorable_files()
+        if not files and not move:
+            self.status.emit("Nothing to restore: the files already match this snapshot")
+            return
+        lines = [f"    {d.path}  (+{d.added} −{d.removed} since the snapshot)" for d in files]
+        lacking = [d.path for d in shown.diffs if not d.old_exists]
+        text = f"Restore snapshot {self._describe(sha)}?\n\n"
+        if files:
+            text += "These files go back to their content in that snapshot:\n" + "\n".join(lines) + "\n"
+        else:
+            text += "No memory file changes.\n"
+        if lacking:
+            text += f"Not in the snapshot, left as they are: {', '.join(lacking)}.\n"
+        if move:
+            text += f"memory/.dream_cursor moves from {shown.work_cursor} to {shown.snap_cursor}.\n"
+        elif self._cursor_differs():
+            text += f"memory/.dream_cursor stays at {shown.work_cursor}.\n"
+        text += ("\nEntries this removes from USER.md or MEMORY.md go to the archive; memory/archive and "
+                 "memory/dreams are never rolled back. " + UNDO_NOTE)
+        if not self.dialogs.confirm(self, "Restore snapshot?", text):
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        ws = self.ws
+        self._run_restore(f"snapshot {sha[:8]}", lambda ctx: restore_snapshot(ws, sha, move_cursor=move))
+
+    def restore_file(self, path: str) -> None:
+        shown = self._guard()
+        if shown is None:
+            return
+        sha = shown.shas[0]
+        d = next((x for x in shown.diffs if x.path == path), None)
+        if d is None or not d.old_exists:
+            self.status.emit(f"Snapshot {sha[:8]} does not hold {path}; a restore leaves it as it is")
+            return
+        what = "recreates it" if not d.new_exists else \
+            f"removes {_plural(d.added, 'line')} written since and puts back {_plural(d.removed, 'line')}"
+        text = (f"Restore {path} from snapshot {self._describe(sha)}?\n\n"
+                f"{path} goes back to its content in that snapshot: this {what}. No other file changes.\n\n"
+                + ("Entries this removes go to the archive. " if path in ("USER.md", "memory/MEMORY.md") else "")
+                + UNDO_NOTE)
+        if not self.dialogs.confirm(self, "Restore file?", text):
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        ws = self.ws
+        self._run_restore(f"{path} from {sha[:8]}", lambda ctx: restore_snapshot(ws, sha, path=path))
+
+    def restore_hunk(self, path: str, n: int) -> None:
+        shown = self._guard()
+        if shown is None:
+            return
+        sha = shown.shas[0]
+        d = next((x for x in shown.diffs if x.path == path), None)
+        if d is None or not d.old_exists or not 1 <= n <= len(d.hunks):
+            self.status.emit(f"No hunk {n} of {path} to restore")
+            return
+        hunk = d.hunks[n - 1]
+        gone = [x.text for x in hunk.lines if x.kind == "+"]
+        back = [x.text for x in hunk.lines if x.kind == "-"]
+        first = hunk.new_start + 1
+        text = (f"Restore hunk {n} of {path} from snapshot {self._describe(sha)}?\n\n"
+                f"Only these lines of {path} change (around line {first}); the rest of the file stays as it is.\n")
+        if gone:
+            text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{_preview(gone)}\n"
+        if back:
+            text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{_preview(back)}\n"
+        text += "\n" + ("Entries this removes go to the archive. " if path in ("USER.md", "memory/MEMORY.md") else "") \
+            + UNDO_NOTE
+        if not self.dialogs.confirm(self, "Restore hunk?", text):
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        ws = self.ws
+        expected = [(x.kind, x.text) for x in hunk.lines]
+
+        def job(ctx):
+            # restore_snapshot numbers the hunks afresh: make sure hunk n is still the change shown
+            store = SnapshotStore(ws)
+            now = store.diff(sha, paths=[path])
+            hunks = now[0].hunks if now else []
+            if len(hunks) < n or [(x.kind, x.text) for x in hunks[n - 1].lines] != expected:
+                raise StaleDiff(f"{path} changed since this diff was shown, so hunk {n} is no longer the one you saw. "
+                                "Nothing was written; the diff is shown again: check it and try again.")
+            return restore_snapshot(ws, sha, path=path, hunk=n, store=store)
+
+        self._run_restore(f"{path} hunk {n} from {sha[:8]}", job)
+
+    def undo_last(self) -> None:
+        last = self.last_restore
+        if self.ws is None or self.busy or last is None or last.undo is None:
+            return
+        files = ", ".join(last.files) or "no files"
+        text = (f"Undo the last restore ({self.last_restore_what})?\n\n"
+                f"The files it wrote ({files}) go back to how they were just before it "
+                f"(snapshot {last.undo[:8]}).\n")
+        move = last.cursor is not None
+        if move:
+            text += f"memory/.dream_cursor goes back from {last.cursor[1]} to {last.cursor[0]}.\n"
+        text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
+        if not self.dialogs.confirm(self, "Undo last restore?", text):
+            self.status.emit("Undo cancelled; nothing was written")
+            return
+        ws, target = self.ws, last.undo
+        self._run_restore(f"undo of {self.last_restore_what}", lambda ctx: restore_snapshot(ws, target, move_cursor=move),
+                          undo=True)
+
+    def _run_restore(self, what: str, job, undo: bool = False) -> None:
+        queued = self.engine.busy
+        self.busy = True
+        self._update_buttons()
+        self.status.emit(f"Restoring {what}…" + (" (after the job that is running now)" if queued else ""))
+        ws = self.ws
+
+        def done(result: RestoreResult) -> None:
+            self.busy = False
+            if ws is self.ws:
+                self.last_restore = result
+                self.last_restore_what = what
+            if result.files or result.cursor:
+                note = ("Undid the last restore" if undo else f"Restored {what}") + ": " + \
+                    (", ".join(result.files) or "no files")
+                if result.cursor:
+                    note += f"; .dream_cursor {result.cursor[0]} → {result.cursor[1]}"
+                if result.archived:
+                    note += f"; {_plural(len(result.archived), 'removed entry', 'removed entries')} archived"
+            else:
+                note = f"Nothing to restore for {what}: the files already matched"
+            for w in result.warnings:
+                note += f" ({w})"
+            self.status.emit(note)
+            self._update_buttons()
+            self.refresh()
+            self.restored.emit(what)
+
+        def failed(message: str, tb: str) -> None:
+            self.busy = False
+            self._update_buttons()
+            self.status.emit(f"Restore failed: {message}")
+            self.dialogs.error(self, "Restore failed", f"Restoring {what} failed.\n\n{message}")
+            self.refresh()
+
+        self.engine.write(f"restore {what}", job, done, failed)

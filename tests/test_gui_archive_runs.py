@@ -1,0 +1,586 @@
+"""The archive browser and the Dream runs view, on real data: the demo after its recorded Dream
+run, plus a scripted second run that replaces a fact the first one created. Models under
+qtmodeltester; search, filters, restore and the run detail's links driven through the widgets."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_HOME, REPO, tree_state
+
+from engine import cli
+from engine.archive import Archive, ArchiveRecord, append_records, read_archive, search
+from engine.dream import records
+from engine.dream.run import DreamOptions, run_dream
+from engine.entries import split_entries
+from engine.llm.replay import ReplayClient
+from engine.workspace import Workspace
+from gui.models.archive_model import (COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT,
+                                      ArchiveFilterProxy, ArchiveModel)
+from gui.models.history_model import preview
+from gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
+                                   RunsModel)
+from gui.qt import QColor, QPalette, Qt
+from gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, plan_placements
+from gui.views.history_view import HistoryView
+from gui.views.runs_view import RunsView
+from gui.worker import Engine
+
+PIHOLE = "- Pi-hole moves to an LXC container on the Proxmox host before the Pi 4 is retired."
+PIHOLE_NOW = "Pi-hole runs in an LXC container on the Proxmox host; the Pi 4 is retired."
+TODOIST = "- Keeps tasks in Todoist; the weekly review reads the project \"This week\"."
+DAGSTER = ("- One Dagster code location per domain (telemetry, billing, reporting); deploys through GitHub\n"
+           "  Actions. She reviews infra PRs on Thursdays.")
+DUTCH_NOW = "- Dutch at B1: evening class on Thursdays at CVO Gent, 19:00–21:30 (teacher Mieke)."
+
+# A second, scripted run (played by ReplayClient): the Pi-hole move happened (entry 121), so the
+# fact the first run created is replaced — the first run's fact is then "removed in <this run>".
+SECOND_RUN = [
+    {"pass": "consolidation", "tool_calls": [{"name": "remove_fact", "arguments": {
+        "path": "memory/MEMORY.md", "text": PIHOLE, "replacement": PIHOLE_NOW, "sources": [121, 122]}}],
+     "usage": {"prompt_tokens": 3100, "completion_tokens": 120}},
+    {"content": "Pi-hole moved to LXC; the Pi 4 is retired.", "usage": {"prompt_tokens": 3300,
+                                                                          "completion_tokens": 20}},
+]
+
+
+# ---- data ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dreamed(tmp_path_factory) -> Path:
+    """The demo home after the recorded run (`dreamdesk dream --replay --review`) and a second run."""
+    home = tmp_path_factory.mktemp("dreamed") / "demo"
+    shutil.copytree(DEMO_HOME, home, symlinks=True)
+    assert cli.main(["dream", str(home), "--replay", str(home / "dream-replay.jsonl"), "--review"]) == 0
+    ws = Workspace.open(home)
+    (first,), _ = records.list_runs(ws)
+    transcript = home / "second-run.jsonl"
+    transcript.write_text("\n".join(json.dumps(t, ensure_ascii=False) for t in SECOND_RUN) + "\n", encoding="utf-8")
+    later = datetime.fromisoformat(first["started"]) + timedelta(hours=2)
+    result = run_dream(ws, ReplayClient(transcript), DreamOptions(trigger="interval"), now=lambda: later)
+    assert result.run_id and result.record["removed"][0]["text"] == PIHOLE
+    return home
+
+
+@pytest.fixture
+def home(dreamed, tmp_path) -> Path:
+    """A private copy of the dreamed demo home (snapshots repository included)."""
+    dest = tmp_path / "demo"
+    shutil.copytree(dreamed, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def ws(home) -> Workspace:
+    return Workspace.open(home)
+
+
+@pytest.fixture
+def runs(ws) -> list[dict]:
+    out, problems = records.list_runs(ws)
+    assert len(out) == 2 and not problems
+    return out
+
+
+@pytest.fixture
+def engine(qtbot):
+    e = Engine()
+    yield e
+    e.shutdown()
+
+
+@pytest.fixture
+def archive_view(qtbot, engine, ws):
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1200, 720)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=5000)
+    return view
+
+
+@pytest.fixture
+def runs_view(qtbot, engine, ws):
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.resize(1200, 820)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
+    return view
+
+
+def cell(model, row, col, role=Qt.DisplayRole):
+    if isinstance(model, ArchiveFilterProxy):
+        return model.sourceModel().data(model.mapToSource(model.index(row, col)), role)
+    return model.data(model.index(row, col), role)
+
+
+def shown_ids(view: ArchiveView) -> list[str]:
+    return [view.model.record(view.proxy.mapToSource(view.proxy.index(r, 0)).row()).id
+            for r in range(view.proxy.rowCount())]
+
+
+def record_with(ws, text):
+    return next(r for r in read_archive(ws).records if r.text == text)
+
+
+class Dialogs:
+    def __init__(self, answer: bool):
+        self.answer = answer
+        self.asked: list[tuple[str, str]] = []
+
+    def confirm(self, parent, title, text) -> bool:
+        self.asked.append((title, text))
+        return self.answer
+
+
+def select_ids(view: ArchiveView, ids: list[str]) -> None:
+    sel = view.table.selectionModel()
+    sel.clearSelection()
+    for rid in ids:
+        index = view.proxy.mapFromSource(view.model.index(view.model.row_for_id(rid), 0))
+        sel.select(index, sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        sel.setCurrentIndex(index, sel.SelectionFlag.NoUpdate)
+
+
+# ---- models ----------------------------------------------------------------------------------
+
+def test_archive_model_passes_modeltester(qtmodeltester, qtbot, ws):
+    recs = read_archive(ws).records
+    model = ArchiveModel()
+    qtmodeltester.check(model)                               # empty
+    model.set_records(recs)
+    qtmodeltester.check(model)
+    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 8
+    model.sort(COL_ID, Qt.SortOrder.DescendingOrder)
+    qtmodeltester.check(model)
+    ids = [model.record(r).id for r in range(model.rowCount())]
+    assert ids[0].endswith("-15") and ids[-1].endswith("-1")   # a-<day>-<n> sorts by n, not as text
+    proxy = ArchiveFilterProxy()
+    proxy.setSourceModel(model)
+    qtmodeltester.check(proxy)
+    proxy.set_filter("proxmox", "memory/MEMORY.md", None)
+    qtmodeltester.check(proxy)
+    assert proxy.rowCount() == len(search(recs, text="proxmox", file="memory/MEMORY.md")) > 0
+    model.set_records(recs[:3])                              # a reset under an active filter
+    qtmodeltester.check(proxy)
+
+
+def test_runs_model_passes_modeltester(qtmodeltester, qtbot, runs):
+    model = RunsModel()
+    qtmodeltester.check(model)
+    model.set_runs(runs)
+    qtmodeltester.check(model)
+    first = runs[1]
+    assert model.cell_text(1, COL_BATCH) == "100–120 (20)"
+    assert model.cell_text(1, COL_CREATED) == f"+{len(first['created'])}" == "+14"
+    assert model.cell_text(1, COL_REMOVED) == "−15" and model.cell_text(1, COL_REFUSED) == "1"
+    assert isinstance(cell(model, 1, COL_STATUS, Qt.ForegroundRole), QColor)
+
+
+# ---- the archive browser ---------------------------------------------------------------------
+
+def test_archive_table_lists_exactly_the_archive(archive_view, ws):
+    recs = read_archive(ws).records
+    view = archive_view
+    assert sorted(shown_ids(view)) == sorted(r.id for r in recs) and len(shown_ids(view)) == len(recs)
+    newest = max(recs, key=lambda r: (r.archived_at, int(r.id.rsplit("-", 1)[1])))
+    assert shown_ids(view)[0] == newest.id                           # newest first
+    row = view.model.row_for_id(record_with(ws, DAGSTER).id)
+    index = view.proxy.mapFromSource(view.model.index(row, 0))
+    rec = record_with(ws, DAGSTER)
+    assert [cell(view.proxy, index.row(), c) for c in (COL_ID, COL_FILE, COL_REASON, COL_RUN, COL_HEADING,
+                                                         COL_REPLACED)] == \
+        [rec.id, "memory/MEMORY.md", rec.reason, rec.run,
+         "Work (Parcelwise)", "—"]
+    for rec in recs:                                                   # every row shows its record
+        r = view.proxy.mapFromSource(view.model.index(view.model.row_for_id(rec.id), 0)).row()
+        assert [cell(view.proxy, r, c) for c in (COL_ID, COL_FILE, COL_REASON, COL_RUN)] == \
+            [rec.id, rec.file, rec.reason, rec.run or "—"]
+        assert cell(view.proxy, r, COL_TEXT) == preview(rec.text, 140)
+        assert cell(view.proxy, r, COL_REPLACED) == (preview(rec.replaced_by, 140) if rec.replaced_by else "—")
+        assert rec.text in html.unescape(cell(view.proxy, r, COL_TEXT, Qt.ToolTipRole))
+    assert f"{len(recs)} archived entries" in view.count_label.text()
+    assert view.empty.isHidden() and not view.splitter.isHidden()
+
+
+def test_detail_pane_shows_the_whole_entry(archive_view, ws):
+    view = archive_view
+    rec = next(r for r in read_archive(ws).records if r.replaced_by and r.file == "USER.md")
+    assert view.select_id(rec.id)
+    text = view.detail.toPlainText()
+    assert rec.text in text and rec.replaced_by in text and rec.heading in text and rec.run in text
+    assert "Replaced by" in text
+
+
+def test_search_and_filters_through_the_widgets(qtbot, archive_view, ws):
+    recs = read_archive(ws).records
+    view = archive_view
+    total = view.proxy.rowCount()
+    qtbot.keyClicks(view.search_edit, "proxmox")
+    assert view.proxy.rowCount() == total                          # debounced: not yet applied
+    want = [r.id for r in search(recs, text="proxmox")]
+    qtbot.waitUntil(lambda: sorted(shown_ids(view)) == sorted(want), timeout=SEARCH_DEBOUNCE_MS * 10)
+    assert 0 < len(want) < total
+    assert view.count_label.text().startswith(f"{len(want)} of {total}")
+
+    view.search_edit.clear()
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == total, timeout=2000)
+    view.file_combo.setCurrentIndex(view.file_combo.findText("USER.md"))
+    want = [r.id for r in search(recs, file="USER.md")]
+    assert sorted(shown_ids(view)) == sorted(want) and 0 < len(want) < total
+    view.reason_combo.setCurrentIndex(view.reason_combo.findText("review"))
+    want = [r.id for r in search(recs, file="USER.md", reason="review")]
+    assert sorted(shown_ids(view)) == sorted(want) and len(want) == 2
+    qtbot.keyClicks(view.search_edit, "todoist")
+    want = [r.id for r in search(recs, text="todoist", file="USER.md", reason="review")]
+    qtbot.waitUntil(lambda: sorted(shown_ids(view)) == sorted(want), timeout=2000)
+    assert len(want) == 1
+    qtbot.keyClicks(view.search_edit, " nothing like this")
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 0, timeout=2000)
+    assert view.count_label.text().startswith("0 of")
+    view.clear_filters()
+    assert view.proxy.rowCount() == total
+    assert view.file_combo.currentText() == ALL_FILES and view.reason_combo.currentText() == ALL_REASONS
+
+
+def test_restore_puts_the_entries_back_under_their_headings(qtbot, archive_view, ws, home):
+    view = archive_view
+    view.dialogs = Dialogs(True)
+    todoist, dagster = record_with(ws, TODOIST), record_with(ws, DAGSTER)
+    restored, messages = [], []
+    view.restored.connect(restored.append)
+    view.status.connect(messages.append)
+    select_ids(view, [todoist.id, dagster.id])
+    assert view.selected_ids() and set(view.selected_ids()) == {todoist.id, dagster.id}
+    assert view.restore_button.isEnabled() and view.restore_button.text() == "Restore selected (2)"
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(restored) == 2, timeout=10000)
+    (title, text), = view.dialogs.asked
+    assert f"{todoist.id} → USER.md, at the end of the section “## Preferences”" in text
+    assert f"{dagster.id} → memory/MEMORY.md, at the end of the section “## Work (Parcelwise)”" in text
+    assert "snapshot" in text and "undone" in text
+    assert set(restored) == {todoist.id, dagster.id}
+    for rec in (todoist, dagster):
+        on_disk = (ws.root / rec.file).read_text(encoding="utf-8")
+        assert any(e.text == rec.text and e.heading == rec.heading for e in split_entries(on_disk)), rec.file
+    assert messages[-1].startswith("Restored 2 entries to USER.md, memory/MEMORY.md (undo: restore snapshot ")
+    # The archive is append-only: both entries are still there, and the browser re-read it.
+    assert {todoist.id, dagster.id} <= {r.id for r in read_archive(ws).records}
+    qtbot.waitUntil(lambda: not view.busy and view.model.row_for_id(todoist.id) is not None, timeout=5000)
+
+    # Restoring again: the confirmation is not even asked, the text is already in the file.
+    select_ids(view, [todoist.id])
+    before = tree_state(home)
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: messages[-1].startswith("Nothing to restore"), timeout=5000)
+    assert "already in USER.md" in messages[-1] and len(view.dialogs.asked) == 1
+    assert tree_state(home) == before
+
+
+def test_declined_restore_writes_nothing(qtbot, archive_view, ws, home):
+    view = archive_view
+    view.dialogs = Dialogs(False)
+    messages = []
+    view.status.connect(messages.append)
+    # One entry already back in its file (a person pasted it), one still only in the archive.
+    user = ws.root / "USER.md"
+    dutch_old = next(r for r in read_archive(ws).records if r.file == "USER.md" and "Tuesdays" in r.text)
+    user.write_text(user.read_text(encoding="utf-8").rstrip("\n") + "\n" + dutch_old.text + "\n", encoding="utf-8")
+    todoist = record_with(ws, TODOIST)
+    before = tree_state(home)
+    select_ids(view, [todoist.id, dutch_old.id])
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(view.dialogs.asked) and not view.busy, timeout=5000)
+    text = view.dialogs.asked[0][1]
+    assert "Restore 1 archived entry?" in text
+    assert f"{dutch_old.id}: already in USER.md — nothing to restore" in text
+    assert messages[-1] == "Restore cancelled; nothing was written"
+    qtbot.wait(100)
+    assert tree_state(home) == before
+
+
+def test_where_a_restore_would_put_each_entry(make_workspace):
+    root = make_workspace({"USER.md": "# User\n\n## Preferences\n- Likes tea\n", "memory/MEMORY.md": "# Memory\n"})
+    ws = Workspace.open(root)
+    recs = append_records(ws, [
+        {"file": "USER.md", "text": "- Likes coffee", "reason": "edit", "heading": "## Preferences"},
+        {"file": "USER.md", "text": "- Has a cat", "reason": "dream", "heading": "## Pets"},
+        {"file": "memory/MEMORY.md", "text": "A loose paragraph.", "reason": "review", "heading": None},
+        {"file": "USER.md", "text": "- Likes tea", "reason": "edit", "heading": "## Preferences"},
+        {"file": "SOUL.md", "text": "- not a memory file", "reason": "edit"}])
+    got = [p.describe() for p in plan_placements(ws, [r.id for r in recs] + ["a-19990101-1"])]
+    a, b, c, d, e = (r.id for r in recs)
+    assert got[:4] == [f"{a} → USER.md, at the end of the section “## Preferences”",
+                       f"{b} → USER.md, under “## Pets” (the heading is gone; recreated at the end)",
+                       f"{c} → the end of memory/MEMORY.md",
+                       f"{d}: already in USER.md — nothing to restore"]
+    assert got[4].startswith(f"{e}: cannot be restored (") and "not a memory file" in got[4]
+    assert got[5].startswith("a-19990101-1: cannot be restored (no archive entry")
+
+
+def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
+    """20,000 entries: load, sort, filter and select-all stay well under a second each."""
+    n = 20_000
+    recs = [ArchiveRecord(f"a-20260101-{i}", f"2026-01-01T10:{i % 60:02d}:00+00:00",
+                          "USER.md" if i % 2 else "memory/MEMORY.md", f"- fact {i} about topic {i % 97}",
+                          "dream" if i % 3 else "review", None, None, "## Notes", "memory/archive/2026-01.jsonl", i)
+            for i in range(n)]
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1100, 600)
+    view.show()
+    t0 = time.perf_counter()
+    view._set_archive(Archive(recs), True)
+    qtbot.wait(1)
+    assert view.proxy.rowCount() == n and time.perf_counter() - t0 < 1.0
+    t0 = time.perf_counter()
+    view.table.sortByColumn(COL_ID, Qt.SortOrder.AscendingOrder)
+    assert view.model.record(0).id == "a-20260101-0" and view.model.record(n - 1).id == f"a-20260101-{n - 1}"
+    view.proxy.set_filter("topic 42", ..., ...)
+    assert view.proxy.rowCount() == len(search(recs, text="topic 42"))
+    assert time.perf_counter() - t0 < 1.0
+    view.clear_filters()
+    t0 = time.perf_counter()
+    view.table.selectAll()
+    assert len(view.selected_ids()) == n and time.perf_counter() - t0 < 1.0
+    messages = []
+    view.status.connect(messages.append)
+    view.ws = Workspace.open(make_workspace({"USER.md": "# User\n"}))
+    view.restore_selected()                                   # too many at once: refused, with the reason
+    assert "restore at most" in messages[-1] and not view.busy
+
+
+def test_empty_state_without_an_archive(qtbot, engine, make_workspace):
+    root = make_workspace({"USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n"})
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    view.set_workspace(Workspace.open(root))
+    qtbot.waitUntil(lambda: view.loaded, timeout=5000)
+    assert view.empty.isVisible() and not view.splitter.isVisible()
+    assert "No archive yet" in view.empty.text()
+    assert not view.restore_button.isVisible() and not view.search_edit.isVisible()
+    grab(view, "archive-empty.png")
+
+
+# ---- the runs view ---------------------------------------------------------------------------
+
+def test_runs_table_matches_list_runs(runs_view, runs):
+    view = runs_view
+    assert [view.model.run(r)["id"] for r in range(view.model.rowCount())] == [r["id"] for r in runs]
+    second, first = runs
+    assert second["started"] > first["started"]                       # newest first
+    assert view.model.cell_text(0, COL_CREATED) == "+1" and view.model.cell_text(0, COL_REMOVED) == "−1"
+    assert view.model.cell_text(1, COL_STATUS) == first["status"] == "completed"
+    assert view.shown["id"] == second["id"]                            # the newest is selected
+    assert "2 Dream runs" in view.summary.text()
+
+
+def _select(qtbot, view, run_id):
+    assert view.select_run(run_id)
+    qtbot.waitUntil(lambda: view.shown is not None and view.shown["id"] == run_id, timeout=5000)
+
+
+def anchor_point(browser, href: str, label: str):
+    """Scroll the link with that text into view and return its centre (viewport coordinates)."""
+    doc = browser.document()
+    cur = doc.find(label)
+    while not cur.isNull():
+        probe = browser.textCursor()
+        probe.setPosition(cur.selectionStart() + 1)
+        if probe.charFormat().anchorHref() == href:
+            probe.setPosition(cur.selectionStart() + len(label) // 2)
+            browser.setTextCursor(probe)
+            browser.ensureCursorVisible()
+            return browser.cursorRect(probe).center()
+        cur = doc.find(label, cur)
+    raise AssertionError(f"no link {href!r} labelled {label!r}")
+
+
+def test_run_detail_created_facts_and_source_links(qtbot, runs_view, runs, ws):
+    view = runs_view
+    second, first = runs
+    _select(qtbot, view, first["id"])
+    text = view.detail.toPlainText()
+    assert "Created facts (14)" in text and "Removed facts (15)" in text
+    resolved = view.shown
+    kinds = [f["kind"] for f in resolved["created"]]
+    assert kinds.count("explicit") == 12 and kinds.count("deductive") == 1 and kinds.count("inductive") == 1
+    assert "deductive" in text and "inductive · confidence medium · induction pass" in text
+    statuses = {f["text"]: f["status"] for f in resolved["created"]}
+    assert statuses[DUTCH_NOW] == "current" and statuses[PIHOLE] == "removed"
+    assert text.count("current") >= 12
+
+    # A source link names the right history entry and, clicked, asks for that cursor.
+    hist = {e.cursor: e for e in ws.history().entries}
+    pos = anchor_point(view.detail, "cursor:111", "cursor 111")
+    assert view.detail.anchorAt(pos) == "cursor:111"
+    block = view.detail.cursorForPosition(pos).block().text()
+    assert block.startswith(f"from cursor 111 ({hist[111].timestamp}): ")
+    assert hist[111].content.split("\n")[0].removeprefix("- ")[:60] in block
+    history = HistoryView()
+    qtbot.addWidget(history)
+    history.set_data(ws.history(), *ws.cursors()[:2])
+    view.historyCursorRequested.connect(history.select_cursor)
+    with qtbot.waitSignal(view.historyCursorRequested, timeout=2000) as blocker:
+        qtbot.mouseClick(view.detail.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == [111]
+    assert history.selected_item().cursor == 111 and history.selected_item().content == hist[111].content
+
+    # Every created fact's sources are linked to exactly its cursors.
+    for f in resolved["created"]:
+        for c in f["sources"]:
+            assert c in hist and f"cursor {c}" in text
+
+
+def test_fact_removed_by_a_later_run(qtbot, runs_view, runs):
+    view = runs_view
+    second, first = runs
+    _select(qtbot, view, first["id"])
+    fact = next(f for f in view.shown["created"] if f["text"] == PIHOLE)
+    assert fact["status"] == "removed" and fact["removed_in_run"] == second["id"]
+    assert f"removed in {second['id']}" in view.detail.toPlainText()
+    pos = anchor_point(view.detail, f"run:{second['id']}", second["id"])
+    qtbot.mouseClick(view.detail.viewport(), Qt.MouseButton.LeftButton, pos=pos)   # follows to that run
+    qtbot.waitUntil(lambda: view.shown["id"] == second["id"], timeout=5000)
+    assert "Removed facts (1)" in view.detail.toPlainText()
+    assert PIHOLE_NOW in view.detail.toPlainText()
+
+
+def test_removed_facts_peer_card_refusals_sizes_and_passes(qtbot, runs_view, runs, ws):
+    view = runs_view
+    second, first = runs
+    _select(qtbot, view, first["id"])
+    text = view.detail.toPlainText()
+    arch = {r.text: r for r in read_archive(ws).records}
+    for f in first["removed"]:
+        if f["archive_id"]:
+            assert f["archive_id"] == arch[f["text"]].id and f"archived as {f['archive_id']}" in text
+    assert "replaced by:" in text and "removed outright" in text
+    # Peer card: the unified diff of USER.md before -> after.
+    assert "--- before/USER.md" in text and "+++ after/USER.md" in text
+    assert "-- Senior data engineer on the platform team at Parcelwise" in text
+    assert "+- Senior data engineer on the platform team at Parcelwise" in text
+    # Refused write: the size it would have had and the budget.
+    refused = first["refused"][0]
+    assert "Refused writes (1)" in text and f"{refused['size']:,}" in text and "3,000" in text
+    # Sizes and passes.
+    assert "2,866" in text and "2,895" in text
+    for p in first["passes"]:
+        assert p["name"] in text
+    assert "Passes (4)" in text
+    archive_ids = []
+    view.archiveEntryRequested.connect(archive_ids.append)
+    aid = first["removed"][1]["archive_id"]
+    pos = anchor_point(view.detail, f"archive:{aid}", aid)
+    qtbot.mouseClick(view.detail.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert archive_ids == [aid]
+
+
+def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
+    later = datetime.fromisoformat(runs[0]["started"]) + timedelta(days=31)
+    assert records.prune(ws, later)
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
+    pruned, _ = records.list_runs(ws)
+    assert pruned and all(r.get("pruned_at") for r in pruned)
+    assert all(view.model.cell_text(r, COL_PRUNED) == "pruned" for r in range(view.model.rowCount()))
+    assert "Pruned" in view.detail.toPlainText() and "30-day" in view.detail.toPlainText()
+
+
+def test_empty_state_without_runs(qtbot, engine, make_workspace):
+    root = make_workspace({"USER.md": "# User\n"})
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    view.set_workspace(Workspace.open(root))
+    qtbot.waitUntil(lambda: view.loaded, timeout=5000)
+    assert view.empty.isVisible() and not view.splitter.isVisible()
+    assert "No Dream runs yet" in view.empty.text()
+    grab(view, "runs-empty.png")
+
+
+def test_a_damaged_run_record_is_shown_not_crashed_on(qtbot, engine, ws, runs):
+    """Records are files anyone can edit: odd types in them never take the view down."""
+    odd = {"id": "r-20200101-000000", "started": "2020-01-01T00:00:00+00:00", "finished": "soon", "status": "completed",
+           "batch": {"first": "a", "count": "many"}, "tokens": {"total": "lots"}, "sizes": {"USER.md": 5},
+           "passes": [{"name": 3, "tokens": [1], "iterations": "x"}], "removed": [{"text": 7, "file": None}],
+           "created": [{"file": "USER.md", "text": 12, "sources": ["x", 111, None], "confidence": {"a": 1}}],
+           "user_md": {"before": 1, "after": None}, "refused": [{"size": "big"}]}
+    (ws.memory_dir / "dreams" / "r-20200101-000000.json").write_text(json.dumps(odd), encoding="utf-8")
+    (ws.memory_dir / "dreams" / "r-20200101-000001.json").write_text('{"id": "r-20200101-000001", "finished": 5}',
+                                                                     encoding="utf-8")
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.set_workspace(ws)
+    # the engine refuses both (a removed fact without a file; an id-only record): reported, skipped
+    qtbot.waitUntil(lambda: view.loaded and view.model.rowCount() == 2, timeout=5000)
+    assert view.model.row_for_id(odd["id"]) is None
+    assert "2 unreadable records skipped" in view.summary.text()
+    for row in range(view.model.rowCount()):
+        for col in range(view.model.columnCount()):
+            for role in (Qt.DisplayRole, Qt.ToolTipRole, Qt.ForegroundRole):
+                cell(view.model, row, col, role)
+
+
+# ---- screenshots -----------------------------------------------------------------------------
+
+def shots_dir() -> Path:
+    """docs/screenshots when DREAMDESK_SCREENSHOTS=1 (to refresh the committed images), else tmp."""
+    if os.environ.get("DREAMDESK_SCREENSHOTS") == "1":
+        return REPO / "docs" / "screenshots"
+    return Path(tempfile.gettempdir()) / "dreamdesk-screenshots"
+
+
+def grab(widget, name: str) -> Path:
+    d = shots_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / name
+    assert widget.grab().save(str(path))
+    return path
+
+
+def dark_palette() -> QPalette:
+    pal = QPalette()
+    for role, col in [(QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
+                      (QPalette.AlternateBase, "#262626"), (QPalette.Text, "#e6e6e6"),
+                      (QPalette.Button, "#353535"), (QPalette.ButtonText, "#e6e6e6"),
+                      (QPalette.Highlight, "#2f6fb3"), (QPalette.HighlightedText, "#ffffff"),
+                      (QPalette.PlaceholderText, "#8a8a8a"), (QPalette.ToolTipBase, "#333333"),
+                      (QPalette.ToolTipText, "#e6e6e6"), (QPalette.Link, "#7fb4ff")]:
+        for group in (QPalette.Active, QPalette.Inactive):
+            pal.setColor(group, role, QColor(col))
+    return pal
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_screenshots(qtbot, archive_view, runs_view, runs, ws, dark):
+    suffix = "-dark" if dark else ""
+    for view in (archive_view, runs_view):
+        if dark:
+            view.setPalette(dark_palette())
+    archive_view.select_id(record_with(ws, DAGSTER).id)
+    grab(archive_view, f"archive{suffix}.png")
+    _select(qtbot, runs_view, runs[1]["id"])
+    runs_view.detail.verticalScrollBar().setValue(0)
+    grab(runs_view, f"runs{suffix}.png")
+    if dark:
+        base = runs_view.detail.palette().color(QPalette.Base)
+        assert base.lightness() < 80
