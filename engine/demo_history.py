@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from .workspace import Workspace
 
 MANIFEST_FORMAT = 1
 DREAM_CURSOR = "memory/.dream_cursor"
+_RUN_ID = re.compile(r"^r-\d{8}-\d{6}(-\d+)?$")
 
 
 def snapshot_at(store: SnapshotStore, message: str, date: str | None = None,
@@ -130,7 +132,7 @@ def build_demo_history(home: Path, source: Path) -> None:
     if not final or not all(_allowed(rel) for rel in final):
         raise WorkspaceError("demo history: manifest.json does not list the final files")
     # The history ends in the files as shipped: check they are the ones it was recorded against.
-    shipped: dict[str, bytes | None] = {}
+    shipped: dict[str, bytes] = {}
     for rel, digest in final.items():
         target = resolve_inside(ws.root, rel)
         data = target.read_bytes() if target.is_file() else None
@@ -141,7 +143,7 @@ def build_demo_history(home: Path, source: Path) -> None:
     archive = _archive_lines(source)
     gitignore = ws.root / ".gitignore"
     had_gitignore = gitignore.exists()
-    created_dirs = [d for d in (ws.memory_dir / "archive", ws.memory_dir / "dreams") if not d.exists()]
+    fresh_dirs = {d: d.exists() for d in (ws.memory_dir / "archive", ws.memory_dir / "dreams")}   # absent or empty
     git_dir = store.git_dir if not store.separate else store.git_dir.parent
     had_git_dir = git_dir.exists()
 
@@ -150,7 +152,7 @@ def build_demo_history(home: Path, source: Path) -> None:
             _write_steps(ws, store, source, manifest, shipped, archive)
         except BaseException:
             _roll_back(ws, shipped, git_dir if not had_git_dir else None,
-                       gitignore if not had_gitignore else None, created_dirs)
+                       gitignore if not had_gitignore else None, fresh_dirs)
             raise
     for rel, data in shipped.items():
         if resolve_inside(ws.root, rel).read_bytes() != data:   # pragma: no cover - a broken manifest
@@ -172,7 +174,7 @@ def _put(ws: Workspace, rel: str, data: bytes | None) -> None:
 
 
 def _write_steps(ws: Workspace, store: SnapshotStore, source: Path, manifest: dict,
-                 shipped: dict[str, bytes | None], archive: dict[str, list[tuple[str, bytes]]]) -> None:
+                 shipped: dict[str, bytes], archive: dict[str, list[tuple[str, bytes]]]) -> None:
     initial = manifest.get("initial") or {}
     for rel, src in (initial.get("files") or {}).items():
         _put(ws, rel, _read_source(source, src))
@@ -181,7 +183,7 @@ def _write_steps(ws: Workspace, store: SnapshotStore, source: Path, manifest: di
     archive_dir = ws.memory_dir / "archive"
     for step in manifest["steps"]:
         run_id = step.get("run")
-        if not isinstance(run_id, str) or not records._ID.match(run_id):
+        if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
             raise WorkspaceError(f"demo history: step {step.get('step')} has no usable run id")
         # 1. the snapshot a run takes first (none when nothing changed since the last commit)
         before = snapshot_at(store, step["snapshot"], step["started"]) or store.head()
@@ -216,15 +218,20 @@ def _write_steps(ws: Workspace, store: SnapshotStore, source: Path, manifest: di
         raise WorkspaceError("demo history: the last step does not end at the shipped .dream_cursor")
 
 
-def _roll_back(ws: Workspace, shipped: dict[str, bytes | None], git_dir: Path | None, gitignore: Path | None,
-               created_dirs: list[Path]) -> None:
-    """Best effort: the shipped files back, and nothing of what this build created left over."""
+def _roll_back(ws: Workspace, shipped: dict[str, bytes], git_dir: Path | None, gitignore: Path | None,
+               fresh_dirs: dict[Path, bool]) -> None:
+    """Best effort: the shipped files back, and nothing of what this build created left over
+    (`fresh_dirs`: folders that were absent or empty before -> whether they existed)."""
     for rel, data in shipped.items():
         try:
             _put(ws, rel, data)
         except (OSError, WorkspaceError):
             pass
-    for d in [*created_dirs, *([git_dir] if git_dir else [])]:
+    for d, existed in fresh_dirs.items():
         shutil.rmtree(d, ignore_errors=True)
+        if existed:
+            d.mkdir(exist_ok=True)
+    if git_dir is not None:
+        shutil.rmtree(git_dir, ignore_errors=True)
     if gitignore is not None:
         gitignore.unlink(missing_ok=True)

@@ -30,6 +30,14 @@ def ensure_demo_copy(data_dir: Path | None = None) -> Path:
         tmp = data_dir / ".demo-copy"
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(demo_source(), tmp)
+        # give the copy its recorded past (snapshots, Dream runs, archive) so every view has
+        # something true to show; without git it stays a plain copy
+        from engine.demo_history import build_demo_history
+        from engine.problems import WorkspaceError
+        try:
+            build_demo_history(tmp, RESOURCES / "demo-history")
+        except (WorkspaceError, OSError) as exc:
+            print(f"dreamdesk: the demo copy has no recorded history ({exc})", file=sys.stderr)
         tmp.rename(dest)
     settings_store.set_demo_home(str(dest))
     return dest

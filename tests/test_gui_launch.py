@@ -14,6 +14,13 @@ def test_first_start_copies_the_demo_and_never_touches_the_shipped_one(gui_env, 
     dest = ensure_demo_copy(tmp_path / "data")
     assert (dest / "workspace" / "USER.md").read_bytes() == (DEMO_HOME / "workspace" / "USER.md").read_bytes()
     assert settings_store.demo_home() == str(dest)
+    # the copy comes with its recorded past: snapshots, run records and an archive
+    from engine.archive import read_archive
+    from engine.dream.records import list_runs
+    from engine.snapshots import SnapshotStore
+    from engine.workspace import Workspace
+    ws = Workspace.open(dest)
+    assert len(SnapshotStore(ws).list()) >= 5 and len(list_runs(ws)[0]) >= 5 and read_archive(ws).records
     (dest / "workspace" / "USER.md").write_text("changed")
     assert ensure_demo_copy(tmp_path / "data") == dest                    # an existing copy is kept
     assert (dest / "workspace" / "USER.md").read_text() == "changed"
