@@ -340,3 +340,27 @@ def test_outside_write_latency_is_measured(main_window, demo_home, qtbot, capsys
     with capsys.disabled():
         print(f"\noutside write -> gauge: median {samples[2]:.0f} ms, max {samples[-1]:.0f} ms")
     assert samples[2] < 500
+
+
+def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
+    """What a fresh install shows: the demo copy with its history, then the recorded run."""
+    from gui import settings_store
+    from gui.app import ensure_demo_copy
+    from gui.main_window import MainWindow
+    home = ensure_demo_copy(tmp_path / "data")
+    settings_store.set_demo_home(str(home))
+    win = MainWindow()
+    win.unsaved_choice = lambda: "discard"
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.open_workspace(str(home))
+    qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
+    win.tabs.setCurrentWidget(win.charts)
+    qtbot.waitUntil(lambda: "size" in win.charts.series, timeout=10000)
+    assert win.charts.series["size"].count() >= 9            # one point per snapshot of the past
+    assert win.charts.series["review"].count() >= 1
+    grab(win, "charts.png")
+    win.tabs.setCurrentWidget(win.runs)
+    qtbot.waitUntil(lambda: win.runs.model.rowCount() >= 8, timeout=10000)
+    win.close()
