@@ -135,8 +135,10 @@ class SnapshotStore:
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if status not in ok_codes:
-            msg = (err or "").strip().splitlines()
-            raise SnapshotError(f"git {args[0]} failed: {msg[-1] if msg else f'exit {status}'}")
+            lines = [ln.strip() for ln in (err or "").strip().splitlines() if ln.strip()]
+            # git's own reason is its fatal:/error: line; the hints after it are less telling
+            why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
+            raise SnapshotError(f"git {args[0]} failed: {why or f'exit {status}'}")
         return out
 
     def _ensure(self) -> None:

@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
@@ -113,18 +113,16 @@ class RemovedFact:
                 "replaced_by": self.replaced_by, "pass": self.pass_name}
 
 
-class Backend:
-    """Where the sandbox's reads and writes go."""
+class Backend(Protocol):
+    """Where the sandbox's reads and writes go: the disk, or a dry run's overlay."""
 
-    def read(self, rel: str) -> str | None:
-        raise NotImplementedError
+    def read(self, rel: str) -> str | None: ...
 
     def write(self, rel: str, text: str, reason: str,
-              replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
-        raise NotImplementedError
+              replacements: dict[str, str] | None = None) -> list[ArchiveRecord]: ...
 
 
-class DiskBackend(Backend):
+class DiskBackend:
     """The real files: hash-checked against what Dream last read, archived before shrinking."""
 
     def __init__(self, ws: Workspace, run_id: str | None):
@@ -150,7 +148,7 @@ class DiskBackend(Backend):
         return records
 
 
-class OverlayBackend(Backend):
+class OverlayBackend:
     """A dry run: reads the real files once, keeps every write in memory, touches nothing."""
 
     def __init__(self, ws: Workspace):

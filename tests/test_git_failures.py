@@ -1,0 +1,78 @@
+"""Snapshots are best effort: a git failure is reported clearly and never loses working files;
+Dream still runs (the safety net is just not there for that one pass)."""
+
+import json
+
+import pytest
+
+from engine.dream.run import DreamOptions, run_dream
+from engine.edits import save_edit
+from engine.files import current_hash
+from engine.llm.replay import ReplayClient
+from engine.snapshots import SnapshotError, SnapshotStore
+from engine.workspace import Workspace
+
+
+@pytest.fixture
+def ws(make_workspace, tmp_path):
+    root = make_workspace({"USER.md": "# User\n\n- Likes tea\n", "SOUL.md": "# Soul\n",
+                           "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-01 10:00",
+                                                               "content": "- [durable] Likes green tea"}) + "\n"})
+    w = Workspace.open(root)
+    SnapshotStore(w).snapshot("init: first")
+    return w
+
+
+def replay(tmp_path, *turns):
+    p = tmp_path / "t.jsonl"
+    p.write_text("\n".join(json.dumps(t) for t in turns) + "\n")
+    return ReplayClient(p)
+
+
+def break_git(ws, how, monkeypatch, tmp_path):
+    if how == "locked index":
+        (ws.root / ".git" / "index.lock").write_text("")
+    elif how == "corrupt repository":
+        (ws.root / ".git" / "HEAD").write_text("garbage\n")
+        for p in (ws.root / ".git" / "objects").rglob("*"):
+            if p.is_file():
+                p.write_bytes(b"not an object")
+    elif how == "no git binary":
+        empty = tmp_path / "empty-bin"
+        empty.mkdir()
+        monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.mark.parametrize("how,needle", [("locked index", "index.lock"), ("corrupt repository", "git"),
+                                        ("no git binary", "git is not installed")])
+def test_failure_is_reported_and_files_survive(ws, how, needle, monkeypatch, tmp_path):
+    before = (ws.root / "USER.md").read_bytes()
+    break_git(ws, how, monkeypatch, tmp_path)
+    (ws.root / "USER.md").write_text("# User\n\n- Likes coffee\n")
+    with pytest.raises(SnapshotError) as info:
+        SnapshotStore(ws).snapshot("edit: USER.md")
+    assert needle in str(info.value) and "Traceback" not in str(info.value)
+    assert (ws.root / "USER.md").read_text() == "# User\n\n- Likes coffee\n"     # untouched by the failure
+    assert before != (ws.root / "USER.md").read_bytes()
+
+
+@pytest.mark.parametrize("how", ["locked index", "no git binary"])
+def test_dream_still_runs_and_records_why_there_is_no_snapshot(ws, how, monkeypatch, tmp_path):
+    break_git(ws, how, monkeypatch, tmp_path)
+    client = replay(tmp_path, {"pass": "consolidation", "tool_calls": [{"name": "remove_fact", "arguments": {
+        "path": "USER.md", "text": "- Likes tea", "replacement": "Likes green tea", "sources": [1]}}]},
+        {"content": "done"})
+    res = run_dream(ws, client, DreamOptions(passes={"deduction": False, "induction": False}))
+    assert res.status == "completed" and res.cursor_after == 1
+    assert "- Likes green tea" in (ws.root / "USER.md").read_text()
+    assert res.record["snapshot_error"]                      # said, not hidden
+    arc = list((ws.memory_dir / "archive").glob("*.jsonl"))
+    assert arc and "- Likes tea" in arc[0].read_text()       # the archive is the net that still holds
+
+
+def test_an_edit_lands_with_a_warning_when_git_fails(ws, monkeypatch, tmp_path):
+    break_git(ws, "locked index", monkeypatch, tmp_path)
+    res = save_edit(ws, "USER.md", "# User\n", current_hash(ws.root / "USER.md"))
+    assert (ws.root / "USER.md").read_text() == "# User\n"
+    assert res.warnings and "snapshot" in res.warnings[0]
+    assert res.archived and res.archived[0].text == "- Likes tea"
