@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self.runs.historyCursorRequested.connect(self.show_history_entry)
         self.runs.archiveEntryRequested.connect(self.show_archive_entry)
         self.files.saved.connect(lambda _p: self.refresh())
-        self.settings.changed.connect(self.refresh)
+        self.settings.changed.connect(self._settings_changed)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
@@ -269,6 +269,12 @@ class MainWindow(QMainWindow):
         self.archive.refresh()
         self.runs.refresh()
         self._refresh_snapshots()
+
+    def _settings_changed(self) -> None:
+        # turning Dream on or off, or a new interval, applies at once to a running schedule
+        if self.scheduler is not None and self._tick.isActive():
+            self.scheduler.settings_changed(datetime.now().astimezone())
+        self.refresh()
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     def _schedule_toggled(self, on: bool) -> None:

@@ -364,3 +364,21 @@ def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
     win.tabs.setCurrentWidget(win.runs)
     qtbot.waitUntil(lambda: win.runs.model.rowCount() >= 8, timeout=10000)
     win.close()
+
+
+def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbot):
+    from engine.scheduler import schedule_path
+    view = main_window.settings
+    ws = main_window.ws
+    assert not schedule_path(ws).exists()                  # opening scheduled nothing
+    view.schedule_here.setChecked(True)
+    assert main_window._tick.isActive() and schedule_path(ws).exists()
+    first = main_window.scheduler.deadline
+    view.interval.setValue(5)
+    view.interval.editingFinished.emit()
+    qtbot.waitUntil(lambda: main_window.scheduler.deadline != first, timeout=5000)
+    assert abs((main_window.scheduler.deadline - first).total_seconds() - 3 * 3600) < 120
+    view.enabled.setChecked(False)
+    qtbot.waitUntil(lambda: main_window.scheduler.status(first).state == "disabled", timeout=5000)
+    view.schedule_here.setChecked(False)
+    assert not main_window._tick.isActive()
