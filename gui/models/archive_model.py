@@ -13,9 +13,9 @@ import re
 
 from engine.archive import ArchiveRecord, search
 
-from ..qt import (QAbstractTableModel, QApplication, QColor, QFont, QModelIndex, QPalette,
-                  QSortFilterProxyModel, Qt)
-from .history_model import _blend, _tooltip, preview
+from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
+from .base import TableModel, blend, rich_tooltip, theme
+from .history_model import preview
 
 COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED = range(8)
 COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by")
@@ -56,12 +56,10 @@ def _id_key(rid: str) -> str:
     return f"{m.group(1)}{int(m.group(2)):012d}" if m else "~" + rid
 
 
-# Built once: flags() is called for every cell a selection touches, and or-ing enums is slow.
-_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemNeverHasChildren
-
-
-class ArchiveModel(QAbstractTableModel):
+class ArchiveModel(TableModel):
     """Read-only rows over a list of ArchiveRecord (read_archive order until sorted)."""
+
+    COLUMNS, COLUMN_TIPS = COLUMNS, COLUMN_TIPS
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -70,7 +68,6 @@ class ArchiveModel(QAbstractTableModel):
         self._order: list[int] = []         # row -> index into self.records
         self._rows: dict[str, int] = {}     # id -> row (rebuilt lazily)
         self._sort: tuple[int, Qt.SortOrder] | None = None
-        self._colors: dict[str, QColor] = {}
         self._italic = QFont()
         self._italic.setItalic(True)
         self.set_palette(QApplication.palette())
@@ -88,19 +85,14 @@ class ArchiveModel(QAbstractTableModel):
         self._rows = {}
         self.endResetModel()
 
-    def set_palette(self, palette: QPalette) -> None:
-        text = palette.color(QPalette.Active, QPalette.Text)
-        base = palette.color(QPalette.Active, QPalette.Base)
-        dark = base.lightness() < 128
-        self._colors = {
-            "dim": _blend(text, base, 0.45),
-            "review": _blend(text, QColor(200, 160, 255) if dark else QColor(115, 50, 165), 0.6),
-            "edit": _blend(text, QColor(240, 190, 90) if dark else QColor(150, 95, 0), 0.6),
-            "restore": _blend(text, QColor(130, 210, 140) if dark else QColor(20, 120, 40), 0.6),
+    def _palette_colors(self, palette: QPalette) -> dict[str, QColor]:
+        text, base, dark = theme(palette)
+        return {
+            "dim": blend(text, base, 0.45),
+            "review": blend(text, QColor(200, 160, 255) if dark else QColor(115, 50, 165), 0.6),
+            "edit": blend(text, QColor(240, 190, 90) if dark else QColor(150, 95, 0), 0.6),
+            "restore": blend(text, QColor(130, 210, 140) if dark else QColor(20, 120, 40), 0.6),
         }
-        if self.records:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.records) - 1, len(COLUMNS) - 1),
-                                  [Qt.ForegroundRole])
 
     # ---- facts for views -------------------------------------------------------------------
 
@@ -179,24 +171,6 @@ class ArchiveModel(QAbstractTableModel):
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._order)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
-            if role == Qt.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ToolTipRole:
-                return COLUMN_TIPS[section]
-        elif orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self._order):
-            return str(section + 1)
-        return None
-
-    def flags(self, index):
-        if not index.isValid():
-            return Qt.NoItemFlags
-        return _FLAGS
-
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid() or index.row() >= len(self._order):
             return None
@@ -237,9 +211,9 @@ class ArchiveModel(QAbstractTableModel):
 
     def _tooltip(self, r: ArchiveRecord, col: int) -> str:
         if col == COL_TEXT:
-            return _tooltip(r.text)
+            return rich_tooltip(r.text)
         if col == COL_REPLACED:
-            return _tooltip(r.replaced_by) if r.replaced_by else "Removed outright (nothing took its place)"
+            return rich_tooltip(r.replaced_by) if r.replaced_by else "Removed outright (nothing took its place)"
         if col == COL_HEADING:
             return html.escape(r.heading) if r.heading else "No heading above it (top of the file)"
         if col == COL_ARCHIVED:

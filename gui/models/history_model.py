@@ -10,14 +10,13 @@ one or beyond). The model keeps only two parallel arrays (row kind, index into
 
 from __future__ import annotations
 
-import html
 from array import array
 from bisect import bisect_left, bisect_right
 
 from engine.history import BadLine, History, HistoryEntry
 
-from ..qt import (QAbstractTableModel, QApplication, QColor, QFont, QModelIndex, QPalette,
-                  QSortFilterProxyModel, Qt)
+from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
+from .base import FLAGS, RIGHT, TableModel, blend, rich_tooltip, theme
 
 EntryRole = Qt.UserRole + 1      # the HistoryEntry or BadLine of a row (None for a marker)
 KindRole = Qt.UserRole + 2       # "entry" | "error" | "marker"
@@ -41,7 +40,6 @@ COLUMN_TIPS = (
 DREAMED, PENDING, IN_PROMPT = "dreamed", "pending", "in next prompt"
 NO_SESSION = ""                  # session filter value for entries without a session_key
 PREVIEW_CHARS = 160
-TOOLTIP_CHARS = 4000
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -50,22 +48,15 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _blend(a: QColor, b: QColor, t: float) -> QColor:
-    """a moved a fraction t towards b."""
-    return QColor(round(a.red() + (b.red() - a.red()) * t),
-                  round(a.green() + (b.green() - a.green()) * t),
-                  round(a.blue() + (b.blue() - a.blue()) * t))
+# Marker rows can be seen but not selected.
+MARKER_FLAGS = Qt.ItemIsEnabled | Qt.ItemNeverHasChildren
 
 
-def _tooltip(text: str) -> str:
-    """Rich text so Qt wraps long lines (a plain-text tooltip is one screen-wide line)."""
-    if len(text) > TOOLTIP_CHARS:
-        text = text[:TOOLTIP_CHARS] + "…"
-    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
-
-
-class HistoryModel(QAbstractTableModel):
+class HistoryModel(TableModel):
     """Read-only table over an engine History plus `.cursor`, `.dream_cursor` and the prompt set."""
+
+    COLUMNS, COLUMN_TIPS, RIGHT_COLUMNS = COLUMNS, COLUMN_TIPS, frozenset({COL_CURSOR})
+    PALETTE_ROLES = (Qt.ForegroundRole, Qt.BackgroundRole)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -82,7 +73,6 @@ class HistoryModel(QAbstractTableModel):
         self._dreamed_count = 0
         self._sessions: list[str] | None = None
         self._haystacks: list[str] | None = None
-        self._colors: dict[str, QColor] = {}
         self._italic = QFont()
         self._italic.setItalic(True)
         self._bold = QFont()
@@ -151,23 +141,17 @@ class HistoryModel(QAbstractTableModel):
         self._kinds, self._index, self._entry_rows = kinds, index, entry_rows
         self._error_rows = error_rows
 
-    def set_palette(self, palette: QPalette) -> None:
-        """Colours derive from the palette so a dark theme stays readable; repaints all rows."""
-        text = palette.color(QPalette.Active, QPalette.Text)
-        base = palette.color(QPalette.Active, QPalette.Base)
+    def _palette_colors(self, palette: QPalette) -> dict[str, QColor]:
+        text, base, dark = theme(palette)
         high = palette.color(QPalette.Active, QPalette.Highlight)
-        dark = base.lightness() < 128
-        self._colors = {
-            "dim": _blend(text, base, 0.42),
-            "error_bg": _blend(base, QColor(214, 48, 49), 0.30 if dark else 0.16),
-            "error_fg": _blend(text, QColor(255, 140, 140) if dark else QColor(150, 0, 0), 0.55),
-            "marker_bg": _blend(base, high, 0.30 if dark else 0.16),
-            "marker_fg": _blend(text, high, 0.25),
-            "prompt_fg": _blend(text, high, 0.55 if dark else 0.70),
+        return {
+            "dim": blend(text, base, 0.42),
+            "error_bg": blend(base, QColor(214, 48, 49), 0.30 if dark else 0.16),
+            "error_fg": blend(text, QColor(255, 140, 140) if dark else QColor(150, 0, 0), 0.55),
+            "marker_bg": blend(base, high, 0.30 if dark else 0.16),
+            "marker_fg": blend(text, high, 0.25),
+            "prompt_fg": blend(text, high, 0.55 if dark else 0.70),
         }
-        if self._kinds:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._kinds) - 1, len(COLUMNS) - 1),
-                                  [Qt.ForegroundRole, Qt.BackgroundRole])
 
     # ---- facts for views -------------------------------------------------------------------
 
@@ -277,27 +261,10 @@ class HistoryModel(QAbstractTableModel):
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._kinds)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
-            if role == Qt.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ToolTipRole:
-                return COLUMN_TIPS[section]
-            if role == Qt.TextAlignmentRole and section == COL_CURSOR:
-                return Qt.AlignRight | Qt.AlignVCenter
-        elif orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self._kinds):
-            return str(section + 1)
-        return None
-
     def flags(self, index):
         if not index.isValid():
             return Qt.NoItemFlags
-        if self._kinds[index.row()] == KIND_MARKER:
-            return Qt.ItemIsEnabled | Qt.ItemNeverHasChildren
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemNeverHasChildren
+        return MARKER_FLAGS if self._kinds[index.row()] == KIND_MARKER else FLAGS
 
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
@@ -326,7 +293,7 @@ class HistoryModel(QAbstractTableModel):
             return self.status(e)
         if role == Qt.ToolTipRole:
             if col == COL_CONTENT:
-                return _tooltip(e.content)
+                return rich_tooltip(e.content)
             if col == COL_STATUS:
                 st = self.status(e)
                 return {DREAMED: f"Dream has processed it (cursor {e.cursor} ≤ .dream_cursor {self.dream_cursor})",
@@ -347,7 +314,7 @@ class HistoryModel(QAbstractTableModel):
                 return self._bold
             return None
         if role == Qt.TextAlignmentRole and col == COL_CURSOR:
-            return Qt.AlignRight | Qt.AlignVCenter
+            return RIGHT
         if role == EntryRole:
             return e
         if role == KindRole:
@@ -369,14 +336,14 @@ class HistoryModel(QAbstractTableModel):
             return f"error: {b.reason}"
         if role == Qt.ToolTipRole:
             if col == COL_CONTENT:
-                return _tooltip(f"Line {b.line} is skipped: {b.reason}\n\n{b.text}")
-            return _tooltip(f"Line {b.line} is skipped (kept on disk untouched): {b.reason}")
+                return rich_tooltip(f"Line {b.line} is skipped: {b.reason}\n\n{b.text}")
+            return rich_tooltip(f"Line {b.line} is skipped (kept on disk untouched): {b.reason}")
         if role == Qt.BackgroundRole:
             return self._colors["error_bg"]
         if role == Qt.ForegroundRole and col in (COL_CURSOR, COL_STATUS):
             return self._colors["error_fg"]
         if role == Qt.TextAlignmentRole and col == COL_CURSOR:
-            return Qt.AlignRight | Qt.AlignVCenter
+            return RIGHT
         if role == EntryRole:
             return b
         if role == KindRole:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..qt import QAbstractTableModel, QApplication, QColor, QFont, QModelIndex, QPalette, Qt
-from .history_model import _blend, _tooltip
+from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
+from .base import RIGHT, TableModel, blend, rich_tooltip, theme
 
 (COL_STARTED, COL_TRIGGER, COL_STATUS, COL_DURATION, COL_TOKENS, COL_BATCH, COL_CREATED, COL_REMOVED,
  COL_REFUSED, COL_PRUNED, COL_ID) = range(11)
@@ -99,16 +99,13 @@ def removed_count(rec: dict) -> int:
     return n if rec.get("pruned_at") and n is not None else len(rec.get("removed") or [])
 
 
-# Built once: flags() is called for every cell a selection touches, and or-ing enums is slow.
-_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemNeverHasChildren
+class RunsModel(TableModel):
+    COLUMNS, COLUMN_TIPS, RIGHT_COLUMNS = COLUMNS, COLUMN_TIPS, frozenset(NUMERIC)
 
-
-class RunsModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runs: list[dict] = []
         self._cells: list[tuple[str, ...]] = []
-        self._colors: dict[str, QColor] = {}
         self._bold = QFont()
         self._bold.setBold(True)
         self.set_palette(QApplication.palette())
@@ -128,21 +125,16 @@ class RunsModel(QAbstractTableModel):
                 f"−{removed_count(r)}", str(refused) if refused else "",
                 "pruned" if r.get("pruned_at") else "", str(r.get("id")))
 
-    def set_palette(self, palette: QPalette) -> None:
-        text = palette.color(QPalette.Active, QPalette.Text)
-        base = palette.color(QPalette.Active, QPalette.Base)
-        dark = base.lightness() < 128
-        self._colors = {
-            "dim": _blend(text, base, 0.45),
-            "good": _blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.7),
-            "warn": _blend(text, QColor(240, 190, 80) if dark else QColor(165, 100, 0), 0.75),
-            "bad": _blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.75),
-            "added": _blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.6),
-            "removed": _blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.6),
+    def _palette_colors(self, palette: QPalette) -> dict[str, QColor]:
+        text, base, dark = theme(palette)
+        return {
+            "dim": blend(text, base, 0.45),
+            "good": blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.7),
+            "warn": blend(text, QColor(240, 190, 80) if dark else QColor(165, 100, 0), 0.75),
+            "bad": blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.75),
+            "added": blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.6),
+            "removed": blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.6),
         }
-        if self.runs:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.runs) - 1, len(COLUMNS) - 1),
-                                  [Qt.ForegroundRole])
 
     # ---- facts for views -------------------------------------------------------------------
 
@@ -160,26 +152,6 @@ class RunsModel(QAbstractTableModel):
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.runs)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
-            if role == Qt.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ToolTipRole:
-                return COLUMN_TIPS[section]
-            if role == Qt.TextAlignmentRole and section in NUMERIC:
-                return Qt.AlignRight | Qt.AlignVCenter
-        elif orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self.runs):
-            return str(section + 1)
-        return None
-
-    def flags(self, index):
-        if not index.isValid():
-            return Qt.NoItemFlags
-        return _FLAGS
-
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid() or index.row() >= len(self.runs):
             return None
@@ -188,7 +160,7 @@ class RunsModel(QAbstractTableModel):
             return self._cells[row][col]
         r = self.runs[row]
         if role == Qt.TextAlignmentRole and col in NUMERIC:
-            return Qt.AlignRight | Qt.AlignVCenter
+            return RIGHT
         if role == Qt.ForegroundRole:
             return self._foreground(r, col)
         if role == Qt.FontRole and col == COL_STATUS and r.get("status") == BAD:
@@ -219,19 +191,19 @@ class RunsModel(QAbstractTableModel):
 
     def _tooltip(self, r: dict, col: int):
         if col == COL_STATUS and r.get("outcome"):
-            return _tooltip(str(r["outcome"]))
+            return rich_tooltip(str(r["outcome"]))
         if col == COL_TOKENS:
             t = r.get("tokens") or {}
             return f"prompt {_int(t.get('prompt')) or 0:,} + completion {_int(t.get('completion')) or 0:,}"
         if col == COL_BATCH:
             cursors = (r.get("batch") or {}).get("cursors")
             if isinstance(cursors, list) and cursors:
-                return _tooltip("Cursors " + ", ".join(str(c) for c in cursors))
+                return rich_tooltip("Cursors " + ", ".join(str(c) for c in cursors))
         if col == COL_PRUNED and r.get("pruned_at"):
             return (f"Pruned {time_label(r.get('pruned_at'))}: past the 30-day retention, this record keeps only "
                     "the created facts that still exist and its counts")
         if col == COL_DURATION:
             return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
         if col == COL_REFUSED and r.get("refused"):
-            return _tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in r["refused"]))
+            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in r["refused"]))
         return COLUMN_TIPS[col]

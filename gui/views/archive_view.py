@@ -15,10 +15,11 @@ from engine.workspace import Workspace
 
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_RUN, COL_TEXT,
                                     ArchiveFilterProxy, ArchiveModel)
-from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                  QMessageBox, QPushButton, QSplitter, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout,
-                  QWidget, Signal)
+from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
+                  Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
+from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
+                     setup_table)
 from .runs_view import link_color
 
 SEARCH_DEBOUNCE_MS = 200
@@ -153,24 +154,7 @@ class ArchiveView(QWidget):
         self.reason_combo.currentIndexChanged.connect(self._apply_filter)
 
         self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.ElideRight)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        vh = self.table.verticalHeader()
-        vh.setVisible(False)
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        hh = self.table.horizontalHeader()
-        hh.setHighlightSections(False)
-        hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
+        setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
         fm = self.table.fontMetrics()
         widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
                   COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)"}
@@ -179,7 +163,7 @@ class ArchiveView(QWidget):
         self.table.setColumnWidth(COL_TEXT, 420)
         self._text_user_sized = False
         self._sizing_text = False
-        hh.sectionResized.connect(self._on_section_resized)
+        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.table.viewport().installEventFilter(self)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
@@ -197,21 +181,8 @@ class ArchiveView(QWidget):
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
 
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setWordWrap(True)
-        self.empty.setTextFormat(Qt.TextFormat.RichText)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.empty.setContentsMargins(24, 24, 24, 24)
-        self.empty.setMaximumWidth(720)
-
-        self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.setObjectName("archiveSplitter")
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([420, 240])
+        self.empty = empty_notice(EMPTY_TEXT)
+        self.splitter = detail_splitter("archiveSplitter", self.table, self.detail, (3, 2), [420, 240])
 
         top = QHBoxLayout()
         top.addWidget(self.search_edit, 1)
@@ -249,22 +220,11 @@ class ArchiveView(QWidget):
 
     def refresh(self) -> None:
         """Re-read memory/archive/ on the reader thread; keeps the selection by id."""
-        ws = self.ws
-        if ws is None:
-            return
-        token = self._token.next()
-
-        def job(ctx) -> tuple[Archive, bool]:
+        def job(ws: Workspace) -> tuple[Archive, bool]:
             return read_archive(ws), archive_dir(ws).is_dir()
 
-        def done(result) -> None:
-            if not self._token.current(token) or ws is not self.ws:
-                return
-            archive, exists = result
-            self._set_archive(archive, exists)
-
-        self.engine.read("read the archive", job, done,
-                         lambda msg, tb: self.status.emit(f"Could not read the archive: {msg}"))
+        read_latest(self, self._token, "read the archive", job, lambda result: self._set_archive(*result),
+                    lambda msg: self.status.emit(f"Could not read the archive: {msg}"))
 
     def selected_ids(self) -> list[str]:
         """The selected entries' ids, in table order."""
@@ -287,29 +247,11 @@ class ArchiveView(QWidget):
     def select_id(self, record_id: str, clear_filters: bool = True) -> bool:
         """Select and show one entry (clearing the filters if they hide it)."""
         row = self.model.row_for_id(record_id)
-        if row is None:
-            return False
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
-        if not index.isValid():
-            if not clear_filters:
-                return False
-            self.clear_filters()
-            index = self.proxy.mapFromSource(self.model.index(row, 0))
-        self.table.selectRow(index.row())
-        self.table.setCurrentIndex(index)
-        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
-        return True
+        return row is not None and select_source_row(self.table, self.proxy, row,
+                                                     self.clear_filters if clear_filters else None)
 
     def clear_filters(self) -> None:
-        self._debounce.stop()
-        for w in (self.search_edit, self.file_combo, self.reason_combo):
-            w.blockSignals(True)
-        self.search_edit.clear()
-        self.file_combo.setCurrentIndex(0)
-        self.reason_combo.setCurrentIndex(0)
-        for w in (self.search_edit, self.file_combo, self.reason_combo):
-            w.blockSignals(False)
-        self._apply_filter()
+        reset_filters(self._debounce, self.search_edit, (self.file_combo, self.reason_combo), self._apply_filter)
 
     # ---- restoring -------------------------------------------------------------------------
 

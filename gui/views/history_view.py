@@ -8,8 +8,9 @@ from engine.prompt import select_pending
 
 from ..models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_TIME, NO_SESSION,
                                     HistoryFilterProxy, HistoryModel)
-from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                  QPlainTextEdit, QSplitter, Qt, QTableView, QTimer, QVBoxLayout, QWidget, Signal)
+from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Qt,
+                  QTableView, QTimer, QVBoxLayout, QWidget, Signal)
+from .common import detail_splitter, reset_filters, select_source_row, setup_table
 
 FILTER_DEBOUNCE_MS = 150
 ALL_SESSIONS = "All sessions"
@@ -65,25 +66,8 @@ class HistoryView(QWidget):
         self.session_combo.currentIndexChanged.connect(self._apply_filter)
 
         self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.ElideRight)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
+        setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(False)          # file order is the point; markers need it
-        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        vh = self.table.verticalHeader()
-        vh.setVisible(False)
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)    # uniform row heights
-        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        hh = self.table.horizontalHeader()
-        hh.setStretchLastSection(True)
-        hh.setHighlightSections(False)
-        hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         fm = self.table.fontMetrics()
         self.table.setColumnWidth(COL_CURSOR, fm.horizontalAdvance("0000000") + 16)
         self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 24)
@@ -91,7 +75,7 @@ class HistoryView(QWidget):
         self.table.setColumnWidth(COL_CONTENT, 480)
         self._content_user_sized = False
         self._sizing_content = False
-        hh.sectionResized.connect(self._on_section_resized)
+        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.table.viewport().installEventFilter(self)
 
         self.detail = QPlainTextEdit()
@@ -99,14 +83,7 @@ class HistoryView(QWidget):
         self.detail.setPlaceholderText("Select a row to see the full entry.")
         self.detail.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
 
-        self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.setObjectName("historySplitter")
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([500, 170])
+        self.splitter = detail_splitter("historySplitter", self.table, self.detail, (3, 1), [500, 170])
 
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
@@ -142,28 +119,11 @@ class HistoryView(QWidget):
     def select_cursor(self, cursor: int, clear_filters: bool = True) -> bool:
         """Select and scroll to the entry with that cursor; clears the filters if they hide it."""
         row = self.model.row_for_cursor(cursor)
-        if row is None:
-            return False
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
-        if not index.isValid():
-            if not clear_filters:
-                return False
-            self.clear_filters()
-            index = self.proxy.mapFromSource(self.model.index(row, 0))
-        self.table.selectRow(index.row())
-        self.table.setCurrentIndex(index)
-        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
-        return True
+        return row is not None and select_source_row(self.table, self.proxy, row,
+                                                     self.clear_filters if clear_filters else None)
 
     def clear_filters(self) -> None:
-        self._debounce.stop()
-        for w in (self.filter_edit, self.session_combo):
-            w.blockSignals(True)
-        self.filter_edit.clear()
-        self.session_combo.setCurrentIndex(0)
-        for w in (self.filter_edit, self.session_combo):
-            w.blockSignals(False)
-        self._apply_filter()
+        reset_filters(self._debounce, self.filter_edit, (self.session_combo,), self._apply_filter)
 
     def selected_item(self) -> HistoryEntry | BadLine | None:
         index = self.table.currentIndex()

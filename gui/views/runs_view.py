@@ -13,13 +13,15 @@ from engine.dream import records
 from engine.workspace import Workspace
 
 from ..models.archive_model import heading_label
-from ..models.history_model import _blend, preview
+from ..models.base import blend, theme
+from ..models.history_model import preview
 from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, COL_PRUNED, COL_REFUSED, COL_REMOVED,
                                  COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
                                  time_label)
-from ..qt import (QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QHeaderView, QLabel, QPalette,
-                  QSplitter, Qt, QTableView, QTextBrowser, QVBoxLayout, QWidget, Signal)
+from ..qt import (QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
+                  QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
+from .common import detail_splitter, empty_notice, read_latest, setup_table
 
 EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
               "<p>Every Dream run writes a record to <code>memory/dreams/</code>: the history entries it read, "
@@ -39,21 +41,19 @@ def _num(v) -> str:
 
 def detail_colors(palette: QPalette) -> dict[str, str]:
     """Colours for the detail HTML, derived from the palette so a dark theme stays readable."""
-    text = palette.color(QPalette.Active, QPalette.Text)
-    base = palette.color(QPalette.Active, QPalette.Base)
-    dark = base.lightness() < 128
+    text, base, dark = theme(palette)
     green = QColor(90, 200, 110) if dark else QColor(20, 125, 45)
     red = QColor(255, 120, 120) if dark else QColor(185, 20, 20)
     amber = QColor(240, 190, 80) if dark else QColor(165, 100, 0)
     return {
-        "dim": _blend(text, base, 0.45).name(),
-        "good": _blend(text, green, 0.75).name(),
-        "warn": _blend(text, amber, 0.8).name(),
-        "bad": _blend(text, red, 0.8).name(),
-        "add_bg": _blend(base, QColor(60, 170, 80), 0.28 if dark else 0.18).name(),
-        "del_bg": _blend(base, QColor(214, 60, 60), 0.28 if dark else 0.16).name(),
-        "hunk": _blend(text, QColor(120, 160, 255) if dark else QColor(40, 80, 180), 0.6).name(),
-        "box": _blend(base, text, 0.07).name(),
+        "dim": blend(text, base, 0.45).name(),
+        "good": blend(text, green, 0.75).name(),
+        "warn": blend(text, amber, 0.8).name(),
+        "bad": blend(text, red, 0.8).name(),
+        "add_bg": blend(base, QColor(60, 170, 80), 0.28 if dark else 0.18).name(),
+        "del_bg": blend(base, QColor(214, 60, 60), 0.28 if dark else 0.16).name(),
+        "hunk": blend(text, QColor(120, 160, 255) if dark else QColor(40, 80, 180), 0.6).name(),
+        "box": blend(base, text, 0.07).name(),
         "link": link_color(palette).name(),
     }
 
@@ -310,22 +310,7 @@ class RunsView(QWidget):
 
         self.model = RunsModel(self)
         self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        vh = self.table.verticalHeader()
-        vh.setVisible(False)
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        hh = self.table.horizontalHeader()
-        hh.setHighlightSections(False)
-        hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
+        setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
         fm = self.table.fontMetrics()
         for col, sample in {COL_STARTED: "0000-00-00 00:00:00", COL_TRIGGER: "interval", COL_STATUS: "wrote-nothing",
                             COL_DURATION: "00 min 00 s", COL_TOKENS: "000,000", COL_BATCH: "0000–0000 (00)",
@@ -339,21 +324,8 @@ class RunsView(QWidget):
         self.detail.setPlaceholderText("Select a run to see what it changed.")
         self.detail.anchorClicked.connect(self._on_anchor)
 
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setWordWrap(True)
-        self.empty.setTextFormat(Qt.TextFormat.RichText)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.empty.setContentsMargins(24, 24, 24, 24)
-        self.empty.setMaximumWidth(720)
-
-        self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.setObjectName("runsSplitter")
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([200, 500])
+        self.empty = empty_notice(EMPTY_TEXT)
+        self.splitter = detail_splitter("runsSplitter", self.table, self.detail, (1, 3), [200, 500])
         self._splitter_moved = False
         self.splitter.splitterMoved.connect(lambda *a: setattr(self, "_splitter_moved", True))
 
@@ -380,17 +352,9 @@ class RunsView(QWidget):
 
     def refresh(self) -> None:
         """Re-read memory/dreams/ on the reader thread; keeps the selected run (or picks the newest)."""
-        ws = self.ws
-        if ws is None:
-            return
-        token = self._list_token.next()
-
-        def done(result) -> None:
-            if self._list_token.current(token) and ws is self.ws:
-                self._set_runs(*result)
-
-        self.engine.read("read Dream runs", lambda ctx: records.list_runs(ws), done,
-                         lambda msg, tb: self.status.emit(f"Could not read the Dream runs: {msg}"))
+        read_latest(self, self._list_token, "read Dream runs", records.list_runs,
+                    lambda result: self._set_runs(*result),
+                    lambda msg: self.status.emit(f"Could not read the Dream runs: {msg}"))
 
     def selected_run(self) -> dict | None:
         index = self.table.currentIndex()
@@ -461,12 +425,11 @@ class RunsView(QWidget):
             self._show(None, None)
 
     def _load_detail(self, row: int) -> None:
-        ws, rec, runs = self.ws, self.model.run(row), list(self.model.runs)
-        if ws is None or rec is None:
+        rec, runs = self.model.run(row), list(self.model.runs)
+        if rec is None:
             return
-        token = self._detail_token.next()
 
-        def job(ctx):
+        def job(ws: Workspace):
             try:
                 resolved = records.resolve(ws, rec, runs)
             except Exception as exc:  # noqa: BLE001 - a damaged record is still shown, as it is
@@ -478,12 +441,8 @@ class RunsView(QWidget):
                 diff = diff_texts(um["before"], um["after"], "USER.md").unified("before", "after") or None
             return resolved, diff
 
-        def done(result) -> None:
-            if self._detail_token.current(token) and ws is self.ws:
-                self._show(*result)
-
-        self.engine.read(f"resolve run {rec.get('id')}", job, done,
-                         lambda msg, tb: self._show_error(rec.get("id"), msg))
+        read_latest(self, self._detail_token, f"resolve run {rec.get('id')}", job,
+                    lambda result: self._show(*result), lambda msg: self._show_error(rec.get("id"), msg))
 
     def _show_error(self, run_id, msg: str) -> None:
         self.shown, self._shown_diff = None, None

@@ -30,6 +30,7 @@ from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLa
                   QWidget, Signal)
 from ..widgets.diff_view import SPLIT, UNIFIED, DiffView, PFile, prepare_diffs
 from ..worker import Engine, Latest
+from .common import read_latest
 
 DIFF_DEBOUNCE_MS = 120
 LIST_LIMIT = 5000
@@ -288,13 +289,8 @@ class SnapshotsView(QWidget):
 
     def refresh(self) -> None:
         """List the snapshots again (reader thread) and redo the diff of the selection."""
-        ws = self.ws
-        if ws is None:
-            return
-        token = self._list_token.next()
-        self.engine.read("list snapshots", lambda ctx: list_snapshots(ws),
-                         lambda listing: self._apply_listing(listing, token, ws),
-                         lambda msg, tb: self._list_failed(msg, token))
+        read_latest(self, self._list_token, "list snapshots", list_snapshots, self._apply_listing,
+                    lambda msg: self.status.emit(f"Could not read the snapshots: {msg}"))
 
     def selected_shas(self) -> list[str]:
         """The selected snapshots, newest first."""
@@ -323,9 +319,7 @@ class SnapshotsView(QWidget):
         (self.split_button if mode == SPLIT else self.unified_button).setChecked(True)
 
     # -- listing ----------------------------------------------------------------------------------
-    def _apply_listing(self, listing: Listing, token: int, ws: Workspace) -> None:
-        if not self._list_token.current(token) or ws is not self.ws:
-            return
+    def _apply_listing(self, listing: Listing) -> None:
         self.listing = listing
         if not listing.exists or not listing.snapshots:
             self.model.set_snapshots([])
@@ -345,10 +339,6 @@ class SnapshotsView(QWidget):
         sm.blockSignals(False)
         self.table.viewport().update()
         self._schedule_diff()
-
-    def _list_failed(self, message: str, token: int) -> None:
-        if self._list_token.current(token):
-            self.status.emit(f"Could not read the snapshots: {message}")
 
     # -- diffs ------------------------------------------------------------------------------------
     def _selection_changed(self, *args) -> None:

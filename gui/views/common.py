@@ -1,0 +1,114 @@
+"""What the table views share: the read-only table set-up, the detail splitter and empty notice,
+selecting a row through a filter proxy, and workspace reads that drop stale answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..qt import (QAbstractItemView, QComboBox, QHeaderView, QLabel, QLineEdit, QSplitter, Qt, QTableView, QTimer,
+                  QWidget)
+from ..worker import Latest
+
+
+def setup_table(table: QTableView, model, selection: QAbstractItemView.SelectionMode,
+                pixel_scroll: bool = True) -> None:
+    """A read-only, row-selecting table with uniform row heights (so long tables stay fast) and
+    interactive columns, the last one stretching."""
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(selection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.ElideRight)
+    table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    if pixel_scroll:
+        table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    vh = table.verticalHeader()
+    vh.setVisible(False)
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vh.setDefaultSectionSize(table.fontMetrics().height() + 8)
+    hh = table.horizontalHeader()
+    hh.setHighlightSections(False)
+    hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+    hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    hh.setStretchLastSection(True)
+
+
+def detail_splitter(name: str, table: QWidget, detail: QWidget, stretch: tuple[int, int],
+                    sizes: list[int]) -> QSplitter:
+    """The table above its detail pane; neither can be collapsed away."""
+    splitter = QSplitter(Qt.Vertical)
+    splitter.setObjectName(name)
+    splitter.setChildrenCollapsible(False)
+    splitter.addWidget(table)
+    splitter.addWidget(detail)
+    splitter.setStretchFactor(0, stretch[0])
+    splitter.setStretchFactor(1, stretch[1])
+    splitter.setSizes(sizes)
+    return splitter
+
+
+def empty_notice(text: str) -> QLabel:
+    """The rich-text explanation shown instead of an empty table."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    label.setContentsMargins(24, 24, 24, 24)
+    label.setMaximumWidth(720)
+    return label
+
+
+def select_source_row(table: QTableView, proxy, row: int,
+                      clear_filters: Callable[[], None] | None = None) -> bool:
+    """Select, make current and centre a source-model row. When the filters hide it, call
+    clear_filters and try again (None: give up instead)."""
+    model = proxy.sourceModel()
+    index = proxy.mapFromSource(model.index(row, 0))
+    if not index.isValid():
+        if clear_filters is None:
+            return False
+        clear_filters()
+        index = proxy.mapFromSource(model.index(row, 0))
+    table.selectRow(index.row())
+    table.setCurrentIndex(index)
+    table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+    return True
+
+
+def reset_filters(debounce: QTimer, edit: QLineEdit, combos: tuple[QComboBox, ...],
+                  apply: Callable[[], None]) -> None:
+    """Empty the search and put every combo on its first ("All …") item, then filter once
+    (signals are blocked so each widget does not trigger a pass of its own)."""
+    debounce.stop()
+    widgets = (edit, *combos)
+    for w in widgets:
+        w.blockSignals(True)
+    edit.clear()
+    for combo in combos:
+        combo.setCurrentIndex(0)
+    for w in widgets:
+        w.blockSignals(False)
+    apply()
+
+
+def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[object], None],
+                failed: Callable[[str], None]) -> None:
+    """Run job(ws) for view.ws on the engine's reader thread. Only the newest request's answer
+    is applied, and only while the view still shows that workspace; a failure is reported
+    unless a newer request has superseded it (that one reports for itself)."""
+    ws = view.ws
+    if ws is None:
+        return
+    token = latest.next()
+
+    def apply(result) -> None:
+        if latest.current(token) and ws is view.ws:
+            done(result)
+
+    def fail(msg: str, tb) -> None:
+        if latest.current(token):
+            failed(msg)
+
+    view.engine.read(what, lambda ctx: job(ws), apply, fail)
