@@ -264,6 +264,21 @@ def cmd_restore(args) -> int:
 
 def cmd_archive(args) -> int:
     rest = list(args.args)
+    if rest and rest[0] == "delete":
+        if len(rest) != 3:
+            raise UsageError("dreamdesk archive delete: usage: dreamdesk archive delete PATH ID --yes")
+        if not args.yes:
+            raise UsageError("dreamdesk archive delete: this erases the entry from the archive and the run "
+                             "records for good; add --yes to confirm")
+        from .dream.records import delete_archive_entry
+        ws = _open(rest[1])
+        with job_lock(ws):
+            out = delete_archive_entry(ws, rest[2])
+        if args.json:
+            _dump(out)
+        else:
+            print(f"Deleted {rest[2]}; scrubbed {out['records_scrubbed']} run record(s). {out['note']}.")
+        return EXIT_OK
     if rest and rest[0] == "restore":
         if len(rest) != 3:
             raise UsageError("dreamdesk archive restore: usage: dreamdesk archive restore PATH ID")
@@ -543,7 +558,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("archive", help="entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
                        usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R]\n"
-                             "       dreamdesk archive restore PATH ID [--json]")
+                             "       dreamdesk archive restore PATH ID [--json]\n"
+                             "       dreamdesk archive delete PATH ID --yes")
     s.add_argument("args", nargs="+", metavar="ARGS")
     s.add_argument("--json", action="store_true")
     s.add_argument("--search", metavar="TEXT")
@@ -551,6 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reason", choices=REASONS)
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
+    s.add_argument("--yes", action="store_true", help="confirm archive delete")
     s.set_defaults(func=cmd_archive)
 
     s = sub.add_parser("dream", help="run Dream once now (or --dry-run to preview its edits)")

@@ -584,3 +584,22 @@ def test_screenshots(qtbot, archive_view, runs_view, runs, ws, dark):
     if dark:
         base = runs_view.detail.palette().color(QPalette.Base)
         assert base.lightness() < 80
+
+
+def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
+    from engine.archive import read_archive
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.loaded and view.model.rowCount() > 0, timeout=5000)
+    target = read_archive(ws).records[0]
+    assert view.select_id(target.id)
+    answers = []
+    view.dialogs = type("D", (), {"confirm": lambda self, parent, title, text: answers.append(text) or False})()
+    view.delete_selected()
+    assert answers and "cannot be undone" in answers[0]
+    assert read_archive(ws).get(target.id) is not None          # declined: nothing deleted
+    view.dialogs = type("D", (), {"confirm": lambda self, parent, title, text: True})()
+    view.delete_selected()
+    qtbot.waitUntil(lambda: read_archive(ws).get(target.id) is None, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == len(read_archive(ws).records), timeout=5000)

@@ -641,3 +641,18 @@ def test_model_never_sees_config_through_a_soul_md_link(soul_to_config, llm_serv
     for i, req in enumerate(srv.requests):
         for m in req["messages"]:
             assert CONFIG_MARKER not in (m.get("content") or ""), f"request {i}, {m['role']} message: {m['content'][:300]}"
+
+
+def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
+    from engine.archive import read_archive
+    from engine.edits import save_edit
+    from engine.files import current_hash
+    root = make_workspace({"USER.md": "# U\n\n- secret diagnosis\n- keep\n"})
+    ws = Workspace.open(root)
+    res = save_edit(ws, "USER.md", "# U\n\n- keep\n", current_hash(root / "USER.md"))
+    rid = res.archived[0].id
+    code, out, err = run_cli(capsys, "archive", "delete", root, rid)
+    assert code == 2 and "--yes" in err and read_archive(ws).get(rid) is not None
+    code, out, err = run_cli(capsys, "archive", "delete", root, rid, "--yes")
+    assert code == 0 and read_archive(ws).get(rid) is None
+    assert not any("secret diagnosis" in p.read_text() for p in (root / "memory/archive").glob("*.jsonl"))

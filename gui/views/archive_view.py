@@ -178,6 +178,10 @@ class ArchiveView(QWidget):
         self.restore_button.setToolTip("Put the selected entries back under their headings. You see where each "
                                        "goes before anything is written; a snapshot is taken first.")
         self.restore_button.clicked.connect(self.restore_selected)
+        self.delete_button = QPushButton("Delete permanently…")
+        self.delete_button.setToolTip("Erase the selected entries from the archive and their text from the Dream "
+                                      "run records (for something that should not be kept anywhere).")
+        self.delete_button.clicked.connect(self.delete_selected)
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
 
@@ -192,6 +196,7 @@ class ArchiveView(QWidget):
         top.addWidget(self.count_label)
         bottom = QHBoxLayout()
         bottom.addWidget(self.hint, 1)
+        bottom.addWidget(self.delete_button)
         bottom.addWidget(self.restore_button)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
@@ -324,6 +329,34 @@ class ArchiveView(QWidget):
             self.restored.emit(rid)
         self.refresh()
 
+    def delete_selected(self) -> None:
+        """Erase entries (a privacy deletion): the one action that removes from the archive."""
+        ids = self.selected_ids()
+        ws = self.ws
+        if not ids or ws is None or self.busy:
+            return
+        text = (f"Permanently delete {_plural(len(ids), 'archived entry', 'archived entries')}?\n\n"
+                + "\n".join("• " + i for i in ids[:LISTED])
+                + "\n\nThe text is removed from memory/archive/ and from every Dream run record; those facts "
+                  "show as unavailable. This cannot be undone from Dreamdesk. Older snapshots still hold the "
+                  "files as they were before the entry was archived.")
+        if not self.dialogs.confirm(self, "Delete from the archive", text):
+            self.status.emit("Nothing was deleted")
+            return
+        self._set_busy(True)
+
+        def job(ctx):
+            from engine.dream.records import delete_archive_entry
+            return [delete_archive_entry(ws, rid) for rid in ids]
+
+        def done(results) -> None:
+            self._set_busy(False)
+            self.status.emit(f"Deleted {_plural(len(results), 'archived entry', 'archived entries')}; "
+                             f"scrubbed {sum(r['records_scrubbed'] for r in results)} run record(s)")
+            self.refresh()
+
+        self.engine.write("delete archive entries", job, done, lambda msg, tb: self._failed("Delete failed", msg))
+
     def _failed(self, what: str, msg: str) -> None:
         self._set_busy(False)
         self.status.emit(f"{what}: {msg}")
@@ -389,7 +422,7 @@ class ArchiveView(QWidget):
         self.empty.setVisible(self.loaded and not has)
         self.splitter.setVisible(has or not self.loaded)
         for w in (self.search_edit, self.file_combo, self.reason_combo, self.count_label, self.hint,
-                  self.restore_button):
+                  self.restore_button, self.delete_button):
             w.setVisible(has)
         if not has:
             self.count_label.setText("")
@@ -408,6 +441,7 @@ class ArchiveView(QWidget):
     def _update_buttons(self) -> None:
         n = len(self._selected_rows())
         self.restore_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
+        self.delete_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
         self.restore_button.setText("Restoring…" if self.busy else
                                     f"Restore selected ({n})" if n > 1 else "Restore selected")
 
