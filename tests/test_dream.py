@@ -335,6 +335,26 @@ def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
         assert (ws.root / rel).read_text() == text
     assert (ws.root / "memory/.dream_cursor").read_text() == "3"
     assert any(a.text == "- Lives in Porto" for a in read_archive(ws).records)
+    # applied as a recorded run: a record, archive lines that name it, the run counter
+    runs, problems = records.list_runs(ws)
+    assert len(runs) == 1 and not problems
+    rec = runs[0]
+    assert rec["outcome"].startswith("Applied a previewed dry run") and rec["batch"]["cursors"] == [1, 2, 3]
+    assert {a.run for a in read_archive(ws).records} == {rec["id"]}
+    assert [f["archive_id"] for f in rec["removed"]] == [a.id for a in read_archive(ws).records]
+    assert load_state(ws)["runs"] == 1
+    assert "dry-" not in res.outcome
+
+
+def test_apply_refuses_a_dry_run_that_failed(ws, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}))],
+                     default={"status": 500})
+    res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
+    assert res.status == "failed" and res.preview["files"]
+    from engine.problems import WorkspaceError
+    with pytest.raises(WorkspaceError, match="did not complete"):
+        apply_preview(ws, res.preview)
+    assert (ws.root / "USER.md").read_text() == USER
 
 
 def test_apply_refuses_when_files_changed(ws, llm_server):

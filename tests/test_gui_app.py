@@ -382,3 +382,49 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     qtbot.waitUntil(lambda: main_window.scheduler.status(first).state == "disabled", timeout=5000)
     view.schedule_here.setChecked(False)
     assert not main_window._tick.isActive()
+
+
+def test_floor_dialog_asks_once_per_edit(main_window, demo_home):
+    view = main_window.settings
+    asked = []
+
+    class Twice:
+        def confirm_below_floor(self, parent, value):
+            asked.append(value)
+            view.review.editingFinished.emit()     # focus moves to the dialog: Qt fires it again
+            return False
+
+    view.dialogs = Twice()
+    view.review.setValue(3)
+    view.review.editingFinished.emit()
+    assert asked == [3] and view.review.value() == 12
+
+
+def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
+    from PySide6.QtCore import Qt
+    files = main_window.files
+    main_window.tabs.setCurrentWidget(files)
+    files.open_path("USER.md")
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "USER.md", timeout=5000)
+    files.editor.setFocus()
+    qtbot.waitUntil(files.editor.hasFocus, timeout=2000)
+    qtbot.keyClick(files.editor, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(files.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.wait(100)
+    assert not main_window.panel.running and main_window.panel.outcome.text() == ""
+
+
+def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Keeps tasks in Todoist; the weekly review "
+                                                                      "reads the project \"This week\"."}))],
+                     default={"status": 500})
+    _use_server(main_window, srv.url)
+    seen = {}
+    main_window.panel.ask_apply = lambda dlg: seen.setdefault("enabled", dlg.apply_button.isEnabled()) or True
+    before = (demo_home / "workspace" / "USER.md").read_bytes()
+    main_window.panel.run_dream(dry_run=True)
+    qtbot.waitUntil(lambda: "enabled" in seen, timeout=15000)
+    assert seen["enabled"] is False
+    qtbot.wait(200)
+    assert (demo_home / "workspace" / "USER.md").read_bytes() == before
+    assert main_window.panel.outcome.text().startswith("Dream failed")

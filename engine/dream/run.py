@@ -336,11 +336,18 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         changed = backend.changed()
         result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
                                     for rel, (old, new) in changed.items()},
-                          "cursor_before": dream_cursor, "cursor_after": new_cursor}
+                          "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status}
         result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
-        record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"))
+        record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
+                      sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
+                                   "budget": budgets.get(rel, 0)} for rel in sizes_after},
+                      user_md={"before": user_before, "after": user_after} if user_before != user_after else None,
+                      cursor={"before": dream_cursor, "after": new_cursor, "held": status == "held",
+                              "held_runs": held_count, "stuck_alarm": stuck},
+                      review=review_info)
         save_progress()
         result.record = record
+        result.preview["record"] = json.loads(json.dumps(record))
         return result
 
     if new_cursor != dream_cursor:
@@ -395,22 +402,26 @@ def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult
         text = f"Dream failed: {why}. The cursor stays at {dream_cursor}; those entries are retried next run."
     if review is not None:
         ids = review["archived"]
-        text += (f" Review pass: freed {review['chars_freed']:,} characters, moved {len(ids)} "
-                 f"fact{'s' if len(ids) != 1 else ''} to memory/archive/"
-                 + (f" ({', '.join(ids)})" if ids else "")
-                 + f", {review['refused']} write(s) refused by a size budget.")
+        dry = any(i.startswith("dry-") for i in ids)
+        text += (f" Review pass: freed {review['chars_freed']:,} characters, "
+                 f"{'would move' if dry else 'moved'} {len(ids)} fact{'s' if len(ids) != 1 else ''} to memory/archive/"
+                 + (f" ({', '.join(ids)})" if ids and not dry else "")
+                 + f", {review['refused']} of its writes refused by a size budget.")
     other_refusals = [r for r in sandbox.refused if r.pass_name != "review"]
     if other_refusals:
-        text += (f" {len(other_refusals)} write(s) refused by a size budget and never landed "
-                 f"({', '.join(sorted({r.file for r in other_refusals}))}).")
+        text += (f" {'Other passes: ' if review is not None else ''}{len(other_refusals)} write(s) refused by a "
+                 f"size budget and never landed ({', '.join(sorted({r.file for r in other_refusals}))}).")
     return text
 
 
-def apply_preview(ws: Workspace, preview: dict) -> list[str]:
-    """Write exactly what a dry run previewed, or refuse (ConflictError, nothing written) if
-    any of those files changed since the preview was made."""
+def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | None = None) -> list[str]:
+    """Write exactly what a dry run previewed, as a recorded manual run, or refuse (nothing
+    written) if the preview did not complete or any of its files changed since."""
     from ..archive import write_memory
     from ..files import current_hash, resolve_inside
+    if preview.get("status") not in ("completed", "wrote-nothing", "held"):
+        raise WorkspaceError(f"this dry run did not complete ({preview.get('status')}); there is nothing safe to apply")
+    now = now or (lambda: datetime.now().astimezone())
     files = preview.get("files", {})
     with job_lock(ws):
         for rel, f in files.items():
@@ -419,20 +430,47 @@ def apply_preview(ws: Workspace, preview: dict) -> list[str]:
         cur, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         if cur != preview.get("cursor_before", cur):
             raise WorkspaceError(".dream_cursor moved since the preview was made; run the dry run again")
+        started = now()
+        run_id = records.new_run_id(ws, started)
         store = SnapshotStore(ws)
+        snapshot_before = None
         try:
-            store.snapshot("snapshot: before applying a dry run")
+            snapshot_before = store.snapshot(f"snapshot: before dream {run_id}") or store.head()
         except SnapshotError:
             pass
-        written = []
+        written, archived = [], []
         for rel, f in files.items():
-            write_memory(ws, rel, f["new"], f["base_hash"], "dream")
+            _, recs = write_memory(ws, rel, f["new"], f["base_hash"], "dream", run_id)
+            archived.extend(recs)
             written.append(rel)
         after = preview.get("cursor_after", cur)
         if after != cur:
             write_cursor(ws.dream_cursor_path, after)
+        # the record is the dry run's, made real: its id, its archive ids, applied status
+        record = json.loads(json.dumps(preview.get("record") or {}))
+        by_text = {(a.file, a.text): a.id for a in archived}
+        for fact in record.get("removed", []):
+            fact["archive_id"] = by_text.get((fact.get("file"), fact.get("text")))
+        if isinstance(record.get("review"), dict):
+            record["review"]["archived"] = [f["archive_id"] for f in record.get("removed", [])
+                                            if f.get("pass") == "review" and f.get("archive_id")]
+        for w in record.get("writes", []):
+            w["archived"] = []
+        state = load_state(ws)
+        outcome = f"Applied a previewed dry run: {len(written)} file(s) written ({', '.join(written)})."
+        record.update(id=run_id, started=started.isoformat(timespec="seconds"),
+                      finished=now().isoformat(timespec="seconds"), trigger="manual",
+                      status=record.get("status") or "completed", outcome=outcome,
+                      run_number=_int(state.get("runs")) + 1, snapshot_before=snapshot_before)
+        for key in ("passes", "created", "removed", "writes", "refused"):
+            record.setdefault(key, [])
+        records.save_record(ws, record)
+        state.update(runs=_int(state.get("runs")) + 1,
+                     last_run={"id": run_id, "finished": record["finished"], "status": record["status"],
+                               "outcome": outcome})
+        save_state(ws, state)
         try:
-            store.snapshot("dream: manual run (applied dry run)", with_summary=True)
+            store.snapshot(f"dream: manual run (applied dry run)\n\nrun {run_id}", with_summary=True)
         except SnapshotError:
             pass
         return written

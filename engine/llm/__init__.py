@@ -128,7 +128,8 @@ def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
         key = k if isinstance(k, str) else ""
     base = base_url or block.get("apiBase") or block.get("api_base") or DEFAULT_BASES.get(prov or "", None)
     if not mdl:
-        raise LLMError("no model configured: set agents.defaults.model in config.json or pass --model")
+        raise LLMError("no model configured: set agents.defaults.model in config.json, or give one for this "
+                       "run (--model on the command line)")
     if not base:
         raise LLMError(f"no API base for provider {prov!r}: set providers.{prov}.apiBase or pass --base-url")
     kind = "anthropic" if (prov == "anthropic" or "api.anthropic.com" in str(base)) else "openai"

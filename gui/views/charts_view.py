@@ -120,6 +120,7 @@ class ChartsView(QWidget):
         top = max([p.chars for p in points] + [budget]) * 1.15 or 100
         y = QValueAxis()
         y.setRange(0, top)
+        y.applyNiceNumbers()          # round ticks (0, 500, 1000, ...) instead of odd fractions
         y.setLabelFormat("%d")
         y.setTitleText("characters")
         self.chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)

@@ -75,7 +75,7 @@ class EnginePanel(QWidget):
         self.job = None
         self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
         lay = QVBoxLayout(self)
-        self.setMinimumWidth(380)
+        self.setMinimumWidth(300)
         row = QGridLayout()
         self.dream_button = QPushButton("Dream now")
         self.dry_button = QPushButton("Dry run")
@@ -127,7 +127,8 @@ class EnginePanel(QWidget):
             choice, _ = model_for(ws, settings_store.model_override(), settings_store.demo_home())
             self.model_label.setText(f"Model: {choice.describe()}")
         except LLMError as exc:
-            self.model_label.setText(f"Model: not configured ({exc}). Set one in Settings → Model.")
+            self.model_label.setText(f"Model: not configured ({exc}). Set one in config.json, or a model for "
+                                     "this machine under Settings → Memory → Model.")
 
     def _set_running(self, running: bool) -> None:
         for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
@@ -183,7 +184,12 @@ class EnginePanel(QWidget):
         self.status.emit(result.outcome)
         if dry_run and result.preview is not None:
             dlg = DryRunDialog(result.outcome, "".join(d.unified("before", "after") for d in result.diffs), self)
-            if self.ask_apply(dlg) and result.diffs:
+            complete = result.status in ("completed", "wrote-nothing", "held")
+            if not complete:
+                # a failed or cancelled preview is partial: show it, never offer to apply it
+                dlg.apply_button.setEnabled(False)
+                dlg.apply_button.setToolTip("This dry run did not complete; its changes are partial")
+            if self.ask_apply(dlg) and result.diffs and complete:
                 self._apply(result.preview)
         self.finished.emit("dry run" if dry_run else "dream")
 

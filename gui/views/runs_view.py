@@ -18,7 +18,7 @@ from ..models.history_model import preview
 from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, COL_PRUNED, COL_REFUSED, COL_REMOVED,
                                  COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
                                  time_label)
-from ..qt import (QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
+from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
 from .common import detail_splitter, empty_notice, read_latest, setup_table
@@ -478,6 +478,10 @@ class RunsView(QWidget):
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self.model.set_palette(self.palette())
-            if self.shown is not None:
-                self._show(self.shown, self._shown_diff)
+            # re-render after the children have taken the new palette too (they get it later)
+            QTimer.singleShot(0, self._rerender)
         super().changeEvent(event)
+
+    def _rerender(self) -> None:
+        if self.shown is not None:
+            self._show(self.shown, self._shown_diff)

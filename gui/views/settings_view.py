@@ -43,6 +43,7 @@ class SettingsView(QWidget):
         self.ws: Workspace | None = None
         self.cfg = None
         self.state = None
+        self._asking = False
         self.dialogs = FloorDialogs()
         self._loading = False
 
@@ -233,10 +234,15 @@ class SettingsView(QWidget):
     def _review_edited(self) -> None:
         value = self.review.value()
         current = int(self.cfg.get("reviewEveryRuns")) if self.cfg else REVIEW_FLOOR
-        if value == current:
-            return
+        if value == current or self._asking:
+            return   # editingFinished fires again when the dialog takes the focus: ask once
         if value < REVIEW_FLOOR:
-            if not self.dialogs.confirm_below_floor(self, value):
+            self._asking = True
+            try:
+                yes = self.dialogs.confirm_below_floor(self, value)
+            finally:
+                self._asking = False
+            if not yes:
                 self.review.blockSignals(True)
                 self.review.setValue(current)
                 self.review.blockSignals(False)
