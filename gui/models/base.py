@@ -35,7 +35,7 @@ def theme(palette: QPalette) -> tuple[QColor, QColor, bool]:
 
 
 class TableModel(QAbstractTableModel):
-    """Subclasses set COLUMNS and COLUMN_TIPS, implement rowCount and _palette_colors, and
+    """Subclasses set COLUMNS and COLUMN_TIPS, implement rowCount (and _palette_colors for colours), and
     call set_palette(QApplication.palette()) once their rows exist."""
 
     COLUMNS: tuple[str, ...] = ()
@@ -44,7 +44,7 @@ class TableModel(QAbstractTableModel):
     PALETTE_ROLES = (Qt.ForegroundRole,)              # what a palette change repaints
 
     def _palette_colors(self, palette: QPalette) -> dict[str, QColor]:
-        raise NotImplementedError
+        return {}    # a model with no colours of its own draws in the palette's defaults
 
     def set_palette(self, palette: QPalette) -> None:
         """Colours derive from the palette so a dark theme stays readable; repaints all rows."""
