@@ -319,7 +319,6 @@ def cmd_dream(args) -> int:
     import signal
     import threading
 
-    from .dream import records
     from .dream.run import DreamOptions, run_dream
     from .llm import LLMError, choose_model, make_client
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .files import MISSING_HASH, checked_write, read_state
-from .problems import ERROR, INFO, Problem, WorkspaceError
+from .problems import INFO, Problem, WorkspaceError
 
 REVIEW_FLOOR = 12
 # The seed's measured reason, shown wherever a cadence below the floor is asked for.

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .cursors import read_cursor, write_cursor
 from .files import FileLock, atomic_write_bytes, read_bytes
-from .problems import ERROR, WARNING, Problem
+from .problems import WARNING, Problem
 
 HISTORY_CAP = 1000
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .archive import ArchiveRecord, plan_entry_restore, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
-from .files import MISSING_HASH, FileLock, current_hash, resolve_inside
+from .files import MISSING_HASH, FileLock, resolve_inside
 from .problems import WorkspaceError
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path
 from .workspace import Workspace

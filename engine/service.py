@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from pathlib import Path
 from typing import Callable
 
 from .consolidator import run_consolidator

@@ -1,12 +1,10 @@
 """The Dream scheduler with an injected clock (no sleeps), and the headless service."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import threading
-import time
 from datetime import datetime, timedelta
 
 import pytest

@@ -13,7 +13,7 @@ from engine.files import read_state
 from engine.problems import ConflictError
 from engine.workspace import Workspace
 
-from ..qt import (QDialog, QDialogButtonBox, QFont, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
+from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
                   QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
