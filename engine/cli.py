@@ -501,107 +501,88 @@ def cmd_runs(args) -> int:
 
 
 # -- parser --------------------------------------------------------------------------------
+def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool = True, **kw):
+    """A subcommand taking the workspace PATH (and --json): the shape most commands share."""
+    s = sub.add_parser(name, help=help, **kw)
+    if path:
+        s.add_argument("path", metavar="PATH", help="the home folder or the workspace folder")
+    if json:
+        s.add_argument("--json", action="store_true")
+    s.set_defaults(func=func)
+    return s
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", description="See, audit and repair what your assistant remembers.")
     p.add_argument("--version", action="version", version=f"dreamdesk {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
-    s = sub.add_parser("status", help="file sizes against budgets, cursors, pending history, problems")
-    s.add_argument("path", metavar="PATH", help="the home folder or the workspace folder")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_status)
+    s = _command(sub, "status", "file sizes against budgets, cursors, pending history, problems", cmd_status)
 
-    s = sub.add_parser("history", help="history.jsonl entries with their status, and unreadable lines")
-    s.add_argument("path", metavar="PATH")
-    s.add_argument("--json", action="store_true")
+    s = _command(sub, "history", "history.jsonl entries with their status, and unreadable lines", cmd_history)
     s.add_argument("--pending", action="store_true", help="only entries Dream has not processed")
-    s.set_defaults(func=cmd_history)
 
-    s = sub.add_parser("prompt", help="what a new chat would receive, part by part")
-    s.add_argument("path", metavar="PATH")
-    s.add_argument("--json", action="store_true")
+    s = _command(sub, "prompt", "what a new chat would receive, part by part", cmd_prompt)
     s.add_argument("--text", action="store_true", help="print (or include in JSON) the text itself")
-    s.set_defaults(func=cmd_prompt)
 
-    s = sub.add_parser("config", help="show the effective config, or: config set PATH KEY VALUE",
-                       usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
-                             "[--confirm-below-floor]")
+    s = _command(sub, "config", "show the effective config, or: config set PATH KEY VALUE",
+                 cmd_config, path=False,
+                 usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
+                       "[--confirm-below-floor]")
     s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--json", action="store_true")
     s.add_argument("--confirm-below-floor", action="store_true",
                    help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
-    s.set_defaults(func=cmd_config)
 
-    s = sub.add_parser("snapshots", help="the snapshot timeline (git), newest first")
-    s.add_argument("path", metavar="PATH")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_snapshots)
+    s = _command(sub, "snapshots", "the snapshot timeline (git), newest first", cmd_snapshots)
 
-    s = sub.add_parser("diff", help="memory-file diff from snapshot REV to REV2 or the working files")
-    s.add_argument("path", metavar="PATH")
+    s = _command(sub, "diff", "memory-file diff from snapshot REV to REV2 or the working files", cmd_diff)
     s.add_argument("rev", metavar="REV")
     s.add_argument("rev2", metavar="REV2", nargs="?")
     s.add_argument("--file", metavar="F")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_diff)
 
-    s = sub.add_parser("restore", help="restore a snapshot, one file, or one hunk (undoable)")
-    s.add_argument("path", metavar="PATH")
+    s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable)", cmd_restore)
     s.add_argument("rev", metavar="REV")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--file", metavar="F")
     g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")
     s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_restore)
 
-    s = sub.add_parser("archive", help="entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
-                       usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R]\n"
-                             "       dreamdesk archive restore PATH ID [--json]\n"
-                             "       dreamdesk archive delete PATH ID --yes")
+    s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
+                 cmd_archive, path=False,
+                 usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R]\n"
+                       "       dreamdesk archive restore PATH ID [--json]\n"
+                       "       dreamdesk archive delete PATH ID --yes")
     s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--json", action="store_true")
     s.add_argument("--search", metavar="TEXT")
     s.add_argument("--file", metavar="F")
     s.add_argument("--reason", choices=REASONS)
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.add_argument("--yes", action="store_true", help="confirm archive delete")
-    s.set_defaults(func=cmd_archive)
 
-    s = sub.add_parser("dream", help="run Dream once now (or --dry-run to preview its edits)")
-    s.add_argument("path", metavar="PATH")
+    s = _command(sub, "dream", "run Dream once now (or --dry-run to preview its edits)", cmd_dream)
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
-    s.add_argument("--json", action="store_true")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
     _model_args(s)
-    s.set_defaults(func=cmd_dream)
 
-    s = sub.add_parser("runs", help="Dream run history; runs PATH show ID for one run with provenance",
-                       usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID [--json]")
+    s = _command(sub, "runs", "Dream run history; runs PATH show ID for one run with provenance",
+                 cmd_runs, path=False,
+                 usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID [--json]")
     s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_runs)
 
-    s = sub.add_parser("compact", help="run the Consolidator now: sessions -> history.jsonl (keeps the last 8)")
-    s.add_argument("path", metavar="PATH")
+    s = _command(sub, "compact", "run the Consolidator now: sessions -> history.jsonl (keeps the last 8)",
+                 cmd_compact)
     s.add_argument("--session", metavar="KEY")
-    s.add_argument("--json", action="store_true")
     _model_args(s)
-    s.set_defaults(func=cmd_compact)
 
-    s = sub.add_parser("schedule", help="why a dream is (not) running, and when the next one is due")
-    s.add_argument("path", metavar="PATH")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_schedule)
+    s = _command(sub, "schedule", "why a dream is (not) running, and when the next one is due", cmd_schedule)
 
-    s = sub.add_parser("serve", help="run the Consolidator and the Dream scheduler headless (Ctrl+C stops)")
-    s.add_argument("path", metavar="PATH")
+    s = _command(sub, "serve", "run the Consolidator and the Dream scheduler headless (Ctrl+C stops)",
+                 cmd_serve, json=False)
     s.add_argument("--tick", type=float, default=1.0, metavar="S", help="seconds between scheduler checks")
     s.add_argument("--compact-every", type=float, default=60.0, metavar="S")
     _model_args(s)
-    s.set_defaults(func=cmd_serve)
     return p
 
 

@@ -85,19 +85,25 @@ def gui_env(tmp_path, monkeypatch, qapp):
     QSettings("Dreamdesk", "Dreamdesk").clear()
 
 
-@pytest.fixture
-def main_window(gui_env, qtbot, demo_home):
-    """The real main window on a private copy of the demo."""
+def open_window(qtbot, home: Path):
+    """The real main window, shown, on `home` (registered as the demo, so it plays offline)."""
     from gui import settings_store
     from gui.main_window import MainWindow
 
-    settings_store.set_demo_home(str(demo_home))
+    settings_store.set_demo_home(str(home))
     win = MainWindow()
     win.unsaved_choice = lambda: "discard"
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
-    assert win.open_workspace(str(demo_home))
+    assert win.open_workspace(str(home))
     qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
+    return win
+
+
+@pytest.fixture
+def main_window(gui_env, qtbot, demo_home):
+    """The real main window on a private copy of the demo."""
+    win = open_window(qtbot, demo_home)
     yield win
     win.close()

@@ -170,7 +170,7 @@ def test_dream_from_the_engine_panel(main_window, demo_home, qtbot, llm_server):
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes Belgian waffles", "section": "Preferences",
                                          "sources": [100]})), turn(content="ok")], default=turn(content="nothing"))
     _use_server(main_window, srv.url)
-    assert "test-model" in main_window.panel.model_label.text()
+    qtbot.waitUntil(lambda: "test-model" in main_window.panel.model_label.text(), timeout=5000)
     qtbot.mouseClick(main_window.panel.dream_button, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not main_window.panel.running, timeout=15000)
     assert main_window.panel.outcome.text().startswith("Dream completed"), main_window.panel.outcome.text()
@@ -344,18 +344,9 @@ def test_outside_write_latency_is_measured(main_window, demo_home, qtbot, capsys
 
 def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
     """What a fresh install shows: the demo copy with its history, then the recorded run."""
-    from gui import settings_store
+    from conftest import open_window
     from gui.app import ensure_demo_copy
-    from gui.main_window import MainWindow
-    home = ensure_demo_copy(tmp_path / "data")
-    settings_store.set_demo_home(str(home))
-    win = MainWindow()
-    win.unsaved_choice = lambda: "discard"
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    assert win.open_workspace(str(home))
-    qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
+    win = open_window(qtbot, ensure_demo_copy(tmp_path / "data"))
     win.tabs.setCurrentWidget(win.charts)
     qtbot.waitUntil(lambda: "size" in win.charts.series, timeout=10000)
     assert win.charts.series["size"].count() >= 9            # one point per snapshot of the past

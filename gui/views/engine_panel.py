@@ -123,12 +123,20 @@ class EnginePanel(QWidget):
     def set_workspace(self, ws: Workspace) -> None:
         self.ws = ws
         self._set_running(self.running)
-        try:
-            choice, _ = model_for(ws, settings_store.model_override(), settings_store.demo_home())
-            self.model_label.setText(f"Model: {choice.describe()}")
-        except LLMError as exc:
-            self.model_label.setText(f"Model: not configured ({exc}). Set one in config.json, or a model for "
-                                     "this machine under Settings → Memory → Model.")
+        override, demo = settings_store.model_override(), settings_store.demo_home()
+
+        def describe(ctx) -> str:   # reads config.json: off the GUI thread like every disk read
+            try:
+                return f"Model: {model_for(ws, override, demo)[0].describe()}"
+            except LLMError as exc:
+                return (f"Model: not configured ({exc}). Set one in config.json, or a model for this machine "
+                        "under Settings → Memory → Model.")
+
+        def show(text: str) -> None:
+            if ws is self.ws:
+                self.model_label.setText(text)
+
+        self.engine.read("describe the model", describe, show)
 
     def _set_running(self, running: bool) -> None:
         for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
