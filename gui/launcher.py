@@ -12,7 +12,11 @@ def main(argv: list[str] | None = None) -> int:
         if args and args[0] == "open" and len(args) != 2:
             print("dreamdesk open: usage: dreamdesk open PATH", file=sys.stderr)
             return 2
-        from gui.app import run   # absolute: PyInstaller runs this file as __main__
+        try:
+            from gui.app import run   # absolute: PyInstaller runs this file as __main__
+        except ImportError as exc:   # no or broken Qt: say so; the CLI still works without it
+            print(f"dreamdesk: cannot start the desktop app: {exc}", file=sys.stderr)
+            return 1
         return run(args[1] if args else None)
     from engine.cli import main as cli_main
     return cli_main(args)

@@ -1,5 +1,13 @@
 """The one place Qt is imported from (so a binding change touches one file)."""
 
+import PySide6
+
+# A half-uninstalled PySide6 (its __init__.py is shared by several wheels) imports as a bare
+# namespace package: Qt's plugin paths are never set up and failures come later and stranger.
+if not hasattr(PySide6, "__version__"):
+    raise ImportError("PySide6 is installed incompletely (PySide6/__init__.py is missing); "
+                      "reinstall it: pip install --force-reinstall 'pyside6>=6.8,<6.12'")
+
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
 from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QObject, QSettings,  # noqa: F401
                             QSortFilterProxyModel, Qt, QThread, QTimer, QUrl, Signal, Slot)

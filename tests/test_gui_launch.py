@@ -34,6 +34,20 @@ def test_launcher_dispatches_cli_commands_without_qt(capsys):
     assert main(["open"]) == 2 and "usage" in capsys.readouterr().err
 
 
+def test_a_half_installed_pyside6_gets_a_clear_message_not_a_traceback(tmp_path):
+    import os
+    import subprocess
+    # what a half-uninstalled PySide6 looks like: the package folder without its __init__.py
+    # (-S keeps the real site-packages, whose regular package would win, off the path)
+    (tmp_path / "PySide6").mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(__file__).parents[1])]))
+    code = "import sys; from gui.launcher import main; sys.exit(main([]))"
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=30,
+                          env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "PySide6 is installed incompletely" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_engine_never_imports_qt():
     import subprocess
     code = ("import sys, engine.cli, engine.dream.run, engine.service, engine.consolidator;"
