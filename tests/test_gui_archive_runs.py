@@ -29,7 +29,8 @@ from gui.models.history_model import preview
 from gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
                                    RunsModel)
 from gui.qt import QColor, QPalette, Qt
-from gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, plan_placements
+from gui.views.archive_view import (ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for,
+                                    plan_placements)
 from gui.views.history_view import HistoryView
 from gui.views.runs_view import RunsView
 from gui.worker import Engine
@@ -254,6 +255,47 @@ def test_search_and_filters_through_the_widgets(qtbot, archive_view, ws):
     view.clear_filters()
     assert view.proxy.rowCount() == total
     assert view.file_combo.currentText() == ALL_FILES and view.reason_combo.currentText() == ALL_REASONS
+
+
+def test_period_for_each_when_choice():
+    from datetime import date
+    today = date(2026, 3, 2)
+    assert period_for("any", today) == (None, None)
+    assert period_for("today", today) == ("2026-03-02", "2026-03-02")
+    assert period_for("7d", today) == ("2026-02-24", "2026-03-02")        # seven days, today included
+    assert period_for("30d", today) == ("2026-02-01", "2026-03-02")
+    assert period_for("2024-02", today) == ("2024-02-01", "2024-02-29")   # a leap February
+
+
+def test_when_filter_keeps_only_that_period(qtbot, engine, make_workspace):
+    ws = Workspace.open(make_workspace({"USER.md": "# User\n"}))
+    now = datetime.now().astimezone()
+    ages = {"today": 0, "three days": 3, "twenty days": 20, "two months": 62}
+    for text, days in ages.items():
+        append_records(ws, [{"file": "USER.md", "text": f"- {text}", "reason": "dream"}],
+                       now=now - timedelta(days=days))
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 4, timeout=5000)
+    texts = lambda: sorted(view.model.record(view.proxy.mapToSource(view.proxy.index(r, 0)).row()).text  # noqa: E731
+                           for r in range(view.proxy.rowCount()))
+    pick = lambda label: view.when_combo.setCurrentIndex(view.when_combo.findText(label))  # noqa: E731
+    pick("Today")
+    assert texts() == ["- today"] and view.count_label.text().startswith("1 of 4")
+    pick("Last 7 days")
+    assert texts() == ["- three days", "- today"]
+    pick("Last 30 days")
+    assert texts() == ["- three days", "- today", "- twenty days"]
+    old = now - timedelta(days=62)
+    month = f"{old:%B} {old.year}"                                   # each archived month is offered
+    assert view.when_combo.findText(month) >= 0
+    pick(month)
+    assert "- two months" in texts() and "- today" not in texts()
+    view.file_combo.setCurrentIndex(view.file_combo.findText("memory/MEMORY.md"))   # combined with the rest
+    assert texts() == []
+    view.clear_filters()
+    assert view.when_combo.currentText() == "Any time" and view.proxy.rowCount() == 4
 
 
 def test_restore_puts_the_entries_back_under_their_headings(qtbot, archive_view, ws, home):

@@ -117,9 +117,15 @@ class ArchiveModel(TableModel):
     def reasons(self) -> list[str]:
         return sorted({r.reason for r in self.records if r.reason})
 
-    def matching(self, text: str, file: str | None, reason: str | None) -> bytearray:
+    def months(self) -> list[str]:
+        """The YYYY-MM months entries were archived in, newest first."""
+        return sorted({r.archived_at[:7] for r in self.records if len(r.archived_at) >= 7}, reverse=True)
+
+    def matching(self, text: str, file: str | None, reason: str | None,
+                 since: str | None = None, until: str | None = None) -> bytearray:
         """A 0/1 byte per record (in `records` order): what engine.archive.search keeps."""
-        hits = {id(r) for r in search(self.records, text=text.strip() or None, file=file, reason=reason)}
+        hits = {id(r) for r in search(self.records, text=text.strip() or None, file=file, reason=reason,
+                                      since=since, until=until)}
         return bytearray(1 if id(r) in hits else 0 for r in self.records)
 
     # ---- sorting (by the model itself: one key per row, not N log N calls from C++) ---------
@@ -224,8 +230,8 @@ class ArchiveModel(TableModel):
 
 
 class ArchiveFilterProxy(QSortFilterProxyModel):
-    """Text (engine.archive.search: text, heading and replaced_by, case-insensitive), file and
-    reason filters. The mask is computed once per filter change, per record; a row's lookup is
+    """Text (engine.archive.search: text, heading and replaced_by, case-insensitive), file,
+    reason and date filters. The mask is computed once per filter change, per record; a row's lookup is
     two list indexings. Sorting is the source model's own (see ArchiveModel.sort)."""
 
     def __init__(self, parent=None):
@@ -233,15 +239,13 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
         self._text = ""
         self._file: str | None = None
         self._reason: str | None = None
+        self._period: tuple[str | None, str | None] = (None, None)   # archived_at days, inclusive
         self._mask: bytearray | None = None
         self._stale = False
 
     def is_active(self) -> bool:
-        return bool(self._text.strip()) or self._file is not None or self._reason is not None
-
-    @property
-    def filters(self) -> tuple[str, str | None, str | None]:
-        return self._text, self._file, self._reason
+        return (bool(self._text.strip()) or self._file is not None or self._reason is not None
+                or self._period != (None, None))
 
     def setSourceModel(self, model) -> None:
         old = self.sourceModel()
@@ -256,21 +260,23 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
         self._stale = True
 
     def set_filter(self, text: str | None = None, file: str | None | type(...) = ...,
-                   reason: str | None | type(...) = ...) -> None:
-        """Change any of the filters (None text / `...` leaves that one as it is)."""
+                   reason: str | None | type(...) = ...,
+                   period: tuple[str | None, str | None] | type(...) = ...) -> None:
+        """Change any of the filters (None text / `...` leaves that one as it is). `period` is
+        (since, until) as YYYY-MM-DD days of archived_at, inclusive; None is open."""
         new = (self._text if text is None else text, self._file if file is ... else file,
-               self._reason if reason is ... else reason)
-        if new == (self._text, self._file, self._reason):
+               self._reason if reason is ... else reason, self._period if period is ... else tuple(period))
+        if new == (self._text, self._file, self._reason, self._period):
             return
         self.beginFilterChange()
-        self._text, self._file, self._reason = new
+        self._text, self._file, self._reason, self._period = new
         self._stale = True
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def _rebuild(self) -> None:
         src = self.sourceModel()
         if self.is_active() and isinstance(src, ArchiveModel):
-            self._mask = src.matching(self._text, self._file, self._reason)
+            self._mask = src.matching(self._text, self._file, self._reason, *self._period)
         else:
             self._mask = None
         self._stale = False

@@ -1,12 +1,14 @@
 """The archive browser: every entry that left USER.md or memory/MEMORY.md (memory/archive/), with
-search, file and reason filters, the selected entry in full, and "Restore selected", which
+search, file, reason and date filters, the selected entry in full, and "Restore selected", which
 first shows where each entry would go and then restores on the writer thread (each restore
 takes a snapshot first, so it can be undone)."""
 
 from __future__ import annotations
 
+import calendar
 import html
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
 from engine.problems import WorkspaceError
@@ -27,6 +29,8 @@ MAX_RESTORE = 100          # entries per restore (each one is planned, snapshott
 LISTED = 20                # placements spelled out in the confirmation
 ALL_FILES = "All files"
 ALL_REASONS = "All reasons"
+# The "When" filter: fixed spans, then every month that has archived entries (newest first).
+SPANS = (("any", "Any time"), ("today", "Today"), ("7d", "Last 7 days"), ("30d", "Last 30 days"))
 EMPTY_TEXT = ("<h3>No archive yet</h3>"
               "<p>Whenever Dream, its review pass or your own edit removes an entry from USER.md or "
               "memory/MEMORY.md, the entry is written to <code>memory/archive/</code> first, with the heading "
@@ -108,6 +112,23 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
     return "".join(out)
 
 
+def period_for(key: str | None, today: date) -> tuple[str | None, str | None]:
+    """(since, until) days, inclusive, for a "When" choice: a span ending today or a YYYY-MM month."""
+    if key in (None, "any"):
+        return None, None
+    days = {"today": 0, "7d": 6, "30d": 29}.get(key)
+    if days is not None:
+        return (today - timedelta(days=days)).isoformat(), today.isoformat()
+    year, month = int(key[:4]), int(key[5:7])
+    return f"{key}-01", f"{key}-{calendar.monthrange(year, month)[1]:02d}"
+
+
+def month_label(key: str) -> str:
+    """'2026-11' -> 'November 2026' (the user's reading of a month, not a sort key)."""
+    year, month = int(key[:4]), int(key[5:7])
+    return f"{calendar.month_name[month]} {year}"
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
@@ -140,8 +161,12 @@ class ArchiveView(QWidget):
         self.reason_combo = QComboBox()
         self.reason_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.reason_combo.setToolTip("Only entries removed for this reason")
+        self.when_combo = QComboBox()
+        self.when_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.when_combo.setToolTip("Only entries archived in this period")
         self._files: list[str | None] = []
         self._reasons: list[str | None] = []
+        self._whens: list[str] = []
         self._fill_combos()
         self.count_label = QLabel()
 
@@ -152,6 +177,7 @@ class ArchiveView(QWidget):
         self.search_edit.textChanged.connect(self._debounce.start)
         self.file_combo.currentIndexChanged.connect(self._apply_filter)
         self.reason_combo.currentIndexChanged.connect(self._apply_filter)
+        self.when_combo.currentIndexChanged.connect(self._apply_filter)
 
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -192,6 +218,7 @@ class ArchiveView(QWidget):
         top.addWidget(self.search_edit, 1)
         top.addWidget(self.file_combo)
         top.addWidget(self.reason_combo)
+        top.addWidget(self.when_combo)
         top.addSpacing(8)
         top.addWidget(self.count_label)
         bottom = QHBoxLayout()
@@ -256,7 +283,8 @@ class ArchiveView(QWidget):
                                                      self.clear_filters if clear_filters else None)
 
     def clear_filters(self) -> None:
-        reset_filters(self._debounce, self.search_edit, (self.file_combo, self.reason_combo), self._apply_filter)
+        reset_filters(self._debounce, self.search_edit, (self.file_combo, self.reason_combo, self.when_combo),
+                      self._apply_filter)
 
     # ---- restoring -------------------------------------------------------------------------
 
@@ -404,6 +432,15 @@ class ArchiveView(QWidget):
             combo.setCurrentIndex(values.index(current) if current in values else 0)
             combo.blockSignals(False)
         self._files, self._reasons = files, reasons
+        when = self._combo_value(self.when_combo, self._whens)
+        whens = [key for key, _ in SPANS] + self.model.months()
+        labels = [label for _, label in SPANS] + [month_label(m) for m in self.model.months()]
+        self.when_combo.blockSignals(True)
+        self.when_combo.clear()
+        self.when_combo.addItems(labels)
+        self.when_combo.setCurrentIndex(whens.index(when) if when in whens else 0)
+        self.when_combo.blockSignals(False)
+        self._whens = whens
 
     @staticmethod
     def _combo_value(combo: QComboBox, values: list[str | None]) -> str | None:
@@ -413,7 +450,8 @@ class ArchiveView(QWidget):
     def _apply_filter(self) -> None:
         self._debounce.stop()
         self.proxy.set_filter(self.search_edit.text(), self._combo_value(self.file_combo, self._files),
-                              self._combo_value(self.reason_combo, self._reasons))
+                              self._combo_value(self.reason_combo, self._reasons),
+                              period_for(self._combo_value(self.when_combo, self._whens), date.today()))
         self._update_state()
 
     def _update_state(self, *args) -> None:
