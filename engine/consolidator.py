@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from .files import atomic_write_text, checked_write_bytes, content_hash, read_bytes
+from .files import ConflictError, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
 from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
@@ -176,7 +176,9 @@ def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
     meta = dict(fresh.metadata)
     meta["last_consolidated"] = to
     lines[fresh.meta_line - 1] = json.dumps(meta, ensure_ascii=False).encode("utf-8")
-    checked_write_bytes(s.path, b"\n".join(lines), content_hash(data), display=s.display)
+    # the assistant may append a message right now: keep it (see replace_keeping_appends)
+    if not replace_keeping_appends(s.path, data, b"\n".join(lines)):
+        raise ConflictError(s.display, content_hash(data), current_hash(s.path))
 
 
 def _entry_key(content: str) -> str:

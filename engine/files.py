@@ -150,6 +150,32 @@ def checked_write_bytes(path: Path, data: bytes, expected_hash: str, display: st
     return content_hash(data)
 
 
+def replace_keeping_appends(path: Path, old: bytes, new: bytes) -> bool:
+    """Atomically replace a file that holds `old` with `new`, for files another program appends
+    to without our lock (history.jsonl, session files). False, writing nothing, when the file
+    no longer holds `old`. The old inode stays open across the rename: an O_APPEND writer that
+    opened it before the rename writes there, and those bytes are carried over to the new file."""
+    fd_old = os.open(path, os.O_RDONLY)
+    try:
+        if os.fstat(fd_old).st_size != len(old) or read_bytes(path) != old:
+            return False
+        atomic_write_bytes(path, new)
+        late, offset = [], len(old)
+        while chunk := os.pread(fd_old, 1 << 20, offset):
+            late.append(chunk)
+            offset += len(chunk)
+        if late:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, b"".join(late))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return True
+    finally:
+        os.close(fd_old)
+
+
 def checked_write(path: Path, text: str, expected_hash: str, display: str | None = None) -> str:
     """Write `text` only if the file still has the bytes the caller last saw.
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .cursors import read_cursor, write_cursor
-from .files import FileLock, atomic_write_bytes, read_bytes
+from .files import FileLock, read_bytes, replace_keeping_appends
 from .problems import WARNING, Problem
 
 HISTORY_CAP = 1000
@@ -230,8 +230,9 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
     """Drop the oldest already-dreamed entries until at most `cap` entries remain.
 
     Never drops an entry above .dream_cursor and never touches a malformed line. Call with the
-    history lock held. Returns how many entries were dropped. If the file changes while the
-    new one is prepared (an unlocked writer), nothing is replaced; the next append retries.
+    history lock held. Returns how many entries were dropped. An assistant appends without our
+    lock: if the file grew while the new one was prepared, nothing is replaced (the next append
+    retries); lines it appends to the old file during the replace itself are carried over.
     """
     path = Path(memory_dir) / "history.jsonl"
     data = read_bytes(path)
@@ -245,7 +246,7 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
         return 0
     kept = [raw + (b"\n" if term else b"") for _, off, raw, term in _split_lines(data) if off not in drop]
     new = b"".join(kept)
-    if os.path.getsize(path) != len(data):
+    if not replace_keeping_appends(path, data, new):
         return 0
-    atomic_write_bytes(path, new)
     return len(drop)
+

@@ -183,5 +183,26 @@ def test_session_appended_meanwhile_is_kept(home, llm_server):
     assert s.last_consolidated == 12 and len(s.messages) == 21 and s.messages[-1]["content"] == "new message"
 
 
+def test_message_appended_during_the_metadata_rewrite_is_kept(home, llm_server, monkeypatch):
+    """The assistant appends through a descriptor it opened on the session file just before
+    our rename: the message must reach the new file, not vanish with the old inode."""
+    import engine.files as files
+    p = write_session(home / "sessions/a.jsonl", "a", 20)
+    real = files.atomic_write_bytes
+    late = json.dumps({"role": "user", "content": "sent mid-rewrite", "timestamp": NOW.isoformat()}) + "\n"
+
+    def racing_replace(path, data, *args, **kwargs):
+        if os.path.basename(path) != "a.jsonl":
+            return real(path, data, *args, **kwargs)
+        with open(p, "a", encoding="utf-8") as fh:          # opened on the old inode
+            real(path, data, *args, **kwargs)
+            fh.write(late)
+
+    monkeypatch.setattr(files, "atomic_write_bytes", racing_replace)
+    run_consolidator(Workspace.open(home), client(llm_server([turn(content="- [durable] fact")])), now=NOW)
+    s = read_session(p, "x")
+    assert s.last_consolidated == 12 and len(s.messages) == 21 and s.messages[-1]["content"] == "sent mid-rewrite"
+
+
 def test_keep_last_constant():
     assert KEEP_LAST == 8

@@ -483,6 +483,31 @@ def test_cap_keeps_malformed_lines_byte_for_byte(tmp_path):
     assert [b.line for b in hist.bad_lines] == [1, 2, 4]
 
 
+def test_cap_rewrite_keeps_a_line_appended_to_the_old_file_during_the_replace(tmp_path, monkeypatch):
+    """The assistant appends without our lock. A line it writes through a descriptor opened on
+    the old file just before the rename must reach the new file, not vanish with the old inode."""
+    import engine.files as files
+    memory = tmp_path / "memory"
+    _seed(memory, 5, dream=4)
+    real = files.atomic_write_bytes
+    late = line(99, "written by the assistant mid-replace") + b"\n"
+
+    def racing_replace(path, data, *args, **kwargs):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)     # opened on the old inode
+        try:
+            real(path, data, *args, **kwargs)
+            os.write(fd, late)                             # lands in the old inode, after the rename
+        finally:
+            os.close(fd)
+
+    monkeypatch.setattr(files, "atomic_write_bytes", racing_replace)
+    r = append_entry(memory, "e6", timestamp=TS, cap=4)
+    assert r.dropped == 2
+    hist = read_history(memory / "history.jsonl")
+    assert [e.cursor for e in hist.entries] == [3, 4, 5, 6, 99]
+    assert (memory / "history.jsonl").read_bytes().endswith(late)
+
+
 def test_enforce_cap_directly_is_a_no_op_under_the_cap(tmp_path):
     memory = tmp_path / "memory"
     _seed(memory, 3, dream=3)
