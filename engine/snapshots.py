@@ -21,7 +21,10 @@ from .workspace import Workspace
 # What a snapshot holds. Nothing else is ever staged: not config.json, not sessions, not
 # history.jsonl, not the other cursors or lock files.
 TRACKED_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
-TRACKED_DIRS = ("memory/archive", "memory/dreams", "skills")
+TRACKED_DIRS = ("memory/archive", "memory/dreams")
+# From skills/ only each skill's SKILL.md: a skill folder may also hold scripts, .env files or
+# tokens, and nothing that can hold a secret is ever snapshotted.
+SKILLS_DIR = "skills"
 GITIGNORE = """\
 # Dreamdesk / nanobot memory snapshots: an allow-list, everything else stays out.
 /*
@@ -35,6 +38,10 @@ memory/*
 !memory/archive/
 !memory/dreams/
 !skills/
+skills/*
+!skills/*/
+skills/*/*
+!skills/*/SKILL.md
 """
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 AUTHOR_NAME = "Dreamdesk"
@@ -166,11 +173,17 @@ class SnapshotStore:
         root = self.ws.root
         paths = [p for p in TRACKED_FILES if (root / p).exists() or (root / p).is_symlink()]
         paths += [d for d in TRACKED_DIRS if (root / d).is_dir()]
+        skills = root / SKILLS_DIR
+        if skills.is_dir() and not skills.is_symlink():   # git refuses paths beyond a symlink
+            paths += sorted(f"{SKILLS_DIR}/{d.name}/SKILL.md" for d in skills.iterdir()
+                            if d.is_dir() and not d.is_symlink() and (d / "SKILL.md").is_file())
         if not self.separate and (root / ".gitignore").exists():
             paths.append(".gitignore")
         # tracked files that vanished from the work tree: stage their removal
-        listed = self._git("ls-files", "-z", "--", *TRACKED_FILES, *TRACKED_DIRS, ".gitignore").split("\0")
-        paths += [p for p in listed if p and p not in paths and not (root / p).exists()]
+        listed = self._git("ls-files", "-z", "--", *TRACKED_FILES, *TRACKED_DIRS, SKILLS_DIR,
+                           ".gitignore").split("\0")
+        paths += [p for p in listed if p and p not in paths and not (root / p).exists()
+                  and (not p.startswith(SKILLS_DIR + "/") or is_memory_path(p))]
         return paths
 
     def head(self) -> str | None:

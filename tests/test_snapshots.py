@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from engine.restore import restore_snapshot
 from engine.snapshots import SnapshotError, SnapshotStore, kind_of
 from engine.workspace import Workspace
 from nanobot_repo import (DREAM_SOUL, DREAM_USER, INIT_SOUL, INIT_USER, NANOBOT_GITIGNORE, build_nanobot_repo,
-                          git, head)
+                          git, git_env, head)
 
 KEY = "sk-or-v1-DREAMDESK-canary-93f1c0ffee"
 
@@ -43,8 +44,8 @@ FULL_WORKSPACE = {
 }
 
 TRACKED = [".gitignore", "SOUL.md", "USER.md", "memory/.dream_cursor", "memory/MEMORY.md",
-           "memory/archive/2026-01.jsonl", "memory/dreams/r1.md", "skills/weekly-review/SKILL.md",
-           "skills/weekly-review/scripts/run.sh"]
+           "memory/archive/2026-01.jsonl", "memory/dreams/r1.md", "skills/weekly-review/SKILL.md"]
+# (skills/weekly-review/scripts/run.sh stays out: from a skill folder only SKILL.md is snapshotted)
 
 
 def run(capsys, *argv):
@@ -183,6 +184,11 @@ def test_api_key_never_enters_the_snapshot_repository(tmp_path):
     write(home, "config.json", json.dumps({"providers": {"anthropic": {"apiKey": KEY}}}))
     write(home, "sessions/cli_direct.jsonl", json.dumps({"role": "user", "content": KEY}) + "\n")
     write(root, "memory/.cursor", KEY)            # even a garbage cursor holding it
+    write(root, "skills/github/.env", f"GITHUB_TOKEN={KEY}\n")           # a skill's own secrets
+    write(root, "skills/github/.gitignore", ".env\n")
+    write(root, "skills/github/scripts/auth.sh", f"export TOKEN={KEY}\n")
+    write(root, "skills/github/SKILL.md", "# GitHub\nUse the gh CLI.\n")
+    write(root, "skills/README.md", f"token {KEY}\n")
     ws = Workspace.open(home)
     assert ws.root == root
     store = SnapshotStore(ws)
@@ -195,8 +201,19 @@ def test_api_key_never_enters_the_snapshot_repository(tmp_path):
     assert len(store.list()) >= 4
 
     objects = git(root, "cat-file", "--batch-all-objects", "--batch", binary=True)
-    assert b"Jenny" in objects                    # the scan does see file contents
+    assert b"Jenny" in objects and b"Use the gh CLI." in objects     # the scan does see file contents
     assert KEY.encode() not in objects
+    tracked = git(root, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert "skills/github/SKILL.md" in tracked and not any(p.startswith("skills/") and not p.endswith("/SKILL.md")
+                                                            for p in tracked)
+    # and the allow-list .gitignore agrees, so `git status` in the workspace does not offer them
+    def ignored(path: str) -> bool:
+        proc = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=root, env=git_env())
+        assert proc.returncode in (0, 1)
+        return proc.returncode == 0
+    assert all(map(ignored, ["skills/github/.env", "skills/github/scripts/auth.sh", "skills/README.md",
+                             "config.json"]))
+    assert not ignored("skills/github/SKILL.md") and not ignored("memory/MEMORY.md")
     # positive control: a key pasted into a tracked memory file would be found by this scan
     write(root, "USER.md", f"- pasted {KEY[:-4]}XXXX\n")
     store.snapshot("edit: USER.md")
