@@ -56,6 +56,7 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
         watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
         watcher.start()
     log(f"serving {ws.root}")
+    settings = _schedule_settings(ws)
     last_text = None
     last_compact: float | None = None
     import time
@@ -73,6 +74,13 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
                     log(f"consolidator: skipped, {exc}")
                 except Exception as exc:  # noqa: BLE001 - one bad session must not stop the service
                     log(f"consolidator: {type(exc).__name__}: {exc}")
+            # Dream turned on/off or its interval edited in config.json (by Dreamdesk, the
+            # assistant or a text editor) applies at once, as the GUI's Settings do
+            now_settings = _schedule_settings(ws)
+            if now_settings != settings:
+                settings = now_settings
+                sched.settings_changed(t)
+                log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
             st = sched.status(t)
             if st.text != last_text:
                 log(f"schedule: {st.text}")
@@ -97,6 +105,11 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             watcher.stop()
         log("stopped")
     return 0
+
+
+def _schedule_settings(ws: Workspace) -> tuple:
+    cfg = ws.config()
+    return bool(cfg.get("enabled")), cfg.get("schedule"), cfg.get("intervalH")
 
 
 def _client_or_none(make_client: Callable[[], LLMClient], log: Callable[[str], None]) -> LLMClient | None:

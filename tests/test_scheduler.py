@@ -199,6 +199,38 @@ def test_serve_runs_a_due_dream_and_stops(make_workspace, tmp_path):
     assert (ws.memory_dir / ".dream_cursor").read_text() == "3"
 
 
+def test_serve_applies_dream_turned_on_in_config_json_at_once(make_workspace, tmp_path):
+    ws = make(make_workspace, {"enabled": False, "intervalH": 1})
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(json.dumps({"content": "nothing to add"}) + "\n")
+    clock = {"t": T0}
+    lines = []
+    stop = threading.Event()
+
+    def log(line):
+        lines.append(line)
+        if line.startswith("schedule: Dream is turned off"):
+            # the user turns Dream on in config.json while the service runs
+            set_value(Workspace.open(ws.root).config(), "enabled", "true")
+        if line.startswith("dream: ") and "starting" not in line:
+            stop.set()
+
+    def now():
+        clock["t"] += timedelta(minutes=1)                # a minute passes at every look at the clock
+        return clock["t"]
+
+    from engine.llm.replay import ReplayClient
+    th = threading.Thread(target=serve, args=(ws, lambda: ReplayClient(replay), stop, log),
+                          kwargs={"now": now, "tick_seconds": 0.01, "watch": False})
+    th.start()
+    th.join(20)
+    stop.set()
+    th.join(5)
+    assert "settings: enabled=True, schedule=interval, intervalH=1" in lines, lines
+    assert any(line.startswith("schedule: Next dream at") for line in lines), lines
+    assert "dream: starting (interval)" in lines and lines[-1] == "stopped"
+
+
 def test_serve_stops_cleanly_on_sigterm(make_workspace):
     ws = make(make_workspace, {"intervalH": 5})
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", str(ws.root), "--tick", "0.05"],
