@@ -242,6 +242,46 @@ def test_near_budget_hold_then_give_up_after_four(make_workspace, llm_server):
     assert load_state(ws)["stuck"]["batch"] == [1, 1]
 
 
+def near_budget_workspace(make_workspace, **dream):
+    memory = "# Memory\n\n" + "".join(f"- fact number {i:03d} about the homelab\n" for i in range(80))
+    root = make_workspace({"USER.md": USER, "memory/MEMORY.md": memory,
+                           "memory/history.jsonl": hist("- [durable] Uses Proxmox now"),
+                           "config.json": json.dumps({"agents": {"defaults": {"dream": {
+                               "memoryBudgetChars": len(memory) + 50, "reviewEveryRuns": 100, **dream}}}})})
+    return Workspace.open(root)
+
+
+def test_held_batch_keeps_its_count_while_new_history_arrives(make_workspace, llm_server):
+    """The batch is the same one as long as it starts at the same entry: a chat line arriving
+    between held runs must not reset the count (or the give-up would never come)."""
+    ws = near_budget_workspace(make_workspace)
+    srv = llm_server(default=turn(content="nothing to add"))
+    statuses = []
+    for i in range(5):
+        res = run_dream(ws, client(srv), only_consolidation())
+        statuses.append((res.status, res.cursor_after, res.stuck_alarm))
+        with open(ws.history_path, "a", encoding="utf-8") as fh:      # the assistant goes on chatting
+            fh.write(hist(f"- [ephemeral] chat line {i}", start=2 + i))
+    assert statuses == [("held", 0, False), ("held", 0, False), ("held", 0, True), ("held", 0, True),
+                        ("wrote-nothing", 5, True)]
+    assert load_state(ws)["stuck"]["batch"] == [1, 5]
+
+
+def test_a_dry_run_is_the_run_that_would_happen(make_workspace, llm_server):
+    """Same run number (so a due review pass is in the preview) and, applied, the same hold."""
+    ws = near_budget_workspace(make_workspace, reviewEveryRuns=12)
+    (ws.memory_dir / "dreams").mkdir()
+    (ws.memory_dir / "dreams" / "state.json").write_text(json.dumps({"runs": 11}))
+    srv = llm_server(default=turn(content="nothing to add"))
+    res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
+    assert res.status == "held" and res.record["run_number"] == 12
+    assert [p["name"] for p in res.record["passes"]][0] == "review"
+    apply_preview(ws, res.preview)
+    state = load_state(ws)
+    assert state["runs"] == 12 and state["held"] == {"batch": 1, "count": 1}
+    assert not (ws.memory_dir / ".dream_cursor").exists()                # held: the cursor stays
+
+
 def test_below_near_budget_a_run_that_adds_nothing_is_believed(ws, llm_server):
     srv = llm_server(default=turn(content="nothing new"))
     res = run_dream(ws, client(srv), only_consolidation())

@@ -213,7 +213,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     started = now()
     dry = options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
-    state = {} if dry else load_state(ws)
+    state = load_state(ws)      # a dry run reads it too: the same run number, review and hold
     run_number = _int(state.get("runs")) + 1
     toggles = {"review": True, "consolidation": True, "deduction": True, "induction": True}
     toggles.update({k: bool(dcfg.get(f"passes.{k}", True)) for k in toggles})
@@ -295,7 +295,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     retention = any(tag in e.content for e in batch for tag in RETENTION_TAGS)
 
     held_state = state.get("held") or {}
-    held_count = _int(held_state.get("count")) if held_state.get("batch") == cursors[-1] else 0
+    # a batch is known by where it starts: new history arriving between held runs extends it
+    held_count = _int(held_state.get("count")) if held_state.get("batch") == cursors[0] else 0
     stuck = False
     new_cursor = dream_cursor
     hold_note = ""
@@ -330,13 +331,24 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         outcome += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
                     "runs in a row: check its size against its budget in Settings → Memory.")
 
+    # what this run changes in memory/dreams/state.json besides the run count (a dry run's
+    # preview carries it, so applying the preview updates the hold and streaks the same way)
+    state_changes: dict = {"held": {"batch": cursors[0], "count": held_count} if held_count else {},
+                           "refusal_streak": streaks}
+    if stuck:
+        state_changes["stuck"] = {"batch": [cursors[0], cursors[-1]], "since": now().isoformat(timespec="seconds"),
+                                  "held_runs": held_count}
+    elif status in ("completed", "wrote-nothing"):
+        state_changes["stuck"] = None
+
     result = DreamResult(run_id, status, outcome, dream_cursor, new_cursor, stuck_alarm=stuck, tokens=total)
     if dry:
         assert isinstance(backend, OverlayBackend)
         changed = backend.changed()
         result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
                                     for rel, (old, new) in changed.items()},
-                          "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status}
+                          "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status,
+                          "state_changes": json.loads(json.dumps(state_changes))}
         result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
         record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
                       sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
@@ -360,13 +372,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                   cursor={"before": dream_cursor, "after": new_cursor, "held": status == "held",
                           "held_runs": held_count, "stuck_alarm": stuck})
     save_progress()
-    state.update(runs=run_number, held={"batch": cursors[-1], "count": held_count} if held_count else {},
-                 refusal_streak=streaks, last_run={"id": run_id, "finished": record["finished"], "status": status,
-                                                   "outcome": outcome})
-    if stuck:
-        state["stuck"] = {"batch": [cursors[0], cursors[-1]], "since": record["finished"], "held_runs": held_count}
-    elif status in ("completed", "wrote-nothing") and not stuck:
-        state.pop("stuck", None)
+    _apply_state_changes(state, state_changes)
+    state.update(runs=run_number, last_run={"id": run_id, "finished": record["finished"], "status": status,
+                                            "outcome": outcome})
     save_state(ws, state)
     records.prune(ws, now())
     if wrote or new_cursor != dream_cursor:
@@ -380,6 +388,14 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             records.save_record(ws, record)
     result.record = record
     return result
+
+
+def _apply_state_changes(state: dict, changes: dict) -> None:
+    for key, value in changes.items():
+        if key == "stuck" and value is None:
+            state.pop("stuck", None)
+        elif key in ("held", "refusal_streak", "stuck") and isinstance(value, dict):
+            state[key] = value
 
 
 def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult | None, near: list[str],
@@ -465,6 +481,8 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         for key in ("passes", "created", "removed", "writes", "refused"):
             record.setdefault(key, [])
         records.save_record(ws, record)
+        if isinstance(preview.get("state_changes"), dict):
+            _apply_state_changes(state, preview["state_changes"])
         state.update(runs=_int(state.get("runs")) + 1,
                      last_run={"id": run_id, "finished": record["finished"], "status": record["status"],
                                "outcome": outcome})
