@@ -427,6 +427,20 @@ def test_retention_prunes_old_records(ws, llm_server):
     assert [c["text"] for c in rec["created"]] == ["- Likes tea"] and rec["removed_count"] == 1
 
 
+def test_retention_keeps_a_record_whose_facts_are_all_gone(ws, llm_server):
+    """A run that only removed things still happened: after 30 days its record is slimmed to its
+    counts, never deleted."""
+    from datetime import datetime, timedelta
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    old = datetime.now().astimezone() - timedelta(days=40)
+    res = run_dream(ws, client(srv), only_consolidation(), now=lambda: old)
+    assert records.prune(ws, datetime.now().astimezone()) == [res.run_id]
+    rec = records.load_run(ws, res.run_id)
+    assert rec["pruned_at"] and rec["created"] == [] and rec["removed"] == [] and rec["removed_count"] == 1
+    assert rec["status"] == res.status and rec["writes"] and "Lives in Porto" not in json.dumps(rec)
+    assert records.prune(ws, datetime.now().astimezone()) == []                 # once is enough
+
+
 def test_deleting_archive_entry_scrubs_records(ws, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = run_dream(ws, client(srv), only_consolidation())

@@ -165,16 +165,15 @@ def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]
         resolved = resolve(ws, rec, runs)
         keep = [{k: f[k] for k in ("file", "text", "kind", "confidence", "sources", "pass") if k in f}
                 for f in resolved.get("created", []) if f.get("status") == "current"]
-        path = dreams_dir(ws) / f"{rec['id']}.json"
-        if not keep:
-            path.unlink(missing_ok=True)
-        else:
-            counts = {"created_count": len(rec.get("created", [])), "removed_count": len(rec.get("removed", [])),
-                      "peer_card_updated": bool(rec.get("user_md"))}
-            slim = {k: rec[k] for k in ("id", "started", "finished", "trigger", "status", "outcome", "batch",
-                                        "passes", "tokens", "model") if k in rec}
-            slim.update(counts, created=keep, removed=[], user_md=None, pruned_at=now.isoformat(timespec="seconds"))
-            save_record(ws, slim)
+        # Every record stays (slimmed): the run happened, and its counts are part of the history
+        # even when none of its facts is left. What goes is the text of facts no longer there.
+        counts = {"created_count": len(rec.get("created", [])), "removed_count": len(rec.get("removed", [])),
+                  "peer_card_updated": bool(rec.get("user_md"))}
+        slim = {k: rec[k] for k in ("id", "started", "finished", "trigger", "status", "outcome", "batch",
+                                    "passes", "tokens", "model", "run_number", "cursor", "sizes", "writes",
+                                    "refused", "review") if k in rec}   # numbers and ids, no fact text
+        slim.update(counts, created=keep, removed=[], user_md=None, pruned_at=now.isoformat(timespec="seconds"))
+        save_record(ws, slim)
         touched.append(rec["id"])
     return touched
 
