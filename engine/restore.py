@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .archive import ArchiveRecord, plan_entry_restore, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
-from .files import MISSING_HASH, FileLock, resolve_inside
+from .files import MISSING_HASH, FileLock, checked_write_bytes, content_hash as _sha256, resolve_inside
 from .problems import WorkspaceError
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path
 from .workspace import Workspace
@@ -35,30 +35,51 @@ class RestoreResult:
                 "warnings": self.warnings}
 
 
+ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")   # what leaves them is archived first
+
+
 def job_lock(ws: Workspace) -> FileLock:
     """The workspace lock every job takes; a held lock is reported, never waited on forever."""
     return FileLock(ws.memory_dir / ".dreamdesk.lock", timeout=2.0, what="another Dreamdesk job on this workspace")
 
 
 def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
-          hunk: int | None) -> dict[str, tuple[str, str]]:
-    """For each file the restore writes: (the hash of the bytes it planned from, new text).
-    Writing against that hash makes a change in between a conflict, never a silent loss."""
+          hunk: int | None) -> dict[str, tuple[str, str | bytes]]:
+    """For each file the restore writes: (the hash of the bytes it planned from, new content).
+    Writing against that hash makes a change in between a conflict, never a silent loss.
+    Content is text, or the snapshot's raw bytes when they are not UTF-8 (written back as they
+    are, so a restore and its undo give back byte-identical files)."""
     if path is not None and not is_memory_path(path):
         raise WorkspaceError(f"{path}: only SOUL.md, USER.md, memory/MEMORY.md and skills/<name>/SKILL.md "
                              "can be restored")
-    files = store.memory_files_at(sha)
+    files = store.memory_bytes_at(sha)
     if path is None:
         wanted = files
     else:
         if path not in files:
             raise WorkspaceError(f"snapshot {sha[:8]} does not hold {path}")
         wanted = {path: files[path]}
-    plan: dict[str, tuple[str, str]] = {}
-    for rel, text in wanted.items():
+    plan: dict[str, tuple[str, str | bytes]] = {}
+    for rel, raw in wanted.items():
         state, _ = ws.read_file(rel)
         seen = state.hash if state.hash is not None else MISSING_HASH
         current = state.text if state.exists else None
+        try:
+            text: str | bytes = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if hunk is not None or rel in ARCHIVED_FILES:
+                raise WorkspaceError(f"{rel} is not valid UTF-8 in snapshot {sha[:8]}: "
+                                     + ("a hunk of it cannot be restored" if hunk is not None else
+                                        "what the restore would remove cannot be archived")
+                                     + f"; restore the whole file with git (git checkout {sha[:8]} -- {rel})")
+            if state.exists and state.hash == _sha256(raw):
+                continue
+            resolve_inside(ws.root, rel)
+            plan[rel] = (seen, raw)
+            continue
+        if hunk is not None and state.exists and state.decode_error:
+            raise WorkspaceError(f"{rel} is {state.decode_error}: a hunk restore would replace those bytes; "
+                                 "restore the whole file instead")
         if hunk is not None:
             d = diff_texts(text, current, rel)
             if not 1 <= hunk <= len(d.hunks):
@@ -91,7 +112,9 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         pre = store.snapshot(f"snapshot: before restore {what}")
         result = RestoreResult(sha, pre or store.head(), None)
         for rel, (expected, text) in plan.items():
-            if rel in ("USER.md", "memory/MEMORY.md"):
+            if isinstance(text, bytes):
+                checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
+            elif rel in ARCHIVED_FILES:
                 _, recs = write_memory(ws, rel, text, expected, "restore")
                 result.archived.extend(recs)
             else:

@@ -111,7 +111,7 @@ class SnapshotStore:
         else:
             self.git_dir = ws.root / ".dreamdesk" / "snapshots.git"
             self.separate = True
-        self._blob_cache: dict[str, str] = {}
+        self._blob_cache: dict[str, bytes] = {}     # raw: a file need not be valid UTF-8
 
     # -- plumbing -------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -271,12 +271,13 @@ class SnapshotStore:
         return files
 
     def blob_text(self, sha: str) -> str:
-        if sha not in self._blob_cache:
-            data = self._git("cat-file", "blob", sha, binary=True)
-            self._blob_cache[sha] = data.decode("utf-8", errors="replace")
-        return self._blob_cache[sha]
+        """A blob for showing (bytes that are not UTF-8 become U+FFFD); restores use blob_bytes."""
+        return self.blob_bytes([sha])[sha].decode("utf-8", errors="replace")
 
     def blob_texts(self, shas: list[str]) -> dict[str, str]:
+        return {s: b.decode("utf-8", errors="replace") for s, b in self.blob_bytes(shas).items()}
+
+    def blob_bytes(self, shas: list[str]) -> dict[str, bytes]:
         """Many blobs in one `git cat-file --batch` pass."""
         todo = [s for s in dict.fromkeys(shas) if s not in self._blob_cache]
         if todo:
@@ -297,7 +298,7 @@ class SnapshotStore:
                 if len(header) < 3 or header[1] == b"missing":
                     raise SnapshotError(f"object {sha} is missing from the snapshot repository")
                 size = int(header[2])
-                self._blob_cache[sha] = data[nl + 1:nl + 1 + size].decode("utf-8", errors="replace")
+                self._blob_cache[sha] = data[nl + 1:nl + 1 + size]
                 pos = nl + 1 + size + 1
         return {s: self._blob_cache[s] for s in shas}
 
@@ -306,10 +307,13 @@ class SnapshotStore:
         return None if blob is None else self.blob_text(blob)
 
     def memory_files_at(self, rev: str) -> dict[str, str]:
+        return {p: b.decode("utf-8", errors="replace") for p, b in self.memory_bytes_at(rev).items()}
+
+    def memory_bytes_at(self, rev: str) -> dict[str, bytes]:
         tree = self.tree(rev)
         wanted = {p: b for p, b in tree.items() if is_memory_path(p)}
-        texts = self.blob_texts(list(wanted.values()))
-        return {p: texts[b] for p, b in wanted.items()}
+        blobs = self.blob_bytes(list(wanted.values()))
+        return {p: blobs[b] for p, b in wanted.items()}
 
     def working_memory_files(self) -> dict[str, str]:
         out = {}

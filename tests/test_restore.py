@@ -104,6 +104,44 @@ def test_whole_restore_and_its_undo(history):
     assert undo.commit and undo.undo == result.commit
 
 
+def test_files_that_are_not_utf8_come_back_byte_for_byte(history):
+    """A SOUL.md or skill in Latin-1 is restored as its snapshot holds it (never through U+FFFD),
+    so restore and undo give back identical bytes; what cannot be done safely is refused."""
+    root, ws, v1, v2 = history
+    latin1 = "I am Jenny.\nJe suis calme, très calme.\n".encode("latin-1")
+    (root / "SOUL.md").write_bytes(latin1)
+    (root / "skills/weekly-review/SKILL.md").write_bytes("# Revue\nLe café à 16:00.\n".encode("latin-1"))
+    store = SnapshotStore(ws)
+    v3 = store.snapshot("edit: by hand in an old editor")
+    write(root, "SOUL.md", "I am Jenny, in UTF-8 now.\n")
+    write(root, "skills/weekly-review/SKILL.md", "# Weekly review\nFriday 18:00.\n")
+    after_edit = {rel: read(root, rel) for rel in MEMORY_FILES}
+
+    result = restore_snapshot(ws, v3)
+    assert read(root, "SOUL.md") == latin1
+    assert read(root, "skills/weekly-review/SKILL.md") == "# Revue\nLe café à 16:00.\n".encode("latin-1")
+    restore_snapshot(ws, result.undo)                                       # and back again
+    assert {rel: read(root, rel) for rel in MEMORY_FILES} == after_edit
+    restore_snapshot(ws, v3, path="SOUL.md")
+    assert read(root, "SOUL.md") == latin1
+
+    with pytest.raises(WorkspaceError, match="not valid UTF-8 in snapshot .*hunk"):
+        restore_snapshot(ws, v3, path="SOUL.md", hunk=1)
+    write(root, "SOUL.md", "I am Jenny.\nI am calm.\n")
+    (root / "SOUL.md").write_bytes(latin1)                                    # the working file is Latin-1
+    with pytest.raises(WorkspaceError, match="not valid UTF-8.*restore the whole file"):
+        restore_snapshot(ws, v1, path="SOUL.md", hunk=1)
+    assert read(root, "SOUL.md") == latin1
+
+    (root / "USER.md").write_bytes(b"# User\n- caf\xe9\n")
+    v4 = store.snapshot("edit: USER.md in Latin-1")
+    write(root, "USER.md", "# User\n")
+    before = outside_git(root)
+    with pytest.raises(WorkspaceError, match="USER.md is not valid UTF-8 .*cannot be archived"):
+        restore_snapshot(ws, v4)
+    assert outside_git(root) == before                                       # refused before any write
+
+
 def test_restoring_the_current_state_changes_nothing(history):
     root, ws, v1, v2 = history
     before = outside_git(root)
