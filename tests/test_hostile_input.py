@@ -192,6 +192,16 @@ def test_read_file_below_a_regular_file_is_a_tool_error_and_the_run_goes_on(make
     assert (root / "memory/.dream_cursor").read_text() == "3"
 
 
+def test_absurdly_nested_tool_arguments_are_a_tool_error_and_the_run_goes_on(make_workspace, llm_server):
+    root = make_workspace(base_files())
+    deep = '{"path": ' + "[" * 5000 + "]" * 5000 + "}"          # valid JSON, too deep for the parser
+    srv = llm_server([turn(("read_file", deep)), turn(content="done")])
+    res = run_dream(Workspace.open(root), client(srv), only_consolidation())
+    assert res.status == "wrote-nothing", res.outcome
+    tool = srv.requests[1]["messages"][-1]
+    assert tool["role"] == "tool" and tool["content"].startswith("Error: the arguments are not valid JSON"), tool
+
+
 # -- 3. unpaired surrogates ------------------------------------------------------------------
 SURROGATE_LINE = '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "x \\ud800 y"}\n'
 

@@ -253,7 +253,7 @@ class Sandbox:
                                 f"exceed the absolute cap of {ABSOLUTE_CAP:,} characters")
             try:
                 args = json.loads(arguments or "{}")
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:   # RecursionError: absurdly deep nesting
                 raise ToolError(f"the arguments are not valid JSON ({exc})") from None
             if not isinstance(args, dict):
                 raise ToolError("the arguments must be a JSON object")

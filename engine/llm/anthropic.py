@@ -65,7 +65,7 @@ def to_anthropic(messages: list[dict]) -> tuple[str, list[dict]]:
             for tc in m.get("tool_calls") or []:
                 try:
                     args = json.loads(tc["function"]["arguments"] or "{}")
-                except ValueError:
+                except (ValueError, RecursionError):
                     args = {"_unparsed": tc["function"]["arguments"]}
                 push("assistant", {"type": "tool_use", "id": tc["id"], "name": tc["function"]["name"],
                                    "input": args if isinstance(args, dict) else {"value": args}})

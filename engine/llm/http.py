@@ -46,7 +46,7 @@ class HttpPoster:
                 if resp.status_code < 400:
                     try:
                         return resp.json()
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         raise LLMError(f"the model server answered {resp.status_code} with a body that is not JSON") from None
                 last_error = f"HTTP {resp.status_code}: {_scrub(_error_text(resp), headers)}"
                 if resp.status_code not in RETRY_STATUSES:
@@ -92,7 +92,7 @@ def _retry_after(resp: httpx.Response) -> float | None:
 def _error_text(resp: httpx.Response) -> str:
     try:
         data = resp.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return resp.text[:300]
     if isinstance(data, dict):
         err = data.get("error")
