@@ -452,6 +452,20 @@ def test_deleting_archive_entry_scrubs_records(ws, llm_server):
     assert "Lives in Porto" not in raw
 
 
+def test_deleting_with_a_stale_view_of_the_archive_erases_the_right_entry(ws, monkeypatch):
+    """Another deletion moved the lines after our read: the entry is found again by its id
+    under the lock, so a neighbour is never erased in its place."""
+    from engine.archive import append_records
+    a, b, c = append_records(ws, [{"file": "USER.md", "text": f"- entry {x}", "reason": "edit"} for x in "abc"])
+    stale = read_archive(ws)
+    records.delete_archive_entry(ws, a.id)                       # lines shift up by one
+    monkeypatch.setattr(records, "read_archive", lambda _ws: stale)
+    records.delete_archive_entry(ws, b.id)
+    assert [r.id for r in read_archive(ws).records] == [c.id]
+    with pytest.raises(Exception, match="no longer in"):
+        records.delete_archive_entry(ws, b.id)
+
+
 def test_cli_dream_and_runs(ws, llm_server, capsys, monkeypatch):
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
                       turn(content="ok")], default=turn(content="nothing"))

@@ -205,6 +205,16 @@ def scrub_text(ws: Workspace, text: str, file: str) -> int:
     return changed
 
 
+def _line_id(line: bytes) -> str | None:
+    if b'"id"' not in line:
+        return None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj.get("id") if isinstance(obj, dict) else None
+
+
 def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
     """Erase an archived entry (the user's explicit deletion): drop its line from the archive
     file (atomically) and its text from every run record. Snapshots keep old file versions;
@@ -215,8 +225,11 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
         raise WorkspaceError(f"no archive entry with id {record_id}")
     path = ws.root / rec.source
     with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
+        # found again by id under the lock: a line number read before it may be stale
         lines = path.read_bytes().split(b"\n")
-        kept = [ln for i, ln in enumerate(lines, 1) if i != rec.line]
+        kept = [ln for ln in lines if _line_id(ln) != record_id]
+        if len(kept) == len(lines):
+            raise WorkspaceError(f"archive entry {record_id} is no longer in {rec.source}")
         from ..files import atomic_write_bytes
         atomic_write_bytes(path, b"\n".join(kept))
     n = scrub_text(ws, rec.text, rec.file)
