@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from .files import ConflictError, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
+from .cursors import read_cursor
 from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
@@ -181,6 +182,13 @@ def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
         raise ConflictError(s.display, content_hash(data), current_hash(s.path))
 
 
+def _last_cursor(ws: Workspace) -> int:
+    """The cursor history.jsonl has reached (what the next append builds on)."""
+    entries = read_history(ws.history_path).entries
+    cur, _ = read_cursor(ws.memory_dir / ".cursor", "memory/.cursor")
+    return max([cur] + [e.cursor for e in entries[-1:]])
+
+
 def _entry_key(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
@@ -217,9 +225,14 @@ def recover(ws: Workspace) -> CompactResult | None:
     if why:
         raise WorkspaceError(f"memory/.consolidator-journal.json is not usable ({why}); move it aside after "
                              "checking memory/history.jsonl")
+    # Only entries appended after the journal was written can be this compaction's: an older
+    # entry with the same text (an identical summary weeks ago) must not stand in for one.
+    after = j.get("after_cursor")
+    after = after if isinstance(after, int) and not isinstance(after, bool) else -1
     present = {}
     for e in read_history(ws.history_path).entries:
-        present.setdefault(_entry_key(e.content), []).append(e.cursor)
+        if e.cursor > after:
+            present.setdefault(_entry_key(e.content), []).append(e.cursor)
     written: list[int] = []
     for item in j["entries"]:
         hits = present.get(_entry_key(item["content"]))
@@ -264,6 +277,7 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
     ts = now.strftime("%Y-%m-%d %H:%M")
     journal = {"path": str(plan.session.path), "display": plan.session.display, "key": plan.session.key,
                "from": plan.start, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
+               "after_cursor": _last_cursor(ws),
                "entries": [{"content": c, "timestamp": ts} for c in contents]}
     atomic_write_text(journal_path(ws), json.dumps(journal, ensure_ascii=False))
     for c in contents:

@@ -169,6 +169,24 @@ def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
     assert run_consolidator(ws, None, now=NOW) == []
 
 
+def test_recovery_never_takes_an_older_identical_entry_for_the_journaled_one(home):
+    """A crash right after the journal was written, before any append: the journaled summary
+    is appended on recovery even though an identical entry from weeks ago is in the history."""
+    p = write_session(home / "sessions/a.jsonl", "a", 20)
+    ws = Workspace.open(home)
+    old = json.dumps({"cursor": 1, "timestamp": "2026-10-01 09:00", "content": "- [durable] Likes tea",
+                      "session_key": "a"})
+    ws.history_path.write_text(old + "\n", encoding="utf-8")
+    (ws.memory_dir / ".cursor").write_text("1")
+    journal_path(ws).write_text(json.dumps({
+        "path": str(p), "display": "sessions/a.jsonl", "key": "a", "from": 0, "to": 12, "trigger": "idle",
+        "raw": False, "after_cursor": 1, "entries": [{"content": "- [durable] Likes tea", "timestamp": "2026-11-29 12:00"}]}))
+    run_consolidator(ws, None, now=NOW)
+    entries = read_history(ws.history_path).entries
+    assert [(e.cursor, e.timestamp) for e in entries] == [(1, "2026-10-01 09:00"), (2, "2026-11-29 12:00")]
+    assert read_session(p, "x").last_consolidated == 12 and not journal_path(ws).exists()
+
+
 def test_session_appended_meanwhile_is_kept(home, llm_server):
     p = write_session(home / "sessions/a.jsonl", "a", 20)
 
