@@ -202,6 +202,19 @@ def test_absurdly_nested_tool_arguments_are_a_tool_error_and_the_run_goes_on(mak
     assert tool["role"] == "tool" and tool["content"].startswith("Error: the arguments are not valid JSON"), tool
 
 
+def test_a_new_skill_through_a_skills_link_into_the_workspace_is_refused(make_workspace, llm_server):
+    """skills/ linked to memory/ stays inside the workspace, but skills/new/SKILL.md would land at
+    memory/new/SKILL.md, which is not a memory file."""
+    root = make_workspace(base_files())
+    os.symlink(root / "memory", root / "skills")
+    srv = llm_server([turn(("write_file", {"path": "skills/new/SKILL.md", "content": "# New\n"})),
+                      turn(content="done")])
+    run_dream(Workspace.open(root), client(srv), only_consolidation())
+    tool = srv.requests[1]["messages"][-1]
+    assert tool["content"].startswith("Error: refused") and "not a memory file" in tool["content"], tool
+    assert not (root / "memory" / "new").exists()
+
+
 # -- 3. unpaired surrogates ------------------------------------------------------------------
 SURROGATE_LINE = '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "x \\ud800 y"}\n'
 

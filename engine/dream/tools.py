@@ -380,9 +380,7 @@ class Sandbox:
         """A memory path that is a symlink must lead to a memory file too (SOUL.md -> config.json
         would hand the keys to the model)."""
         target = resolve_inside(self.ws.root, rel)
-        if not os.path.lexists(target) and not target.parent.exists():
-            return
-        real = os.path.realpath(target)
+        real = os.path.realpath(target)   # a new file too: its existing folders are resolved
         root = os.path.realpath(self.ws.root)
         rel_real = os.path.relpath(real, root).replace(os.sep, "/")
         if rel_real != rel and not _WRITABLE.match(rel_real):
