@@ -31,6 +31,15 @@ REVIEW_FLOOR_REASON = (
 )
 
 
+def redact_url(url: str | None) -> str:
+    """A base URL fit for a label, a log line or a run record: user:password@ and the whole
+    query (some gateways take `?key=...`, or a bare token) are masked, a fragment is dropped."""
+    text = re.sub(r"(?<=://)[^/@]*@", "•••@", url or "")
+    text = text.split("#", 1)[0]
+    base, _, query = text.partition("?")
+    return base + ("?•••" if query else "")
+
+
 class BelowFloorError(WorkspaceError):
     def __init__(self, value: int):
         super().__init__(
@@ -217,7 +226,7 @@ class Config:
                 _, key, _ = _lookup(conf, "apiKey")
                 _, base, _ = _lookup(conf, "apiBase")
                 if isinstance(base, str):
-                    base = re.sub(r"(?<=://)[^/@]*@", "•••@", base)
+                    base = redact_url(base)
                 out[name] = {"apiBase": base if isinstance(base, str) else None,
                              "apiKey": mask_key(key if isinstance(key, str) else "")}
         return out

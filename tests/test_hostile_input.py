@@ -620,7 +620,7 @@ def test_config_set_keeps_ordinary_floats(make_workspace, capsys):
 # -- 11. user:secret@ in an apiBase is never shown ------------------------------------------------------
 def test_userinfo_in_api_base_never_appears(make_workspace, llm_server, capsys):
     srv = llm_server(default=turn(content="done"))
-    base = srv.url.replace("http://", "http://user:secret@")
+    base = srv.url.replace("http://", "http://user:secret@") + "?key=sk-query-secret"
     root = make_workspace(base_files(**{"config.json": json.dumps({
         "agents": {"defaults": {"model": "test-model", "provider": "p"}},
         "providers": {"p": {"apiBase": base, "apiKey": "sk-test-key-123456"}}})}))

@@ -12,6 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..config import redact_url
+
 
 class LLMError(Exception):
     """The model call failed (after retries). The message never holds an API key."""
@@ -93,12 +95,7 @@ class ModelChoice:
         """For people and run records: never a key (a user:key@ in the URL is dropped)."""
         if self.kind == "replay":
             return f"replay of the recorded run {os.path.basename(self.base_url or '')}"
-        return f"{self.model} via {self.provider or self.kind} ({strip_userinfo(self.base_url)}) from {self.source}"
-
-
-def strip_userinfo(url: str | None) -> str:
-    import re
-    return re.sub(r"(?<=://)[^/@]*@", "•••@", url or "")
+        return f"{self.model} via {self.provider or self.kind} ({redact_url(self.base_url)}) from {self.source}"
 
 
 def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
