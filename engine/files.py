@@ -293,6 +293,24 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def lock_is_held(path: Path) -> bool:
+    """Does another holder have this FileLock right now? Reads only: a missing lock file is not
+    created (False), and the probe lock on a read-only descriptor is released at once."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            _lock_fd(fd)
+        except OSError as exc:
+            return exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
+        _unlock_fd(fd)
+        return False
+    finally:
+        os.close(fd)
+
+
 __all__ = [
     "FileState", "FileLock", "LockHeld", "MISSING_HASH", "WorkspaceError", "atomic_write_bytes",
     "atomic_write_text", "checked_write", "content_hash", "current_hash", "read_state",

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from .cursors import read_cursor
 from .dream import records
-from .files import atomic_write_text
+from .files import atomic_write_text, lock_is_held
 from .workspace import Workspace
 
 CATCH_UP_DELAY = timedelta(seconds=60)   # "shortly after start"
@@ -189,19 +189,42 @@ class Scheduler:
             return None
 
     def finished(self, now: datetime, outcome: str | None = None, error: str | None = None) -> None:
-        """The run that tick() started has ended (any outcome)."""
+        """The run that tick() started has ended (any outcome). The last error is kept in
+        schedule.json too, so `dreamdesk schedule` in another terminal can say it."""
         self.running = None
         self.last_error = error
+        self._data["last_error"] = {"at": _iso(now), "error": error} if error else None
         cfg = self.ws.config()
         if cfg.get("schedule") == "interval" and cfg.get("enabled"):
             self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
+        else:
+            self._save()
+
+    def _stored_error(self) -> str | None:
+        fresh = self._load().get("last_error")      # another process may have written it
+        if isinstance(fresh, dict) and isinstance(fresh.get("error"), str):
+            return f"{fresh['error']} ({fresh.get('at')})"
+        return None
+
+    def _run_elsewhere(self) -> dict | None:
+        """A Dream run in progress in another process or window: the newest run record says
+        "running" and the workspace's job lock is held (a record left "running" by a crash,
+        with no lock held, is not a run in progress)."""
+        runs, _ = records.list_runs(self.ws)
+        if not runs or runs[0].get("status") != "running":
+            return None
+        if not lock_is_held(self.ws.memory_dir / ".dreamdesk.lock"):
+            return None
+        return runs[0]
 
     def progress(self, event: dict) -> None:
         if self.running is not None:
             self.running.update({k: event[k] for k in ("pass", "iteration", "tokens") if k in event})
 
     # -- the answer to "why is no dream running?" ----------------------------------------------
-    def status(self, now: datetime) -> ScheduleStatus:
+    def status(self, now: datetime, own_job: bool = False) -> ScheduleStatus:
+        """`own_job`: the caller itself is running a job on this workspace (so a held job lock
+        is its own, not a run elsewhere)."""
         cfg = self.ws.config()
         mode = cfg.get("schedule")
         from .dream.run import load_state
@@ -214,7 +237,18 @@ class Scheduler:
                 warnings.append(f"Writes to {f} were refused by its budget on {n} runs in a row.")
         if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
             warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")
-        extra = dict(last_run=last, last_error=self.last_error, stuck=stuck, warnings=warnings)
+        extra = dict(last_run=last, last_error=self.last_error or self._stored_error(), stuck=stuck,
+                     warnings=warnings)
+        other = None if self.running is not None or own_job else self._run_elsewhere()
+        if other is not None:
+            done = len(other.get("passes") or [])
+            started = _parse(other.get("started"))
+            when = f" started {started:%H:%M}" if started else ""
+            text = (f"A Dream run ({other.get('trigger') or 'manual'}){when} is in progress in another window or "
+                    f"process — {done} pass{'es' if done != 1 else ''} done so far.")
+            return ScheduleStatus(RUNNING, text, mode, bool(cfg.get("enabled")),
+                                  running={"trigger": other.get("trigger"), "since": other.get("started"),
+                                           "run_id": other.get("id"), "elsewhere": True}, **extra)
         if self.running is not None:
             r = self.running
             where = f" — {r['pass']} pass, iteration {r['iteration']}, {r['tokens']:,} tokens" if r.get("pass") else ""

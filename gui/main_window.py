@@ -198,9 +198,9 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         if self.ws is None:
             return
-        ws, sched, token = self.ws, self.scheduler, self._token.next()
+        ws, sched, token, own = self.ws, self.scheduler, self._token.next(), self.panel.running
         self.status_label.setText("Reading…")
-        self.engine.read("read workspace", lambda ctx: read_state(ws, sched),
+        self.engine.read("read workspace", lambda ctx: read_state(ws, sched, own),
                          lambda st: self._apply_state(st, token, ws))
 
     def _apply_state(self, state: WorkspaceState, token: int, ws: Workspace) -> None:

@@ -36,12 +36,14 @@ class WorkspaceState:
     provenance: dict[tuple[str, str], Provenance] = field(default_factory=dict)  # (file, text) -> who
 
 
-def read_state(ws: Workspace, scheduler: Scheduler | None = None) -> WorkspaceState:
+def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
+    """Everything the window shows, read off the GUI thread. `own_job`: this window is running
+    a job itself (so the held job lock is not a run elsewhere)."""
     st = read_status(ws)
     pv = build_prompt(ws, st.history, st.dream_cursor)
     pending = st.history.pending(st.dream_cursor)
     now = datetime.now().astimezone()
-    sched = (scheduler or Scheduler(ws)).status(now)
+    sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
     state = WorkspaceState(st, sched, pv, {e.cursor for e in select_pending(pending)}, now)
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:

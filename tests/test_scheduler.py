@@ -1,6 +1,7 @@
 """The Dream scheduler with an injected clock (no sleeps), and the headless service."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -9,6 +10,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from conftest import tree_state
+from engine.cli import main
 from engine.config import BelowFloorError, load, set_value
 from engine.dream.run import DreamOptions, run_dream
 from engine.files import LockHeld
@@ -158,6 +161,58 @@ def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
     # the second either found the lock held (reported) or, after the first finished, nothing left
     assert sorted(o.split(":")[0] for o in outcomes) in (["lock", "wrote-nothing"], ["nothing", "wrote-nothing"])
     assert len(srv.requests) == 1                          # the model ran once: never two dreams
+
+
+def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_server, capsys):
+    """`dreamdesk schedule` in one terminal while `dreamdesk dream` (or serve, or the app) runs
+    in another: the running record plus the held job lock say a run is in progress."""
+    import time
+    ws = make(make_workspace, {})
+    srv = llm_server(default={"delay": 1.5, **turn(content="nothing")})
+    env = dict(os.environ, DD_KEY="sk-test")
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "dream", str(ws.root), "--base-url", srv.url,
+                             "--model", "m", "--api-key-env", "DD_KEY"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while not srv.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert srv.requests, "the dream never reached the model"
+        st = Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone())
+        assert st.state == RUNNING and "in progress in another window or process" in st.text
+        assert st.running["elsewhere"] and st.running["trigger"] == "manual"
+        assert main(["schedule", str(ws.root)]) == 0
+        assert "in progress in another window or process" in capsys.readouterr().out
+        # the app running its own job is not told its own run is elsewhere
+        assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone(), own_job=True).state != RUNNING
+    finally:
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err.decode()
+    assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone()).state != RUNNING
+
+
+def test_a_run_record_left_running_by_a_crash_is_not_a_run_in_progress(make_workspace):
+    ws = make(make_workspace, {})
+    d = ws.memory_dir / "dreams"
+    d.mkdir()
+    (d / "r-20261129-090000.json").write_text(json.dumps({"id": "r-20261129-090000", "started": T0.isoformat(),
+                                                          "trigger": "interval", "status": "running"}))
+    before = tree_state(ws.root)
+    assert Scheduler(ws).status(T0).state != RUNNING
+    assert tree_state(ws.root) == before                 # the lock probe created no lock file
+
+
+def test_last_error_of_the_service_reaches_another_process(make_workspace):
+    ws = make(make_workspace, {"intervalH": 2})
+    s = Scheduler(ws)
+    s.start(T0)
+    assert s.tick(T0 + timedelta(hours=2)) == "interval"
+    s.finished(T0 + timedelta(hours=2), error="the model server answered 401")
+    other = Scheduler(Workspace.open(ws.root)).status(T0 + timedelta(hours=2))
+    assert other.last_error.startswith("the model server answered 401")
+    assert s.request("manual") and s.tick(T0 + timedelta(hours=3)) == "manual"
+    s.finished(T0 + timedelta(hours=3), "Dream completed")             # a good run clears it
+    assert Scheduler(Workspace.open(ws.root)).status(T0).last_error is None
 
 
 def test_floor_is_enforced_in_the_engine_with_the_measured_reason(tmp_path):
