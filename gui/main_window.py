@@ -166,8 +166,9 @@ class MainWindow(QMainWindow):
         self.open_workspace(str(ensure_demo_copy()))
 
     def open_workspace(self, path: str) -> bool:
-        """Open a workspace (reads only). On a bad path the current one stays open."""
-        if self.files.dirty and not self._ask_unsaved():
+        """Open a workspace (reads only). On a bad path the current one stays open. With an
+        unsaved edit the user chooses first; "Save" opens `path` only once the save landed."""
+        if self.files.dirty and not self._ask_unsaved(lambda: self.open_workspace(path)):
             return False
         try:
             ws = Workspace.open(path)
@@ -317,15 +318,18 @@ class MainWindow(QMainWindow):
         return {QMessageBox.StandardButton.Save: "save",
                 QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
 
-    def _ask_unsaved(self) -> bool:
+    def _ask_unsaved(self, then: Callable[[], object]) -> bool:
+        """True: go on now (the edit is discarded). False: stop here; after "Save", `then` runs
+        once the save has landed on disk. A save that hits a conflict or fails never runs
+        it, so the window (and the edit in it) stays."""
         choice = self.unsaved_choice()
         if choice == "save":
-            self.files.save()
-            return True
+            self.files.save(on_saved=then)
+            return False
         return choice == "discard"
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        if self.files.dirty and not self._ask_unsaved():
+        if self.files.dirty and not self._ask_unsaved(self.close):
             event.ignore()
             return
         self._save_settings()

@@ -117,6 +117,42 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert path.read_text(encoding="utf-8") == disk and files.editor.toPlainText() == mine and files.dirty
 
 
+def test_close_with_save_waits_for_the_save_and_a_conflict_keeps_the_window(main_window, demo_home, qtbot):
+    """Closing with "Save" while the assistant changed the file: the conflict question comes
+    while the window is still open; Cancel keeps window and edit, Overwrite saves then closes."""
+    win = main_window
+    _open_user_md(win, qtbot)
+    files = win.files
+    files.dialogs = Dialogs(["cancel", "overwrite"])
+    win.unsaved_choice = lambda: "save"
+    path = demo_home / "workspace" / "USER.md"
+    mine = files.editor.toPlainText() + "- typed just before quitting\n"
+    files.editor.setPlainText(mine)
+    path.write_text(path.read_text(encoding="utf-8") + "- written by the assistant\n", encoding="utf-8")
+    win.close()
+    qtbot.waitUntil(lambda: len(files.dialogs.asked) == 1, timeout=5000)
+    assert win.isVisible() and files.dirty and files.editor.toPlainText() == mine     # Cancel: all kept
+    win.close()
+    qtbot.waitUntil(lambda: not win.isVisible(), timeout=5000)                          # Overwrite, then closed
+    assert path.read_text(encoding="utf-8") == mine and len(files.dialogs.asked) == 2
+
+
+def test_switching_workspace_with_save_saves_first_then_opens(main_window, demo_home, qtbot, make_workspace,
+                                                             tmp_path):
+    win = main_window
+    _open_user_md(win, qtbot)
+    other = make_workspace({"USER.md": "# Other user\n", "SOUL.md": "# Other soul\n"}, root=tmp_path / "other")
+    win.unsaved_choice = lambda: "save"
+    mine = win.files.editor.toPlainText() + "- saved on the way out\n"
+    win.files.editor.setPlainText(mine)
+    assert not win.open_workspace(str(other))                    # not yet: the save goes first
+    qtbot.waitUntil(lambda: win.ws is not None and win.ws.root == other, timeout=5000)
+    assert (demo_home / "workspace" / "USER.md").read_text(encoding="utf-8") == mine
+    qtbot.waitUntil(lambda: win.files.loaded is not None and win.files.loaded.text.startswith("# Other"),
+                    timeout=5000)
+    assert not win.files.dirty and win.files.ws is win.ws
+
+
 class Floor:
     def __init__(self, answer):
         self.answer = answer

@@ -297,13 +297,19 @@ class FilesView(QWidget):
                 return ("conflict", state.text, state.hash)
 
         def done(result) -> None:
+            current = self.ws is ws and self.loaded is not None and self.loaded.path == path
             if isinstance(result, tuple) and result[0] == "conflict":
-                self._conflict(result[1], result[2])
+                if current:
+                    self._conflict(result[1], result[2], on_saved)
+                else:
+                    self.status.emit(f"{path} changed on disk before your edit was saved; nothing was written")
                 return
-            self.loaded = Loaded(path, text, result.hash)
-            self.editor.document().setModified(False)
-            self._show_banner(False)
-            self._update_size()
+            if current:   # the editor still shows what was saved (not another file or workspace)
+                self.loaded = Loaded(path, text, result.hash)
+                if self.editor.toPlainText() == text:
+                    self.editor.document().setModified(False)
+                self._show_banner(False)
+                self._update_size()
             note = f"Saved {path}"
             if result.archived:
                 note += f"; {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'} archived"
@@ -316,7 +322,7 @@ class FilesView(QWidget):
 
         self.engine.write(f"save {path}", job, done)
 
-    def _conflict(self, disk_text: str, disk_hash: str) -> None:
+    def _conflict(self, disk_text: str, disk_hash: str, on_saved: Callable[[], None] | None = None) -> None:
         assert self.loaded is not None
         while True:
             choice = self.dialogs.conflict(self, self.loaded.path)
@@ -330,7 +336,7 @@ class FilesView(QWidget):
             self._show_banner(False)
             self.status.emit(f"Reloaded {self.loaded.path} from disk; your edit was dropped")
         elif choice == "overwrite":
-            self.save(overwrite_hash=disk_hash)
+            self.save(overwrite_hash=disk_hash, on_saved=on_saved)
         else:
             self.status.emit("Save cancelled; your edit is still in the editor")
         self._update_size()
