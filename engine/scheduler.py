@@ -11,6 +11,7 @@ the wait). A manual request bypasses threshold and cooldown. Never two runs, nev
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -40,6 +41,14 @@ def _parse(s) -> datetime | None:
     return t if t.tzinfo else t.astimezone()
 
 
+def _stat_key(path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
 def schedule_path(ws: Workspace):
     return records.dreams_dir(ws) / "schedule.json"
 
@@ -67,8 +76,9 @@ class ScheduleStatus:
 
 
 class Scheduler:
-    """One workspace's schedule. Not thread-safe: call it from one thread (the service loop
-    or the GUI's engine worker)."""
+    """One workspace's schedule. Not thread-safe: the service calls it from its loop; the app
+    calls tick() on its reader thread and the methods that write schedule.json on its writer
+    thread, one at a time."""
 
     def __init__(self, ws: Workspace):
         """Reads only: a scheduler that is never started can still answer status()."""
@@ -77,6 +87,7 @@ class Scheduler:
         self.running: dict | None = None
         self.last_error: str | None = None
         self.last_activity: datetime | None = None
+        self._pending_cache: tuple[tuple, int] | None = None
         self._data = self._load()
 
     def start(self, now: datetime) -> None:
@@ -137,8 +148,15 @@ class Scheduler:
         return t, last if isinstance(last, dict) else None
 
     def _new_entries(self) -> int:
+        # tick() asks every second; a 100,000-line history is parsed again only when it or the
+        # dream cursor changed on disk
+        key = (_stat_key(self.ws.history_path), _stat_key(self.ws.dream_cursor_path))
+        if self._pending_cache is not None and self._pending_cache[0] == key:
+            return self._pending_cache[1]
         dream, _ = read_cursor(self.ws.dream_cursor_path, "memory/.dream_cursor")
-        return sum(1 for e in self.ws.history().entries if e.cursor > dream)
+        n = sum(1 for e in self.ws.history().entries if e.cursor > dream)
+        self._pending_cache = (key, n)
+        return n
 
     def tick(self, now: datetime) -> str | None:
         """The trigger of a run to start now (and mark it running), or None."""

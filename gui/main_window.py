@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
@@ -28,6 +29,7 @@ from .watcher import WorkspaceWatcher
 from .worker import Engine, Latest
 from .workspace_state import WorkspaceState, read_state
 
+SCHEDULE_JOB = "schedule: "   # writer jobs of the scheduler (they refresh only the status)
 REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
 
 
@@ -95,6 +97,7 @@ class MainWindow(QMainWindow):
         self.files.historyCursorRequested.connect(self.show_history_entry)
 
         self._tick = QTimer(self)
+        self._tick_busy = False              # a tick is being answered on the reader thread
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._scheduler_tick)
 
@@ -266,8 +269,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 8000)
 
     def _job_finished(self, what: str) -> None:
+        if what.startswith(SCHEDULE_JOB):
+            self.refresh()          # the status line; nothing else changed
+            return
         if self.scheduler and self.scheduler.running is not None:
-            self.scheduler.finished(datetime.now().astimezone(), self.panel.outcome.text())
+            outcome = self.panel.outcome.text()
+            self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome))
         self.refresh()
         self.archive.refresh()
         self.runs.refresh()
@@ -276,27 +283,53 @@ class MainWindow(QMainWindow):
     def _settings_changed(self) -> None:
         # turning Dream on or off, or a new interval, applies at once to a running schedule
         if self.scheduler is not None and self._tick.isActive():
-            self.scheduler.settings_changed(datetime.now().astimezone())
+            self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
         self.refresh()
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
+    # The scheduler reads history and writes memory/dreams/schedule.json: never on the GUI
+    # thread. What writes goes to the writer thread; the once-a-second tick (which only reads)
+    # to the reader thread, one at a time.
+    def _schedule_job(self, what: str, fn: Callable[[Scheduler], object],
+                      done: Callable[[object], None] | None = None) -> None:
+        sched = self.scheduler
+        if sched is None:
+            return
+        self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched),
+                          lambda r: done(r) if done and sched is self.scheduler else None,
+                          lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
+
     def _schedule_toggled(self, on: bool) -> None:
         if self.scheduler is None:
             return
         if on:
-            self.scheduler.start(datetime.now().astimezone())
-            self._tick.start()
+            self._schedule_job("start", lambda s: s.start(datetime.now().astimezone()),
+                               lambda _r: self._tick.start())
         else:
             self._tick.stop()
         self.refresh()
 
     def _scheduler_tick(self) -> None:
-        if self.scheduler is None or self.panel.running:
+        sched = self.scheduler
+        if sched is None or self.panel.running or self._tick_busy:
             return
-        trigger = self.scheduler.tick(datetime.now().astimezone())
-        if trigger:
+        self._tick_busy = True
+
+        def done(trigger) -> None:
+            self._tick_busy = False
+            if not trigger or sched is not self.scheduler:
+                return
+            if self.panel.running:            # a manual run started meanwhile: try again later
+                sched.running, sched.queued = None, trigger
+                return
             self.show_message(f"Scheduled dream starting ({trigger})")
-            self.panel.run_dream()
+            self.panel.run_dream(trigger=trigger)
+
+        def failed(msg: str, tb: str) -> None:
+            self._tick_busy = False
+            self.show_message(f"Scheduling: {msg}")
+
+        self.engine.read("scheduler tick", lambda ctx: sched.tick(datetime.now().astimezone()), done, failed)
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802

@@ -399,7 +399,7 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     ws = main_window.ws
     assert not schedule_path(ws).exists()                  # opening scheduled nothing
     view.schedule_here.setChecked(True)
-    assert main_window._tick.isActive() and schedule_path(ws).exists()
+    qtbot.waitUntil(lambda: main_window._tick.isActive() and schedule_path(ws).exists(), timeout=5000)
     first = main_window.scheduler.deadline
     view.interval.setValue(5)
     view.interval.editingFinished.emit()
@@ -409,6 +409,36 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     qtbot.waitUntil(lambda: main_window.scheduler.status(first).state == "disabled", timeout=5000)
     view.schedule_here.setChecked(False)
     assert not main_window._tick.isActive()
+
+
+def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(main_window, demo_home,
+                                                                                      qtbot):
+    import threading
+    from datetime import datetime, timedelta
+
+    from engine.dream.records import list_runs
+    win = main_window
+    sched = win.scheduler
+    threads: dict[str, set[str]] = {}
+    for name in ("start", "tick", "finished", "_new_entries"):
+        real = getattr(sched, name)
+
+        def spy(*a, _real=real, _name=name, **kw):
+            threads.setdefault(_name, set()).add(threading.current_thread().name)
+            return _real(*a, **kw)
+        setattr(sched, name, spy)
+    win.settings.schedule_here.setChecked(True)
+    qtbot.waitUntil(lambda: win._tick.isActive(), timeout=5000)
+    win.engine.write("test: make it due", lambda ctx: sched._set_deadline(datetime.now().astimezone()
+                                                                              - timedelta(minutes=1)),
+                     lambda _r: None)
+    qtbot.waitUntil(lambda: bool(list_runs(win.ws)[0]) and list_runs(win.ws)[0][0].get("trigger") == "interval"
+                    and list_runs(win.ws)[0][0].get("status") != "running", timeout=20000)
+    qtbot.waitUntil(lambda: "finished" in threads and sched.running is None, timeout=5000)
+    assert sched.deadline > datetime.now().astimezone()                    # the next one is set
+    main = threading.main_thread().name
+    assert set(threads) >= {"start", "tick", "finished"}
+    assert all(main not in names for names in threads.values()), threads
 
 
 def test_floor_dialog_asks_once_per_edit(main_window, demo_home):

@@ -152,7 +152,7 @@ class EnginePanel(QWidget):
         self.log.appendPlainText(line)
 
     # -- jobs -------------------------------------------------------------------------------
-    def run_dream(self, dry_run: bool = False, review: bool = False) -> None:
+    def run_dream(self, dry_run: bool = False, review: bool = False, trigger: str = "manual") -> None:
         if self.ws is None or self.running:
             return
         ws = self.ws
@@ -163,7 +163,7 @@ class EnginePanel(QWidget):
             choice, key = model_for(ws, override, demo)
             client = make_client(choice, key)
             force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
-            return run_dream(ws, client, DreamOptions(trigger="manual", dry_run=dry_run, force_review=force),
+            return run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
                              cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe())
 
         self._append(f"— {what} started")
