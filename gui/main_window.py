@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
     def _on_files_changed(self, paths: set[str]) -> None:
         if "memory/history.jsonl" in paths and self.scheduler is not None:
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
-        if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS for p in paths):
+        if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
             self.refresh()
         if any(p.startswith("memory/archive") for p in paths):
             self.archive.refresh()

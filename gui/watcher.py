@@ -1,8 +1,8 @@
 """watchdog on the workspace → one debounced Qt signal with the set of changed paths.
 
 Atomic saves arrive as a `moved` event whose dest_path is the real file (measured), so both
-src_path and dest_path are reported. Folders that vanish and reappear are handled by watching
-the workspace root recursively."""
+src_path and dest_path are reported. The root is watched shallowly and memory/ and skills/
+deeply; when one of those folders vanishes, moves or is recreated, its watch follows."""
 
 from __future__ import annotations
 
@@ -55,17 +55,36 @@ class WorkspaceWatcher(QObject):
         self._handler = Handler()
         # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
         self._observer.schedule(self._handler, root, recursive=False)
-        self._watched: set[str] = set()
-        self._watch_subdirs()
+        self._watched: dict[str, tuple[object, int]] = {}    # sub -> (watch, inode of the folder)
+        self._sync_subdirs()
         self._observer.daemon = True
         self._observer.start()
 
-    def _watch_subdirs(self) -> None:
+    def _sync_subdirs(self) -> None:
+        """Watch memory/ and skills/ deeply as they are now: a folder that appeared is added; one
+        that vanished, was moved away or was replaced by a new folder is dropped (and the new
+        one watched), so a deleted-and-recreated memory/ is never left unwatched."""
         for sub in ("memory", "skills"):
             d = self.root / sub
-            if str(d) not in self._watched and d.is_dir() and not d.is_symlink():
-                self._observer.schedule(self._handler, str(d), recursive=True)
-                self._watched.add(str(d))
+            try:
+                st = d.lstat()
+                inode = st.st_ino if d.is_dir() and not d.is_symlink() else None
+            except OSError:
+                inode = None
+            current = self._watched.get(sub)
+            if current is not None and current[1] != inode:
+                try:
+                    self._observer.unschedule(current[0])
+                except (KeyError, OSError):
+                    pass           # its emitter already ended with the folder
+                del self._watched[sub]
+                current = None
+            if current is None and inode is not None:
+                try:
+                    watch = self._observer.schedule(self._handler, str(d), recursive=True)
+                except OSError:
+                    continue       # gone again already; the next event retries
+                self._watched[sub] = (watch, inode)
 
     def stop(self) -> None:
         if self._observer is not None:
@@ -81,7 +100,7 @@ class WorkspaceWatcher(QObject):
             return
         self._pending.add(rel)
         if rel in ("memory", "skills") and self._observer is not None:
-            self._watch_subdirs()   # the folder appeared after we started
+            self._sync_subdirs()    # the folder appeared, vanished or was replaced
         self._timer.start()
 
     @Slot()

@@ -56,6 +56,29 @@ def test_outside_write_updates_the_gauge(main_window, demo_home, qtbot):
     qtbot.waitUntil(lambda: gauge.exists and gauge.chars == len("# Memory\n"), timeout=5000)
 
 
+def test_memory_folder_removed_moved_and_recreated_stays_watched(main_window, demo_home, qtbot, tmp_path):
+    import shutil
+    memory = demo_home / "workspace" / "memory"
+    gauge = main_window.dashboard.gauges["memory/MEMORY.md"]
+    saved = tmp_path / "memory-saved"
+    shutil.move(str(memory), str(saved))                    # moved out of the workspace
+    qtbot.waitUntil(lambda: not gauge.exists, timeout=5000)
+    (saved / "MEMORY.md").write_text("# written in the moved-away folder\n", encoding="utf-8")
+    shutil.copytree(saved, memory)                           # a new memory/ folder appears
+    qtbot.waitUntil(lambda: gauge.exists, timeout=5000)
+    for i in range(3):                                       # and is watched: each write reaches the gauge
+        text = f"# Memory\n- write {i} after the folder came back\n"
+        (memory / "MEMORY.md").write_text(text, encoding="utf-8")
+        qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
+    shutil.rmtree(memory)                                    # deleted outright, then recreated
+    qtbot.waitUntil(lambda: not gauge.exists, timeout=5000)
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("# Memory again\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: gauge.exists and gauge.chars == len("# Memory again\n"), timeout=5000)
+    (memory / "MEMORY.md").write_text("# Memory again, longer\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: gauge.chars == len("# Memory again, longer\n"), timeout=5000)
+
+
 class Dialogs:
     def __init__(self, answers):
         self.answers = list(answers)
