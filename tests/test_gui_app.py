@@ -79,6 +79,37 @@ def test_memory_folder_removed_moved_and_recreated_stays_watched(main_window, de
     qtbot.waitUntil(lambda: gauge.chars == len("# Memory again, longer\n"), timeout=5000)
 
 
+def test_files_that_cannot_be_saved_open_read_only_with_the_reason(gui_env, qtbot, make_workspace, tmp_path):
+    import os
+
+    from conftest import open_window, tree_state
+    outside = tmp_path / "outside-user.md"
+    outside.write_text("# User kept elsewhere\n", encoding="utf-8")
+    root = make_workspace({"SOUL.md": "# Soul\n", "memory/MEMORY.md": b"# Memory\n- caf\xe9 in Latin-1\n"},
+                          root=tmp_path / "ws")
+    os.symlink(outside, root / "USER.md")
+    win = open_window(qtbot, root)
+    files = win.files
+    win.tabs.setCurrentWidget(files)
+    before = tree_state(root), outside.read_bytes()
+    for path, reason in (("USER.md", "symlink leading outside"), ("memory/MEMORY.md", "not valid UTF-8")):
+        files.open_path(path)
+        qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == path, timeout=5000)
+        assert files.editor.isReadOnly() and files.read_only_note.isVisible()
+        assert reason in files.read_only_note.text(), files.read_only_note.text()
+        if path == "USER.md":
+            grab(win, "files-read-only.png")
+        files.editor.setFocus()
+        qtbot.keyClicks(files.editor, "typed")
+        assert not files.dirty and not files.save_button.isEnabled()
+        files.save()
+    assert (tree_state(root), outside.read_bytes()) == before               # nothing written anywhere
+    files.open_path("SOUL.md")
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "SOUL.md", timeout=5000)
+    assert not files.editor.isReadOnly() and not files.read_only_note.isVisible()
+    win.close()
+
+
 class Dialogs:
     def __init__(self, answers):
         self.answers = list(answers)

@@ -25,6 +25,20 @@ class Loaded:
     path: str
     text: str
     hash: str
+    read_only: str | None = None     # why this file is shown but never written (None: editable)
+
+
+def read_only_reason(state, problems) -> str | None:
+    """A file Dreamdesk shows but will not save: a link out of the workspace, bytes that are not
+    UTF-8 (saving would replace them), a folder or an unreadable file."""
+    for p in problems:
+        if "symlink leading outside" in p.message or p.message in ("is a folder, not a file",) \
+                or p.message.startswith("cannot be read"):
+            return f"{p.file} {p.message}"
+    if state.exists and state.decode_error:
+        return (f"{state.decode_error}: shown with replacement characters, and saving would replace those "
+                "bytes. Fix its encoding outside Dreamdesk first.")
+    return None
 
 
 class ConflictDialogs:
@@ -96,6 +110,10 @@ class FilesView(QWidget):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
         self.banner.hide()
+        self.read_only_note = QLabel()
+        self.read_only_note.setWordWrap(True)
+        self.read_only_note.setStyleSheet("background: #c9d7e8; color: black; padding: 4px;")
+        self.read_only_note.hide()
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save (Ctrl+S): hash-checked; removed entries go to the archive first")
         self.save_button.clicked.connect(self.save)
@@ -106,6 +124,7 @@ class FilesView(QWidget):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.banner)
+        rl.addWidget(self.read_only_note)
         rl.addWidget(self.editor, 1)
         rl.addWidget(self.blame)
         bottom = QHBoxLayout()
@@ -202,8 +221,8 @@ class FilesView(QWidget):
         token = self._token.next()
 
         def job(ctx):
-            state, _ = ws.read_file(path)
-            return Loaded(path, state.text, state.hash)
+            state, problems = ws.read_file(path)
+            return Loaded(path, state.text, state.hash, read_only_reason(state, problems))
 
         def done(loaded: Loaded) -> None:
             if not self._token.current(token):
@@ -212,6 +231,9 @@ class FilesView(QWidget):
             self.editor.blockSignals(True)
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
+            self.editor.setReadOnly(loaded.read_only is not None)
+            self.read_only_note.setText(f"Read-only: {loaded.read_only}" if loaded.read_only else "")
+            self.read_only_note.setVisible(loaded.read_only is not None)
             self.editor.document().setModified(False)
             self._show_banner(False)
             self._update_size()
@@ -280,11 +302,14 @@ class FilesView(QWidget):
             text += ". Advisory only: your own edits are never refused."
         mark = " · unsaved" if self.dirty else ""
         self.size_line.setText(f"<span style='color:{colour}; font-weight:bold'>■</span> {text}{mark}")
-        self.save_button.setEnabled(self.dirty)
+        self.save_button.setEnabled(self.dirty and self.loaded.read_only is None)
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, *, overwrite_hash: str | None = None, on_saved: Callable[[], None] | None = None) -> None:
         if self.loaded is None or self.ws is None:
+            return
+        if self.loaded.read_only:
+            self.status.emit(f"Not saved: {self.loaded.read_only}")
             return
         ws, path, text = self.ws, self.loaded.path, self.editor.toPlainText()
         expected = overwrite_hash or self.loaded.hash
