@@ -129,7 +129,8 @@ class MainWindow(QMainWindow):
                                         "Save the file being edited")
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
-        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        quit_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")]
+        self._action(f, "&Quit", self.close, quit_keys[0])
         d = mb.addMenu("&Dream")
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
         self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
         h = mb.addMenu("&Help")
-        self._action(h, "&About Dreamdesk", self._about)
+        self._action(h, "&About Dreamdesk", self._about, "F1")
         self._fill_recent()
 
     def _fill_recent(self) -> None:

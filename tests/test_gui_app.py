@@ -311,6 +311,59 @@ def test_history_and_shortcuts(main_window, qtbot):
     grab(main_window, "history-window.png")
 
 
+class Asked:
+    def __init__(self):
+        self.asked = []
+
+    def confirm(self, parent, title, text):
+        self.asked.append(title)
+        return False                                        # declined: nothing is written
+
+    def move_cursor_back(self, parent, text):
+        self.asked.append("move cursor back?")
+        return None                                         # cancelled: nothing is written
+
+
+def test_restore_and_archive_actions_have_keys_that_act_on_the_visible_tab(gui_env, qtbot, tmp_path):
+    from PySide6.QtCore import Qt as QtNs
+    from PySide6.QtTest import QTest
+
+    from conftest import open_window, tree_state
+    from gui.app import ensure_demo_copy
+    home = ensure_demo_copy(tmp_path / "data")
+    win = open_window(qtbot, home)
+    shortcuts = {a.shortcut().toString() for a in win.actions()}
+    assert {"Ctrl+Q", "F1", "Ctrl+E"} <= shortcuts
+    before = tree_state(home / "workspace")
+    snaps, archive = win.snapshots, win.archive
+    snaps.dialogs, archive.dialogs = Asked(), Asked()
+
+    win.tabs.setCurrentWidget(snaps)
+    qtbot.waitUntil(lambda: snaps.model.rowCount() >= 5, timeout=10000)
+    snaps.select_shas([snaps.model.snapshots[3].sha])
+    qtbot.waitUntil(lambda: snaps.shown is not None and snaps.restore_button.isEnabled(), timeout=10000)
+    QTest.keyClick(win, QtNs.Key.Key_R, QtNs.KeyboardModifier.ControlModifier | QtNs.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: len(snaps.dialogs.asked) == 1, timeout=5000)
+    assert archive.dialogs.asked == []                      # the hidden tab's button did not fire
+    QTest.keyClick(win, QtNs.Key.Key_S, QtNs.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: snaps.split_button.isChecked(), timeout=2000)     # a key click animates: ~100 ms
+    QTest.keyClick(win, QtNs.Key.Key_U, QtNs.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: snaps.unified_button.isChecked(), timeout=2000)
+
+    win.tabs.setCurrentWidget(archive)
+    qtbot.waitUntil(lambda: archive.model.rowCount() > 0, timeout=10000)
+    archive.select_id(archive.model.record(0).id)
+    qtbot.waitUntil(lambda: archive.restore_button.isEnabled(), timeout=5000)
+    QTest.keyClick(win, QtNs.Key.Key_R, QtNs.KeyboardModifier.ControlModifier | QtNs.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: len(archive.dialogs.asked) == 1, timeout=5000)
+    assert len(snaps.dialogs.asked) == 1
+    QTest.keyClick(win, QtNs.Key.Key_Delete, QtNs.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: archive.dialogs.asked[-1:] == ["Delete from the archive"], timeout=5000)
+    assert {k: v for k, v in tree_state(home / "workspace").items() if not k.startswith(".git")} == \
+        {k: v for k, v in before.items() if not k.startswith(".git")}          # declined: nothing written
+    win.close()
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)

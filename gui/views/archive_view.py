@@ -25,6 +25,7 @@ from .common import (detail_splitter, empty_notice, read_latest, reset_filters, 
 from .runs_view import link_color
 
 SEARCH_DEBOUNCE_MS = 200
+RESTORE_KEY = "Ctrl+Shift+R"
 MAX_RESTORE = 100          # entries per restore (each one is planned, snapshotted and committed)
 LISTED = 20                # placements spelled out in the confirmation
 ALL_FILES = "All files"
@@ -201,13 +202,15 @@ class ArchiveView(QWidget):
         self.detail.anchorClicked.connect(self._on_anchor)
 
         self.restore_button = QPushButton("Restore selected")
-        self.restore_button.setToolTip("Put the selected entries back under their headings. You see where each "
+        self.restore_button.setToolTip("Put the selected entries back under their headings (Ctrl+Shift+R). You see where each "
                                        "goes before anything is written; a snapshot is taken first.")
         self.restore_button.clicked.connect(self.restore_selected)
+        self.restore_button.setShortcut(RESTORE_KEY)   # a button's key acts while it is shown: this tab only
         self.delete_button = QPushButton("Delete permanently…")
-        self.delete_button.setToolTip("Erase the selected entries from the archive and their text from the Dream "
+        self.delete_button.setToolTip("Erase the selected entries (Shift+Del) from the archive and their text from the Dream "
                                       "run records (for something that should not be kept anywhere).")
         self.delete_button.clicked.connect(self.delete_selected)
+        self.delete_button.setShortcut("Shift+Del")
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
 
@@ -482,6 +485,7 @@ class ArchiveView(QWidget):
         self.delete_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
         self.restore_button.setText("Restoring…" if self.busy else
                                     f"Restore selected ({n})" if n > 1 else "Restore selected")
+        self.restore_button.setShortcut(RESTORE_KEY)     # setText resets a button's shortcut
 
     def _current_record(self) -> ArchiveRecord | None:
         index = self.table.currentIndex()

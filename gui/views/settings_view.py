@@ -136,7 +136,7 @@ class SettingsView(QWidget):
         ml.addRow("Base URL", self.o_base)
         ml.addRow("Model", self.o_model)
         ml.addRow("API key", self.o_key)
-        self.o_save = QPushButton("Save model override")
+        self.o_save = QPushButton("&Save model override")      # Alt+S
         self.o_save.clicked.connect(self._save_override)
         ml.addRow("", self.o_save)
         lay.addWidget(model)

@@ -190,19 +190,27 @@ class SnapshotsView(QWidget):
             b.setAutoRaise(False)
             self.mode_group.addButton(b)
         self.unified_button.setChecked(True)
-        self.unified_button.setToolTip("One column: removed and added lines one under the other")
-        self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right")
+        self.unified_button.setShortcut("Alt+U")
+        self.split_button.setShortcut("Alt+S")
+        self.unified_button.setToolTip("One column: removed and added lines one under the other (Alt+U)")
+        self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right (Alt+S)")
         self.mode_group.buttonClicked.connect(self._mode_clicked)
 
         self.restore_button = QPushButton("Restore snapshot…")
-        self.restore_button.setToolTip("Put every memory file back as it is in this snapshot (asks first)")
+        # button shortcuts act only while the button is visible: on this tab, never elsewhere
+        self.restore_button.setShortcut("Ctrl+Shift+R")
+        self.restore_button.setToolTip("Put every memory file back as it is in this snapshot; asks first "
+                                       "(Ctrl+Shift+R)")
         self.restore_button.clicked.connect(self.restore_whole)
         self.file_button = QPushButton("Restore one file")
-        self.file_button.setToolTip("Put one file back as it is in this snapshot (asks first)")
+        self.file_button.setShortcut("Ctrl+Shift+F")
+        self.file_button.setToolTip("Put one file back as it is in this snapshot; asks first (Ctrl+Shift+F)")
         self.file_menu = QMenu(self.file_button)
         self.file_button.setMenu(self.file_menu)
         self.undo_button = QPushButton("Undo last restore")
-        self.undo_button.setToolTip("Put the files back as they were just before the last restore (asks first)")
+        self.undo_button.setShortcut("Ctrl+Alt+Z")
+        self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
+                                    "(Ctrl+Alt+Z)")
         self.undo_button.clicked.connect(self.undo_last)
 
         self.diff = DiffView()
