@@ -382,20 +382,31 @@ class MainWindow(QMainWindow):
         st = s.value("window/state")
         if st is not None:
             self.restoreState(st)
-        for name, splitter in (("files", self.files.splitter), ("history", self.history.splitter),
-                               ("prompt", self.prompt.splitter), ("snapshots", self.snapshots.splitter)):
-            v = s.value(f"splitters/{name}")
-            if v is not None:
-                splitter.restoreState(v)
+        self._splitters_restored = False
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._splitters_restored:
+            # after the window has its real size: restored earlier, a splitter is squeezed by the
+            # first layout pass and its panes come back at other widths
+            self._splitters_restored = True
+            s = settings_store.settings()
+            for name, splitter in self._splitters():
+                v = s.value(f"splitters/{name}")
+                if v is not None and splitter.restoreState(v) and splitter is self.runs.splitter:
+                    self.runs.keep_splitter()       # the user's sizes win over fitting the table
 
     def _save_settings(self) -> None:
         s = settings_store.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
-        s.setValue("splitters/files", self.files.splitter.saveState())
-        s.setValue("splitters/history", self.history.splitter.saveState())
-        s.setValue("splitters/prompt", self.prompt.splitter.saveState())
-        s.setValue("splitters/snapshots", self.snapshots.splitter.saveState())
+        for name, splitter in self._splitters():
+            s.setValue(f"splitters/{name}", splitter.saveState())
+
+    def _splitters(self):
+        return (("files", self.files.splitter), ("history", self.history.splitter), ("prompt", self.prompt.splitter),
+                ("snapshots", self.snapshots.splitter), ("archive", self.archive.splitter),
+                ("runs", self.runs.splitter))
 
     def _rescue_unsaved(self) -> str | None:
         unsaved = self.files.rescue_text()

@@ -364,6 +364,37 @@ def test_restore_and_archive_actions_have_keys_that_act_on_the_visible_tab(gui_e
     win.close()
 
 
+def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
+    from conftest import open_window
+    def show_tab(win, splitter):
+        win.tabs.setCurrentWidget(next(w for w in (win.files, win.history, win.prompt, win.snapshots, win.archive,
+                                                   win.runs) if w.splitter is splitter))
+        qtbot.wait(30)                                 # a tab shown for the first time is laid out now
+
+    win = open_window(qtbot, demo_home)
+    wanted = {}
+    for name, splitter in win._splitters():
+        show_tab(win, splitter)
+        total = sum(splitter.sizes())
+        splitter.setSizes([total // 4, total - total // 4])
+        qtbot.wait(10)
+        wanted[name] = splitter.sizes()
+    size = win.size()
+    win.close()
+    from gui.main_window import MainWindow
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.resize(size)            # offscreen's 800×800 screen clamps a restored geometry; a desktop would not
+    again.show()
+    qtbot.waitExposed(again)
+    assert again.open_workspace(str(demo_home))
+    qtbot.waitUntil(lambda: again.state is not None, timeout=10000)
+    for name, splitter in again._splitters():
+        show_tab(again, splitter)
+        assert splitter.sizes() == wanted[name], (name, splitter.sizes(), wanted[name])
+    again.close()
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)

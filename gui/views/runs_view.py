@@ -389,6 +389,10 @@ class RunsView(QWidget):
         self.table.selectRow(row)
         self.table.setCurrentIndex(self.model.index(row, 0))
 
+    def keep_splitter(self) -> None:
+        """Sizes the user chose (restored from settings): stop fitting the table to its rows."""
+        self._splitter_moved = True
+
     def _fit_table(self) -> None:
         """Give the table the height of its rows (3 to 10 of them) and the detail the rest, until
         the user moves the splitter."""
