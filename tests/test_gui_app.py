@@ -359,6 +359,8 @@ def test_restore_and_archive_actions_have_keys_that_act_on_the_visible_tab(gui_e
     assert len(snaps.dialogs.asked) == 1
     QTest.keyClick(win, QtNs.Key.Key_Delete, QtNs.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: archive.dialogs.asked[-1:] == ["Delete from the archive"], timeout=5000)
+    for key in (QtNs.Key.Key_Shift, QtNs.Key.Key_Control, QtNs.Key.Key_Alt):
+        QTest.keyRelease(win, key)        # else Qt believes they are still held, into the next test
     assert {k: v for k, v in tree_state(home / "workspace").items() if not k.startswith(".git")} == \
         {k: v for k, v in before.items() if not k.startswith(".git")}          # declined: nothing written
     win.close()
