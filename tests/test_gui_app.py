@@ -469,9 +469,11 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
     seen = {}
 
     def ask(dlg):
-        seen["text"] = dlg.findChild(__import__("PySide6.QtWidgets", fromlist=["QPlainTextEdit"]).QPlainTextEdit
-                                     ).toPlainText()
+        seen["text"] = dlg.unified
+        seen["shown"] = [f.path for f in dlg.diff.files()]
         seen["state"] = tree_state(demo_home)
+        dlg.resize(1000, 700)
+        grab(dlg, "dry-run.png")
         return True
 
     panel.ask_apply = ask
@@ -487,6 +489,8 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
                                  (demo_home / "workspace" / r).read_text(encoding="utf-8"), r).unified("before", "after")
                       for r in rels)
     assert applied == seen["text"]
+    assert seen["shown"] == rels                          # the dialog shows those very files as a diff
+    assert "Dry run (nothing written)" in panel.log.toPlainText() and "would go to" in panel.log.toPlainText()
 
 
 def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, qtbot, llm_server):
@@ -624,4 +628,4 @@ def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_ser
     assert seen["enabled"] is False
     qtbot.wait(200)
     assert (demo_home / "workspace" / "USER.md").read_bytes() == before
-    assert main_window.panel.outcome.text().startswith("Dream failed")
+    assert main_window.panel.outcome.text().startswith("Dry run failed")

@@ -319,6 +319,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
 
     duration = time.monotonic() - t0
     outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info)
+    if dry:
+        outcome = _dry_wording(outcome)
     outcome += hold_note
     if stuck and status == "held":
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
@@ -396,6 +398,17 @@ def _apply_state_changes(state: dict, changes: dict) -> None:
             state.pop("stuck", None)
         elif key in ("held", "refusal_streak", "stuck") and isinstance(value, dict):
             state[key] = value
+
+
+def _dry_wording(outcome: str) -> str:
+    """The outcome of a dry run says what would happen: nothing of it was written."""
+    for done, would in (("Dream completed in ", "Dry run (nothing written) in "),
+                        (" write(s) to ", " write(s) would go to "), ("but wrote nothing", "and would write nothing"),
+                        ("but held the cursor", "and would hold the cursor"),
+                        ("Dream was cancelled; the cursor stays", "Dry run cancelled; the cursor stays"),
+                        ("Dream failed:", "Dry run failed:"), ("and never landed", "and would not land")):
+        outcome = outcome.replace(done, would)
+    return outcome
 
 
 def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult | None, near: list[str],

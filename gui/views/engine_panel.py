@@ -14,8 +14,9 @@ from engine.llm import LLMError, ModelChoice, choose_model, make_client
 from engine.workspace import Workspace
 
 from .. import settings_store
-from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QLabel, QPlainTextEdit, QProgressBar,
-                  QPushButton, Qt, QVBoxLayout, QWidget, Signal)
+from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
+                  QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
 from ..worker import Engine
 
 
@@ -42,22 +43,37 @@ def _starts_with_review(replay: str) -> bool:
 
 
 class DryRunDialog(QDialog):
-    def __init__(self, outcome: str, unified: str, parent: QWidget | None = None):
+    """What a dry run would change, as the snapshot view shows a diff (highlighted, intraline,
+    unified or side by side), with Apply / Discard."""
+
+    def __init__(self, outcome: str, diffs: list, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Dry run: what Dream would change")
+        self.unified = "".join(d.unified("before", "after") for d in diffs)
         lay = QVBoxLayout(self)
         note = QLabel(outcome)
         note.setWordWrap(True)
         lay.addWidget(note)
-        view = QPlainTextEdit()
-        view.setReadOnly(True)
-        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        view.setPlainText(unified or "(no file would change)")
-        lay.addWidget(view, 1)
+        self.diff = DiffView()
+        self.diff.setAccessibleName("Dry-run diff")
+        self.diff.set_diffs(diffs, empty_text="No file would change.")
+        modes = QHBoxLayout()
+        modes.addWidget(QLabel("Apply writes exactly this, or refuses if a file changed since."), 1)
+        for label, mode, key in (("Unified", UNIFIED, "Alt+U"), ("Side by side", SPLIT, "Alt+S")):
+            b = QToolButton()
+            b.setText(label)
+            b.setCheckable(True)
+            b.setAutoExclusive(True)
+            b.setChecked(mode == UNIFIED)
+            b.setShortcut(key)
+            b.clicked.connect(lambda _=False, m=mode: self.diff.set_mode(m))
+            modes.addWidget(b)
+        lay.addLayout(modes)
+        lay.addWidget(self.diff, 1)
         self.buttons = QDialogButtonBox()
         self.apply_button = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
-        self.apply_button.setEnabled(bool(unified))
+        self.apply_button.setEnabled(bool(diffs))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
@@ -191,7 +207,7 @@ class EnginePanel(QWidget):
         self._append(f"— {result.outcome}")
         self.status.emit(result.outcome)
         if dry_run and result.preview is not None:
-            dlg = DryRunDialog(result.outcome, "".join(d.unified("before", "after") for d in result.diffs), self)
+            dlg = DryRunDialog(result.outcome, result.diffs, self)
             complete = result.status in ("completed", "wrote-nothing", "held")
             if not complete:
                 # a failed or cancelled preview is partial: show it, never offer to apply it
