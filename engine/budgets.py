@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .config import BUDGET_KEYS, Config
@@ -21,6 +22,15 @@ def budget_state(chars: int, budget: int) -> str:
     if chars >= NEAR_FRACTION * budget:
         return NEAR
     return OK
+
+
+def percent_label(chars: int, budget: int) -> str:
+    """"89%" for 2,687 of 3,000: rounded toward the state's side, so the number never reads 90%
+    while the state is still ok, nor 100% when the file is over."""
+    if budget <= 0:
+        return ""
+    pct = chars * 100 / budget
+    return f"{math.ceil(pct) if chars > budget else math.floor(pct)}%"
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,3 +137,15 @@ def test_opening_writes_nothing(demo_home):
     build_prompt(ws, st.history, st.dream_cursor)
     ws.config().providers()
     assert tree_state(demo_home) == before
+
+
+def test_percent_label_never_reads_past_the_state():
+    from engine.budgets import budget_state, percent_label
+    assert percent_label(2687, 3000) == "89%" and budget_state(2687, 3000) == "ok"      # 89.57 %: not "90%"
+    assert percent_label(2700, 3000) == "90%" and budget_state(2700, 3000) == "near"
+    assert percent_label(3000, 3000) == "100%" and budget_state(3000, 3000) == "near"
+    assert percent_label(3001, 3000) == "101%" and budget_state(3001, 3000) == "over"   # 100.03 %: not "100%"
+    assert percent_label(5, 0) == ""
+    for chars in range(0, 3200, 7):                                                      # the two always agree
+        pct = int(percent_label(chars, 3000)[:-1])
+        assert (pct >= 90) == (budget_state(chars, 3000) != "ok") and (pct > 100) == (chars > 3000)

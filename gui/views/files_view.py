@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.budgets import budget_state
+from engine.budgets import budget_state, percent_label
 from engine.diffs import diff_texts
 from engine.edits import save_edit
 from engine.files import read_state
@@ -295,7 +295,7 @@ class FilesView(QWidget):
         state = budget_state(chars, budget)
         colour = STATE_COLOURS[state]
         if budget:
-            text = f"{chars:,} / {budget:,} characters ({chars / budget:.0%}) — {STATE_WORDS[state]}"
+            text = f"{chars:,} / {budget:,} characters ({percent_label(chars, budget)}) — {STATE_WORDS[state]}"
         else:
             text = f"{chars:,} characters — {STATE_WORDS[state]}"
         if state == "over":

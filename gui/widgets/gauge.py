@@ -3,6 +3,8 @@ child widgets, so a dashboard of many files stays cheap."""
 
 from __future__ import annotations
 
+from engine.budgets import percent_label
+
 from ..qt import QColor, QPainter, QPalette, QSizePolicy, Qt, QWidget
 
 STATE_COLOURS = {"ok": "#3fa34d", "near": "#e0a100", "over": "#d64541", "unbudgeted": "#7f8c8d"}
@@ -37,7 +39,8 @@ class Gauge(QWidget):
         if not self.exists:
             return "missing"
         if self.budget:
-            return f"{self.chars:,} / {self.budget:,} characters ({self.fraction:.0%}) — {STATE_WORDS[self.state]}"
+            return (f"{self.chars:,} / {self.budget:,} characters ({percent_label(self.chars, self.budget)}) — "
+                    f"{STATE_WORDS[self.state]}")
         return f"{self.chars:,} characters — {STATE_WORDS['unbudgeted']}"
 
     def sizeHint(self):
