@@ -397,6 +397,31 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
     again.close()
 
 
+def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot, tmp_path):
+    """The click-through wired in the real window: run detail → History tab, that entry selected."""
+    import re
+
+    from PySide6.QtCore import QUrl
+
+    from conftest import open_window
+    from engine.dream.records import list_runs
+    from gui.app import ensure_demo_copy
+    home = ensure_demo_copy(tmp_path / "data")
+    win = open_window(qtbot, home)
+    run = next(r for r in list_runs(win.ws)[0] if any(f.get("sources") for f in r.get("created", [])))
+    win.tabs.setCurrentWidget(win.runs)
+    qtbot.waitUntil(lambda: win.runs.model.rowCount() > 0, timeout=10000)
+    assert win.runs.select_run(run["id"])
+    qtbot.waitUntil(lambda: "cursor:" in win.runs.detail.toHtml(), timeout=10000)
+    href = re.search(r'href="(cursor:(\d+))"', win.runs.detail.toHtml())
+    assert href and int(href.group(2)) in {c for f in run["created"] for c in f.get("sources") or []}
+    win.runs.detail.anchorClicked.emit(QUrl(href.group(1)))               # what a click on the link sends
+    assert win.tabs.currentWidget() is win.history
+    qtbot.waitUntil(lambda: win.history.selected_item() is not None, timeout=5000)
+    assert win.history.selected_item().cursor == int(href.group(2))
+    win.close()
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)
