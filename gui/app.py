@@ -21,6 +21,13 @@ def demo_source() -> Path:
 
 def ensure_demo_copy(data_dir: Path | None = None) -> Path:
     """A private copy of the demo home in the user data dir (the shipped copy is never modified)."""
+    dest = build_demo_copy(data_dir)
+    settings_store.set_demo_home(str(dest))
+    return dest
+
+
+def build_demo_copy(data_dir: Path | None = None) -> Path:
+    """The copying and git work of ensure_demo_copy, without Qt (so it can run off the GUI thread)."""
     if data_dir is None:
         from platformdirs import user_data_dir
         data_dir = Path(user_data_dir("dreamdesk", "dreamdesk"))
@@ -39,7 +46,6 @@ def ensure_demo_copy(data_dir: Path | None = None) -> Path:
         except (WorkspaceError, OSError) as exc:
             print(f"dreamdesk: the demo copy has no recorded history ({exc})", file=sys.stderr)
         tmp.rename(dest)
-    settings_store.set_demo_home(str(dest))
     return dest
 
 

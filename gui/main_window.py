@@ -166,8 +166,14 @@ class MainWindow(QMainWindow):
             self.open_workspace(path)
 
     def open_demo(self) -> None:
-        from .app import ensure_demo_copy
-        self.open_workspace(str(ensure_demo_copy()))
+        from .app import build_demo_copy
+
+        def done(dest: Path) -> None:
+            settings_store.set_demo_home(str(dest))
+            self.open_workspace(str(dest))
+        # a missing copy is built with git (about half a second): not on the GUI thread
+        self.show_message("Preparing the demo workspace…")
+        self.engine.write("prepare the demo", lambda ctx: build_demo_copy(), done)
 
     def open_workspace(self, path: str) -> bool:
         """Open a workspace (reads only). On a bad path the current one stays open. With an

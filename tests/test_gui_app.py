@@ -422,6 +422,25 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
     win.close()
 
 
+def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, monkeypatch):
+    import threading
+
+    import gui.app
+    from gui import settings_store
+    real, threads = gui.app.build_demo_copy, []
+
+    def spy(*a, **kw):
+        threads.append(threading.current_thread().name)
+        return real(*a, **kw)
+    monkeypatch.setattr(gui.app, "build_demo_copy", spy)
+    main_window.open_demo()
+    qtbot.waitUntil(lambda: main_window.ws is not None and main_window.ws.home is not None
+                    and main_window.ws.home.name == "demo" and "xdg-data" in str(main_window.ws.home), timeout=15000)
+    assert threads and threading.main_thread().name not in threads
+    assert settings_store.demo_home() == str(main_window.ws.home)
+    assert (main_window.ws.root / ".git").is_dir()                   # with its recorded past
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)
