@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
         dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable |
                          QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.resizeDocks([dock], [420], Qt.Orientation.Horizontal)
+        self.resizeDocks([dock], [330], Qt.Orientation.Horizontal)   # the views get the width
         self.engine_dock = dock
 
         self.status_label = QLabel()

@@ -91,7 +91,7 @@ class EnginePanel(QWidget):
         self.job = None
         self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
         lay = QVBoxLayout(self)
-        self.setMinimumWidth(300)
+        self.setMinimumWidth(260)
         row = QGridLayout()
         self.dream_button = QPushButton("Dream now")
         self.dry_button = QPushButton("Dry run")

@@ -90,7 +90,12 @@ class FilesView(QWidget):
         self._disk_changed = False
 
         self.list = QListWidget()
-        self.list.setMaximumWidth(280)
+        self.list.setMaximumWidth(320)
+        # whole names fit by default ("memory/MEMORY.md", a skill's folder); longer ones are
+        # elided in the middle, never cut off behind a scroll bar, and shown whole as a tooltip
+        self.list.setMinimumWidth(self.list.fontMetrics().horizontalAdvance("skills/weekly-review/SKILL.md") + 16)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentTextChanged.connect(self._open_selected)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -158,6 +163,8 @@ class FilesView(QWidget):
             self.list.blockSignals(True)
             self.list.clear()
             self.list.addItems(files)
+            for i, name in enumerate(files):
+                self.list.item(i).setToolTip(name)
             self.list.blockSignals(False)
             if current in files and not new_ws:
                 self.list.setCurrentRow(files.index(current))
