@@ -97,8 +97,6 @@ def test_files_that_cannot_be_saved_open_read_only_with_the_reason(gui_env, qtbo
         qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == path, timeout=5000)
         assert files.editor.isReadOnly() and files.read_only_note.isVisible()
         assert reason in files.read_only_note.text(), files.read_only_note.text()
-        if path == "USER.md":
-            grab(win, "files-read-only.png")
         files.editor.setFocus()
         qtbot.keyClicks(files.editor, "typed")
         assert not files.dirty and not files.save_button.isEnabled()
