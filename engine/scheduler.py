@@ -10,8 +10,10 @@ the wait). A manual request bypasses threshold and cooldown. Never two runs, nev
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -75,14 +77,25 @@ class ScheduleStatus:
                 "running": self.running, "warnings": self.warnings}
 
 
+def _locked(method):
+    """One caller at a time: the app asks tick() on its reader thread while finished() or
+    settings_changed() run on its writer thread (a tick between "not running" and the new
+    deadline would start a second run)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
 class Scheduler:
-    """One workspace's schedule. Not thread-safe: the service calls it from its loop; the app
-    calls tick() on its reader thread and the methods that write schedule.json on its writer
-    thread, one at a time."""
+    """One workspace's schedule. Its public methods are serialised by a lock, so the service's
+    loop or the app's reader and writer threads may call them."""
 
     def __init__(self, ws: Workspace):
         """Reads only: a scheduler that is never started can still answer status()."""
         self.ws = ws
+        self._lock = threading.RLock()
         self.queued: str | None = None          # trigger of the pending run
         self.running: dict | None = None
         self.last_error: str | None = None
@@ -90,6 +103,7 @@ class Scheduler:
         self._pending_cache: tuple[tuple, int] | None = None
         self._data = self._load()
 
+    @_locked
     def start(self, now: datetime) -> None:
         """Dreamdesk takes over scheduling for this workspace (writes schedule.json)."""
         cfg = self.ws.config()
@@ -122,9 +136,11 @@ class Scheduler:
 
     # -- inputs -------------------------------------------------------------------------
     def note_activity(self, now: datetime) -> None:
-        """A new history line arrived (watchdog): restarts the activity idle wait."""
+        """A new history line arrived (watchdog): restarts the activity idle wait. Not locked:
+        one assignment, called from the app's GUI thread, which must never wait on a tick."""
         self.last_activity = now
 
+    @_locked
     def request(self, trigger: str = "manual") -> bool:
         """Ask for a run now. False when one is already queued or running (deduplicated)."""
         if self.running is not None or self.queued is not None:
@@ -132,6 +148,7 @@ class Scheduler:
         self.queued = trigger
         return True
 
+    @_locked
     def settings_changed(self, now: datetime) -> None:
         """Dream turned on/off or the interval changed: applies at once."""
         cfg = self.ws.config()
@@ -139,6 +156,16 @@ class Scheduler:
             self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
         elif self.queued not in (None, "manual"):
             self.queued = None
+
+    @_locked
+    def requeue(self, trigger: str) -> None:
+        """A run tick() started could not begin (the app was busy): queue it again."""
+        self.running, self.queued = None, trigger
+
+    @_locked
+    def requeue_cancel(self) -> None:
+        """A run tick() started will not begin at all (scheduling was turned off meanwhile)."""
+        self.running = None
 
     # -- decisions ------------------------------------------------------------------------
     def _last_dream(self) -> tuple[datetime | None, dict | None]:
@@ -158,6 +185,7 @@ class Scheduler:
         self._pending_cache = (key, n)
         return n
 
+    @_locked
     def tick(self, now: datetime) -> str | None:
         """The trigger of a run to start now (and mark it running), or None."""
         if self.running is not None:
@@ -206,17 +234,20 @@ class Scheduler:
         except OSError:
             return None
 
+    @_locked
     def finished(self, now: datetime, outcome: str | None = None, error: str | None = None) -> None:
         """The run that tick() started has ended (any outcome). The last error is kept in
         schedule.json too, so `dreamdesk schedule` in another terminal can say it."""
-        self.running = None
         self.last_error = error
         self._data["last_error"] = {"at": _iso(now), "error": error} if error else None
         cfg = self.ws.config()
-        if cfg.get("schedule") == "interval" and cfg.get("enabled"):
-            self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
-        else:
-            self._save()
+        try:
+            if cfg.get("schedule") == "interval" and cfg.get("enabled"):
+                self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
+            else:
+                self._save()
+        finally:
+            self.running = None      # last: the next deadline is set before a tick may see "idle"
 
     def _stored_error(self) -> str | None:
         fresh = self._load().get("last_error")      # another process may have written it
@@ -235,11 +266,13 @@ class Scheduler:
             return None
         return runs[0]
 
+    @_locked
     def progress(self, event: dict) -> None:
         if self.running is not None:
             self.running.update({k: event[k] for k in ("pass", "iteration", "tokens") if k in event})
 
     # -- the answer to "why is no dream running?" ----------------------------------------------
+    @_locked
     def status(self, now: datetime, own_job: bool = False) -> ScheduleStatus:
         """`own_job`: the caller itself is running a job on this workspace (so a held job lock
         is its own, not a run elsewhere)."""

@@ -29,7 +29,7 @@ from .watcher import WorkspaceWatcher
 from .worker import Engine, Latest
 from .workspace_state import WorkspaceState, read_state
 
-SCHEDULE_JOB = "schedule: "   # writer jobs of the scheduler (they refresh only the status)
+SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
 
 
@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
 
         self._tick = QTimer(self)
         self._tick_busy = False              # a tick is being answered on the reader thread
+        self._schedule_gen = 0               # bumped by each on/off of scheduling
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._scheduler_tick)
 
@@ -276,12 +277,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 8000)
 
     def _job_finished(self, what: str) -> None:
-        if what.startswith(SCHEDULE_JOB):
-            self.refresh()          # the status line; nothing else changed
-            return
         if self.scheduler and self.scheduler.running is not None:
+            # the scheduled run ended: its error (if any) is kept for "why not dreaming"
             outcome = self.panel.outcome.text()
-            self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome))
+            error = outcome if what == "failed" or self.panel.last_status == "failed" else None
+            self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
         self.refresh()
         self.archive.refresh()
         self.runs.refresh()
@@ -291,7 +291,8 @@ class MainWindow(QMainWindow):
         # turning Dream on or off, or a new interval, applies at once to a running schedule
         if self.scheduler is not None and self._tick.isActive():
             self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
-        self.refresh()
+        else:
+            self.refresh()
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     # The scheduler reads history and writes memory/dreams/schedule.json: never on the GUI
@@ -302,19 +303,29 @@ class MainWindow(QMainWindow):
         sched = self.scheduler
         if sched is None:
             return
-        self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched),
-                          lambda r: done(r) if done and sched is self.scheduler else None,
+
+        def finished(result) -> None:
+            if sched is self.scheduler:
+                if done:
+                    done(result)
+                self.refresh()          # the status line says what the scheduler now knows
+
+        self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched), finished,
                           lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
 
     def _schedule_toggled(self, on: bool) -> None:
         if self.scheduler is None:
             return
+        self._schedule_gen += 1
+        gen = self._schedule_gen
         if on:
+            # the timer starts when the deadline is written, unless scheduling was turned off
+            # (or on and off again) while the writer was busy
             self._schedule_job("start", lambda s: s.start(datetime.now().astimezone()),
-                               lambda _r: self._tick.start())
+                               lambda _r: self._tick.start() if gen == self._schedule_gen else None)
         else:
             self._tick.stop()
-        self.refresh()
+            self.refresh()
 
     def _scheduler_tick(self) -> None:
         sched = self.scheduler
@@ -326,8 +337,9 @@ class MainWindow(QMainWindow):
             self._tick_busy = False
             if not trigger or sched is not self.scheduler:
                 return
-            if self.panel.running:            # a manual run started meanwhile: try again later
-                sched.running, sched.queued = None, trigger
+            if self.panel.running or not self._tick.isActive():   # busy, or scheduling was turned off
+                again = self._tick.isActive()
+                self._schedule_job("requeue", lambda s: s.requeue(trigger) if again else s.requeue_cancel())
                 return
             self.show_message(f"Scheduled dream starting ({trigger})")
             self.panel.run_dream(trigger=trigger)

@@ -597,6 +597,36 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     assert not main_window._tick.isActive()
 
 
+def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(main_window, qtbot, llm_server):
+    from datetime import datetime, timedelta
+
+    from engine.scheduler import Scheduler
+    win = main_window
+    srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
+    _use_server(win, srv.url)
+    win.settings.schedule_here.setChecked(True)
+    qtbot.waitUntil(lambda: win._tick.isActive(), timeout=5000)
+    sched = win.scheduler
+    win.engine.write("test: make it due", lambda ctx: sched._set_deadline(datetime.now().astimezone()
+                                                                              - timedelta(minutes=1)),
+                     lambda _r: None)
+    qtbot.waitUntil(lambda: bool(srv.requests) and not win.panel.running and sched.running is None
+                    and sched.last_error is not None, timeout=20000)
+    other = Scheduler(win.ws).status(datetime.now().astimezone())        # `dreamdesk schedule` elsewhere
+    assert other.last_error and "failed" in other.last_error.lower(), other.last_error
+
+
+def test_scheduling_turned_off_while_the_writer_is_busy_stays_off(main_window, qtbot):
+    win = main_window
+    release = __import__("threading").Event()
+    win.engine.write("test: a long job", lambda ctx: release.wait(5), lambda _r: None)
+    win.settings.schedule_here.setChecked(True)             # "start" queues behind the long job
+    win.settings.schedule_here.setChecked(False)            # and the user changes their mind
+    release.set()
+    qtbot.waitUntil(lambda: not win.engine.busy, timeout=5000)     # the start job and its callback are done
+    assert not win._tick.isActive()
+
+
 def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(main_window, demo_home,
                                                                                       qtbot):
     import threading
@@ -610,8 +640,9 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
         real = getattr(sched, name)
 
         def spy(*a, _real=real, _name=name, **kw):
-            threads.setdefault(_name, set()).add(threading.current_thread().name)
-            return _real(*a, **kw)
+            result = _real(*a, **kw)
+            threads.setdefault(_name, set()).add(threading.current_thread().name)   # once it has run
+            return result
         setattr(sched, name, spy)
     win.settings.schedule_here.setChecked(True)
     qtbot.waitUntil(lambda: win._tick.isActive(), timeout=5000)

@@ -65,6 +65,31 @@ def test_interval_deadline_run_and_next(make_workspace):
     assert "Next dream at" in s.status(T0).text
 
 
+def test_a_tick_during_finished_never_starts_a_second_run(make_workspace, monkeypatch):
+    """The app ticks on its reader thread while finished() runs on its writer thread: a tick
+    that lands between "run over" and "next deadline written" must not start another run."""
+    import time
+    ws = make(make_workspace, {"intervalH": 2})
+    s = Scheduler(ws)
+    s.start(T0)
+    assert s.tick(T0 + timedelta(hours=2)) == "interval"
+    real_config = ws.config
+    entered = threading.Event()
+
+    def slow_config(*a, **kw):
+        if threading.current_thread() is th:
+            entered.set()
+            time.sleep(0.3)                               # finished() is halfway: no new deadline yet
+        return real_config(*a, **kw)
+    monkeypatch.setattr(ws, "config", slow_config)
+    th = threading.Thread(target=s.finished, args=(T0 + timedelta(hours=2, minutes=5), "ok"))
+    th.start()
+    assert entered.wait(5)
+    assert s.tick(T0 + timedelta(hours=2, minutes=6)) is None      # waits for finished(), then sees the new deadline
+    th.join(5)
+    assert s.deadline == T0 + timedelta(hours=4, minutes=5)
+
+
 def test_missed_deadline_is_caught_up_shortly_after_restart(make_workspace):
     ws = make(make_workspace, {"intervalH": 2})
     Scheduler(ws).start(T0)                               # persisted deadline T0+2h

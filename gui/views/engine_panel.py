@@ -89,6 +89,8 @@ class EnginePanel(QWidget):
         self.engine = engine
         self.ws: Workspace | None = None
         self.job = None
+        self.last_status: str | None = None     # status of the last Dream run ("failed", ...)
+        self._previewing = False                # the dry-run dialog is open
         self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
         lay = QVBoxLayout(self)
         self.setMinimumWidth(260)
@@ -162,7 +164,8 @@ class EnginePanel(QWidget):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        # the dry-run dialog counts: a scheduled run must not start under a preview
+        return self.job is not None or self._previewing
 
     def _append(self, line: str) -> None:
         self.log.appendPlainText(line)
@@ -201,6 +204,7 @@ class EnginePanel(QWidget):
 
     def _dream_done(self, result, dry_run: bool) -> None:
         self.job = None
+        self.last_status = result.status
         self._set_running(False)
         self.progress.setText(f"Idle. Last run used {result.tokens.total:,} tokens.")
         self.outcome.setText(result.outcome)
@@ -213,7 +217,12 @@ class EnginePanel(QWidget):
                 # a failed or cancelled preview is partial: show it, never offer to apply it
                 dlg.apply_button.setEnabled(False)
                 dlg.apply_button.setToolTip("This dry run did not complete; its changes are partial")
-            if self.ask_apply(dlg) and result.diffs and complete:
+            self._previewing = True
+            try:
+                apply = self.ask_apply(dlg)
+            finally:
+                self._previewing = False
+            if apply and result.diffs and complete:
                 self._apply(result.preview)
         self.finished.emit("dry run" if dry_run else "dream")
 
@@ -269,6 +278,7 @@ class EnginePanel(QWidget):
 
     def _failed(self, message: str, tb: str) -> None:
         self.job = None
+        self.last_status = "failed"
         self._set_running(False)
         self.progress.setText("Idle.")
         self.outcome.setText(f"Failed: {message}")
