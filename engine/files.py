@@ -151,29 +151,56 @@ def checked_write_bytes(path: Path, data: bytes, expected_hash: str, display: st
 
 
 def replace_keeping_appends(path: Path, old: bytes, new: bytes) -> bool:
-    """Atomically replace a file that holds `old` with `new`, for files another program appends
-    to without our lock (history.jsonl, session files). False, writing nothing, when the file
-    no longer holds `old`. The old inode stays open across the rename: an O_APPEND writer that
-    opened it before the rename writes there, and those bytes are carried over to the new file."""
+    """Atomically replace a file that holds `old` with `new`, for files another program writes
+    without our lock (history.jsonl, session files). False, writing nothing, when the file no
+    longer holds `old`.
+
+    The old inode stays open across the rename. A writer that opened it before the rename
+    writes there: lines it appended are carried over to the new file; if it rewrote the file
+    instead (nanobot saves a session whole), its version is put back and False is returned, so
+    the caller treats it as the conflict it is."""
+    import time
     fd_old = os.open(path, os.O_RDONLY)
     try:
         if os.fstat(fd_old).st_size != len(old) or read_bytes(path) != old:
             return False
         atomic_write_bytes(path, new)
-        late, offset = [], len(old)
-        while chunk := os.pread(fd_old, 1 << 20, offset):
-            late.append(chunk)
-            offset += len(chunk)
+        late = _read_from(fd_old, len(old))
+        deadline = time.monotonic() + 1.0
+        while late and not late.endswith(b"\n") and time.monotonic() < deadline:
+            time.sleep(0.02)                      # a line being written right now: let it finish
+            late = _read_from(fd_old, len(old))
+        if _read_at(fd_old, 0, len(old)) != old:
+            # rewritten in place, not appended to: the other writer's file wins
+            atomic_write_bytes(path, _read_from(fd_old, 0))
+            return False
         if late:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
-                os.write(fd, b"".join(late))
+                os.write(fd, late)
                 os.fsync(fd)
             finally:
                 os.close(fd)
         return True
     finally:
         os.close(fd_old)
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    chunks = []
+    while size > 0 and (chunk := os.pread(fd, min(size, 1 << 20), offset)):
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_from(fd: int, offset: int) -> bytes:
+    chunks = []
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def checked_write(path: Path, text: str, expected_hash: str, display: str | None = None) -> str:

@@ -222,5 +222,45 @@ def test_message_appended_during_the_metadata_rewrite_is_kept(home, llm_server, 
     assert s.last_consolidated == 12 and len(s.messages) == 21 and s.messages[-1]["content"] == "sent mid-rewrite"
 
 
+def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_finishes(home, llm_server,
+                                                                                         monkeypatch):
+    """nanobot saves a session by rewriting the whole file. If that lands in the old file during
+    our rename, its version is put back (its messages are kept), and the journal finishes our
+    update on the next run without writing the summary twice."""
+    import engine.files as files
+    p = write_session(home / "sessions/a.jsonl", "a", 20)
+    real = files.atomic_write_bytes
+    theirs = {}
+
+    def racing_replace(path, data, *args, **kwargs):
+        if os.path.basename(path) != "a.jsonl" or theirs:
+            return real(path, data, *args, **kwargs)
+        with open(p, "r+b") as fh:                          # the assistant's handle on the old file
+            real(path, data, *args, **kwargs)
+            lines = fh.read().decode().splitlines(keepends=True)
+            meta = json.loads(lines[0])
+            meta["updated_at"] = (NOW + timedelta(minutes=1)).isoformat()    # nanobot's save touches it
+            lines[0] = json.dumps(meta) + "\n"
+            whole = "".join(lines).encode() + (json.dumps({"role": "user", "content": "saved whole by nanobot",
+                                                           "timestamp": NOW.isoformat()}) + "\n").encode()
+            fh.seek(0)
+            fh.truncate()
+            fh.write(whole)
+            theirs["bytes"] = whole
+
+    monkeypatch.setattr(files, "atomic_write_bytes", racing_replace)
+    ws = Workspace.open(home)
+    from engine.problems import ConflictError
+    with pytest.raises(ConflictError, match="changed on disk"):
+        run_consolidator(ws, client(llm_server([turn(content="- [durable] fact")])), now=NOW)
+    assert p.read_bytes() == theirs["bytes"]                  # their save was not lost
+    assert journal_path(ws).exists() and read_session(p, "x").last_consolidated == 0
+    run_consolidator(ws, None, now=NOW)                       # recovery
+    s = read_session(p, "x")
+    assert s.last_consolidated == 12 and s.messages[-1]["content"] == "saved whole by nanobot"
+    assert [e.content for e in read_history(ws.history_path).entries] == ["- [durable] fact"]
+    assert not journal_path(ws).exists()
+
+
 def test_keep_last_constant():
     assert KEEP_LAST == 8
