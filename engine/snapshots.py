@@ -43,6 +43,9 @@ skills/*
 skills/*/*
 !skills/*/SKILL.md
 """
+# The allow-list earlier Dreamdesk versions wrote (all of skills/): upgraded in place when found
+# unchanged, so `git status` stops offering a skill's other files.
+OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/SKILL.md\n", "")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
@@ -150,6 +153,7 @@ class SnapshotStore:
 
     def _ensure(self) -> None:
         if self.exists():
+            self._upgrade_ignore()
             return
         self.git_dir.parent.mkdir(parents=True, exist_ok=True)
         if self.separate:
@@ -168,6 +172,21 @@ class SnapshotStore:
             if not gi.exists():
                 from .files import atomic_write_text
                 atomic_write_text(gi, GITIGNORE)
+
+    def _upgrade_ignore(self) -> None:
+        from .files import atomic_write_text
+        target = self.git_dir / "info" / "exclude" if self.separate else self.ws.root / ".gitignore"
+        try:
+            if target.read_text(encoding="utf-8") == OLD_GITIGNORE:
+                atomic_write_text(target, GITIGNORE)
+        except (OSError, UnicodeDecodeError):
+            pass     # not ours, or not there: left as it is
+
+    def _stale_skill_files(self) -> list[str]:
+        """Files under skills/ an earlier version snapshotted besides SKILL.md (a .env, scripts):
+        untracked from the next snapshot on (the working files stay; older commits keep them)."""
+        listed = self._git("ls-files", "-z", "--", SKILLS_DIR).split("\0")
+        return [p for p in listed if p and not is_memory_path(p)]
 
     def _paths_to_stage(self) -> list[str]:
         root = self.ws.root
@@ -207,6 +226,9 @@ class SnapshotStore:
         """Commit the tracked set as it is now; None when nothing changed since the last one."""
         self._ensure()
         paths = self._paths_to_stage()
+        stale = self._stale_skill_files()
+        if stale:
+            self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
         if paths:
             self._git("add", "--force", "--all", "--", *paths)
         if self.head() is not None:

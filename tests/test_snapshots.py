@@ -15,6 +15,7 @@ from engine.cli import main
 from engine.edits import save_edit
 from engine.files import current_hash
 from engine.restore import restore_snapshot
+from engine.snapshots import GITIGNORE as GITIGNORE_NOW
 from engine.snapshots import SnapshotError, SnapshotStore, kind_of
 from engine.workspace import Workspace
 from nanobot_repo import (DREAM_SOUL, DREAM_USER, INIT_SOUL, INIT_USER, NANOBOT_GITIGNORE, build_nanobot_repo,
@@ -218,6 +219,30 @@ def test_api_key_never_enters_the_snapshot_repository(tmp_path):
     write(root, "USER.md", f"- pasted {KEY[:-4]}XXXX\n")
     store.snapshot("edit: USER.md")
     assert f"{KEY[:-4]}XXXX".encode() in git(root, "cat-file", "--batch-all-objects", "--batch", binary=True)
+
+
+def test_a_repository_from_before_stops_tracking_skill_secrets(tmp_path):
+    """A workspace snapshotted by an earlier version (all of skills/ tracked, the old allow-list):
+    the next snapshot untracks everything in a skill folder but SKILL.md, keeps the working
+    files, and upgrades the unchanged allow-list."""
+    from engine.snapshots import OLD_GITIGNORE
+    root = tmp_path / "ws"
+    write(root, "USER.md", "# User\n")
+    write(root, "skills/github/SKILL.md", "# GitHub\n")
+    write(root, "skills/github/.env", "GITHUB_TOKEN=ghp_old\n")
+    write(root, ".gitignore", OLD_GITIGNORE)
+    git(root, "init", "--quiet")
+    git(root, "add", "--force", "--all", "--", "USER.md", "skills", ".gitignore")
+    git(root, "commit", "--quiet", "-m", "snapshot: by an earlier Dreamdesk")
+    assert "skills/github/.env" in git(root, "ls-tree", "-r", "--name-only", "HEAD").split()
+    ws = Workspace.open(root)
+    write(root, "USER.md", "# User\n- new\n")
+    assert SnapshotStore(ws).snapshot("edit: USER.md")
+    tracked = git(root, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert "skills/github/.env" not in tracked and "skills/github/SKILL.md" in tracked
+    assert (root / "skills/github/.env").read_text() == "GITHUB_TOKEN=ghp_old\n"      # the file itself stays
+    assert (root / ".gitignore").read_text() == GITIGNORE_NOW
+    assert git(root, "status", "--porcelain").strip() == ""                            # nothing offered
 
 
 # -- listing ------------------------------------------------------------------------------------
