@@ -67,13 +67,15 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
         try:
             text: str | bytes = raw.decode("utf-8")
         except UnicodeDecodeError:
+            if state.exists and state.hash == _sha256(raw):
+                continue                     # already as in the snapshot: nothing to write
             if hunk is not None or rel in ARCHIVED_FILES:
+                where = (f"--git-dir={store.git_dir} --work-tree={ws.root} " if store.separate else "")
                 raise WorkspaceError(f"{rel} is not valid UTF-8 in snapshot {sha[:8]}: "
                                      + ("a hunk of it cannot be restored" if hunk is not None else
                                         "what the restore would remove cannot be archived")
-                                     + f"; restore the whole file with git (git checkout {sha[:8]} -- {rel})")
-            if state.exists and state.hash == _sha256(raw):
-                continue
+                                     + f"; to take it back as it is, without the archive: "
+                                       f"git {where}checkout {sha[:8]} -- {rel}")
             resolve_inside(ws.root, rel)
             plan[rel] = (seen, raw)
             continue

@@ -125,6 +125,7 @@ def test_files_that_are_not_utf8_come_back_byte_for_byte(history):
     restore_snapshot(ws, v3, path="SOUL.md")
     assert read(root, "SOUL.md") == latin1
 
+    write(root, "SOUL.md", "I am Jenny, in UTF-8 again.\n")
     with pytest.raises(WorkspaceError, match="not valid UTF-8 in snapshot .*hunk"):
         restore_snapshot(ws, v3, path="SOUL.md", hunk=1)
     write(root, "SOUL.md", "I am Jenny.\nI am calm.\n")
@@ -140,6 +141,11 @@ def test_files_that_are_not_utf8_come_back_byte_for_byte(history):
     with pytest.raises(WorkspaceError, match="USER.md is not valid UTF-8 .*cannot be archived"):
         restore_snapshot(ws, v4)
     assert outside_git(root) == before                                       # refused before any write
+    (root / "USER.md").write_bytes(b"# User\n- caf\xe9\n")                  # as in v4: nothing to write there
+    write(root, "SOUL.md", "I am someone else.\n")
+    restore_snapshot(ws, v4, path="SOUL.md")
+    restore_snapshot(ws, v4)                                                 # the whole restore goes on
+    assert read(root, "SOUL.md") == latin1 and read(root, "USER.md") == b"# User\n- caf\xe9\n"
 
 
 def test_restoring_the_current_state_changes_nothing(history):
