@@ -77,10 +77,11 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             # Dream turned on/off or its interval edited in config.json (by Dreamdesk, the
             # assistant or a text editor) applies at once, as the GUI's Settings do
             now_settings = _schedule_settings(ws)
-            if now_settings != settings:
+            if now_settings is not None:
+                if settings is not None and now_settings != settings:
+                    sched.settings_changed(t)
+                    log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
                 settings = now_settings
-                sched.settings_changed(t)
-                log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
             st = sched.status(t)
             if st.text != last_text:
                 log(f"schedule: {st.text}")
@@ -107,8 +108,12 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
     return 0
 
 
-def _schedule_settings(ws: Workspace) -> tuple:
+def _schedule_settings(ws: Workspace) -> tuple | None:
+    """None while config.json cannot be read as it is (mid-save, broken): its defaults are not
+    the user's settings, and reacting to them would push the next dream back for nothing."""
     cfg = ws.config()
+    if any(p.severity == "error" for p in cfg.problems):
+        return None
     return bool(cfg.get("enabled")), cfg.get("schedule"), cfg.get("intervalH")
 
 

@@ -386,6 +386,19 @@ def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
     assert "dry-" not in res.outcome
 
 
+def test_apply_refuses_a_preview_older_than_the_last_run(make_workspace, llm_server):
+    """A held preview applied after a real run would put back a stale hold count."""
+    from engine.problems import WorkspaceError
+    ws = near_budget_workspace(make_workspace)
+    srv = llm_server(default=turn(content="nothing to add"))
+    preview = run_dream(ws, client(srv), only_consolidation(dry_run=True)).preview
+    run_dream(ws, client(srv), only_consolidation())                      # a real run since
+    state = load_state(ws)
+    with pytest.raises(WorkspaceError, match="happened since the preview"):
+        apply_preview(ws, preview)
+    assert load_state(ws) == state
+
+
 def test_apply_refuses_a_dry_run_that_failed(ws, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}))],
                      default={"status": 500})

@@ -328,3 +328,11 @@ def test_serve_stops_cleanly_on_sigterm(make_workspace):
     assert out.strip().endswith("stopped") and "Traceback" not in err
     leftovers = [p for p in ws.root.rglob("*.tmp")]
     assert leftovers == []
+
+
+def test_a_config_json_caught_mid_save_is_not_a_settings_change(make_workspace):
+    from engine.service import _schedule_settings
+    ws = make(make_workspace, {"intervalH": 3})
+    assert _schedule_settings(ws) == (True, "interval", 3)
+    (ws.home or ws.root).joinpath("config.json").write_text('{"agents": {"defaults": {"dream": {"interv')
+    assert _schedule_settings(Workspace.open(ws.root)) is None        # its defaults are not the user's settings

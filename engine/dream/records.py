@@ -154,8 +154,8 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
 
 
 def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]:
-    """After `days`, a record keeps only its created facts that still exist and its counts
-    (pruned_at set); a record with nothing left is deleted. Returns the ids touched."""
+    """After `days`, a record keeps only its created facts that still exist, its counts and its
+    numbers (pruned_at set); no record is deleted. Returns the ids touched."""
     runs, _ = list_runs(ws)
     cutoff = (now - timedelta(days=days)).isoformat(timespec="seconds")
     touched = []

@@ -350,7 +350,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
                                     for rel, (old, new) in changed.items()},
                           "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status,
-                          "state_changes": json.loads(json.dumps(state_changes))}
+                          "state_changes": json.loads(json.dumps(state_changes)),
+                          "runs_before": _int(state.get("runs"))}
         result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
         record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
                       sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
@@ -459,6 +460,8 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         cur, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         if cur != preview.get("cursor_before", cur):
             raise WorkspaceError(".dream_cursor moved since the preview was made; run the dry run again")
+        if "runs_before" in preview and _int(load_state(ws).get("runs")) != preview["runs_before"]:
+            raise WorkspaceError("a Dream run happened since the preview was made; run the dry run again")
         started = now()
         run_id = records.new_run_id(ws, started)
         store = SnapshotStore(ws)
