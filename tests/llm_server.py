@@ -24,6 +24,7 @@ class ScriptedLLMServer:
         self.script = list(script or [])
         self.default = default or turn(content="done")
         self.requests: list[dict] = []
+        self.paths: list[str] = []            # the request paths, query included
         self.headers: list[dict] = []
         self._lock = threading.Lock()
         self._release = threading.Event()
@@ -40,6 +41,7 @@ class ScriptedLLMServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append(body)
+                    server.paths.append(self.path)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     item = server.script.pop(0) if server.script else server.default
                 if callable(item):
@@ -56,7 +58,7 @@ class ScriptedLLMServer:
                     payload = json.dumps({"error": {"message": item.get("error", f"scripted {status}")}}).encode()
                     self._send(status, payload, item.get("headers", {}))
                     return
-                if self.path.rstrip("/").endswith("/messages"):
+                if self.path.split("?", 1)[0].rstrip("/").endswith("/messages"):
                     payload = server._anthropic(item)
                 else:
                     payload = server._openai(item, body)

@@ -633,6 +633,7 @@ def test_userinfo_in_api_base_never_appears(make_workspace, llm_server, capsys):
     code, out, err = run_cli(capsys, "dream", root, "--json")
     assert code == 0, (out, err)
     assert srv.requests                                   # the run really went through that base URL
+    assert srv.paths[-1] == "/v1/chat/completions?key=sk-query-secret"     # the query stays after the path
     run_id = json.loads(out)["run_id"]
     rec_text = (root / "memory/dreams" / f"{run_id}.json").read_text(encoding="utf-8")
     assert json.loads(rec_text)["model"] and "secret" not in rec_text

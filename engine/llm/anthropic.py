@@ -6,7 +6,7 @@ import json
 import threading
 
 from . import Completion, LLMError, ToolCall, Usage
-from .http import HttpPoster
+from .http import HttpPoster, endpoint
 
 API_VERSION = "2023-06-01"
 
@@ -15,8 +15,8 @@ class AnthropicClient:
     def __init__(self, base_url: str, model: str, api_key: str = "", *, timeout: float = 120.0,
                  max_retries: int = 3, backoff: float = 0.5, max_tokens: int = 4096,
                  temperature: float | None = 0.1):
-        base = base_url.rstrip("/")
-        self.url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
+        path = base_url.split("?", 1)[0].rstrip("/")
+        self.url = endpoint(base_url, "/messages" if path.endswith("/v1") else "/v1/messages")
         self.model = model.split("/", 1)[1] if model.startswith("anthropic/") else model
         self._key = api_key
         self.max_tokens = max_tokens

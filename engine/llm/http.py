@@ -79,6 +79,13 @@ class HttpPoster:
                 client.close()
 
 
+def endpoint(base_url: str, path: str) -> str:
+    """base URL + API path, keeping a query the base URL carries (some gateways take the key
+    as `?key=...`) after the path, where it belongs."""
+    base, sep, query = base_url.partition("?")
+    return base.rstrip("/") + path + (sep + query if query else "")
+
+
 def _retry_after(resp: httpx.Response) -> float | None:
     value = resp.headers.get("retry-after")
     if not value:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import threading
 
 from . import Completion, LLMError, ToolCall, Usage
-from .http import HttpPoster
+from .http import HttpPoster, endpoint
 
 
 class OpenAIClient:
     def __init__(self, base_url: str, model: str, api_key: str = "", *, timeout: float = 120.0,
                  max_retries: int = 3, backoff: float = 0.5, temperature: float | None = 0.1,
                  max_tokens: int | None = 4096):
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url = endpoint(base_url, "/chat/completions")
         self.model = model
         self._key = api_key
         self.temperature = temperature
