@@ -217,7 +217,7 @@ def test_budget_refuses_growth_but_allows_shrinking(ws, llm_server):
     refused = records.load_run(ws, res.run_id)["refused"]
     assert refused == [{"file": "USER.md", "size": len(USER) + len("- Likes tea\n"), "budget": 100,
                         "before": len(USER), "pass": "consolidation",
-                        "reason": refused[0]["reason"]}]
+                        "reason": refused[0]["reason"], "kind": "budget"}]
     assert "over its budget of 100" in refused[0]["reason"]
     tool_msg = [m for m in srv.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
     assert tool_msg.startswith("Error: refused: USER.md would be") and "budget of 100" in tool_msg
@@ -280,6 +280,69 @@ def test_a_dry_run_is_the_run_that_would_happen(make_workspace, llm_server):
     state = load_state(ws)
     assert state["runs"] == 12 and state["held"] == {"batch": 1, "count": 1}
     assert not (ws.memory_dir / ".dream_cursor").exists()                # held: the cursor stays
+
+
+def test_a_blocked_run_holds_the_cursor(ws, llm_server):
+    """Spec: "Blocked, failed, cancelled: hold." A size refusal still outstanding at the end
+    (nothing written to that file after it) is a blocked run, even below the near-budget mark."""
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {
+        "userBudgetChars": len(USER) + 5}}}}))
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Moved to Lisbon in May", "section": "Identity",
+                                         "sources": [1]})), turn(content="could not add it")],
+                     default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "held" and res.cursor_after == 0
+    assert "refused by a size budget and nothing took its place" in res.outcome
+    assert load_state(ws)["held"] == {"batch": 1, "count": 1}
+
+
+def test_a_refusal_followed_by_a_write_to_that_file_is_not_blocked(ws, llm_server):
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {
+        "userBudgetChars": len(USER) + 25}}}}))                       # below the near-budget mark
+    fact = "Likes green tea from the Porto markets"
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": fact, "section": "Preferences",
+                                         "sources": [1]})),
+                      turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})),
+                      turn(("add_fact", {"path": "USER.md", "text": fact, "section": "Preferences",
+                                         "sources": [1]})), turn(content="made room, then added it")],
+                     default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "completed" and res.cursor_after == 3, res.outcome
+    assert f"- {fact}" in (ws.root / "USER.md").read_text()
+    assert len(records.load_run(ws, res.run_id)["refused"]) == 1
+
+
+def test_review_growth_refusals_are_not_counted_as_budget_refusals(ws, llm_server):
+    srv = llm_server([turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies",
+                                          "new_text": "- Short replies, always, in English"})),
+                      turn(content="nothing to shrink")], default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
+    rec = records.load_run(ws, res.run_id)
+    assert rec["review"]["refused"] == 0 and rec["review"]["refused_growth"] == 1
+    assert "0 of its writes refused by a size budget (1 more refused because they would have grown a file)" \
+        in res.outcome
+    assert load_state(ws)["refusal_streak"].get("USER.md", 0) == 0
+    assert res.status != "held"                       # a shrink-only refusal never blocks the batch
+
+
+def test_the_record_on_disk_holds_each_write_as_it_lands(ws, llm_server):
+    """A run killed part way still records what it committed: the record is saved after every
+    write, not only at the end of a pass."""
+    seen = {}
+
+    def look(body):
+        rec = json.loads(next((ws.memory_dir / "dreams").glob("r-*.json")).read_text(encoding="utf-8"))
+        seen["writes"] = [(w["file"], w["tool"]) for w in rec["writes"]]
+        seen["created"] = [c["text"] for c in rec["created"]]
+        return turn(content="done")
+
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
+                                         "sources": [1]})),
+                      turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Blog on Eleventy", "section": "Projects",
+                                         "sources": [1]})), look], default=turn(content="nothing"))
+    run_dream(ws, client(srv), only_consolidation())
+    assert seen["writes"] == [("USER.md", "add_fact"), ("memory/MEMORY.md", "add_fact")]   # mid-pass, on disk
+    assert seen["created"] == ["- Likes tea", "- Blog on Eleventy"]
 
 
 def test_below_near_budget_a_run_that_adds_nothing_is_believed(ws, llm_server):

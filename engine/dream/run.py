@@ -256,6 +256,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             records.save_record(ws, record)
 
     save_progress()
+    sandbox.on_write = save_progress   # a run that fails part way still records what it committed
+    growth_base = sizes_before         # growth is measured after the review pass (which shrinks)
     order = (["review"] if do_review else []) + [p for p in ("consolidation", "deduction", "induction") if toggles[p]]
     review_info = None
     failure: PassResult | None = None
@@ -279,9 +281,12 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         if name == "review":
             after_pass = _sizes(sandbox, list(before_pass))
             freed = sum(before_pass.values()) - sum(after_pass.values())
+            review_refused = sandbox.refused[refused_before:]
             review_info = {"chars_freed": freed, "archived": [r.id for r in sandbox.archived[archived_before:]],
-                           "refused": len(sandbox.refused) - refused_before}
+                           "refused": sum(1 for r in review_refused if r.by_size),
+                           "refused_growth": sum(1 for r in review_refused if r.kind == "shrink-only")}
             record["review"] = review_info
+            growth_base = _sizes(sandbox, list(tracked))
         save_progress()
         if res.ended != "done":
             failure = res
@@ -290,7 +295,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}))
     user_after = sandbox.prompt_view("USER.md")
     wrote = bool(sandbox.writes)
-    grew = [rel for rel, size in sizes_after.items() if size > sizes_before.get(rel, 0)]
+    grew = [rel for rel, size in sizes_after.items() if size > growth_base.get(rel, sizes_before.get(rel, 0))]
+    blocked = sandbox.outstanding_refusals()
     near = [rel for rel in CORE if budgets.get(rel) and sizes_before.get(rel, 0) >= NEAR_FRACTION * budgets[rel]]
     retention = any(tag in e.content for e in batch for tag in RETENTION_TAGS)
 
@@ -302,7 +308,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     hold_note = ""
     if failure is not None:
         status = "cancelled" if failure.ended == "cancelled" else "failed"
-    elif near and retention and not grew:
+    elif (near and retention and not grew) or blocked:
+        # the near-budget hold, or a blocked run: a size refusal is still outstanding (the write
+        # never landed and nothing took its place), so those entries must come back
         if held_count >= HOLD_LIMIT:
             new_cursor, status = cursors[-1], ("completed" if wrote else "wrote-nothing")
             stuck = True
@@ -318,7 +326,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         held_count = 0
 
     duration = time.monotonic() - t0
-    outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info)
+    outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info,
+                       blocked)
     if dry:
         outcome = _dry_wording(outcome)
     outcome += hold_note
@@ -326,7 +335,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
                     "the review pass or a bigger budget would make room.")
     streaks = state.get("refusal_streak") or {}
-    refused_files = {r.file for r in sandbox.refused}
+    refused_files = {r.file for r in sandbox.refused if r.by_size}
     streaks = {f: (_int(streaks.get(f)) + 1 if f in refused_files else 0) for f in set(streaks) | refused_files}
     warn = sorted(f for f, n in streaks.items() if n >= REFUSAL_WARN_RUNS)
     if warn:
@@ -413,13 +422,18 @@ def _dry_wording(outcome: str) -> str:
 
 
 def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult | None, near: list[str],
-             held_count: int, cursors: list[int], dream_cursor: int, review: dict | None) -> str:
+             held_count: int, cursors: list[int], dream_cursor: int, review: dict | None,
+             blocked: list[str] = ()) -> str:
     secs = f"{duration:.0f}s" if duration >= 1 else f"{duration:.1f}s"
     files = sorted({w.file for w in sandbox.writes})
     if status == "completed":
         text = f"Dream completed in {secs}: {len(sandbox.writes)} write(s) to {', '.join(files)}."
     elif status == "wrote-nothing":
         text = f"Dream completed in {secs} but wrote nothing."
+    elif status == "held" and blocked:
+        text = (f"Dream completed in {secs} but held the cursor at {dream_cursor}: a write to {', '.join(blocked)} "
+                f"was refused by a size budget and nothing took its place. Entries {cursors[0]}–{cursors[-1]} "
+                f"come back next run (held {held_count} of {HOLD_LIMIT}).")
     elif status == "held":
         text = (f"Dream completed in {secs} but held the cursor at {dream_cursor}: {', '.join(near)} "
                 f"{'was' if len(near) == 1 else 'were'} near the budget, the batch carried facts tagged for retention, "
@@ -436,8 +450,10 @@ def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult
         text += (f" Review pass: freed {review['chars_freed']:,} characters, "
                  f"{'would move' if dry else 'moved'} {len(ids)} fact{'s' if len(ids) != 1 else ''} to memory/archive/"
                  + (f" ({', '.join(ids)})" if ids and not dry else "")
-                 + f", {review['refused']} of its writes refused by a size budget.")
-    other_refusals = [r for r in sandbox.refused if r.pass_name != "review"]
+                 + f", {review['refused']} of its writes refused by a size budget"
+                 + (f" ({review['refused_growth']} more refused because they would have grown a file)"
+                    if review.get("refused_growth") else "") + ".")
+    other_refusals = [r for r in sandbox.refused if r.pass_name != "review" and r.by_size]
     if other_refusals:
         text += (f" {'Other passes: ' if review is not None else ''}{len(other_refusals)} write(s) refused by a "
                  f"size budget and never landed ({', '.join(sorted({r.file for r in other_refusals}))}).")

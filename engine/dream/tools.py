@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
@@ -79,10 +79,16 @@ class Refusal:
     before: int
     pass_name: str
     reason: str
+    kind: str = "budget"      # budget | cap (a size limit) | shrink-only (the review pass's rule)
+
+    @property
+    def by_size(self) -> bool:
+        """Refused by a size budget or the absolute cap (what the notes and counters report)."""
+        return self.kind in ("budget", "cap")
 
     def to_json(self) -> dict:
         return {"file": self.file, "size": self.size, "budget": self.budget, "before": self.before,
-                "pass": self.pass_name, "reason": self.reason}
+                "pass": self.pass_name, "reason": self.reason, "kind": self.kind}
 
 
 @dataclass
@@ -234,6 +240,13 @@ class Sandbox:
         self._failures: set[tuple[str, str]] = set()
         self.repeated_failure: str | None = None
         self.calls = 0
+        self._last_event: dict[str, str] = {}     # file -> "write" | "refused" (size), in call order
+        self.on_write: Callable[[], None] = lambda: None    # the run saves its record after each write
+
+    def outstanding_refusals(self) -> list[str]:
+        """Files whose last word in this run was a size refusal: the write the model wanted
+        never landed and nothing replaced it (the seed's "a refusal is outstanding")."""
+        return sorted(f for f, ev in self._last_event.items() if ev == "refused")
 
     def begin_pass(self, name: str, kind: str, shrink_only: bool = False) -> None:
         self.pass_name, self.kind, self.shrink_only = name, kind, shrink_only
@@ -415,19 +428,24 @@ class Sandbox:
                 replacements: dict[str, str] | None = None) -> str:
         before, after = len(old), len(new)
         budget = self.budgets.get(rel, 0)
-        reason = None
+        reason, kind = None, "budget"
         if after > ABSOLUTE_CAP and after > before:
-            reason = f"{rel} would be {after:,} characters, over the absolute cap of {ABSOLUTE_CAP:,}"
+            reason, kind = f"{rel} would be {after:,} characters, over the absolute cap of {ABSOLUTE_CAP:,}", "cap"
         elif budget and after > budget and after > before:
             reason = (f"{rel} would be {after:,} characters, over its budget of {budget:,} (now {before:,}). "
                       "Make room first: shorten or remove stale, duplicated or resolved entries, or move content "
                       "where it belongs")
         elif self.shrink_only and rel in CORE and after > before:
             reason = f"the review pass only makes files smaller; {rel} would grow from {before:,} to {after:,}"
+            kind = "shrink-only"
         if reason:
-            self.refused.append(Refusal(rel, after, budget, before, self.pass_name, reason))
+            refusal = Refusal(rel, after, budget, before, self.pass_name, reason, kind)
+            self.refused.append(refusal)
+            if refusal.by_size:
+                self._last_event[rel] = "refused"
             raise ToolError("refused: " + reason)
         records = self.backend.write(rel, new, "review" if self.shrink_only else "dream", replacements)
+        self._last_event[rel] = "write"
         self.archived.extend(records)
         self.writes.append(Write(rel, before, after, self.pass_name, tool, [r.id for r in records]))
         by_text = {r.text: r for r in records}
@@ -446,5 +464,6 @@ class Sandbox:
                     facts.append(CreatedFact(rel, e.text, self.kind, None, self._default_sources(), self.pass_name,
                                              e.heading))
         self.created.extend(facts)
+        self.on_write()
         note = self._budget_note(rel)
         return f"OK: {rel} is now {after:,} characters{note} (was {before:,})."
