@@ -71,6 +71,9 @@ def read_archive(ws: Workspace) -> Archive:
             except (UnicodeDecodeError, ValueError, RecursionError):
                 arc.problems.append(Problem(display, "not a valid archive line; skipped", line=lineno))
                 continue
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
+                    and "text" not in obj:
+                continue     # a deleted entry's tombstone: keeps its id from ever being given again
             if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
                     and isinstance(obj.get("file"), str)):
                 arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))

@@ -528,6 +528,21 @@ def test_deleting_archive_entry_scrubs_records(ws, llm_server):
     assert "Lives in Porto" not in raw
 
 
+def test_a_deleted_archive_id_is_never_given_again_and_its_facts_read_unavailable(ws, llm_server):
+    from engine.archive import append_records
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    res = run_dream(ws, client(srv), only_consolidation())
+    gone = read_archive(ws).records[-1]
+    records.delete_archive_entry(ws, gone.id)
+    (new,) = append_records(ws, [{"file": "USER.md", "text": "- Gamma, unrelated", "reason": "edit"}])
+    assert new.id != gone.id and read_archive(ws).get(gone.id) is None
+    assert not read_archive(ws).problems                              # the tombstone is not a bad line
+    raw = "".join(p.read_text(encoding="utf-8") for p in (ws.memory_dir / "archive").glob("*.jsonl"))
+    assert "Lives in Porto" not in raw and gone.id in raw              # id kept, text gone
+    rec = records.resolve(ws, records.load_run(ws, res.run_id))
+    assert [f["status"] for f in rec["removed"]] == ["unavailable"]
+
+
 def test_deleting_with_a_stale_view_of_the_archive_erases_the_right_entry(ws, monkeypatch):
     """Another deletion moved the lines after our read: the entry is found again by its id
     under the lock, so a neighbour is never erased in its place."""

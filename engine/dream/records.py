@@ -149,7 +149,10 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
             if c in hist else {"cursor": c, "status": "unavailable", "timestamp": None, "content": None}
             for c in fact.get("sources", [])]
     for fact in out.get("removed", []):
-        fact["status"] = "current" if fact.get("text") and fact["text"] in entries_of(fact["file"]) else "removed"
+        if fact.get("text") is None:
+            fact["status"] = "unavailable"       # its text was deleted from the archive by the user
+        else:
+            fact["status"] = "current" if fact["text"] in entries_of(fact["file"]) else "removed"
     return out
 
 
@@ -212,7 +215,7 @@ def _line_id(line: bytes) -> str | None:
         obj = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    return obj.get("id") if isinstance(obj, dict) else None
+    return obj.get("id") if isinstance(obj, dict) and "text" in obj else None     # tombstones have no text
 
 
 def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
@@ -225,13 +228,18 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
         raise WorkspaceError(f"no archive entry with id {record_id}")
     path = ws.root / rec.source
     with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
-        # found again by id under the lock: a line number read before it may be stale
+        # found again by id under the lock: a line number read before it may be stale. The line
+        # becomes a tombstone (id and time, no text) so the id is never handed out again and a
+        # run record that names it can never point at another entry.
         lines = path.read_bytes().split(b"\n")
-        kept = [ln for ln in lines if _line_id(ln) != record_id]
-        if len(kept) == len(lines):
+        tomb = json.dumps({"id": record_id, "deleted_at": datetime.now().astimezone().isoformat(timespec="seconds")})
+        hits = [i for i, ln in enumerate(lines) if _line_id(ln) == record_id]
+        if not hits:
             raise WorkspaceError(f"archive entry {record_id} is no longer in {rec.source}")
+        for i in hits:
+            lines[i] = tomb.encode("utf-8")
         from ..files import atomic_write_bytes
-        atomic_write_bytes(path, b"\n".join(kept))
+        atomic_write_bytes(path, b"\n".join(lines))
     n = scrub_text(ws, rec.text, rec.file)
     return {"id": record_id, "records_scrubbed": n,
             "note": "older snapshots still hold the files as they were; restore never needs this entry"}
