@@ -439,6 +439,31 @@ def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, mo
     assert (main_window.ws.root / ".git").is_dir()                   # with its recorded past
 
 
+def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(main_window, demo_home, qtbot):
+    import subprocess
+    import sys
+    from conftest import tree_state
+    ws = main_window.ws
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from engine.files import FileLock;"
+        f"l = FileLock(Path({str(ws.memory_dir / '.dreamdesk.lock')!r})).acquire(); print('held', flush=True);"
+        "time.sleep(30)")], stdout=subprocess.PIPE, text=True, cwd=str(Path(__file__).parents[1]))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = tree_state(demo_home / "workspace" / "memory")
+        main_window.panel.run_compact()
+        qtbot.waitUntil(lambda: not main_window.panel.running, timeout=10000)
+        assert main_window.panel.outcome.text().startswith("Failed:") and "held by another process" in \
+            main_window.panel.outcome.text()
+        after = tree_state(demo_home / "workspace" / "memory")
+        assert {k: v for k, v in after.items() if not k.endswith(".lock")} == \
+            {k: v for k, v in before.items() if not k.endswith(".lock")}
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)

@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.consolidator import run_consolidator
 from engine.dream.run import DreamOptions, apply_preview, run_dream
 from engine.llm import LLMError, ModelChoice, choose_model, make_client
+from engine.restore import job_lock
 from engine.workspace import Workspace
 
 from .. import settings_store
@@ -251,7 +252,8 @@ class EnginePanel(QWidget):
                 client = None if choice.kind == "replay" else make_client(choice, key)
             except LLMError:
                 client = None
-            return run_consolidator(ws, client, manual=True, cancel=ctx.cancel, log=lines.append), lines
+            with job_lock(ws):      # every job takes the workspace lock (another Dreamdesk, `serve`)
+                return run_consolidator(ws, client, manual=True, cancel=ctx.cancel, log=lines.append), lines
 
         def done(res) -> None:
             self.job = None
