@@ -345,6 +345,21 @@ def test_the_record_on_disk_holds_each_write_as_it_lands(ws, llm_server):
     assert seen["created"] == ["- Likes tea", "- Blog on Eleventy"]
 
 
+def test_induction_creates_patterns_only_with_sources_and_confidence(ws, llm_server):
+    """Spec: patterns need ≥2 source entries and get a confidence; edit_file would bypass both."""
+    srv = llm_server([turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies",
+                                          "new_text": "- Short replies\n- Always asks for recipes"})),
+                      turn(("add_fact", {"path": "USER.md", "text": "Asks for recipes", "section": "Preferences",
+                                         "sources": [3]})),
+                      turn(content="no pattern with enough sources")], default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
+    assert "Always asks for recipes" not in (ws.root / "USER.md").read_text()
+    assert records.load_run(ws, res.run_id)["created"] == []
+    tools = [m["content"] for m in srv.requests[2]["messages"] if m["role"] == "tool"]
+    assert "edit_file is not one of the induction pass's tools" in tools[0], tools
+    assert "at least 2 source entries" in tools[1]
+
+
 def test_below_near_budget_a_run_that_adds_nothing_is_believed(ws, llm_server):
     srv = llm_server(default=turn(content="nothing new"))
     res = run_dream(ws, client(srv), only_consolidation())

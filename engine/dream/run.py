@@ -38,7 +38,8 @@ PASS_TOOLS = {
     "review": ["read_file", "edit_file", "write_file", "remove_fact"],
     "consolidation": ["read_file", "edit_file", "write_file", "add_fact", "remove_fact"],
     "deduction": ["read_file", "edit_file", "add_fact", "remove_fact"],
-    "induction": ["read_file", "add_fact", "edit_file"],
+    # add_fact only: it is where a pattern's ≥2 sources are checked and its confidence given
+    "induction": ["read_file", "add_fact"],
 }
 
 
@@ -266,7 +267,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         before_pass = _sizes(sandbox, list(CORE)) if name == "review" else None
         archived_before = len(sandbox.archived)
         refused_before = len(sandbox.refused)
-        sandbox.begin_pass(name, kind, shrink_only=(name == "review"))
+        sandbox.begin_pass(name, kind, shrink_only=(name == "review"), tools=PASS_TOOLS[name])
         files = {rel: sandbox.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
         msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills)

@@ -240,6 +240,7 @@ class Sandbox:
         self._failures: set[tuple[str, str]] = set()
         self.repeated_failure: str | None = None
         self.calls = 0
+        self.allowed: set[str] = set(TOOL_SCHEMAS)
         self._last_event: dict[str, str] = {}     # file -> "write" | "refused" (size), in call order
         self.on_write: Callable[[], None] = lambda: None    # the run saves its record after each write
 
@@ -248,8 +249,9 @@ class Sandbox:
         never landed and nothing replaced it (the seed's "a refusal is outstanding")."""
         return sorted(f for f, ev in self._last_event.items() if ev == "refused")
 
-    def begin_pass(self, name: str, kind: str, shrink_only: bool = False) -> None:
+    def begin_pass(self, name: str, kind: str, shrink_only: bool = False, tools: list[str] | None = None) -> None:
         self.pass_name, self.kind, self.shrink_only = name, kind, shrink_only
+        self.allowed = set(tools) if tools is not None else set(TOOL_SCHEMAS)
         self._failures.clear()
         self.repeated_failure = None
 
@@ -261,6 +263,11 @@ class Sandbox:
         try:
             if name not in TOOL_SCHEMAS:
                 raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_SCHEMAS)}")
+            if name not in self.allowed:
+                # offered tools are the pass's contract (the review pass cannot add facts, induction
+                # adds patterns only through add_fact): a call outside them is refused
+                raise ToolError(f"refused: {name} is not one of the {self.pass_name} pass's tools "
+                                f"({', '.join(sorted(self.allowed))})")
             if len(arguments) > MAX_ARG_CHARS:
                 raise ToolError(f"refused: the arguments are {len(arguments):,} characters; no memory file may "
                                 f"exceed the absolute cap of {ABSOLUTE_CAP:,} characters")
