@@ -144,22 +144,28 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
 
 def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
                     run: str | None = None, now: datetime | None = None,
-                    replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
+                    replacements: dict[str, str] | None = None,
+                    reasons: dict[str, str] | None = None) -> list[ArchiveRecord]:
     """Archive every entry of `old_text` that `new_text` no longer has. Call it before the
-    shrinking write lands. Files other than USER.md and memory/MEMORY.md are not archived."""
-    if reason not in REASONS:
+    shrinking write lands. Files other than USER.md and memory/MEMORY.md are not archived.
+    `reasons` gives some entries (by text) a reason of their own (an applied dry run replays
+    removals by the review pass and by Dream in one write)."""
+    reasons = reasons or {}
+    if reason not in REASONS or any(r not in REASONS for r in reasons.values()):
         raise ValueError(f"reason must be one of {REASONS}")
     if file not in ARCHIVED_FILES:
         return []
     gone = removed_entries(old_text, new_text)
     replacements = replacements or {}
-    return append_records(ws, [{"file": file, "text": r.entry.text, "reason": reason, "run": run,
+    return append_records(ws, [{"file": file, "text": r.entry.text, "reason": reasons.get(r.entry.text, reason),
+                                "run": run,
                                 "replaced_by": replacements.get(r.entry.text, r.replaced_by),
                                 "heading": r.entry.heading} for r in gone], now)
 
 
 def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, reason: str,
-                 run: str | None = None, replacements: dict[str, str] | None = None) -> tuple[str, list[ArchiveRecord]]:
+                 run: str | None = None, replacements: dict[str, str] | None = None,
+                 reasons: dict[str, str] | None = None) -> tuple[str, list[ArchiveRecord]]:
     """The one shrinking-write funnel (Dream, review, GUI edit, restore): check the caller's
     hash, archive what leaves, then write atomically. Returns (new hash, archived records)."""
     target = resolve_inside(ws.root, rel)
@@ -170,7 +176,7 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
         raise WorkspaceError(f"{rel} is {state.decode_error}: writing it would replace those bytes; "
                              "fix the file by hand first (nothing was written)")
     records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
-                              replacements=replacements)
+                              replacements=replacements, reasons=reasons)
     return ws.write_file(rel, new_text, expected_hash), records
 
 

@@ -477,6 +477,23 @@ def test_apply_refuses_a_preview_older_than_the_last_run(make_workspace, llm_ser
     assert load_state(ws) == state
 
 
+def test_applied_dry_run_archives_as_the_run_said_and_commits_a_spec_message(ws, llm_server):
+    script = [turn(("remove_fact", {"path": "USER.md", "text": "- Short replies"})), turn(content="trimmed"),
+              turn(("remove_fact", {"path": "USER.md", "text": "- Works at Acme as a data engineer",
+                                    "replacement": "Works at Wattson as a data engineer", "sources": [2]})),
+              turn(content="updated")]
+    srv = llm_server(list(script), default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(dry_run=True, force_review=True,
+                                                  passes={"deduction": False, "induction": False}))
+    apply_preview(ws, res.preview)
+    by_text = {a.text: a for a in read_archive(ws).records}
+    assert by_text["- Short replies"].reason == "review"
+    acme = by_text["- Works at Acme as a data engineer"]
+    assert acme.reason == "dream" and acme.replaced_by == "- Works at Wattson as a data engineer"
+    subject = SnapshotStore(ws).list()[0].subject
+    assert subject == "dream: manual run"
+
+
 def test_apply_refuses_a_dry_run_that_failed(ws, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}))],
                      default={"status": 500})

@@ -488,8 +488,13 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         except SnapshotError:
             pass
         written, archived = [], []
+        # each removal keeps what the run said of it: the review pass's reason, Dream's replacement
+        removed = [x for x in (preview.get("record") or {}).get("removed", []) if isinstance(x, dict)]
         for rel, f in files.items():
-            _, recs = write_memory(ws, rel, f["new"], f["base_hash"], "dream", run_id)
+            mine = [x for x in removed if x.get("file") == rel and isinstance(x.get("text"), str)]
+            reasons = {x["text"]: "review" for x in mine if x.get("pass") == "review"}
+            replacements = {x["text"]: x["replaced_by"] for x in mine if isinstance(x.get("replaced_by"), str)}
+            _, recs = write_memory(ws, rel, f["new"], f["base_hash"], "dream", run_id, replacements, reasons)
             archived.extend(recs)
             written.append(rel)
         after = preview.get("cursor_after", cur)
@@ -521,7 +526,8 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
                                "outcome": outcome})
         save_state(ws, state)
         try:
-            store.snapshot(f"dream: manual run (applied dry run)\n\nrun {run_id}", with_summary=True)
+            store.snapshot(f"dream: manual run\n\nrun {run_id}, applied as previewed by a dry run",
+                           with_summary=True)
         except SnapshotError:
             pass
         return written
