@@ -1,5 +1,6 @@
 """Markdown entries: the unit the archive keeps. An entry is a list item with its continuation
-lines, or a paragraph, under its nearest heading. Headings and blank lines are structure."""
+lines (nested items included), or a paragraph, under its nearest heading. Headings and blank
+lines are structure."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ class Entry:
     kind: str                # item | paragraph | code
     start: int               # 0-based line index in the file
     end: int                 # exclusive
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _norm(lines: list[str]) -> str:
@@ -60,6 +65,9 @@ def split_entries(text: str) -> list[Entry]:
             heading = line.strip()
             continue
         if _ITEM.match(line):
+            if cur_kind == "item" and _indent(line) > _indent(cur[0]):
+                cur.append(line)      # a nested item belongs to its parent item (one entry)
+                continue
             flush(i)
             cur, cur_kind, cur_start = [line], "item", i
             continue

@@ -239,3 +239,15 @@ def test_removed_entries_is_the_multiset_difference(a, b):
     new_units = set(units(new))
     for r in removed_entries(old, new):
         assert r.replaced_by is None or r.replaced_by in new_units
+
+
+def test_a_nested_item_belongs_to_its_parent():
+    """Spec §3: an entry is a list item with its continuation lines; nested items are part of it."""
+    text = "## Homelab\n- Proxmox on the NUC\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole\n- Blog on Eleventy\n"
+    entries = split_entries(text)
+    assert [e.text for e in entries] == ["- Proxmox on the NUC\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole",
+                                         "- Blog on Eleventy"]
+    gone = removed_entries(text, "## Homelab\n- Blog on Eleventy\n")
+    assert [r.entry.text for r in gone] == [entries[0].text]          # one entry archived, children with it
+    numbered = "1. Build\n2. Ask:\n   - wins\n   - slips\n3. Send\n"
+    assert [e.text.split("\n")[0] for e in split_entries(numbered)] == ["1. Build", "2. Ask:", "3. Send"]
