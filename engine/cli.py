@@ -411,6 +411,8 @@ def cmd_schedule(args) -> int:
     print(st.text)
     if st.last_run:
         print(f"Last run: {st.last_run.get('finished')} — {st.last_run.get('outcome')}")
+    if st.last_error:
+        print(f"Last error: {st.last_error}")
     if st.stuck:
         print(f"Stuck alarm: entries {st.stuck['batch'][0]}–{st.stuck['batch'][1]} held {st.stuck['held_runs']} runs.")
     for w in st.warnings:

@@ -50,10 +50,24 @@ def _crash_point(name: str) -> None:
 
 
 def message_text(m: dict) -> str:
+    """Everything a message carries: its text, and the tool calls an assistant turn made (a turn
+    with tool calls often has no text at all; "null" would lose what it did)."""
     content = m.get("content")
     if isinstance(content, list):
         content = "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    if content is None and m.get("tool_calls"):
+        text = ""
+    else:
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    calls = m.get("tool_calls")
+    if isinstance(calls, list):
+        for c in calls:
+            fn = c.get("function") if isinstance(c, dict) else None
+            if isinstance(fn, dict):
+                text += f"\n[tool call {fn.get('name')}: {fn.get('arguments')}]"
+            else:
+                text += f"\n[tool call {json.dumps(c, ensure_ascii=False)}]"
+        text = text.lstrip("\n")
     # an unpaired surrogate (valid JSON, not text) is kept visibly as \udXXX, never dropped
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 

@@ -264,3 +264,14 @@ def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_f
 
 def test_keep_last_constant():
     assert KEEP_LAST == 8
+
+
+def test_raw_entries_keep_tool_calls_of_a_turn_without_text():
+    msgs = [{"role": "user", "content": "what's the weather in Ghent?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "web_search",
+                                                                "arguments": "{\"q\": \"weather Ghent\"}"}}]},
+            {"role": "tool", "content": "12 °C, rain", "tool_call_id": "c1"}]
+    (entry,) = raw_entries(msgs)
+    assert "null" not in entry
+    assert '[tool call web_search: {"q": "weather Ghent"}]' in entry and "12 °C, rain" in entry

@@ -604,3 +604,12 @@ def test_cli_dream_and_runs(ws, llm_server, capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "+ [explicit] USER.md: - Likes tea  — current" in text
     assert main(["runs", str(ws.root), "show", "r-19990101-000000"]) == 2
+
+
+def test_batch_entries_are_truncated_to_500_characters_in_all():
+    from engine.dream.prompts import batch_text
+    from engine.history import HistoryEntry
+    long, exact = HistoryEntry(1, 7, "2026-11-01 10:00", "x" * 800, None), HistoryEntry(2, 8, "t", "y" * 500, None)
+    shown = batch_text([long, exact]).split("\n\n")
+    assert len(shown[0].split("\n", 1)[1]) == 500 and shown[0].endswith("…")
+    assert shown[1].split("\n", 1)[1] == "y" * 500                       # exactly 500: shown whole

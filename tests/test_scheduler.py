@@ -235,6 +235,12 @@ def test_last_error_of_the_service_reaches_another_process(make_workspace):
     s.finished(T0 + timedelta(hours=2), error="the model server answered 401")
     other = Scheduler(Workspace.open(ws.root)).status(T0 + timedelta(hours=2))
     assert other.last_error.startswith("the model server answered 401")
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["schedule", str(ws.root)]) == 0
+    assert "Last error: the model server answered 401" in out.getvalue()
     assert s.request("manual") and s.tick(T0 + timedelta(hours=3)) == "manual"
     s.finished(T0 + timedelta(hours=3), "Dream completed")             # a good run clears it
     assert Scheduler(Workspace.open(ws.root)).status(T0).last_error is None

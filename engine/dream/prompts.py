@@ -50,7 +50,7 @@ ITERATION_LIMITS = {"review": 10, "consolidation": 15, "deduction": 12, "inducti
 def batch_text(entries: list[HistoryEntry]) -> str:
     lines = []
     for e in entries:
-        content = e.content if len(e.content) <= ENTRY_CHARS else e.content[:ENTRY_CHARS] + "…"
+        content = e.content if len(e.content) <= ENTRY_CHARS else e.content[:ENTRY_CHARS - 1] + "…"   # 500 in all
         who = f" ({e.session_key})" if e.session_key else ""
         lines.append(f"[cursor {e.cursor}] {e.timestamp}{who}\n{content}")
     return "\n\n".join(lines)
