@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from engine.budgets import measure
 from engine.workspace import Workspace
@@ -246,6 +247,34 @@ def test_settings_budget_writes_through_the_engine(main_window, demo_home, qtbot
                     timeout=5000)
     qtbot.waitUntil(lambda: main_window.dashboard.gauges["memory/MEMORY.md"].state == "over", timeout=5000)
     grab(main_window, "settings.png")
+
+
+def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, demo_home):
+    from PySide6.QtCore import Qt as QtNs
+    from PySide6.QtTest import QTest
+
+    from conftest import open_window
+    cfg = demo_home / "config.json"
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    data["agents"]["defaults"]["dream"].update(memoryBudgetChars=5_000_000, intervalH=1.333, reviewEveryRuns=50_000)
+    cfg.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    before = cfg.read_bytes()
+    win = open_window(qtbot, demo_home)
+    view = win.settings
+    win.tabs.setCurrentWidget(view)
+    assert "memoryBudgetChars is 5,000,000 in config.json" in view.range_note.text() and view.range_note.isVisible()
+    view.interval.setFocus()
+    for _ in range(10):                                      # through every field, typing nothing
+        QTest.keyClick(QApplication.focusWidget(), QtNs.Key.Key_Tab)
+    qtbot.wait(100)
+    assert not win.engine.busy and cfg.read_bytes() == before
+    spin = view.budget_spins["userBudgetChars"]              # a real edit is still written
+    spin.setValue(2800)
+    spin.editingFinished.emit()
+    qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["userBudgetChars"] == 2800,
+                    timeout=5000)
+    assert json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 5_000_000
+    win.close()
 
 
 def _use_server(win, url):

@@ -46,6 +46,7 @@ class SettingsView(QWidget):
         self._asking = False
         self.dialogs = FloorDialogs()
         self._loading = False
+        self._shown: dict[str, float | int] = {}    # what each number field showed when loaded
 
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -65,7 +66,8 @@ class SettingsView(QWidget):
         self.interval.setDecimals(2)
         self.interval.setSuffix(" h")
         self.interval.setMaximumWidth(216)
-        self.interval.editingFinished.connect(lambda: self._set("intervalH", self._num(self.interval.value())))
+        self.interval.editingFinished.connect(lambda: self._edited("intervalH", self.interval,
+                                                                   self._num(self.interval.value())))
         form.addRow("Every", self.interval)
         self.review = QSpinBox()
         self.review.setRange(1, 10_000)
@@ -85,7 +87,7 @@ class SettingsView(QWidget):
             spin.setSuffix(" chars")
             spin.setSpecialValueText("0 — measure only, never refuse")
             spin.setGroupSeparatorShown(True)
-            spin.editingFinished.connect(lambda k=key, s=spin: self._set(k, s.value()))
+            spin.editingFinished.connect(lambda k=key, s=spin: self._edited(k, s, s.value()))
             spin.valueChanged.connect(lambda v, r=rel: self._what_if(r, v))
             now = QLabel()
             now.setWordWrap(True)
@@ -108,6 +110,10 @@ class SettingsView(QWidget):
         self.error.setStyleSheet("color: #d64541;")
         self.error.setWordWrap(True)
         form.addRow("", self.error)
+        self.range_note = QLabel()
+        self.range_note.setWordWrap(True)
+        self.range_note.hide()
+        form.addRow("", self.range_note)
         lay.addWidget(memory)
 
         sched = QGroupBox("Who runs the jobs")
@@ -160,13 +166,21 @@ class SettingsView(QWidget):
                       self.schedule_here):
                 w.blockSignals(True)
             self.enabled.setChecked(bool(d["enabled"]))
-            if not self.interval.hasFocus():
-                self.interval.setValue(float(d["intervalH"]))
-            if not self.review.hasFocus():
-                self.review.setValue(int(d["reviewEveryRuns"]))
-            for rel, key in BUDGET_FILES:
-                if not self.budget_spins[key].hasFocus():
-                    self.budget_spins[key].setValue(int(d[key]))
+            outside = []
+            for key, spin, value in (("intervalH", self.interval, float(d["intervalH"])),
+                                     ("reviewEveryRuns", self.review, int(d["reviewEveryRuns"])),
+                                     *((key, self.budget_spins[key], int(d[key])) for _, key in BUDGET_FILES)):
+                if spin.hasFocus():
+                    continue
+                spin.setValue(value)
+                # what the field shows: leaving it unchanged writes nothing, even when the field
+                # had to clamp or round what config.json holds
+                self._shown[key] = spin.value()
+                if spin.value() != value:
+                    outside.append(f"{key} is {value:,} in config.json; the field shows {spin.value():,}")
+            self.range_note.setText(("Left as they are unless you change them: " + "; ".join(outside) + ".")
+                                    if outside else "")
+            self.range_note.setVisible(bool(outside))
             sizes = {f.path: f.chars for f in state.status.files}
             for rel, label in self.budget_now.items():
                 label.setText(f"now {sizes.get(rel, 0):,} characters")
@@ -185,6 +199,14 @@ class SettingsView(QWidget):
         self.model_from_config.setText(f"{model} via {prov}, key {key}. Dream uses the main agent's model.")
 
     # -- writing ----------------------------------------------------------------------------
+    def _edited(self, key: str, spin, value) -> None:
+        """A field lost focus: write only if the person changed what it showed (tabbing through
+        the form never rewrites config.json)."""
+        if self._shown.get(key) == spin.value():
+            return
+        self._set(key, value)
+        self._shown[key] = spin.value()
+
     def _set(self, key: str, value, confirm: bool = False) -> None:
         if self._loading or self.ws is None or self.cfg is None:
             return
@@ -234,8 +256,8 @@ class SettingsView(QWidget):
     def _review_edited(self) -> None:
         value = self.review.value()
         current = int(self.cfg.get("reviewEveryRuns")) if self.cfg else REVIEW_FLOOR
-        if value == current or self._asking:
-            return   # editingFinished fires again when the dialog takes the focus: ask once
+        if value == current or value == self._shown.get("reviewEveryRuns") or self._asking:
+            return   # unchanged; or editingFinished again as the dialog takes the focus: ask once
         if value < REVIEW_FLOOR:
             self._asking = True
             try:
