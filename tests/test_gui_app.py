@@ -742,6 +742,28 @@ def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
     assert not main_window.panel.running and main_window.panel.outcome.text() == ""
 
 
+def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_window, demo_home, qtbot, llm_server,
+                                                                       tmp_path):
+    import shutil
+
+    from conftest import tree_state
+    other = tmp_path / "other"
+    shutil.copytree(demo_home, other)
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes waffles", "section": "Preferences",
+                                         "sources": [100]}), delay=1.0)], default=turn(content="nothing"))
+    _use_server(main_window, srv.url)
+    asked = []
+    main_window.panel.ask_apply = lambda dlg: asked.append(dlg) or True
+    before = tree_state(demo_home / "workspace"), tree_state(other / "workspace")
+    main_window.panel.run_dream(dry_run=True)
+    qtbot.waitUntil(lambda: bool(srv.requests), timeout=5000)
+    assert main_window.open_workspace(str(other))
+    qtbot.waitUntil(lambda: "finished after you switched" in main_window.panel.outcome.text(), timeout=15000)
+    assert asked == []
+    qtbot.wait(100)
+    assert (tree_state(demo_home / "workspace"), tree_state(other / "workspace")) == before
+
+
 def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Keeps tasks in Todoist; the weekly review "
                                                                       "reads the project \"This week\"."}))],

@@ -190,7 +190,7 @@ class EnginePanel(QWidget):
         self.outcome.setText("")
         self.progress.setText(f"{what}: starting…")
         self._set_running(True)
-        self.job = self.engine.write(what.lower(), job, lambda r: self._dream_done(r, dry_run),
+        self.job = self.engine.write(what.lower(), job, lambda r: self._dream_done(r, dry_run, ws),
                                      self._failed, self._on_progress)
 
     def _on_progress(self, ev: dict) -> None:
@@ -203,7 +203,7 @@ class EnginePanel(QWidget):
         elif first:
             self._append(f"  [{ev['pass']}] {first}")
 
-    def _dream_done(self, result, dry_run: bool) -> None:
+    def _dream_done(self, result, dry_run: bool, ws: Workspace | None = None) -> None:
         self.job = None
         self.last_status = result.status
         self._set_running(False)
@@ -211,7 +211,12 @@ class EnginePanel(QWidget):
         self.outcome.setText(result.outcome)
         self._append(f"— {result.outcome}")
         self.status.emit(result.outcome)
-        if dry_run and result.preview is not None:
+        if dry_run and result.preview is not None and ws is not None and ws is not self.ws:
+            # the window moved to another workspace while the dry run ran: never offer to apply
+            # a preview of one workspace while another is shown
+            self.outcome.setText(f"The dry run of {ws.root} finished after you switched workspace; "
+                                 "nothing was applied. Run it again there to see it.")
+        elif dry_run and result.preview is not None:
             dlg = DryRunDialog(result.outcome, result.diffs, self)
             complete = result.status in ("completed", "wrote-nothing", "held")
             if not complete:
@@ -224,11 +229,10 @@ class EnginePanel(QWidget):
             finally:
                 self._previewing = False
             if apply and result.diffs and complete:
-                self._apply(result.preview)
+                self._apply(result.preview, ws or self.ws)
         self.finished.emit("dry run" if dry_run else "dream")
 
-    def _apply(self, preview: dict) -> None:
-        ws = self.ws
+    def _apply(self, preview: dict, ws: Workspace) -> None:
         self._set_running(True)
 
         def done(files):
