@@ -170,6 +170,40 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert path.read_text(encoding="utf-8") == disk and files.editor.toPlainText() == mine and files.dirty
 
 
+def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(main_window, demo_home, qtbot):
+    from PySide6.QtGui import QTextCursor
+    _open_user_md(main_window, qtbot)
+    files = main_window.files
+    ed = files.editor
+    ed.moveCursor(QTextCursor.MoveOperation.End)
+    qtbot.keyClicks(ed, "- typed, then saved")
+    pos = ed.textCursor().position()
+    files.save()
+    qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
+    qtbot.wait(300)                                          # the watcher reports our own save back
+    assert ed.document().isUndoAvailable() and ed.textCursor().position() == pos
+    path = demo_home / "workspace" / "USER.md"
+    ed.moveCursor(QTextCursor.MoveOperation.Start)
+    ed.moveCursor(QTextCursor.MoveOperation.Down)
+    line_pos = ed.textCursor().position()
+    path.write_text(path.read_text(encoding="utf-8") + "- written by the assistant\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: ed.toPlainText().endswith("- written by the assistant\n"), timeout=5000)
+    assert ed.textCursor().position() == line_pos             # reloaded where the person was reading
+
+
+def test_switching_between_workspaces_with_the_same_files_shows_the_new_text(main_window, qtbot, make_workspace,
+                                                                             tmp_path):
+    win = main_window
+    a = make_workspace({"SOUL.md": "# Soul of A\n", "USER.md": "# A\n"}, root=tmp_path / "a")
+    b = make_workspace({"SOUL.md": "# Soul of B\n", "USER.md": "# B\n"}, root=tmp_path / "b")
+    assert win.open_workspace(str(a))
+    win.tabs.setCurrentWidget(win.files)
+    qtbot.waitUntil(lambda: win.files.editor.toPlainText() == "# Soul of A\n", timeout=5000)
+    assert win.open_workspace(str(b))
+    qtbot.waitUntil(lambda: win.files.editor.toPlainText() == "# Soul of B\n", timeout=5000)
+    assert win.files.loaded.path == "SOUL.md" and win.files.ws is win.ws
+
+
 def test_close_with_save_waits_for_the_save_and_a_conflict_keeps_the_window(main_window, demo_home, qtbot):
     """Closing with "Save" while the assistant changed the file: the conflict question comes
     while the window is still open; Cancel keeps window and edit, Overwrite saves then closes."""

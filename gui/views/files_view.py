@@ -170,18 +170,34 @@ class FilesView(QWidget):
                 self.list.setCurrentRow(files.index(current))
         if new_ws or self.list.currentItem() is None:
             self.loaded = None
+            self.editor.blockSignals(True)
+            self.editor.setPlainText("")      # never the last workspace's text under this one's name
+            self.editor.blockSignals(False)
             if files:
-                self.list.setCurrentRow(0)
+                self.list.blockSignals(True)
+                self.list.setCurrentRow(0)    # the same row in the last workspace sends no signal
+                self.list.blockSignals(False)
+                self._load(files[0])
         self._update_size()
 
     def files_changed(self, paths: set[str]) -> None:
-        """Outside writes (watcher): reload a clean editor, warn a dirty one."""
+        """Outside writes (watcher): reload a clean editor, warn a dirty one. Our own save comes
+        back here too: the bytes are what the editor holds, so nothing is reloaded (undo and the
+        cursor stay)."""
         if self.loaded is None or self.loaded.path not in paths:
             return
         if self.dirty:
             self._check_disk()
-        else:
-            self.reload()
+            return
+        ws, loaded = self.ws, self.loaded
+
+        def job(ctx):
+            return read_state(ws.root / loaded.path).hash
+
+        def done(h) -> None:
+            if h != loaded.hash and self.loaded is loaded and not self.dirty:
+                self._load(loaded.path, keep_view=True)
+        self.engine.read("check file", job, done)
 
     def _check_disk(self) -> None:
         ws, loaded = self.ws, self.loaded
@@ -223,7 +239,9 @@ class FilesView(QWidget):
         if self.loaded:
             self._load(self.loaded.path)
 
-    def _load(self, path: str) -> None:
+    def _load(self, path: str, keep_view: bool = False) -> None:
+        """Load `path` into the editor; `keep_view`: the same file changed on disk, so keep the
+        cursor and scroll position where they were."""
         ws = self.ws
         token = self._token.next()
 
@@ -235,9 +253,16 @@ class FilesView(QWidget):
             if not self._token.current(token):
                 return   # a newer load replaced this one
             self.loaded = loaded
+            pos = self.editor.textCursor().position() if keep_view else 0
+            scroll = self.editor.verticalScrollBar().value() if keep_view else 0
             self.editor.blockSignals(True)
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
+            if keep_view:
+                cursor = self.editor.textCursor()
+                cursor.setPosition(min(pos, len(loaded.text)))
+                self.editor.setTextCursor(cursor)
+                self.editor.verticalScrollBar().setValue(scroll)
             self.editor.setReadOnly(loaded.read_only is not None)
             self.read_only_note.setText(f"Read-only: {loaded.read_only}" if loaded.read_only else "")
             self.read_only_note.setVisible(loaded.read_only is not None)
