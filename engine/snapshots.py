@@ -129,10 +129,15 @@ class SnapshotStore:
 
     def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False):
         """Run git on this store through gitpython; returns stdout (str, or bytes)."""
+        import shutil
+        if shutil.which("git", path=self._env().get("PATH")) is None:
+            # before gitpython: without git its import fails with a 20-line refresh notice
+            raise SnapshotError("git is not installed (snapshots need the git program)")
+        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
         try:
             import git
         except ImportError as exc:  # pragma: no cover - a declared dependency
-            raise SnapshotError(f"gitpython is not available ({exc})") from exc
+            raise SnapshotError(f"gitpython is not available ({str(exc).splitlines()[0]})") from None
         where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
                "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]

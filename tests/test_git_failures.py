@@ -2,6 +2,7 @@
 Dream still runs (the safety net is just not there for that one pass)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,6 +67,7 @@ def test_dream_still_runs_and_records_why_there_is_no_snapshot(ws, how, monkeypa
     assert res.status == "completed" and res.cursor_after == 1
     assert "- Likes green tea" in (ws.root / "USER.md").read_text()
     assert res.record["snapshot_error"]                      # said, not hidden
+    assert "No snapshot was taken before the run" in res.outcome
     arc = list((ws.memory_dir / "archive").glob("*.jsonl"))
     assert arc and "- Likes tea" in arc[0].read_text()       # the archive is the net that still holds
 
@@ -76,3 +78,20 @@ def test_an_edit_lands_with_a_warning_when_git_fails(ws, monkeypatch, tmp_path):
     assert (ws.root / "USER.md").read_text() == "# User\n"
     assert res.warnings and "snapshot" in res.warnings[0]
     assert res.archived and res.archived[0].text == "- Likes tea"
+
+
+def test_without_git_a_fresh_process_gets_one_clear_line(ws, tmp_path):
+    """gitpython's import fails without git, with a 20-line notice; the user sees one line."""
+    import os
+    import subprocess
+    import sys
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    code = ("import sys; from engine.snapshots import SnapshotStore, SnapshotError; from engine.workspace import Workspace\n"
+            "try:\n    SnapshotStore(Workspace.open(sys.argv[1])).snapshot('edit: x')\n"
+            "except SnapshotError as e:\n    print('ERR', e)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(PATH=str(empty), PYTHONPATH=str(Path(__file__).parents[1]))
+    proc = subprocess.run([sys.executable, "-c", code, str(ws.root)], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.stdout.strip() == "ERR git is not installed (snapshots need the git program)", proc.stdout + proc.stderr

@@ -546,3 +546,15 @@ def test_screenshot_on_the_demo(gui_env, qtbot, engine, demo_home):
     grab(view, "snapshots.png", docs=True)
     view.split_button.click()
     grab(view, "snapshots-side-by-side.png")
+
+
+def test_a_git_failure_is_shown_where_the_timeline_would_be(gui_env, qtbot, engine, history, monkeypatch, tmp_path):
+    ws = history[1]
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    view = make_view(qtbot, engine, ws)
+    qtbot.waitUntil(lambda: view.stack.currentWidget() is view.empty_page
+                    and view.empty.text() == "The snapshots cannot be read", timeout=5000)
+    assert "git is not installed" in view.empty_note.text()
+    assert not view.restore_button.isEnabled()

@@ -331,6 +331,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                        blocked)
     if dry:
         outcome = _dry_wording(outcome)
+    elif snapshot_error:
+        outcome += (f" No snapshot was taken before the run ({snapshot_error}); everything it removed from "
+                    "USER.md and MEMORY.md is still in memory/archive/.")
     outcome += hold_note
     if stuck and status == "held":
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "

@@ -298,7 +298,20 @@ class SnapshotsView(QWidget):
     def refresh(self) -> None:
         """List the snapshots again (reader thread) and redo the diff of the selection."""
         read_latest(self, self._list_token, "list snapshots", list_snapshots, self._apply_listing,
-                    lambda msg: self.status.emit(f"Could not read the snapshots: {msg}"))
+                    self._listing_failed)
+
+    def _listing_failed(self, msg: str) -> None:
+        """git could not list them: say so where the timeline would be (never "no snapshots yet",
+        which is a different thing)."""
+        self.listing = None
+        self.shown = None
+        self.model.set_snapshots([])
+        self.empty.setText("The snapshots cannot be read")
+        self.empty_note.setText(f"{msg}\n\nThe memory files are not affected; Dream and edits go on without "
+                                "snapshots until git works again.")
+        self.stack.setCurrentWidget(self.empty_page)
+        self._update_buttons()
+        self.status.emit(f"Could not read the snapshots: {msg}")
 
     def selected_shas(self) -> list[str]:
         """The selected snapshots, newest first."""
@@ -329,6 +342,8 @@ class SnapshotsView(QWidget):
     # -- listing ----------------------------------------------------------------------------------
     def _apply_listing(self, listing: Listing) -> None:
         self.listing = listing
+        self.empty.setText(EMPTY_TEXT)
+        self.empty_note.setText(EMPTY_NOTE)
         if not listing.exists or not listing.snapshots:
             self.model.set_snapshots([])
             self.stack.setCurrentWidget(self.empty_page)
