@@ -191,6 +191,29 @@ def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(ma
     assert ed.textCursor().position() == line_pos             # reloaded where the person was reading
 
 
+def test_a_huge_memory_file_opens_as_plain_text_and_blame_follows_the_cursor(main_window, demo_home, qtbot):
+    from PySide6.QtGui import QTextCursor
+
+    from gui.views.files_view import HIGHLIGHT_LIMIT
+    path = demo_home / "workspace" / "memory" / "MEMORY.md"
+    big = "# Memory\n\n" + "".join(f"- note {i}: " + "x" * 60 + "\n" for i in range(HIGHLIGHT_LIMIT // 60 + 10))
+    path.write_text(big, encoding="utf-8")
+    files = main_window.files
+    main_window.tabs.setCurrentWidget(files)
+    files.open_path("memory/MEMORY.md")
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "memory/MEMORY.md"
+                    and len(files.loaded.text) == len(big), timeout=10000)
+    assert files.highlighter.document() is None and "highlighting off" in files.size_line.text()
+    ed = files.editor
+    ed.moveCursor(QTextCursor.MoveOperation.Start)
+    for _ in range(3):
+        ed.moveCursor(QTextCursor.MoveOperation.Down)
+    qtbot.waitUntil(lambda: files.blame.text().startswith("Line 4:"), timeout=2000)
+    files.open_path("USER.md")                                # a normal file is highlighted again
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "USER.md", timeout=5000)
+    assert files.highlighter.document() is ed.document()
+
+
 def test_switching_between_workspaces_with_the_same_files_shows_the_new_text(main_window, qtbot, make_workspace,
                                                                              tmp_path):
     win = main_window

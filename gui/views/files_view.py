@@ -14,10 +14,15 @@ from engine.problems import ConflictError
 from engine.workspace import Workspace
 
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
-                  QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QVBoxLayout, QWidget, Signal)
+                  QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..worker import Engine, Latest
+
+# Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,
+# markdown highlighting is switched off so a huge file opens at once.
+HIGHLIGHT_LIMIT = 200_000
+BLAME_DELAY_MS = 120
 
 
 @dataclass
@@ -110,7 +115,14 @@ class FilesView(QWidget):
         self.blame.setWordWrap(True)
         self.blame.linkActivated.connect(self._blame_link)
         self.provenance: dict = {}
-        self.editor.cursorPositionChanged.connect(self._update_blame)
+        # the blame line follows the cursor a moment later (one split of the file per edit, not
+        # one per keystroke: a 2 MB file made every arrow key cost ~100 ms)
+        self._entries_cache: tuple[int, list] | None = None
+        self._blame_timer = QTimer(self)
+        self._blame_timer.setSingleShot(True)
+        self._blame_timer.setInterval(BLAME_DELAY_MS)
+        self._blame_timer.timeout.connect(self._update_blame)
+        self.editor.cursorPositionChanged.connect(self._blame_timer.start)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
@@ -255,6 +267,9 @@ class FilesView(QWidget):
             self.loaded = loaded
             pos = self.editor.textCursor().position() if keep_view else 0
             scroll = self.editor.verticalScrollBar().value() if keep_view else 0
+            # pygments on every line of a huge file would hold the GUI for seconds: plain text there
+            big = len(loaded.text) > HIGHLIGHT_LIMIT
+            self.highlighter.setDocument(None if big else self.editor.document())
             self.editor.blockSignals(True)
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
@@ -278,6 +293,8 @@ class FilesView(QWidget):
             # the highlighter's colours follow a live switch to or from a dark palette
             self.highlighter.setDocument(None)
             self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
+            if self.loaded is not None and len(self.loaded.text) > HIGHLIGHT_LIMIT:
+                self.highlighter.setDocument(None)
         super().changeEvent(event)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
@@ -297,8 +314,10 @@ class FilesView(QWidget):
         from engine.entries import split_entries
         if self.loaded is None:
             return ""
-        text = self.editor.toPlainText()
-        entry = next((e for e in split_entries(text) if e.start <= line_no < e.end), None)
+        rev = self.editor.document().revision()
+        if self._entries_cache is None or self._entries_cache[0] != rev:
+            self._entries_cache = (rev, split_entries(self.editor.toPlainText()))
+        entry = next((e for e in self._entries_cache[1] if e.start <= line_no < e.end), None)
         if entry is None:
             return f"Line {line_no + 1}: structure (a heading or a blank line)."
         who = self.provenance.get((self.loaded.path, entry.text))
@@ -333,6 +352,8 @@ class FilesView(QWidget):
         if state == "over":
             text += ". Advisory only: your own edits are never refused."
         mark = " · unsaved" if self.dirty else ""
+        if self.loaded is not None and len(self.loaded.text) > HIGHLIGHT_LIMIT:
+            mark += " · highlighting off for a file this large"
         self.size_line.setText(f"<span style='color:{colour}; font-weight:bold'>■</span> {text}{mark}")
         self.save_button.setEnabled(self.dirty and self.loaded.read_only is None)
 
