@@ -13,8 +13,8 @@ from engine.workspace import Workspace
 
 from . import settings_store
 from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
-from .qt import (QAction, QFileDialog, QKeySequence, QLabel, QMainWindow, QtWidgets,
-                 QMessageBox, QTabWidget, QTimer, Qt, Slot)
+from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
+                 QObject, QTabWidget, QTimer, Qt, QtWidgets, Slot)
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .views.files_view import FilesView
@@ -31,6 +31,23 @@ from .workspace_state import WorkspaceState, read_state
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
+
+
+class TypingKeys(QObject):
+    """While a text field or the editor has the focus, its own keys win over window actions:
+    Ctrl+K deletes to the end of the line there, Ctrl+D/Ctrl+R must not start a Dream mid-edit,
+    and Esc in a search field must not cancel a running job."""
+
+    KEYS = frozenset({"Ctrl+K", "Ctrl+D", "Ctrl+R", "Esc"})
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(
+                obj, (QtWidgets.QLineEdit, QtWidgets.QPlainTextEdit, QtWidgets.QTextEdit, QtWidgets.QAbstractSpinBox)):
+            read_only = getattr(obj, "isReadOnly", lambda: False)()
+            if not read_only and QKeySequence(event.keyCombination()).toString() in self.KEYS:
+                event.accept()
+                return True
+        return False
 
 
 class MainWindow(QMainWindow):
@@ -105,6 +122,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._restore_settings()
         add_rescuer(self._rescue_unsaved)
+        self._typing_keys = TypingKeys(self)
+        QApplication.instance().installEventFilter(self._typing_keys)
 
     # -- menus ------------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
@@ -386,6 +405,7 @@ class MainWindow(QMainWindow):
             return
         self._save_settings()
         remove_rescuer(self._rescue_unsaved)
+        QApplication.instance().removeEventFilter(self._typing_keys)
         self._tick.stop()
         if self.watcher:
             self.watcher.stop()

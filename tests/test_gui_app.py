@@ -797,6 +797,23 @@ def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
     qtbot.keyClick(files.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     qtbot.wait(100)
     assert not main_window.panel.running and main_window.panel.outcome.text() == ""
+    # a search field too: Esc there must not cancel a running job, Ctrl+K must not compact
+    main_window.tabs.setCurrentWidget(main_window.history)
+    field = main_window.history.filter_edit
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    cancelled = []
+    main_window.panel.cancel = lambda: cancelled.append(True)
+    main_window.act_cancel.triggered.disconnect()
+    main_window.act_cancel.triggered.connect(lambda: main_window.panel.cancel())
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    qtbot.keyClick(field, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.wait(100)
+    assert cancelled == [] and not main_window.panel.running and main_window.panel.outcome.text() == ""
+    main_window.history.table.setFocus()                   # elsewhere, Esc still cancels
+    qtbot.waitUntil(main_window.history.table.hasFocus, timeout=2000)
+    qtbot.keyClick(main_window.history.table, Qt.Key.Key_Escape)
+    assert cancelled == [True]
 
 
 def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_window, demo_home, qtbot, llm_server,

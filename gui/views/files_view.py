@@ -106,7 +106,6 @@ class FilesView(QWidget):
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.textChanged.connect(self._update_size)
-        self.editor.installEventFilter(self)
         self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
         self.size_line = QLabel()
         self.size_line.setTextFormat(Qt.TextFormat.RichText)
@@ -296,17 +295,6 @@ class FilesView(QWidget):
             if self.loaded is not None and len(self.loaded.text) > HIGHLIGHT_LIMIT:
                 self.highlighter.setDocument(None)
         super().changeEvent(event)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        from ..qt import QEvent, QKeySequence
-        # while the editor has focus, its own editing keys win over window-wide actions
-        # (Ctrl+K deletes to the end of the line there; Ctrl+D must not start a Dream mid-edit)
-        if obj is self.editor and event.type() == QEvent.Type.ShortcutOverride:
-            combo = QKeySequence(event.keyCombination()).toString()
-            if combo in ("Ctrl+K", "Ctrl+D", "Ctrl+R"):
-                event.accept()
-                return True
-        return super().eventFilter(obj, event)
 
     # -- blame ------------------------------------------------------------------------------
     def blame_line(self, line_no: int) -> str:
