@@ -550,6 +550,13 @@ def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(m
         holder.stdout.close()
 
 
+def test_tab_leaves_every_table(main_window, qtbot):
+    from PySide6.QtWidgets import QTableView
+    tables = main_window.findChildren(QTableView)
+    assert len(tables) >= 5
+    assert [t.objectName() or type(t.parent()).__name__ for t in tables if t.tabKeyNavigation()] == []
+
+
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
     from engine.prompt import build_prompt
     ws = Workspace.open(demo_home)

@@ -22,6 +22,7 @@ def setup_table(table: QTableView, model, selection: QAbstractItemView.Selection
     table.setTextElideMode(Qt.ElideRight)
     table.setAlternatingRowColors(True)
     table.setShowGrid(False)
+    table.setTabKeyNavigation(False)     # Tab moves on to the next control; arrows move between rows
     if pixel_scroll:
         table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
     vh = table.verticalHeader()

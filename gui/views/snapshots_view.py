@@ -145,6 +145,7 @@ class SnapshotsView(QWidget):
         self.model = SnapshotsModel(self)
         self.table = QTableView()
         self.table.setObjectName("snapshotTimeline")
+        self.table.setTabKeyNavigation(False)    # Tab reaches the restore buttons
         self.table.setModel(self.model)
         self.table.setItemDelegate(TimelineDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
