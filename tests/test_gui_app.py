@@ -631,6 +631,9 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
     def ask(dlg):
         seen["text"] = dlg.unified
         seen["shown"] = [f.path for f in dlg.diff.files()]
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        seen["scroll"] = dlg.diff.verticalScrollBar().value()
         seen["state"] = tree_state(demo_home)
         dlg.resize(1000, 700)
         grab(dlg, "dry-run.png")
@@ -650,6 +653,7 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
                       for r in rels)
     assert applied == seen["text"]
     assert seen["shown"] == rels                          # the dialog shows those very files as a diff
+    assert seen["scroll"] == 0                            # from the first file, not scrolled to the last
     assert "Dry run (nothing written)" in panel.log.toPlainText() and "would go to" in panel.log.toPlainText()
 
 

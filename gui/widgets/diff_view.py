@@ -385,6 +385,10 @@ class DiffView(QTextBrowser):
             cur.insertText(f"… {self.truncated:,} more diff lines not shown{more}: the diff is longer than this view "
                            "draws. A restore still applies the whole hunk or file.", self._dim())
         cur.endEditBlock()
+        # the view's own cursor at the start, or a new diff opens scrolled to its last file
+        start = self.textCursor()
+        start.movePosition(QTextCursor.MoveOperation.Start)
+        self.setTextCursor(start)
         self.verticalScrollBar().setValue(vbar)
 
     def _block(self, cur: QTextCursor, fmt: QTextBlockFormat) -> None:
