@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .budgets import FileSize, measure
 from .config import Config
 from .history import History
-from .problems import WARNING, Problem
+from .problems import INFO, WARNING, Problem
 from .sessions import Session, find_sessions
 from .workspace import Workspace
 
@@ -62,6 +62,13 @@ def read_status(ws: Workspace) -> Status:
     if dream > max(cur, hist.last_cursor):
         problems.append(Problem("memory/.dream_cursor", f"is {dream}, past the last history cursor "
                                                         f"{max(cur, hist.last_cursor)}", severity=WARNING))
+    skills = ws.root / "skills"
+    if skills.is_dir():
+        for d in sorted(skills.iterdir(), key=lambda q: q.name):
+            if d.is_dir() and not d.name.startswith(".") and not (d / "SKILL.md").exists():
+                # a skill folder the assistant cannot use: say so rather than leave it unexplained
+                problems.append(Problem(f"skills/{d.name}", "has no SKILL.md; it is not a skill the assistant "
+                                                           "loads, nor a file Dream may write", severity=INFO))
     sessions = find_sessions(ws.home, ws.root)
     for s in sessions:
         problems.extend(s.problems)

@@ -248,8 +248,9 @@ class MainWindow(QMainWindow):
         self._budgets = {f.path: f.budget for f in st.files}
         if self.tabs.currentWidget() is self.charts:
             self.charts.set_workspace(ws, self._budgets)
-        errors = sum(1 for p in st.problems if p.severity == "error")
-        self.status_label.setText(f"{st.pending} pending · {errors} problem(s) · read {state.read_at:%H:%M:%S}")
+        # the same count as the dashboard's Problems box
+        self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
+                                  f"read {state.read_at:%H:%M:%S}")
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:

@@ -149,3 +149,11 @@ def test_percent_label_never_reads_past_the_state():
     for chars in range(0, 3200, 7):                                                      # the two always agree
         pct = int(percent_label(chars, 3000)[:-1])
         assert (pct >= 90) == (budget_state(chars, 3000) != "ok") and (pct > 100) == (chars > 3000)
+
+
+def test_a_skill_folder_without_skill_md_is_reported(make_workspace):
+    from engine.status import read_status
+    root = make_workspace({"SOUL.md": "# S\n", "skills/good/SKILL.md": "# Good\n", "skills/draft/notes.md": "x\n"})
+    st = read_status(Workspace.open(root))
+    assert [(p.file, p.severity) for p in st.problems if p.file.startswith("skills/")] == [("skills/draft", "info")]
+    assert [f.path for f in st.files if f.kind == "skill"] == ["skills/good/SKILL.md"]

@@ -462,7 +462,7 @@ class ArchiveView(QWidget):
         has = total > 0
         self.empty.setVisible(self.loaded and not has)
         self.splitter.setVisible(has or not self.loaded)
-        for w in (self.search_edit, self.file_combo, self.reason_combo, self.count_label, self.hint,
+        for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.count_label, self.hint,
                   self.restore_button, self.delete_button):
             w.setVisible(has)
         if not has:
