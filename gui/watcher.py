@@ -33,6 +33,7 @@ class WorkspaceWatcher(QObject):
         self._bridge = _Bridge()
         self._bridge.raw.connect(self._on_raw)
         self._observer = None
+        self._sync_lock = threading.Lock()
 
     def start(self) -> None:
         from watchdog.events import FileSystemEventHandler
@@ -52,15 +53,31 @@ class WorkspaceWatcher(QObject):
                             bridge.raw.emit(p)
 
         self._observer = Observer()
-        self._handler = Handler()
-        # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
-        self._observer.schedule(self._handler, root, recursive=False)
-        self._watched: dict[str, tuple[object, int]] = {}    # sub -> (watch, inode of the folder)
-        self._sync_subdirs()
         self._observer.daemon = True
-        self._observer.start()
+        self._handler = Handler()
+        self._watched: dict[str, tuple[object, int]] = {}    # sub -> (watch, inode of the folder)
+        # Adding a deep watch walks the folder (inotify, one watch per subfolder): measured up to
+        # a quarter of a second on a workspace switch, so it happens off the GUI thread.
+        self._starter = threading.Thread(target=self._start_observer, args=(self._observer, root),
+                                         name="dreamdesk-watch-start", daemon=True)
+        self._starter.start()
+
+    def _start_observer(self, observer, root: str) -> None:
+        with self._sync_lock:
+            if observer is not self._observer:
+                return                      # stopped before it started
+            # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
+            observer.schedule(self._handler, root, recursive=False)
+            self._sync_subdirs_locked()
+            observer.start()
+        self._bridge.raw.emit(str(self.root / "memory"))   # look once now: nothing changed unseen meanwhile
 
     def _sync_subdirs(self) -> None:
+        with self._sync_lock:
+            if self._observer is not None:
+                self._sync_subdirs_locked()
+
+    def _sync_subdirs_locked(self) -> None:
         """Watch memory/ and skills/ deeply as they are now: a folder that appeared is added; one
         that vanished, was moved away or was replaced by a new folder is dropped (and the new
         one watched), so a deleted-and-recreated memory/ is never left unwatched."""
@@ -87,10 +104,15 @@ class WorkspaceWatcher(QObject):
                 self._watched[sub] = (watch, inode)
 
     def stop(self) -> None:
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        starter = getattr(self, "_starter", None)
+        if starter is not None:
+            starter.join(timeout=5)
+        with self._sync_lock:
+            observer, self._observer = self._observer, None
+        if observer is not None:
+            if observer.is_alive():
+                observer.stop()
+                observer.join(timeout=5)
 
     @Slot(str)
     def _on_raw(self, path: str) -> None:
