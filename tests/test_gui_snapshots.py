@@ -558,3 +558,17 @@ def test_a_git_failure_is_shown_where_the_timeline_would_be(gui_env, qtbot, engi
                     and view.empty.text() == "The snapshots cannot be read", timeout=5000)
     assert "git is not installed" in view.empty_note.text()
     assert not view.restore_button.isEnabled()
+
+
+def test_charts_say_when_the_size_history_cannot_be_read(gui_env, qtbot, engine, history, monkeypatch, tmp_path):
+    from gui.views.charts_view import ChartsView
+    ws = history[1]
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    view = ChartsView(engine)
+    qtbot.addWidget(view)
+    view.show()
+    view.set_workspace(ws, {})
+    qtbot.waitUntil(lambda: view.empty.text().startswith("The size history cannot be read"), timeout=5000)
+    assert "git is not installed" in view.empty.text() and not view.top_bar.isVisible()

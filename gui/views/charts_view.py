@@ -36,6 +36,9 @@ def read_chart_data(ws: Workspace, budgets: dict[str, int]) -> ChartData:
     return ChartData(sizes, budgets, sorted(runs))
 
 
+EMPTY_TEXT = "No snapshots yet: sizes over time appear after the first Dream run, edit or restore."
+
+
 class ChartsView(QWidget):
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -44,7 +47,9 @@ class ChartsView(QWidget):
         self.data: ChartData | None = None
         self._token = Latest()
         lay = QVBoxLayout(self)
-        top = QHBoxLayout()
+        self.top_bar = QWidget()
+        top = QHBoxLayout(self.top_bar)
+        top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel("File:"))
         self.file_combo = QComboBox()
         self.file_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -54,11 +59,11 @@ class ChartsView(QWidget):
         top.addStretch(1)
         self.legend = QLabel()
         top.addWidget(self.legend)
-        lay.addLayout(top)
-        self.empty = QLabel("No snapshots yet: sizes over time appear after the first Dream run, edit or restore.")
+        lay.addWidget(self.top_bar)
+        self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
-        lay.addWidget(self.empty)
+        lay.addWidget(self.empty, 1)
         self.chart = QChart()
         self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.view = QChartView(self.chart)
@@ -76,12 +81,20 @@ class ChartsView(QWidget):
         ws, token = self.ws, self._token.next()
         budgets = budgets if budgets is not None else (self.data.budgets if self.data else {})
         self.engine.read("size history", lambda ctx: read_chart_data(ws, budgets),
-                         lambda d: self._loaded(d, token))
+                         lambda d: self._loaded(d, token), lambda msg, tb: self._failed(msg, token))
+
+    def _failed(self, msg: str, token: int) -> None:
+        if not self._token.current(token):
+            return
+        self.data = None
+        self.empty.setText(f"The size history cannot be read: {msg}")
+        self._draw()
 
     def _loaded(self, data: ChartData, token: int) -> None:
         if not self._token.current(token):
             return
         self.data = data
+        self.empty.setText(EMPTY_TEXT)
         current = self.file_combo.currentText()
         self.file_combo.blockSignals(True)
         self.file_combo.clear()
@@ -102,6 +115,7 @@ class ChartsView(QWidget):
         has = bool(data and path and data.sizes.get(path))
         self.empty.setVisible(not has)
         self.view.setVisible(has)
+        self.top_bar.setVisible(bool(data and data.sizes))
         if not has:
             return
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
