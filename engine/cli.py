@@ -16,6 +16,7 @@ from . import __version__
 from . import config as config_mod
 from .files import LockHeld
 from .archive import REASONS, read_archive, search
+from .budgets import percent_label
 from .prompt import build_prompt, select_pending
 from .restore import job_lock, restore_archive_entry, restore_snapshot
 from .snapshots import SnapshotStore
@@ -64,7 +65,7 @@ def cmd_status(args) -> int:
     out = [f"Workspace  {st.workspace}", f"Config     {st.config_path or '(none: defaults)'}", ""]
     for f in st.files:
         budget = f"{f.budget:>6,}" if f.budget else "     –"
-        pct = f"{f.fraction:>5.0%}" if f.fraction is not None else "     "
+        pct = f"{percent_label(f.chars, f.budget):>5}" if f.fraction is not None else "     "
         missing = "  (missing)" if not f.exists else ""
         out.append(f"  {f.path:<32} {f.chars:>6,} / {budget}  {pct} {_bar(f.fraction)} {f.state}{missing}")
     h = st.history
@@ -296,6 +297,12 @@ def cmd_archive(args) -> int:
     if len(rest) != 1:
         raise UsageError("dreamdesk archive: usage: dreamdesk archive PATH [--search TEXT] | "
                          "dreamdesk archive restore PATH ID")
+    for flag, day in (("--since", args.since), ("--until", args.until)):
+        if day is not None:
+            try:
+                datetime.strptime(day, "%Y-%m-%d")
+            except ValueError:
+                raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}") from None
     ws = _open(rest[0])
     arc = read_archive(ws)
     found = search(arc.records, args.search, args.file, args.reason, args.since, args.until)

@@ -27,6 +27,7 @@ CATCH_UP_DELAY = timedelta(seconds=60)   # "shortly after start"
 
 DISABLED, BELOW, COOLING, WAITING_IDLE, SCHEDULED, QUEUED, RUNNING = (
     "disabled", "below-threshold", "cooling-down", "waiting-for-idle", "scheduled", "queued", "running")
+BY_ASSISTANT = "by-the-assistant"      # enabled, but Dreamdesk does not schedule it here
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -289,7 +290,7 @@ class Scheduler:
         if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
             warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")
         extra = dict(last_run=last, last_error=self.last_error or self._stored_error(), stuck=stuck,
-                     warnings=warnings)
+                     warnings=warnings, new_entries=self._new_entries())
         other = None if self.running is not None or own_job else self._run_elsewhere()
         if other is not None:
             done = len(other.get("passes") or [])
@@ -313,10 +314,12 @@ class Scheduler:
                                             "Dream now still works.", mode, False, **extra)
         if mode == "interval":
             d = self.deadline
-            text = (f"Next dream at {d:%Y-%m-%d %H:%M} (every {cfg.get('intervalH'):g} h)." if d
-                    else f"Dreamdesk is not scheduling Dream here: the assistant runs it every "
-                         f"{cfg.get('intervalH'):g} h. Dream now works any time.")
-            return ScheduleStatus(SCHEDULED, text, mode, True, next_at=d, **extra)
+            if d is None:
+                return ScheduleStatus(BY_ASSISTANT, f"Dreamdesk is not scheduling Dream here: the assistant runs it "
+                                                    f"every {cfg.get('intervalH'):g} h. Dream now works any time.",
+                                      mode, True, **extra)
+            return ScheduleStatus(SCHEDULED, f"Next dream at {d:%Y-%m-%d %H:%M} (every {cfg.get('intervalH'):g} h).",
+                                  mode, True, next_at=d, **extra)
         why = self._activity_ready(now, cfg)
         if why is None:
             return ScheduleStatus(QUEUED, "A dream is due and starts at the next check.", mode, True, **extra)

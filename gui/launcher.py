@@ -12,6 +12,13 @@ def main(argv: list[str] | None = None) -> int:
         if args and args[0] == "open" and len(args) != 2:
             print("dreamdesk open: usage: dreamdesk open PATH", file=sys.stderr)
             return 2
+        import os
+        if sys.platform.startswith("linux") and not any(
+                os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+            # Qt would abort with a multi-line plugin error; say it in one line instead
+            print("dreamdesk: no display (DISPLAY and WAYLAND_DISPLAY are unset); start it in a desktop session, "
+                  "or use the command line: dreamdesk --help", file=sys.stderr)
+            return 1
         try:
             from gui.app import run   # absolute: PyInstaller runs this file as __main__
         except ImportError as exc:   # no or broken Qt: say so; the CLI still works without it

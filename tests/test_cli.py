@@ -155,3 +155,19 @@ def test_console_script_installed(ws):
     proc = subprocess.run(cmd + ["status", str(ws), "--json"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["pending"] == 2
+
+
+@pytest.mark.parametrize("flag, day", [("--since", "garbage"), ("--until", "2026-13-45"), ("--since", "7d")])
+def test_archive_date_filters_refuse_what_is_not_a_day(ws, capsys, flag, day):
+    from engine.cli import main
+    assert main(["archive", str(ws), flag, day]) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "YYYY-MM-DD" in err and out == ""
+
+
+def test_status_percent_never_reads_near_while_ok(capsys):
+    from conftest import DEMO_HOME
+    from engine.cli import main
+    assert main(["status", str(DEMO_HOME)]) == 0
+    user = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("USER.md"))
+    assert "89%" in user and user.rstrip().endswith("ok")           # 2,687 / 3,000 is 89.6 %, still ok

@@ -48,6 +48,16 @@ def test_a_half_installed_pyside6_gets_a_clear_message_not_a_traceback(tmp_path)
     assert "PySide6 is installed incompletely" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_without_a_display_the_app_says_so_in_one_line():
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["PYTHONPATH"] = str(Path(__file__).parents[1])
+    proc = subprocess.run([sys.executable, "-c", "import sys; from gui.launcher import main; sys.exit(main([]))"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and proc.stderr.startswith("dreamdesk: no display") and proc.stderr.count("\n") == 1
+
+
 def test_engine_never_imports_qt():
     import subprocess
     code = ("import sys, engine.cli, engine.dream.run, engine.service, engine.consolidator;"

@@ -17,7 +17,7 @@ from engine.dream.run import DreamOptions, run_dream
 from engine.files import LockHeld
 from engine.history import append_entry
 from engine.llm.openai import OpenAIClient
-from engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, SCHEDULED, WAITING_IDLE, Scheduler,
+from engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, WAITING_IDLE, Scheduler,
                               floor_confirmation_text, schedule_path)
 from engine.service import HistoryWatcher, serve
 from engine.workspace import Workspace
@@ -48,7 +48,8 @@ def write_last_run(ws, finished: datetime):
 def test_status_reads_only_and_says_who_schedules(make_workspace):
     ws = make(make_workspace, {"intervalH": 2})
     st = Scheduler(ws).status(T0)
-    assert st.state == SCHEDULED and "the assistant runs it every 2 h" in st.text
+    assert st.state == "by-the-assistant" and "the assistant runs it every 2 h" in st.text
+    assert st.new_entries == 3                              # pending entries are counted in every mode
     assert not schedule_path(ws).exists()
 
 
