@@ -132,15 +132,18 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     _open_user_md(main_window, qtbot)
     ed = main_window.files.editor
     original = ed.toPlainText()
-    first_item = next(line for line in original.split("\n") if line.startswith("- "))
-    ed.setPlainText(original.replace(first_item + "\n", "", 1))
+    from engine.entries import split_entries
+    first = next(e for e in split_entries(original) if e.kind == "item")    # the whole entry, every line of it
+    lines = original.split("\n")
+    ed.setPlainText("\n".join(lines[:first.start] + lines[first.end:]))
     assert main_window.files.dirty and "unsaved" in main_window.files.size_line.text()
     main_window.files.save()
     qtbot.waitUntil(lambda: not main_window.files.dirty, timeout=5000)
     on_disk = (demo_home / "workspace" / "USER.md").read_text(encoding="utf-8")
-    assert first_item not in on_disk
-    archive = "".join(p.read_text(encoding="utf-8") for p in (demo_home / "workspace/memory/archive").glob("*.jsonl"))
-    assert json.dumps(first_item, ensure_ascii=False)[1:-1][:40] in archive
+    assert first.text not in on_disk
+    from engine.archive import read_archive
+    assert [(a.text, a.reason, a.heading) for a in read_archive(Workspace.open(demo_home)).records] == \
+        [(first.text, "edit", first.heading)]
     grab(main_window, "files.png")
 
 
@@ -297,13 +300,14 @@ def test_settings_budget_writes_through_the_engine(main_window, demo_home, qtbot
     main_window.tabs.setCurrentWidget(view)
     assert view.budget_now["memory/MEMORY.md"].text() == "now 2,866 characters"
     spin = view.budget_spins["memoryBudgetChars"]
-    spin.setValue(2500)
+    spin.setValue(2500)                                   # typed, not yet left: the what-if says what it means
+    assert view.budget_now["memory/MEMORY.md"].text() == "now 2,866 characters — over it at 2,500"
+    grab(main_window, "settings.png")
     spin.editingFinished.emit()
     cfg = demo_home / "config.json"
     qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 2500,
                     timeout=5000)
     qtbot.waitUntil(lambda: main_window.dashboard.gauges["memory/MEMORY.md"].state == "over", timeout=5000)
-    grab(main_window, "settings.png")
 
 
 def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, demo_home):
@@ -352,7 +356,6 @@ def test_dream_from_the_engine_panel(main_window, demo_home, qtbot, llm_server):
     assert (demo_home / "workspace/memory/.dream_cursor").read_text() == "120"
     assert "add_fact: ok" in main_window.panel.log.toPlainText()
     assert "sk-gui-test-77" not in main_window.panel.log.toPlainText()
-    grab(main_window, "engine.png")
 
 
 def test_cancel_holds_the_cursor_and_the_loop_keeps_ticking(main_window, demo_home, qtbot, llm_server):
@@ -380,6 +383,8 @@ def test_demo_replay_runs_offline_from_the_panel(main_window, demo_home, qtbot):
     qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
     assert "Review pass: freed" in main_window.panel.outcome.text()
     qtbot.waitUntil(lambda: main_window.dashboard.pending.text().startswith("5 entries"), timeout=5000)
+    qtbot.waitUntil(lambda: "No Dream run" not in main_window.dashboard.last_run.text(), timeout=5000)
+    grab(main_window, "engine.png")                           # the demo's recorded run, played offline
 
 
 def test_bad_folder_keeps_the_current_workspace(main_window, tmp_path):
