@@ -139,8 +139,11 @@ def _unmatched(these: list[Entry], others: list[Entry]) -> list[Entry]:
 def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     """Put `entry_text` back at the end of the section under `heading`; if that heading is gone,
     recreate it at the end of the file (or just append when there was no heading)."""
+    # an entry archived while it was nested (or by an older splitter) comes back as an entry of
+    # its own: at the section's own indentation, never as a child of whatever item ends the list
+    block = _dedent(entry_text.split("\n"))
+    entry_text = "\n".join(block)
     lines = text.split("\n")
-    block = entry_text.split("\n")
     heads = _heading_lines(lines)
     idx = None
     if heading:
@@ -165,6 +168,21 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     elif last == end:
         new.insert(last + len(block) + (0 if joins else 1), "")
     return "\n".join(new)
+
+
+def _dedent(block: list[str]) -> list[str]:
+    cut = _indent(block[0]) if block else 0
+    return [line[min(cut, _indent(line)):] for line in block]
+
+
+def contains_entry(text: str, entry_text: str) -> bool:
+    """Is `entry_text` in `text`, as an entry of its own or as consecutive lines of a bigger one
+    (a nested item still under its parent)?"""
+    if any(e.text == entry_text for e in split_entries(text)):
+        return True
+    want = [line.rstrip() for line in entry_text.split("\n")]
+    have = [line.rstrip() for line in text.split("\n")]
+    return any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
 
 
 def _heading_lines(lines: list[str]) -> list[int]:

@@ -613,3 +613,44 @@ def test_batch_entries_are_truncated_to_500_characters_in_all():
     shown = batch_text([long, exact]).split("\n\n")
     assert len(shown[0].split("\n", 1)[1]) == 500 and shown[0].endswith("…")
     assert shown[1].split("\n", 1)[1] == "y" * 500                       # exactly 500: shown whole
+
+
+def test_remove_fact_names_a_nested_entry_by_its_first_line(make_workspace, llm_server):
+    memory = "# Memory\n\n## Homelab\n- Proxmox on the NUC\n  - VM 101: Home Assistant\n- Blog on Eleventy\n"
+    root = make_workspace({"USER.md": USER, "memory/MEMORY.md": memory,
+                           "memory/history.jsonl": hist("- [correction] The NUC is gone; everything runs on the M720q")})
+    ws = Workspace.open(root)
+    srv = llm_server([turn(("remove_fact", {"path": "memory/MEMORY.md", "text": "  - VM 101: Home Assistant"}),
+                           ("remove_fact", {"path": "memory/MEMORY.md", "text": "- Proxmox on the NUC"})),
+                      turn(content="done")], default=turn(content="nothing"))
+    run_dream(ws, client(srv), only_consolidation())
+    tools = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
+    assert "is a nested line of the entry '- Proxmox on the NUC'" in tools[0]
+    assert tools[1].startswith("OK")
+    assert (root / "memory/MEMORY.md").read_text() == "# Memory\n\n## Homelab\n- Blog on Eleventy\n"
+    archived = [a.text for a in read_archive(ws).records]
+    assert archived == ["- Proxmox on the NUC\n  - VM 101: Home Assistant"]       # the whole entry, children too
+
+
+def test_review_growth_over_the_budget_is_the_shrink_rule_and_never_blocks(ws, llm_server):
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {
+        "userBudgetChars": len(USER) + 25}}}}))                      # below near; the edit would go over
+    srv = llm_server([turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies",
+                                          "new_text": "- Short replies, always, in English please"})),
+                      turn(content="nothing to shrink")], default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
+    rec = records.load_run(ws, res.run_id)
+    assert [r["kind"] for r in rec["refused"]] == ["shrink-only"] and res.status != "held"
+    assert "only makes files smaller" in rec["refused"][0]["reason"]
+
+
+def test_a_refused_fact_moved_where_it_belongs_is_not_blocked(ws, llm_server):
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {
+        "userBudgetChars": len(USER) + 25}}}}))
+    fact = "Runs the blog build pipeline on Eleventy 3 with GitHub Actions"
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": fact, "section": "Preferences", "sources": [1]})),
+                      turn(("add_fact", {"path": "memory/MEMORY.md", "text": fact, "section": "Projects",
+                                         "sources": [1]})), turn(content="put it in MEMORY.md instead")],
+                     default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "completed" and res.cursor_after == 3, res.outcome

@@ -251,3 +251,17 @@ def test_a_nested_item_belongs_to_its_parent():
     assert [r.entry.text for r in gone] == [entries[0].text]          # one entry archived, children with it
     numbered = "1. Build\n2. Ask:\n   - wins\n   - slips\n3. Send\n"
     assert [e.text.split("\n")[0] for e in split_entries(numbered)] == ["1. Build", "2. Ask:", "3. Send"]
+
+
+def test_an_entry_archived_while_nested_comes_back_as_an_entry_of_its_own():
+    section = "## Homelab\n- Proxmox on the NUC\n- Blog on Eleventy\n"
+    back = insert_entry(section, "  - VM 102: Pi-hole", "## Homelab")
+    assert back == "## Homelab\n- Proxmox on the NUC\n- Blog on Eleventy\n- VM 102: Pi-hole\n"
+    assert [e.text for e in split_entries(back)][-1] == "- VM 102: Pi-hole"     # not a child of the blog
+
+
+def test_contains_entry_sees_a_child_still_under_its_parent():
+    from engine.entries import contains_entry
+    text = "## Homelab\n- Proxmox on the NUC\n  - VM 102: Pi-hole\n"
+    assert contains_entry(text, "  - VM 102: Pi-hole") and contains_entry(text, "- Proxmox on the NUC\n  - VM 102: Pi-hole")
+    assert not contains_entry(text, "- VM 103: Gitea")

@@ -257,7 +257,12 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             records.save_record(ws, record)
 
     save_progress()
-    sandbox.on_write = save_progress   # a run that fails part way still records what it committed
+    def save_after_write() -> None:   # a run that fails part way still records what it committed
+        try:
+            save_progress()
+        except OSError:
+            pass                       # the write landed; the record is saved again at the pass's end
+    sandbox.on_write = save_after_write
     growth_base = sizes_before         # growth is measured after the review pass (which shrinks)
     order = (["review"] if do_review else []) + [p for p in ("consolidation", "deduction", "induction") if toggles[p]]
     review_info = None
@@ -287,7 +292,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                            "refused": sum(1 for r in review_refused if r.by_size),
                            "refused_growth": sum(1 for r in review_refused if r.kind == "shrink-only")}
             record["review"] = review_info
-            growth_base = _sizes(sandbox, list(tracked))
+            growth_base = _sizes(sandbox, sorted(set(tracked) | {w.file for w in sandbox.writes}))
         save_progress()
         if res.ended != "done":
             failure = res

@@ -373,9 +373,20 @@ class Sandbox:
         text = self._str(args, "text").strip()
         replacement = self._str(args, "replacement", required=False)
         current = self._current(rel)
-        matches = [e for e in split_entries(current) if e.text.strip() == text or
-                   e.text.strip().lstrip("-*+ ").strip() == text.lstrip("-*+ ").strip()]
+        entries = split_entries(current)
+
+        def bare(t: str) -> str:
+            return t.strip().lstrip("-*+ ").strip()
+        matches = [e for e in entries if e.text.strip() == text or bare(e.text) == bare(text)]
         if not matches:
+            # an item with nested lines may be named by its first line (the model sees lines)
+            matches = [e for e in entries if "\n" in e.text and bare(e.text.split("\n")[0]) == bare(text)]
+        if not matches:
+            parent = next((e for e in entries if any(bare(line) == bare(text) for line in e.text.split("\n")[1:])),
+                          None)
+            if parent is not None:
+                raise ToolError(f"{text[:80]!r} is a nested line of the entry {parent.text.split(chr(10))[0]!r} in "
+                                f"{rel} (nested items belong to their parent); use edit_file to change that entry")
             raise ToolError(f"no entry in {rel} reads exactly {text[:80]!r}; read_file it and copy the entry")
         if len(matches) > 1:
             raise ToolError(f"{len(matches)} entries in {rel} read {text[:80]!r}; use edit_file with more context")
@@ -436,15 +447,16 @@ class Sandbox:
         before, after = len(old), len(new)
         budget = self.budgets.get(rel, 0)
         reason, kind = None, "budget"
-        if after > ABSOLUTE_CAP and after > before:
+        if self.shrink_only and rel in CORE and after > before:
+            # the review pass's own rule comes first: growth there is never a size-budget matter
+            reason = f"the review pass only makes files smaller; {rel} would grow from {before:,} to {after:,}"
+            kind = "shrink-only"
+        elif after > ABSOLUTE_CAP and after > before:
             reason, kind = f"{rel} would be {after:,} characters, over the absolute cap of {ABSOLUTE_CAP:,}", "cap"
         elif budget and after > budget and after > before:
             reason = (f"{rel} would be {after:,} characters, over its budget of {budget:,} (now {before:,}). "
                       "Make room first: shorten or remove stale, duplicated or resolved entries, or move content "
                       "where it belongs")
-        elif self.shrink_only and rel in CORE and after > before:
-            reason = f"the review pass only makes files smaller; {rel} would grow from {before:,} to {after:,}"
-            kind = "shrink-only"
         if reason:
             refusal = Refusal(rel, after, budget, before, self.pass_name, reason, kind)
             self.refused.append(refusal)
@@ -453,6 +465,11 @@ class Sandbox:
             raise ToolError("refused: " + reason)
         records = self.backend.write(rel, new, "review" if self.shrink_only else "dream", replacements)
         self._last_event[rel] = "write"
+        if after > before:
+            # content that went somewhere: what a refusal asks for ("move it where it belongs")
+            for f, ev in self._last_event.items():
+                if ev == "refused":
+                    self._last_event[f] = "moved"
         self.archived.extend(records)
         self.writes.append(Write(rel, before, after, self.pass_name, tool, [r.id for r in records]))
         by_text = {r.text: r for r in records}
