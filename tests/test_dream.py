@@ -654,3 +654,33 @@ def test_a_refused_fact_moved_where_it_belongs_is_not_blocked(ws, llm_server):
                      default=turn(content="nothing"))
     res = run_dream(ws, client(srv), only_consolidation())
     assert res.status == "completed" and res.cursor_after == 3, res.outcome
+
+
+def test_a_fact_recorded_as_one_nested_line_still_resolves_current(make_workspace):
+    memory = "# Memory\n\n## Homelab\n- Proxmox on the NUC\n  - VM 101: Home Assistant\n"
+    ws = Workspace.open(make_workspace({"memory/MEMORY.md": memory}))
+    legacy = {"id": "r-20261101-100000", "started": "2026-11-01T10:00:00+01:00", "created": [
+        {"file": "memory/MEMORY.md", "text": "  - VM 101: Home Assistant", "kind": "explicit", "sources": []}],
+        "removed": []}
+    assert records.resolve(ws, legacy, [legacy])["created"][0]["status"] == "current"
+
+
+def test_induction_raises_a_pattern_s_confidence_by_replacing_it(make_workspace, llm_server):
+    user = USER + "\n## Patterns\n- Tends to reschedule Friday plans\n"
+    root = make_workspace({"USER.md": user, "memory/MEMORY.md": MEMORY,
+                           "memory/history.jsonl": hist("- moved Friday dinner", "- moved Friday run",
+                                                        "- moved Friday call")})
+    ws = Workspace.open(root)
+    old = "- Tends to reschedule Friday plans"
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": old})),
+                      turn(("remove_fact", {"path": "USER.md", "text": old, "replacement": "Reschedules Friday plans",
+                                            "sources": [1]})),
+                      turn(("remove_fact", {"path": "USER.md", "text": old, "replacement": "Reschedules Friday plans",
+                                            "sources": [1, 2, 3]})), turn(content="raised")],
+                     default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
+    tools = [m["content"] for m in srv.requests[3]["messages"] if m["role"] == "tool"]
+    assert "does not delete" in tools[0] and "at least 2 source entries" in tools[1] and tools[2].startswith("OK")
+    (fact,) = records.load_run(ws, res.run_id)["created"]
+    assert (fact["text"], fact["kind"], fact["confidence"], fact["sources"]) == \
+        ("- Reschedules Friday plans", "inductive", "medium", [1, 2, 3])

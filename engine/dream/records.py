@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..archive import read_archive
-from ..entries import split_entries
+from ..entries import contains_entry, split_entries
 from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
@@ -118,12 +118,19 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
     if runs is None:
         runs, _ = list_runs(ws)
     texts: dict[str, set[str]] = {}
+    raw: dict[str, str] = {}
 
     def entries_of(rel: str) -> set[str]:
         if rel not in texts:
             state, _ = ws.read_file(rel)
+            raw[rel] = state.text if state.exists else ""
             texts[rel] = {e.text for e in split_entries(state.text)} if state.exists else set()
         return texts[rel]
+
+    def in_file(rel: str, text: str) -> bool:
+        # an entry, or (a fact recorded as one line before nested items joined their parent)
+        # consecutive lines of one
+        return text in entries_of(rel) or contains_entry(raw[rel], text)
 
     later = [r for r in runs if (r.get("started") or "") > (record.get("started") or "") and r["id"] != record["id"]]
     later.sort(key=lambda r: r.get("started") or "")
@@ -133,7 +140,7 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
     for fact in out.get("created", []):
         if fact.get("text") is None:
             fact["status"] = "unavailable"
-        elif fact["text"] in entries_of(fact["file"]):
+        elif in_file(fact["file"], fact["text"]):
             fact["status"] = "current"
         else:
             by = next((r["id"] for r in later for x in r.get("removed", [])
@@ -152,7 +159,7 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
         if fact.get("text") is None:
             fact["status"] = "unavailable"       # its text was deleted from the archive by the user
         else:
-            fact["status"] = "current" if fact["text"] in entries_of(fact["file"]) else "removed"
+            fact["status"] = "current" if in_file(fact["file"], fact["text"]) else "removed"
     return out
 
 

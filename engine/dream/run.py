@@ -38,8 +38,9 @@ PASS_TOOLS = {
     "review": ["read_file", "edit_file", "write_file", "remove_fact"],
     "consolidation": ["read_file", "edit_file", "write_file", "add_fact", "remove_fact"],
     "deduction": ["read_file", "edit_file", "add_fact", "remove_fact"],
-    # add_fact only: it is where a pattern's ≥2 sources are checked and its confidence given
-    "induction": ["read_file", "add_fact"],
+    # no edit_file: add_fact and remove_fact (replacing a pattern) are where a pattern's ≥2
+    # sources are checked and its confidence given
+    "induction": ["read_file", "add_fact", "remove_fact"],
 }
 
 

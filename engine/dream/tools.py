@@ -393,13 +393,20 @@ class Sandbox:
         e = matches[0]
         lines = current.split("\n")
         facts = []
+        inductive = self.kind == "inductive"
+        if inductive and not (replacement and replacement.strip()):
+            raise ToolError("refused: the induction pass replaces a pattern (with its sources and a new "
+                            "confidence); it does not delete")
         if replacement and replacement.strip():
             rep = replacement.strip()
             if e.kind == "item" and not re.match(r"^\s*([-*+]|\d+[.)])\s", rep):
                 rep = re.match(r"^\s*", lines[e.start]).group(0) + "- " + rep
             new_lines = lines[:e.start] + rep.split("\n") + lines[e.end:]
-            sources = self._sources(args) if args.get("sources") else self._default_sources()
-            facts.append(CreatedFact(rel, rep.strip(), self.kind, None, sources, self.pass_name, e.heading))
+            sources = self._sources(args) if args.get("sources") or inductive else self._default_sources()
+            if inductive and len(sources) < 2:
+                raise ToolError("refused: an inductive pattern needs at least 2 source entries")
+            facts.append(CreatedFact(rel, rep.strip(), self.kind, confidence_for(len(sources)) if inductive else None,
+                                     sources, self.pass_name, e.heading))
         else:
             end = e.end + 1 if (e.end < len(lines) and not lines[e.end].strip() and e.kind != "item") else e.end
             new_lines = lines[:e.start] + lines[end:]
