@@ -473,7 +473,8 @@ def cmd_runs(args) -> int:
             rb = f"  → {f['replaced_by']}" if f.get("replaced_by") else ""
             print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
         for r in rec.get("refused", []):
-            print(f"  ! refused {r['file']}: would be {r['size']:,} (budget {r['budget']:,})")
+            why = "the review pass only shrinks" if r.get("kind") == "shrink-only" else f"budget {r['budget']:,}"
+            print(f"  ! refused {r['file']}: would be {r['size']:,} ({why})")
         for p in rec.get("passes", []):
             print(f"Pass {p['name']}: {p['iterations']} iteration(s), ended {p['ended']}, "
                   f"{(p.get('tokens') or {}).get('total', 0):,} tokens")

@@ -212,6 +212,8 @@ class MainWindow(QMainWindow):
         self.scheduler = Scheduler(ws)
         self.watcher = WorkspaceWatcher(ws.root, self)
         self.watcher.changed.connect(self._on_files_changed)
+        self.watcher.failed.connect(lambda msg: self.show_message(
+            f"Live updates are off for this workspace ({msg}); F5 reads it again"))
         self.watcher.start()
         settings_store.add_recent(str(ws.home or ws.root))
         self._fill_recent()

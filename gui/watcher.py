@@ -16,10 +16,12 @@ DEBOUNCE_MS = 40
 
 class _Bridge(QObject):
     raw = Signal(str)
+    failed = Signal(str)
 
 
 class WorkspaceWatcher(QObject):
     changed = Signal(object)          # set[str] of paths relative to the workspace
+    failed = Signal(str)              # live updates could not start (inotify limit, permissions...)
 
     def __init__(self, root: Path, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS):
         super().__init__(parent)
@@ -32,6 +34,7 @@ class WorkspaceWatcher(QObject):
         self._timer.timeout.connect(self._flush)
         self._bridge = _Bridge()
         self._bridge.raw.connect(self._on_raw)
+        self._bridge.failed.connect(self.failed)
         self._observer = None
         self._sync_lock = threading.Lock()
 
@@ -63,13 +66,17 @@ class WorkspaceWatcher(QObject):
         self._starter.start()
 
     def _start_observer(self, observer, root: str) -> None:
-        with self._sync_lock:
-            if observer is not self._observer:
-                return                      # stopped before it started
-            # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
-            observer.schedule(self._handler, root, recursive=False)
-            self._sync_subdirs_locked()
-            observer.start()
+        try:
+            with self._sync_lock:
+                if observer is not self._observer:
+                    return                  # stopped before it started
+                # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
+                observer.schedule(self._handler, root, recursive=False)
+                self._sync_subdirs_locked()
+                observer.start()
+        except Exception as exc:  # noqa: BLE001 - said in the window, never a dead thread
+            self._bridge.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
         self._bridge.raw.emit(str(self.root / "memory"))   # look once now: nothing changed unseen meanwhile
 
     def _sync_subdirs(self) -> None:

@@ -181,9 +181,11 @@ def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(ma
     ed.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(ed, "- typed, then saved")
     pos = ed.textCursor().position()
-    files.save()
+    with qtbot.waitSignal(main_window.watcher.changed, timeout=5000,
+                          check_params_cb=lambda paths: "USER.md" in paths):     # our own save, reported back
+        files.save()
     qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
-    qtbot.wait(300)                                          # the watcher reports our own save back
+    qtbot.wait(100)                                          # and the check it triggers has answered
     assert ed.document().isUndoAvailable() and ed.textCursor().position() == pos
     path = demo_home / "workspace" / "USER.md"
     ed.moveCursor(QTextCursor.MoveOperation.Start)
@@ -868,3 +870,12 @@ def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_ser
     qtbot.wait(200)
     assert (demo_home / "workspace" / "USER.md").read_bytes() == before
     assert main_window.panel.outcome.text().startswith("Dry run failed")
+
+
+def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
+    from gui.watcher import WorkspaceWatcher
+    watcher = WorkspaceWatcher(tmp_path / "gone")               # a folder that is not there to watch
+    with qtbot.waitSignal(watcher.failed, timeout=5000) as blocker:
+        watcher.start()
+    assert blocker.args[0]
+    watcher.stop()

@@ -645,3 +645,20 @@ def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
     view.delete_selected()
     qtbot.waitUntil(lambda: read_archive(ws).get(target.id) is None, timeout=5000)
     qtbot.waitUntil(lambda: view.model.rowCount() == len(read_archive(ws).records), timeout=5000)
+
+
+def test_refused_counts_only_size_refusals(qtbot):
+    from gui.views.runs_view import run_detail_html
+    run = {"id": "r-1", "started": "2026-11-01T10:00:00+01:00", "status": "completed", "trigger": "manual",
+           "refused": [{"file": "USER.md", "size": 3100, "budget": 3000, "before": 2990, "pass": "consolidation",
+                        "reason": "over its budget", "kind": "budget"},
+                       {"file": "USER.md", "size": 2000, "budget": 3000, "before": 1990, "pass": "review",
+                        "reason": "the review pass only makes files smaller", "kind": "shrink-only"}],
+           "created": [], "removed": [], "passes": [], "writes": []}
+    model = RunsModel()
+    model.set_runs([run])
+    assert model.cell_text(0, COL_REFUSED) == "1"
+    from gui.qt import QApplication
+    from gui.views.runs_view import detail_colors
+    html_text = run_detail_html(run, None, "monospace", detail_colors(QApplication.palette()))
+    assert "Refused writes (1)" in html_text and "1 write(s) refused because they would have grown a file" in html_text

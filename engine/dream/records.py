@@ -112,6 +112,12 @@ def load_run(ws: Workspace, run_id: str) -> dict:
     return rec
 
 
+def size_refusals(record: dict) -> list[dict]:
+    """The refused writes a size budget or the absolute cap refused (not the review pass's
+    shrink-only rule); records from before the kind was kept count as size refusals."""
+    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
+
+
 def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict:
     """The record with a status on every fact it references: current (still in the file),
     removed (a later run removed it: removed_in_run names it; or a person's edit), unavailable."""

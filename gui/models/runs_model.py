@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from engine.dream.records import size_refusals
+
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
 from .base import RIGHT, TableModel, blend, rich_tooltip, theme
 
@@ -119,7 +121,7 @@ class RunsModel(TableModel):
 
     @staticmethod
     def _row_cells(r: dict) -> tuple[str, ...]:
-        refused = len(r.get("refused") or [])
+        refused = len(size_refusals(r))
         return (time_label(r.get("started")), str(r.get("trigger") or "—"), str(r.get("status") or "—"),
                 duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
                 f"−{removed_count(r)}", str(refused) if refused else "",
@@ -204,6 +206,6 @@ class RunsModel(TableModel):
                     "the created facts that still exist and its counts")
         if col == COL_DURATION:
             return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
-        if col == COL_REFUSED and r.get("refused"):
-            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in r["refused"]))
+        if col == COL_REFUSED and size_refusals(r):
+            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in size_refusals(r)))
         return COLUMN_TIPS[col]

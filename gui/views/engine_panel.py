@@ -211,7 +211,7 @@ class EnginePanel(QWidget):
         self.outcome.setText(result.outcome)
         self._append(f"— {result.outcome}")
         self.status.emit(result.outcome)
-        if dry_run and result.preview is not None and ws is not None and ws is not self.ws:
+        if dry_run and result.preview is not None and ws is not None and (self.ws is None or ws.root != self.ws.root):
             # the window moved to another workspace while the dry run ran: never offer to apply
             # a preview of one workspace while another is shown
             self.outcome.setText(f"The dry run of {ws.root} finished after you switched workspace; "
