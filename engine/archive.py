@@ -220,7 +220,8 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
     state, _ = ws.read_file(rec.file)
     current = state.text if state.exists else ""
     base = state.hash or ""
-    from .entries import contains_entry
-    if contains_entry(current, rec.text) or (rec.text.startswith("#") and rec.text in current.split("\n")):
+    from .entries import contains_entry, dedent_entry
+    if contains_entry(current, rec.text) or contains_entry(current, dedent_entry(rec.text)) or (
+            rec.text.startswith("#") and rec.text in current.split("\n")):
         return EntryRestore(rec, False, current, base)
     return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading), base)

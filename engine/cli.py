@@ -300,9 +300,11 @@ def cmd_archive(args) -> int:
     for flag, day in (("--since", args.since), ("--until", args.until)):
         if day is not None:
             try:
-                datetime.strptime(day, "%Y-%m-%d")
+                ok = datetime.strptime(day, "%Y-%m-%d").date().isoformat() == day   # zero-padded, as compared
             except ValueError:
-                raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}") from None
+                ok = False
+            if not ok:
+                raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
     ws = _open(rest[0])
     arc = read_archive(ws)
     found = search(arc.records, args.search, args.file, args.reason, args.since, args.until)
@@ -495,7 +497,7 @@ def cmd_runs(args) -> int:
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
-                           "refused_count": len(r.get("refused", []))} for r in runs],
+                           "refused_count": len(records.size_refusals(r))} for r in runs],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
     for p in problems:

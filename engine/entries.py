@@ -170,6 +170,11 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     return "\n".join(new)
 
 
+def dedent_entry(entry_text: str) -> str:
+    """An entry as insert_entry writes it back: at its section's own level."""
+    return "\n".join(_dedent(entry_text.split("\n")))
+
+
 def _dedent(block: list[str]) -> list[str]:
     cut = _indent(block[0]) if block else 0
     return [line[min(cut, _indent(line)):] for line in block]

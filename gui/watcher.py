@@ -75,6 +75,12 @@ class WorkspaceWatcher(QObject):
                 self._sync_subdirs_locked()
                 observer.start()
         except Exception as exc:  # noqa: BLE001 - said in the window, never a dead thread
+            try:
+                observer.unschedule_all()          # a watch added before the failure keeps no thread
+                if observer.is_alive():
+                    observer.stop()
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass
             self._bridge.failed.emit(f"{type(exc).__name__}: {exc}")
             return
         self._bridge.raw.emit(str(self.root / "memory"))   # look once now: nothing changed unseen meanwhile

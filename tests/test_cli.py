@@ -171,3 +171,9 @@ def test_status_percent_never_reads_near_while_ok(capsys):
     assert main(["status", str(DEMO_HOME)]) == 0
     user = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("USER.md"))
     assert "89%" in user and user.rstrip().endswith("ok")           # 2,687 / 3,000 is 89.6 %, still ok
+
+
+def test_archive_days_must_be_zero_padded(ws, capsys):
+    from engine.cli import main
+    assert main(["archive", str(ws), "--until", "2026-11-9"]) == 2
+    assert "YYYY-MM-DD" in capsys.readouterr().err

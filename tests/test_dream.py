@@ -684,3 +684,36 @@ def test_induction_raises_a_pattern_s_confidence_by_replacing_it(make_workspace,
     (fact,) = records.load_run(ws, res.run_id)["created"]
     assert (fact["text"], fact["kind"], fact["confidence"], fact["sources"]) == \
         ("- Reschedules Friday plans", "inductive", "medium", [1, 2, 3])
+
+
+def test_an_unrelated_write_does_not_resolve_a_refused_fact(ws, llm_server):
+    """Blocked stays blocked unless the refused fact itself landed somewhere."""
+    (ws.root / "config.json").write_text(json.dumps({"agents": {"defaults": {"dream": {
+        "userBudgetChars": len(USER) + 25}}}}))
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Allergic to penicillin, since childhood",
+                                         "section": "Identity", "sources": [1]})),
+                      turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Blog moved to Eleventy", "section": "Projects",
+                                         "sources": [1]})), turn(content="done")], default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), only_consolidation())
+    assert res.status == "held" and res.cursor_after == 0 and "USER.md" in res.outcome
+
+
+def test_replacing_an_item_by_its_first_line_keeps_its_nested_items(make_workspace, llm_server):
+    memory = ("# Memory\n\n## Homelab\n- Proxmox on the NUC\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole\n\n"
+              "## Notes\nFirst line of a paragraph\nsecond line of it\n")
+    root = make_workspace({"USER.md": USER, "memory/MEMORY.md": memory,
+                           "memory/history.jsonl": hist("- [correction] Proxmox moved from the NUC to the M720q")})
+    ws = Workspace.open(root)
+    srv = llm_server([turn(("remove_fact", {"path": "memory/MEMORY.md", "text": "- Proxmox on the NUC",
+                                            "replacement": "Proxmox on the M720q", "sources": [1]}),
+                           ("remove_fact", {"path": "memory/MEMORY.md", "text": "First line of a paragraph"})),
+                      turn(content="done")], default=turn(content="nothing"))
+    res = run_dream(ws, client(srv), DreamOptions(passes={"deduction": False, "induction": False}))
+    text = (root / "memory/MEMORY.md").read_text()
+    assert "- Proxmox on the M720q\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole\n" in text
+    assert "First line of a paragraph\nsecond line of it" in text          # a paragraph is not named by a line
+    tools = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
+    assert tools[0].startswith("OK") and tools[1].startswith("Error")
+    (fact,) = records.load_run(ws, res.run_id)["created"]
+    assert fact["text"] == "- Proxmox on the M720q\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole"
+    assert records.resolve(ws, records.load_run(ws, res.run_id))["created"][0]["status"] == "current"

@@ -265,3 +265,15 @@ def test_contains_entry_sees_a_child_still_under_its_parent():
     text = "## Homelab\n- Proxmox on the NUC\n  - VM 102: Pi-hole\n"
     assert contains_entry(text, "  - VM 102: Pi-hole") and contains_entry(text, "- Proxmox on the NUC\n  - VM 102: Pi-hole")
     assert not contains_entry(text, "- VM 103: Gitea")
+
+
+def test_a_formerly_nested_entry_restored_twice_is_inserted_once(make_workspace):
+    from engine.archive import append_records, plan_entry_restore
+    from engine.restore import restore_archive_entry
+    from engine.workspace import Workspace
+    ws = Workspace.open(make_workspace({"USER.md": "# User\n\n## Homelab\n- Blog on Eleventy\n"}))
+    (rec,) = append_records(ws, [{"file": "USER.md", "text": "  - VM 102: Pi-hole", "reason": "dream",
+                                  "heading": "## Homelab"}])
+    restore_archive_entry(ws, rec.id)
+    assert not plan_entry_restore(ws, rec.id).inserted                       # already back: nothing to do
+    assert (ws.root / "USER.md").read_text().count("VM 102") == 1

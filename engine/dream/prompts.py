@@ -41,7 +41,9 @@ USER.md's key biographical facts (name, location, occupation) current: it is the
     "induction": ("inductive", """This is the INDUCTION pass. Look for patterns across several entries: \
 behavioural tendencies, consistent preferences, stable traits, correlations. A pattern needs at least 2 \
 source entries; record it with add_fact and all its sources (confidence is set from their number: 2 low, \
-3-4 medium, 5+ high). Add nothing that a single entry shows."""),
+3-4 medium, 5+ high). When a pattern is already in a file and this batch confirms it, replace it with \
+remove_fact (text, replacement, sources) so its confidence follows the evidence. Add nothing that a single \
+entry shows."""),
 }
 
 ITERATION_LIMITS = {"review": 10, "consolidation": 15, "deduction": 12, "induction": 10}

@@ -299,7 +299,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             failure = res
             break
 
-    sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}))
+    # files the run wrote count even when they exist only in a dry run's overlay (a new skill)
+    sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}
+                                         | {w.file for w in sandbox.writes}))
     user_after = sandbox.prompt_view("USER.md")
     wrote = bool(sandbox.writes)
     grew = [rel for rel, size in sizes_after.items() if size > growth_base.get(rel, sizes_before.get(rel, 0))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -222,6 +223,22 @@ def tool_specs(names: list[str]) -> list[dict]:
     return [{"type": "function", "function": {"name": n, **TOOL_SCHEMAS[n]}} for n in names]
 
 
+def _bare(text: str) -> str:
+    return " ".join(text.strip().lstrip("-*+ ").split()).casefold()
+
+
+def _added_texts(old: str, new: str) -> list[str]:
+    """The entries `new` has that `old` has not (what a write adds)."""
+    before = Counter(e.text for e in split_entries(old))
+    out = []
+    for e in split_entries(new):
+        if before[e.text]:
+            before[e.text] -= 1
+        else:
+            out.append(e.text)
+    return out
+
+
 class Sandbox:
     def __init__(self, ws: Workspace, budgets: dict[str, int], backend: Backend, batch_cursors: list[int]):
         self.ws = ws
@@ -241,7 +258,8 @@ class Sandbox:
         self.repeated_failure: str | None = None
         self.calls = 0
         self.allowed: set[str] = set(TOOL_SCHEMAS)
-        self._last_event: dict[str, str] = {}     # file -> "write" | "refused" (size), in call order
+        self._last_event: dict[str, str] = {}     # file -> "write" | "refused" (size) | "moved", in call order
+        self._refused_texts: dict[str, set[str]] = {}   # file -> what its refused writes tried to add
         self.on_write: Callable[[], None] = lambda: None    # the run saves its record after each write
 
     def outstanding_refusals(self) -> list[str]:
@@ -378,9 +396,12 @@ class Sandbox:
         def bare(t: str) -> str:
             return t.strip().lstrip("-*+ ").strip()
         matches = [e for e in entries if e.text.strip() == text or bare(e.text) == bare(text)]
+        by_first_line = False
         if not matches:
             # an item with nested lines may be named by its first line (the model sees lines)
-            matches = [e for e in entries if "\n" in e.text and bare(e.text.split("\n")[0]) == bare(text)]
+            matches = [e for e in entries if e.kind == "item" and "\n" in e.text
+                       and bare(e.text.split("\n")[0]) == bare(text)]
+            by_first_line = bool(matches)
         if not matches:
             parent = next((e for e in entries if any(bare(line) == bare(text) for line in e.text.split("\n")[1:])),
                           None)
@@ -389,7 +410,8 @@ class Sandbox:
                                 f"{rel} (nested items belong to their parent); use edit_file to change that entry")
             raise ToolError(f"no entry in {rel} reads exactly {text[:80]!r}; read_file it and copy the entry")
         if len(matches) > 1:
-            raise ToolError(f"{len(matches)} entries in {rel} read {text[:80]!r}; use edit_file with more context")
+            hint = "use edit_file with more context" if "edit_file" in self.allowed else "quote more of the entry"
+            raise ToolError(f"{len(matches)} entries in {rel} read {text[:80]!r}; {hint}")
         e = matches[0]
         lines = current.split("\n")
         facts = []
@@ -401,17 +423,23 @@ class Sandbox:
             rep = replacement.strip()
             if e.kind == "item" and not re.match(r"^\s*([-*+]|\d+[.)])\s", rep):
                 rep = re.match(r"^\s*", lines[e.start]).group(0) + "- " + rep
-            new_lines = lines[:e.start] + rep.split("\n") + lines[e.end:]
+            # named by its first line: that line is replaced, the nested items under it stay
+            kept = lines[e.start + 1:e.end] if by_first_line else []
+            new_lines = lines[:e.start] + rep.split("\n") + kept + lines[e.end:]
             sources = self._sources(args) if args.get("sources") or inductive else self._default_sources()
             if inductive and len(sources) < 2:
                 raise ToolError("refused: an inductive pattern needs at least 2 source entries")
-            facts.append(CreatedFact(rel, rep.strip(), self.kind, confidence_for(len(sources)) if inductive else None,
+            new_text = "\n".join(line.rstrip() for line in rep.split("\n") + kept).strip("\n")
+            facts.append(CreatedFact(rel, new_text.strip(), self.kind, confidence_for(len(sources)) if inductive else None,
                                      sources, self.pass_name, e.heading))
         else:
             end = e.end + 1 if (e.end < len(lines) and not lines[e.end].strip() and e.kind != "item") else e.end
             new_lines = lines[:e.start] + lines[end:]
         replaced = {e.text: facts[0].text} if facts else None
-        return self._commit(rel, current, "\n".join(new_lines), "remove_fact", facts=facts, replacements=replaced)
+        result = self._commit(rel, current, "\n".join(new_lines), "remove_fact", facts=facts, replacements=replaced)
+        if by_first_line and not facts:
+            result += f" The entry's {e.end - e.start - 1} nested line(s) went with it (archived)."
+        return result
 
     # -- the write path ---------------------------------------------------------------------
     def _check_real(self, rel: str) -> None:
@@ -469,14 +497,17 @@ class Sandbox:
             self.refused.append(refusal)
             if refusal.by_size:
                 self._last_event[rel] = "refused"
+                # what it wanted to add, so a later write can show it was put somewhere else
+                self._refused_texts.setdefault(rel, set()).update(_bare(t) for t in _added_texts(old, new))
             raise ToolError("refused: " + reason)
         records = self.backend.write(rel, new, "review" if self.shrink_only else "dream", replacements)
         self._last_event[rel] = "write"
-        if after > before:
-            # content that went somewhere: what a refusal asks for ("move it where it belongs")
-            for f, ev in self._last_event.items():
-                if ev == "refused":
-                    self._last_event[f] = "moved"
+        self._refused_texts.pop(rel, None)
+        added = {_bare(t) for t in _added_texts(old, new)}
+        for f, ev in list(self._last_event.items()):
+            # a refused fact that this write put somewhere else ("move content where it belongs")
+            if ev == "refused" and added & self._refused_texts.get(f, set()):
+                self._last_event[f] = "moved"
         self.archived.extend(records)
         self.writes.append(Write(rel, before, after, self.pass_name, tool, [r.id for r in records]))
         by_text = {r.text: r for r in records}
