@@ -4,14 +4,13 @@ there before the shrinking write lands. Append-only; restore by id puts the text
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from .entries import insert_entry, removed_entries
-from .files import FileLock, current_hash, read_bytes, resolve_inside
+from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
 from .workspace import Workspace
 
@@ -133,12 +132,7 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
                 fh.seek(size - 1)
                 if fh.read(1) != b"\n":
                     data = b"\n" + data
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_durably(path, data)
     return out
 
 

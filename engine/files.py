@@ -150,6 +150,20 @@ def checked_write_bytes(path: Path, data: bytes, expected_hash: str, display: st
     return content_hash(data)
 
 
+def append_durably(path: Path, data: bytes) -> None:
+    """Append with O_APPEND (other appenders' lines never interleave inside ours, nor does a rename
+    of ours ever drop theirs) and fsync before returning; the whole of `data`, however many
+    write calls it takes."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def replace_keeping_appends(path: Path, old: bytes, new: bytes) -> bool:
     """Atomically replace a file that holds `old` with `new`, for files another program writes
     without our lock (history.jsonl, session files). False, writing nothing, when the file no
@@ -175,12 +189,7 @@ def replace_keeping_appends(path: Path, old: bytes, new: bytes) -> bool:
             atomic_write_bytes(path, _read_from(fd_old, 0))
             return False
         if late:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-            try:
-                os.write(fd, late)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_durably(path, late)
         return True
     finally:
         os.close(fd_old)

@@ -8,14 +8,13 @@ disk untouched, reported with its 1-based line number, and skipped.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from .cursors import read_cursor, write_cursor
-from .files import FileLock, read_bytes, replace_keeping_appends
+from .files import FileLock, append_durably, read_bytes, replace_keeping_appends
 from .problems import WARNING, Problem
 
 HISTORY_CAP = 1000
@@ -214,12 +213,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
             obj["session_key"] = session_key
         line = json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n"
         prefix = b"" if ends_nl else b"\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, prefix + line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_durably(path, prefix + line)
         write_cursor(memory_dir / ".cursor", cursor)
         dropped = enforce_cap(memory_dir, cap) if cap else 0
     entry = HistoryEntry(0, cursor, ts, content, session_key)
