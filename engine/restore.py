@@ -82,6 +82,11 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
         if hunk is not None and state.exists and state.decode_error:
             raise WorkspaceError(f"{rel} is {state.decode_error}: a hunk restore would replace those bytes; "
                                  "restore the whole file instead")
+        if rel in ARCHIVED_FILES and state.exists and state.decode_error and text != current:
+            # write_memory would refuse it mid-restore, after other files were already written:
+            # refuse the whole restore now, before anything is
+            raise WorkspaceError(f"{rel} is {state.decode_error} now, so what the restore would remove from it "
+                                 "cannot be archived; fix its encoding first (nothing was written)")
         if hunk is not None:
             d = diff_texts(text, current, rel)
             if not 1 <= hunk <= len(d.hunks):
@@ -114,13 +119,23 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         pre = store.snapshot(f"snapshot: before restore {what}")
         result = RestoreResult(sha, pre or store.head(), None)
         for rel, (expected, text) in plan.items():
-            if isinstance(text, bytes):
-                checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
-            elif rel in ARCHIVED_FILES:
-                _, recs = write_memory(ws, rel, text, expected, "restore")
-                result.archived.extend(recs)
-            else:
-                ws.write_file(rel, text, expected)
+            try:
+                if isinstance(text, bytes):
+                    checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
+                elif rel in ARCHIVED_FILES:
+                    _, recs = write_memory(ws, rel, text, expected, "restore")
+                    result.archived.extend(recs)
+                else:
+                    ws.write_file(rel, text, expected)
+            except (WorkspaceError, OSError) as exc:
+                if not result.files:
+                    raise
+                # stopped part way (someone wrote a file meanwhile): record what landed and say
+                # how to take it back, never leave a half restore unexplained
+                done = ", ".join(result.files)
+                store.snapshot(f"restore: {what} (stopped before {rel})", with_summary=True)
+                raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
+                                     f"Undo with: dreamdesk restore {ws.home or ws.root} {result.undo}") from None
             result.files.append(rel)
         if target_cursor is not None and target_cursor != old_cursor:
             write_cursor(ws.dream_cursor_path, target_cursor)

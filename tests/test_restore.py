@@ -435,3 +435,35 @@ def test_cli_restore_json_and_cursor(capsys, history):
     assert sorted(data["files"]) == sorted(MEMORY_FILES) and len(data["archived"]) == 3
     code, out, _ = run(capsys, "restore", root, v1)
     assert code == 0 and out.startswith("Nothing to restore")
+
+
+def test_a_restore_that_cannot_archive_refuses_before_writing_anything(make_workspace):
+    root = make_workspace({"USER.md": "- a\n", "memory/MEMORY.md": "- m\n"})
+    ws = Workspace.open(root)
+    s0 = SnapshotStore(ws).snapshot("init: test")
+    write(root, "USER.md", "- b\n")
+    (root / "memory/MEMORY.md").write_bytes(b"- m\xff\n")         # changed outside, not UTF-8
+    before = outside_git(root)
+    with pytest.raises(WorkspaceError, match="MEMORY.md is not valid UTF-8.* now.*nothing was written"):
+        restore_snapshot(ws, s0)
+    assert outside_git(root) == before                            # USER.md not half-restored either
+
+
+def test_a_restore_stopped_part_way_says_what_landed_and_how_to_undo(history, monkeypatch):
+    import engine.restore as restore_mod
+    from engine.problems import ConflictError
+    root, ws, v1, v2 = history
+    before = {rel: read(root, rel) for rel in MEMORY_FILES}
+    real = restore_mod.write_memory
+
+    def racing(ws_, rel, *a, **kw):
+        if rel == "memory/MEMORY.md":                     # the assistant wrote it just now
+            raise ConflictError(rel, "seen", "now")
+        return real(ws_, rel, *a, **kw)
+    monkeypatch.setattr(restore_mod, "write_memory", racing)
+    with pytest.raises(WorkspaceError, match=r"stopped at memory/MEMORY.md .*Undo with: dreamdesk restore") as info:
+        restore_snapshot(ws, v1)
+    undo = str(info.value).rsplit(" ", 1)[1]
+    monkeypatch.setattr(restore_mod, "write_memory", real)
+    restore_snapshot(ws, undo)
+    assert {rel: read(root, rel) for rel in MEMORY_FILES} == before
