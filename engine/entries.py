@@ -148,6 +148,13 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     idx = None
     if heading:
         idx = next((i for i in heads if lines[i].strip() == heading.strip()), None)
+    fence = _open_fence(lines, 0, len(lines))
+    if idx is None and fence is not None:
+        # the file ends inside a code block nobody closed: what comes back goes before it, as
+        # text of its own, never into the code
+        head = "\n".join(lines[:fence]).rstrip("\n")
+        parts = [p for p in (head, heading, entry_text) if p]
+        return "\n\n".join(parts) + "\n\n" + "\n".join(lines[fence:])
     if idx is None:
         body = text.rstrip("\n")
         parts = [body] if body else []
@@ -158,6 +165,14 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
         return "\n\n".join(parts + [entry_text]) + "\n"
     end = next((j for j in heads if j > idx), len(lines))
     last = end
+    open_at = _open_fence(lines, idx + 1, end)
+    if open_at is not None:
+        # the section ends inside an unclosed code block: the entry goes before that block
+        new = lines[:open_at] + block + [""] + lines[open_at:]
+        if open_at > idx + 1 and lines[open_at - 1].strip() and not (_ITEM.match(block[0]) and
+                                                                    _ends_in_item(lines[idx + 1:open_at])):
+            new.insert(open_at, "")
+        return "\n".join(new)
     while last > idx + 1 and not lines[last - 1].strip():
         last -= 1
     # A list item joins the section's list; anything else gets a blank line before it.
@@ -188,6 +203,15 @@ def contains_entry(text: str, entry_text: str) -> bool:
     want = [line.rstrip() for line in entry_text.split("\n")]
     have = [line.rstrip() for line in text.split("\n")]
     return any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
+
+
+def _open_fence(lines: list[str], start: int, end: int) -> int | None:
+    """The line a code fence opened at in lines[start:end] that is still open at `end`, if any."""
+    opened = None
+    for i in range(start, end):
+        if _FENCE.match(lines[i]):
+            opened = None if opened is not None else i
+    return opened
 
 
 def _heading_lines(lines: list[str]) -> list[int]:

@@ -277,3 +277,12 @@ def test_a_formerly_nested_entry_restored_twice_is_inserted_once(make_workspace)
     restore_archive_entry(ws, rec.id)
     assert not plan_entry_restore(ws, rec.id).inserted                       # already back: nothing to do
     assert (ws.root / "USER.md").read_text().count("VM 102") == 1
+
+
+def test_an_entry_never_comes_back_inside_an_unclosed_code_block():
+    section = "## A\n- keep\n```\n\n## B\n- b1\n"                # a fence nobody closed swallows "## B"
+    back = insert_entry(section, "- gone", "## A")
+    assert "- gone" in [e.text for e in split_entries(back)]         # an entry, not code text
+    assert back.index("- gone") < back.index("```")
+    tail = insert_entry("# Notes\n- x\n```\ncode\n", "- back", "## Gone heading")
+    assert "- back" in [e.text for e in split_entries(tail)] and tail.endswith("```\ncode\n")
