@@ -107,3 +107,18 @@ def main_window(gui_env, qtbot, demo_home):
     win = open_window(qtbot, demo_home)
     yield win
     win.close()
+
+
+def dark_palette():
+    """A dark palette for GUI tests and the dark screenshots (the views must stay readable)."""
+    from PySide6.QtGui import QColor, QPalette
+    pal = QPalette()
+    for role, col in [(QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
+                      (QPalette.AlternateBase, "#262626"), (QPalette.Text, "#e6e6e6"),
+                      (QPalette.Button, "#353535"), (QPalette.ButtonText, "#e6e6e6"),
+                      (QPalette.Highlight, "#2f6fb3"), (QPalette.HighlightedText, "#ffffff"),
+                      (QPalette.PlaceholderText, "#8a8a8a"), (QPalette.ToolTipBase, "#333333"),
+                      (QPalette.ToolTipText, "#e6e6e6"), (QPalette.Link, "#7fb4ff")]:
+        for group in (QPalette.Active, QPalette.Inactive):
+            pal.setColor(group, role, QColor(col))
+    return pal

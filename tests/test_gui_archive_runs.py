@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_HOME, REPO, tree_state
+from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 
 from engine import cli
 from engine.archive import Archive, ArchiveRecord, append_records, read_archive, search
@@ -597,19 +597,6 @@ def grab(widget, name: str) -> Path:
     path = d / name
     assert widget.grab().save(str(path))
     return path
-
-
-def dark_palette() -> QPalette:
-    pal = QPalette()
-    for role, col in [(QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
-                      (QPalette.AlternateBase, "#262626"), (QPalette.Text, "#e6e6e6"),
-                      (QPalette.Button, "#353535"), (QPalette.ButtonText, "#e6e6e6"),
-                      (QPalette.Highlight, "#2f6fb3"), (QPalette.HighlightedText, "#ffffff"),
-                      (QPalette.PlaceholderText, "#8a8a8a"), (QPalette.ToolTipBase, "#333333"),
-                      (QPalette.ToolTipText, "#e6e6e6"), (QPalette.Link, "#7fb4ff")]:
-        for group in (QPalette.Active, QPalette.Inactive):
-            pal.setColor(group, role, QColor(col))
-    return pal
 
 
 @pytest.mark.parametrize("dark", [False, True])

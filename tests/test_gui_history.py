@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_HOME, REPO
+from conftest import DEMO_HOME, REPO, dark_palette
 
 from engine.history import BadLine, HistoryEntry, parse_history
 from engine.prompt import select_pending
@@ -435,18 +435,6 @@ def test_100k_entries_load_fast(qtbot, big_history):
 
 
 # ---- screenshots ------------------------------------------------------------------------------
-
-def dark_palette() -> QPalette:
-    pal = QPalette()
-    for role, col in [(QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
-                      (QPalette.AlternateBase, "#262626"), (QPalette.Text, "#e6e6e6"),
-                      (QPalette.Button, "#353535"), (QPalette.ButtonText, "#e6e6e6"),
-                      (QPalette.Highlight, "#2f6fb3"), (QPalette.HighlightedText, "#ffffff"),
-                      (QPalette.PlaceholderText, "#8a8a8a"), (QPalette.ToolTipBase, "#333333"),
-                      (QPalette.ToolTipText, "#e6e6e6"), (QPalette.Link, "#7fb4ff")]:
-        for group in (QPalette.Active, QPalette.Inactive):
-            pal.setColor(group, role, QColor(col))
-    return pal
 
 
 def screenshot_dir(tmp_path: Path) -> Path:
