@@ -13,6 +13,7 @@ from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
 from .workspace import Workspace
+from .state import lock_path
 
 ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
 REASONS = ("dream", "review", "edit", "restore")
@@ -102,7 +103,7 @@ def _next_numbers(d: Path, day: str) -> int:
 def append_records(ws: Workspace, items: list[dict], now: datetime | None = None) -> list[ArchiveRecord]:
     """Append entries ({file, text, reason, run, replaced_by, heading}) and return them with ids.
 
-    One O_APPEND write of whole lines, fsynced, under memory/.archive.lock; a torn line from a
+    One O_APPEND write of whole lines, fsynced, under the archive lock; a torn line from a
     crash mid-append is skipped by the reader and the next append starts on a fresh line.
     """
     if not items:
@@ -113,7 +114,7 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{now.strftime('%Y-%m')}.jsonl"
     out: list[ArchiveRecord] = []
-    with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
+    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
         n = _next_numbers(d, day)
         lines = []
         for i, it in enumerate(items):

@@ -3,7 +3,8 @@ memory/history.jsonl, so that Dream has something to read. Nothing may be lost: 
 fails, every message goes into `[RAW] N messages` entries (split into parts, never truncated).
 
 Crash safety: before appending, the entries to write are put in a journal
-(memory/.consolidator-journal.json); then they are appended (fsynced), then the session's
+(consolidator-journal.json in Dreamdesk's own state for the workspace, never in memory/ where
+the assistant's git would see it); then they are appended (fsynced), then the session's
 last_consolidated is advanced, then the journal is removed. A run that finds a journal finishes
 it first: it appends only the entries not already in history.jsonl and advances the session,
 so a crash anywhere in between neither loses nor duplicates a message.
@@ -26,6 +27,7 @@ from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
+from .state import workspace_state_dir
 from .sessions import Session, find_sessions, read_session
 from .tokens import estimate_tokens
 from .workspace import Workspace
@@ -173,7 +175,19 @@ def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = Fal
 
 
 def journal_path(ws: Workspace) -> Path:
-    return ws.memory_dir / ".consolidator-journal.json"
+    return workspace_state_dir(ws.root) / "consolidator-journal.json"
+
+
+LEGACY_JOURNAL = "memory/.consolidator-journal.json"   # where Dreamdesk 0.1 kept it
+
+
+def _pending_journal(ws: Workspace) -> tuple[Path, str]:
+    """The journal to finish, and how to name it: a legacy one in memory/ first."""
+    legacy = ws.root / LEGACY_JOURNAL
+    if legacy.exists():
+        return legacy, LEGACY_JOURNAL
+    jp = journal_path(ws)
+    return jp, f"the compaction journal ({jp})"
 
 
 def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
@@ -227,17 +241,17 @@ def _journal_problem(ws: Workspace, j) -> str | None:
 
 def recover(ws: Workspace) -> CompactResult | None:
     """Finish an interrupted compaction from its journal (see the module docstring)."""
-    jp = journal_path(ws)
+    jp, named = _pending_journal(ws)
     try:
         j = json.loads(jp.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise WorkspaceError(f"memory/.consolidator-journal.json is unreadable ({exc}); "
+        raise WorkspaceError(f"{named} is unreadable ({exc}); "
                              "move it aside after checking memory/history.jsonl") from None
     why = _journal_problem(ws, j)
     if why:
-        raise WorkspaceError(f"memory/.consolidator-journal.json is not usable ({why}); move it aside after "
+        raise WorkspaceError(f"{named} is not usable ({why}); move it aside after "
                              "checking memory/history.jsonl")
     # Only entries appended after the journal was written can be this compaction's: an older
     # entry with the same text (an identical summary weeks ago) must not stand in for one.
@@ -293,7 +307,9 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
                "from": plan.start, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
                "after_cursor": _last_cursor(ws),
                "entries": [{"content": c, "timestamp": ts} for c in contents]}
-    atomic_write_text(journal_path(ws), json.dumps(journal, ensure_ascii=False))
+    jp = journal_path(ws)
+    jp.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(jp, json.dumps(journal, ensure_ascii=False))
     for c in contents:
         result.entries.append(append_entry(ws.memory_dir, c, plan.session.key, ts).entry.cursor)
         _crash_point("after-history-append")

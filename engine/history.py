@@ -16,6 +16,7 @@ from pathlib import Path
 from .cursors import read_cursor, write_cursor
 from .files import FileLock, append_durably, read_bytes, replace_keeping_appends
 from .problems import WARNING, Problem
+from .state import lock_path
 
 HISTORY_CAP = 1000
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
@@ -195,7 +196,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
                  lock_timeout: float = 30.0) -> AppendResult:
     """Append one entry with the cursor rule: max(.cursor, last line's cursor) + 1.
 
-    Holds memory/.history.lock across read-tail, append and .cursor write, so two processes
+    Holds the history lock (in Dreamdesk's state, see state.py) across read-tail, append and .cursor write, so two processes
     appending at once never share a cursor. The append itself is O_APPEND (not a rename): an
     assistant appending without our lock writes into the same file, never a replaced inode.
     """
@@ -204,7 +205,8 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
     if not isinstance(content, str):
         raise TypeError("content must be a string")
     ts = timestamp or datetime.now().strftime("%Y-%m-%d %H:%M")
-    with FileLock(memory_dir / ".history.lock", timeout=lock_timeout, what="the history lock"):
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock_path(memory_dir.parent, "history"), timeout=lock_timeout, what="the history lock"):
         last, ends_nl = _last_accepted(path)
         cur, _ = read_cursor(memory_dir / ".cursor", "memory/.cursor")
         cursor = max(cur, last) + 1

@@ -16,6 +16,7 @@ from .files import MISSING_HASH, FileLock, checked_write_bytes, content_hash as 
 from .problems import WorkspaceError
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path
 from .workspace import Workspace
+from .state import lock_path
 
 
 @dataclass
@@ -40,7 +41,7 @@ ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")   # what leaves them is archive
 
 def job_lock(ws: Workspace) -> FileLock:
     """The workspace lock every job takes; a held lock is reported, never waited on forever."""
-    return FileLock(ws.memory_dir / ".dreamdesk.lock", timeout=2.0, what="another Dreamdesk job on this workspace")
+    return FileLock(lock_path(ws.root, "job"), timeout=2.0, what="another Dreamdesk job on this workspace")
 
 
 def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,

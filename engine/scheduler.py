@@ -22,6 +22,7 @@ from .cursors import read_cursor
 from .dream import records
 from .files import atomic_write_text, lock_is_held
 from .workspace import Workspace
+from .state import lock_path
 
 CATCH_UP_DELAY = timedelta(seconds=60)   # "shortly after start"
 
@@ -263,7 +264,7 @@ class Scheduler:
         runs, _ = records.list_runs(self.ws)
         if not runs or runs[0].get("status") != "running":
             return None
-        if not lock_is_held(self.ws.memory_dir / ".dreamdesk.lock"):
+        if not lock_is_held(lock_path(self.ws.root, "job")):
             return None
         return runs[0]
 

@@ -14,6 +14,15 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
 
 
+@pytest.fixture(autouse=True)
+def private_state(tmp_path_factory, monkeypatch) -> Path:
+    """Dreamdesk's own per-workspace state (locks, journal, remembered settings) goes to a
+    private folder in every test, never the user's, and is inherited by subprocesses."""
+    d = tmp_path_factory.mktemp("dreamdesk-state")
+    monkeypatch.setenv("DREAMDESK_STATE_DIR", str(d))
+    return d
+
+
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the demo home (config.json, sessions/, workspace/)."""

@@ -178,6 +178,7 @@ def test_recovery_never_takes_an_older_identical_entry_for_the_journaled_one(hom
                       "session_key": "a"})
     ws.history_path.write_text(old + "\n", encoding="utf-8")
     (ws.memory_dir / ".cursor").write_text("1")
+    journal_path(ws).parent.mkdir(parents=True, exist_ok=True)
     journal_path(ws).write_text(json.dumps({
         "path": str(p), "display": "sessions/a.jsonl", "key": "a", "from": 0, "to": 12, "trigger": "idle",
         "raw": False, "after_cursor": 1, "entries": [{"content": "- [durable] Likes tea", "timestamp": "2026-11-29 12:00"}]}))

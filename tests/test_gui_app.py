@@ -536,10 +536,11 @@ def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(m
     import subprocess
     import sys
     from conftest import tree_state
+    from engine.state import lock_path
     ws = main_window.ws
     holder = subprocess.Popen([sys.executable, "-c", (
         "import sys, time; from pathlib import Path; from engine.files import FileLock;"
-        f"l = FileLock(Path({str(ws.memory_dir / '.dreamdesk.lock')!r})).acquire(); print('held', flush=True);"
+        f"l = FileLock(Path({str(lock_path(ws.root, 'job'))!r})).acquire(); print('held', flush=True);"
         "time.sleep(30)")], stdout=subprocess.PIPE, text=True, cwd=str(Path(__file__).parents[1]))
     try:
         assert holder.stdout.readline().strip() == "held"

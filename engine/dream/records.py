@@ -14,6 +14,7 @@ from ..entries import contains_entry, split_entries
 from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
+from ..state import lock_path
 
 RETENTION_DAYS = 30
 _RUN_FILE = re.compile(r"^r-\d{8}-\d{6}(-\d+)?\.json$")
@@ -240,7 +241,7 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
     if rec is None:
         raise WorkspaceError(f"no archive entry with id {record_id}")
     path = ws.root / rec.source
-    with FileLock(ws.memory_dir / ".archive.lock", timeout=30, what="the archive lock"):
+    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
         # found again by id under the lock: a line number read before it may be stale. The line
         # becomes a tombstone (id and time, no text) so the id is never handed out again and a
         # run record that names it can never point at another entry.
