@@ -28,7 +28,7 @@ from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
 from .state import workspace_state_dir
-from .sessions import Session, find_sessions, read_session
+from .sessions import OFFSET_KEYS, Session, archivable, find_sessions, read_session
 from .tokens import estimate_tokens
 from .workspace import Workspace
 
@@ -135,8 +135,9 @@ class CompactResult:
 
 def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = False,
                  base_tokens: int | None = None) -> Plan | None:
-    """What to compact in one session, or None. Project sessions are never compacted."""
-    if s.is_project or s.meta_line is None:
+    """What to compact in one session, or None. Project sessions and the assistant's own
+    (its Dream transcripts) are never compacted."""
+    if s.is_project or s.is_internal or s.meta_line is None:
         return None
     cfg = ws.config()
     start = min(s.last_consolidated, len(s.messages))
@@ -191,7 +192,9 @@ def _pending_journal(ws: Workspace) -> tuple[Path, str]:
 
 
 def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
-    """Rewrite only the session's metadata line, if nobody consolidated it meanwhile."""
+    """Rewrite only the session's metadata line, if nobody consolidated it meanwhile. Both offset
+    fields are written, as the assistant writes them: it reads `last_archived` first, and an
+    older release reads `last_consolidated`."""
     data = read_bytes(s.path)
     fresh = read_session(s.path, s.display)
     if fresh.meta_line is None:
@@ -203,7 +206,8 @@ def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
                              f"{fresh.last_consolidated} meanwhile; not overwriting it")
     lines = data.split(b"\n")
     meta = dict(fresh.metadata)
-    meta["last_consolidated"] = to
+    for key in OFFSET_KEYS:
+        meta[key] = to
     lines[fresh.meta_line - 1] = json.dumps(meta, ensure_ascii=False).encode("utf-8")
     # the assistant may append a message right now: keep it (see replace_keeping_appends)
     if not replace_keeping_appends(s.path, data, b"\n".join(lines)):
@@ -279,10 +283,12 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
             now: datetime | None = None) -> CompactResult:
     """Summarise plan's messages into history.jsonl (or [RAW] entries on any model failure)."""
     now = now or datetime.now().astimezone()
-    msgs = plan.session.messages[plan.start:plan.end]
-    result = CompactResult(plan.session.key, plan.trigger, len(msgs))
+    msgs = [m for m in plan.session.messages[plan.start:plan.end] if archivable(m)]
+    result = CompactResult(plan.session.key, plan.trigger, plan.count)
     contents: list[str] = []
-    if client is None:
+    if not msgs:
+        result.nothing = True     # only command turns: nothing for memory, the offset still moves
+    elif client is None:
         result.error = "no model configured"
     else:
         try:
@@ -336,9 +342,11 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
     for s in find_sessions(ws.home, ws.root):
         if only and s.key != only:
             continue
-        if s.is_project:
+        if s.is_project or s.is_internal:
             if only:
-                log(f"{s.key}: a project conversation never feeds personal memory; not compacted")
+                log(f"{s.key}: " + ("a project conversation never feeds personal memory" if s.is_project
+                                    else "the assistant's own Dream transcript, which it never compacts")
+                    + "; not compacted")
             continue
         plan = plan_session(ws, s, now, manual=manual, base_tokens=base)
         if plan is None:

@@ -8,7 +8,7 @@ from .budgets import FileSize, measure
 from .config import Config
 from .history import History
 from .problems import INFO, WARNING, Problem
-from .sessions import Session, find_sessions
+from .sessions import Session, scan_sessions
 from .workspace import Workspace
 
 
@@ -69,7 +69,8 @@ def read_status(ws: Workspace) -> Status:
                 # a skill folder the assistant cannot use: say so rather than leave it unexplained
                 problems.append(Problem(f"skills/{d.name}", "has no SKILL.md; it is not a skill the assistant "
                                                            "loads, nor a file Dream may write", severity=INFO))
-    sessions = find_sessions(ws.home, ws.root)
+    sessions, bind_problems = scan_sessions(ws.home, ws.root)
+    problems.extend(bind_problems)
     for s in sessions:
         problems.extend(s.problems)
     return Status(str(ws.root), str(ws.home) if ws.home else None,

@@ -131,7 +131,7 @@ def test_no_client_falls_back_to_raw(home):
 
 def test_nanobot_session_layout(home, llm_server):
     import base64
-    d = home / "sessions" / "ws-abc"
+    d = home / "sessions" / ("ab" * 16)
     name = base64.urlsafe_b64encode(b"cli:direct").decode().rstrip("=")
     p = write_session(d / f"{name}.jsonl", "cli:direct", 12)
     (d / ".workspace").write_text(str(home / "workspace"))
@@ -276,3 +276,84 @@ def test_raw_entries_keep_tool_calls_of_a_turn_without_text():
     (entry,) = raw_entries(msgs)
     assert "null" not in entry
     assert '[tool call web_search: {"q": "weather Ghent"}]' in entry and "12 °C, rain" in entry
+
+
+# -- the assistant's own offsets and sessions (nanobot 0.3.5) ---------------------------------------
+
+def nanobot_session(home, key, n, *, last_archived, last_consolidated, ws_id="c" * 32, extra=()):
+    """A session as nanobot 0.3.5 saves it: both offset fields (they differ when an older writer
+    updated only one), in the workspace's id folder."""
+    import base64
+    d = home / "sessions" / ws_id
+    name = base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
+    p = write_session(d / f"{name}.jsonl", key, n)
+    lines = p.read_text(encoding="utf-8").splitlines()
+    meta = json.loads(lines[0])
+    meta.update(last_archived=last_archived, last_consolidated=last_consolidated)
+    lines[0] = json.dumps(meta)
+    p.write_text("\n".join([*lines, *extra]) + "\n", encoding="utf-8")
+    (d / ".workspace").write_text(str(home / "workspace") + "\n")
+    (home / "workspace" / ".nanobot").mkdir(exist_ok=True)
+    (home / "workspace" / ".nanobot" / "workspace-id").write_text(ws_id + "\n")
+    return p
+
+
+def test_the_offset_is_read_from_last_archived_first_and_both_fields_are_written(home, llm_server):
+    """nanobot reads last_archived before last_consolidated: messages it archived (6) are never
+    compacted again, and after our compaction it reads our offset, not its old one."""
+    p = nanobot_session(home, "telegram:1", 20, last_archived=6, last_consolidated=2)
+    srv = llm_server([turn(content="- [durable] Likes tea")])
+    ws = Workspace.open(home)
+    [r] = run_consolidator(ws, client(srv), now=NOW)
+    assert (r.messages, r.raw) == (20 - KEEP_LAST - 6, False)
+    sent = srv.requests[0]["messages"][1]["content"]
+    assert "message 6 from user" in sent and "message 5 " not in sent and "message 2 " not in sent
+    meta = json.loads(p.read_text(encoding="utf-8").splitlines()[0])
+    assert (meta["last_archived"], meta["last_consolidated"]) == (12, 12)
+    # a second pass, by either field, finds nothing left to compact
+    assert run_consolidator(Workspace.open(home), client(srv), now=NOW, manual=True) == []
+    assert len(read_history(ws.history_path).entries) == 1
+
+
+def test_a_bool_offset_is_not_a_number_the_other_field_is_used(home):
+    p = nanobot_session(home, "telegram:1", 20, last_archived=True, last_consolidated=4)
+    assert read_session(p, "x").last_consolidated == 4
+
+
+def test_the_assistants_dream_transcripts_are_never_compacted(home, llm_server):
+    """`dream:<stamp>` sessions are nanobot's Dream tool-call transcripts: it never compacts
+    them, so neither do we — not on idle, not on a manual compact, not when named."""
+    nanobot_session(home, "dream:20261129-101500", 30, last_archived=0, last_consolidated=0)
+    srv = llm_server([turn(content="- leaked")])
+    ws = Workspace.open(home)
+    logs = []
+    assert run_consolidator(ws, client(srv), now=NOW) == []
+    assert run_consolidator(ws, client(srv), now=NOW, manual=True) == []
+    assert run_consolidator(ws, client(srv), now=NOW, manual=True, only="dream:20261129-101500", log=logs.append) == []
+    assert srv.requests == [] and not ws.history_path.exists()
+    assert "the assistant's own Dream transcript" in logs[-1]
+    [s] = find_sessions(ws.home, ws.root)
+    assert s.is_internal and s.to_json()["internal"]
+    assert plan_session(ws, s, NOW, manual=True) is None
+
+
+def test_provider_state_is_not_a_message_and_command_turns_are_not_compacted(home, llm_server):
+    """nanobot's provider_state record is not a message (counting it would shift every offset);
+    its slash-command turns (`_command`) count toward the offset but are not memory."""
+    p = nanobot_session(home, "telegram:1", 0, last_archived=0, last_consolidated=0,
+                        extra=[json.dumps({"_type": "provider_state", "state": {"id": "resp_1"}})])
+    with p.open("a", encoding="utf-8") as f:
+        for i in range(12):
+            m = {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}",
+                 "timestamp": (NOW - timedelta(minutes=60 - i)).isoformat()}
+            if i in (0, 1):
+                m["content"], m["_command"] = ("/status", True) if i == 0 else ("Status: ok", True)
+            f.write(json.dumps(m) + "\n")
+    s = read_session(p, "x")
+    assert len(s.messages) == 12 and s.problems == []
+    srv = llm_server([turn(content="- [durable] Likes tea")])
+    [r] = run_consolidator(Workspace.open(home), client(srv), now=NOW)
+    assert r.messages == 12 - KEEP_LAST
+    sent = srv.requests[0]["messages"][1]["content"]
+    assert "/status" not in sent and "turn 2" in sent and "turn 3" in sent
+    assert read_session(p, "x").last_consolidated == 4

@@ -1,7 +1,7 @@
 import base64
 import json
 
-from engine.sessions import find_sessions, read_session
+from engine.sessions import find_sessions, read_session, scan_sessions
 
 
 def session_file(path, key, messages, last_consolidated=0, extra_lines=()):
@@ -34,8 +34,8 @@ def test_nanobot_layout_picks_the_folder_naming_this_workspace(tmp_path):
     ws.mkdir()
     key = "cli:direct"
     name = base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
-    mine = home / "sessions/ws-1"
-    other = home / "sessions/ws-2"
+    mine = home / ("sessions/" + "1" * 32)
+    other = home / ("sessions/" + "2" * 32)
     session_file(mine / f"{name}.jsonl", key, [("user", "mine")])
     (mine / ".workspace").write_text(str(ws))
     session_file(other / f"{name}.jsonl", key, [("user", "other")])
@@ -48,13 +48,79 @@ def test_bad_lines_reported_not_fatal(tmp_path):
     p = tmp_path / "s.jsonl"
     session_file(p, "k", [("user", "a")], last_consolidated=5, extra_lines=["{broken", '"str"', '{"content": "no role"}'])
     s = read_session(p, "sessions/s.jsonl")
-    assert len(s.messages) == 1
+    assert len(s.messages) == 2      # a roleless line still counts (the assistant counts it)
     msgs = [(x.line, x.message) for x in s.problems]
     assert (3, "not a valid JSON line (JSONDecodeError); skipped") in msgs
     assert (4, "not a JSON object; skipped") in msgs
-    assert (5, "message without a role; skipped") in msgs
-    assert any("last_consolidated 5 is past the 1 messages" in m for _, m in msgs)
+    assert (5, "message without a role; kept in place, compacted as '?'") in msgs
+    assert any("last_archived 5 is past the 2 messages" in m for _, m in msgs)
 
 
 def test_no_home_no_sessions(tmp_path):
     assert find_sessions(None, tmp_path) == []
+
+
+# -- binding a workspace to its sessions the way nanobot 0.3.5 does ---------------------------------
+
+WID = "0123456789abcdef" * 2
+
+
+def nanobot_home(root, ws_id=WID, marker=None):
+    """A nanobot home: the workspace's .nanobot/workspace-id names its sessions folder, whose
+    .workspace marker names the path the workspace last ran at."""
+    ws = root / "workspace"
+    (ws / ".nanobot").mkdir(parents=True)
+    (ws / ".nanobot" / "workspace-id").write_text(ws_id + "\n")
+    key = "telegram:5512"
+    name = base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
+    d = root / "sessions" / ws_id
+    session_file(d / f"{name}.jsonl", key, [("user", "hi"), ("assistant", "hello")])
+    (d / ".workspace").write_text(f"{marker or ws}\n")
+    return ws
+
+
+def test_a_moved_home_finds_its_sessions_through_the_workspace_id(tmp_path):
+    """Extracted elsewhere: the marker still names the old path, which is gone. nanobot follows
+    the workspace id (and would update the marker); we follow it too, writing nothing."""
+    from conftest import tree_state
+    ws = nanobot_home(tmp_path, marker="/home/someone/.nanobot/workspace")
+    before = tree_state(tmp_path)
+    found, problems = scan_sessions(tmp_path, ws)
+    assert [s.key for s in found] == ["telegram:5512"] and problems == []
+    assert tree_state(tmp_path) == before
+
+
+def test_a_copied_home_whose_original_still_exists_is_reported_not_compacted(tmp_path):
+    """nanobot treats a copy whose original still exists as a new workspace (new, empty
+    sessions): compacting the original's chats from the copy would feed them in twice."""
+    original = tmp_path / "orig" / "workspace"
+    original.mkdir(parents=True)
+    ws = nanobot_home(tmp_path / "copy", marker=original)
+    found, problems = scan_sessions(tmp_path / "copy", ws)
+    assert found == []
+    assert len(problems) == 1 and str(original) in problems[0].message and "copy" in problems[0].message
+
+
+def test_sessions_that_exist_but_are_bound_to_no_workspace_are_reported(tmp_path):
+    ws = nanobot_home(tmp_path, marker=tmp_path / "elsewhere")
+    (ws / ".nanobot" / "workspace-id").unlink()
+    found, problems = scan_sessions(tmp_path, ws)
+    assert found == []
+    assert [p.file for p in problems] == ["sessions/"] and "none bound to this workspace" in problems[0].message
+
+
+def test_a_broken_workspace_id_is_said_in_words(tmp_path):
+    ws = nanobot_home(tmp_path)
+    (ws / ".nanobot" / "workspace-id").write_text("not-an-id\n")
+    found, problems = scan_sessions(tmp_path, ws)
+    assert found == [] and "32-digit workspace id" in problems[0].message
+
+
+def test_status_carries_the_binding_problem(tmp_path):
+    from engine.status import read_status
+    from engine.workspace import Workspace
+    ws = nanobot_home(tmp_path, marker=tmp_path / "elsewhere")
+    (ws / ".nanobot" / "workspace-id").unlink()
+    (ws / "USER.md").write_text("# User\n")
+    st = read_status(Workspace.open(tmp_path))
+    assert any(p.file == "sessions/" for p in st.problems)
