@@ -21,14 +21,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from .files import ConflictError, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
+from .files import ConflictError, FileLock, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
 from .cursors import read_cursor
 from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
 from .state import workspace_state_dir
-from .sessions import OFFSET_KEYS, Session, archivable, find_sessions, read_session
+from .sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
 from .tokens import estimate_tokens
 from .workspace import Workspace
 
@@ -192,6 +192,16 @@ def _pending_journal(ws: Workspace) -> tuple[Path, str]:
 
 
 def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
+    # nanobot 0.3.5 loads and saves a session only under its folder's `.session-files.lock`
+    # (a flock, like ours): holding it, our metadata rewrite never interleaves with its save.
+    lock = assistant_session_lock(s.path)
+    if lock is None:
+        return _rewrite_offset(s, expected_from, to)
+    with FileLock(lock, timeout=30, what="the assistant's session lock"):
+        return _rewrite_offset(s, expected_from, to)
+
+
+def _rewrite_offset(s: Session, expected_from: int, to: int) -> None:
     """Rewrite only the session's metadata line, if nobody consolidated it meanwhile. Both offset
     fields are written, as the assistant writes them: it reads `last_archived` first, and an
     older release reads `last_consolidated`."""

@@ -33,6 +33,13 @@ PROVIDER_STATE = "provider_state"
 HIDDEN = "_hidden_history"
 
 
+def assistant_session_lock(path: Path) -> Path | None:
+    """The lock nanobot holds while it loads or saves sessions in this folder (None for Jenny's
+    flat layout, which has none)."""
+    d = Path(path).parent
+    return d / ".session-files.lock" if _WORKSPACE_ID.fullmatch(d.name) else None
+
+
 def archived_offset(meta: dict) -> tuple[int, object]:
     """The offset as the assistant reads it: the first of OFFSET_KEYS that is a whole number
     (never a bool); 0 when none is. Also returns the raw value found, for reporting."""

@@ -357,3 +357,23 @@ def test_provider_state_is_not_a_message_and_command_turns_are_not_compacted(hom
     sent = srv.requests[0]["messages"][1]["content"]
     assert "/status" not in sent and "turn 2" in sent and "turn 3" in sent
     assert read_session(p, "x").last_consolidated == 4
+
+
+def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_server):
+    """While nanobot holds its `.session-files.lock` (it is saving the session), our rewrite of
+    the metadata line waits; it lands once the lock is free, never in the middle of a save."""
+    import threading
+    from engine.files import FileLock
+    p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
+    held = FileLock(p.parent / ".session-files.lock").acquire()
+    srv = llm_server([turn(content="- [durable] Likes tea")])
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (run_consolidator(Workspace.open(home), client(srv), now=NOW), done.set()))
+    t.start()
+    try:
+        assert not done.wait(1.0)
+        assert json.loads(p.read_text(encoding="utf-8").splitlines()[0])["last_archived"] == 0
+    finally:
+        held.release()
+    t.join(10)
+    assert done.is_set() and read_session(p, "x").last_consolidated == 12
