@@ -177,3 +177,27 @@ def test_archive_days_must_be_zero_padded(ws, capsys):
     from engine.cli import main
     assert main(["archive", str(ws), "--until", "2026-11-9"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+FAILING_COMMANDS = {
+    "restore an unknown snapshot": ["restore", "{ws}", "deadbeef"],
+    "restore one file of an unknown snapshot": ["restore", "{ws}", "deadbeef", "--path", "USER.md"],
+    "diff an unknown snapshot": ["diff", "{ws}", "deadbeef"],
+    "restore an unknown archive entry": ["archive", "{ws}", "--restore", "a-20260101-1"],
+    "set an unknown key": ["config", "set", "{ws}", "noSuchKey", "3"],
+    "set a budget to words": ["config", "set", "{ws}", "memoryBudgetChars", "lots"],
+}
+
+
+@pytest.mark.parametrize("argv", FAILING_COMMANDS.values(), ids=FAILING_COMMANDS.keys())
+def test_a_command_that_fails_changes_nothing_in_a_nanobot_home(capsys, tmp_path, argv):
+    """Not a lock, not a temp file, not git's index: a refused command leaves every byte and
+    every mtime of the home as it found them (nanobot's git would see anything new in memory/)."""
+    from nanobot_repo import build_nanobot_repo
+    ws = tmp_path / "workspace"
+    build_nanobot_repo(ws)
+    before = tree_state(tmp_path)
+    code, out, err = run(capsys, *[a.format(ws=ws) for a in argv])
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and err.startswith("dreamdesk: ")
+    assert tree_state(tmp_path) == before
