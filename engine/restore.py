@@ -1,7 +1,7 @@
 """Restores: a whole snapshot, one file, one hunk, or one archived entry.
 
 Every restore first snapshots the current state (so it can be undone), archives the entries it
-removes from USER.md / MEMORY.md, writes atomically, and commits `restore: ...` on top.
+removes from USER.md / MEMORY.md, writes atomically, and commits `dream: restore ...` on top (see snapshots.RESTORE_PREFIX).
 memory/archive/ and memory/dreams/ are append-only: no restore rolls them back.
 """
 
@@ -14,7 +14,7 @@ from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .files import MISSING_HASH, FileLock, checked_write_bytes, content_hash as _sha256, resolve_inside
 from .problems import WorkspaceError
-from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .snapshots import SnapshotError, SnapshotStore, is_memory_path, restore_subject
 from .workspace import Workspace
 from .state import lock_path
 
@@ -134,7 +134,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
                 # stopped part way (someone wrote a file meanwhile): record what landed and say
                 # how to take it back, never leave a half restore unexplained
                 done = ", ".join(result.files)
-                store.snapshot(f"restore: {what} (stopped before {rel})", with_summary=True)
+                store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
                 raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
                                      f"Undo with: dreamdesk restore {ws.home or ws.root} {result.undo}") from None
             result.files.append(rel)
@@ -142,7 +142,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
             write_cursor(ws.dream_cursor_path, target_cursor)
             result.cursor = (old_cursor, target_cursor)
         if result.files or result.cursor or result.archived:
-            result.commit = store.snapshot(f"restore: {what}", with_summary=True)
+            result.commit = store.snapshot(restore_subject(what), with_summary=True)
         return result
 
 
@@ -166,7 +166,7 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
         result.archived.extend(recs)
         result.files.append(rec.file)
         try:
-            result.commit = store.snapshot(f"restore: archive {record_id} {rec.file}", with_summary=True)
+            result.commit = store.snapshot(restore_subject(f"archived entry {record_id} into {rec.file}"), with_summary=True)
         except SnapshotError as exc:
             result.warnings.append(f"the restore was not committed to snapshots: {exc}")
         return result

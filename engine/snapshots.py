@@ -62,10 +62,23 @@ class SnapshotError(WorkspaceError):
     never touched by a failing snapshot operation."""
 
 
+# A restore's commit starts with "dream:" so that the assistant's own /dream-log names it as the
+# latest memory change and its /dream-restore <sha> undoes exactly that restore (nanobot 0.3.5
+# lists and reverts only commits whose subject starts with "dream:"). Earlier Dreamdesk
+# versions wrote `restore: ...`; both read as restores.
+RESTORE_PREFIX = "dream: restore "
+
+
+def restore_subject(what: str) -> str:
+    return f"{RESTORE_PREFIX}{what} (Dreamdesk)"
+
+
 def kind_of(subject: str, author: str = "") -> str:
     s = subject.strip()
     if s.startswith("snapshot: before dream"):
         return "pre-dream"
+    if s.startswith(RESTORE_PREFIX):
+        return "restore"
     for prefix in ("snapshot", "dream", "restore", "edit", "init", "revert"):
         if s.startswith(prefix + ":"):
             return prefix

@@ -94,7 +94,7 @@ def test_whole_restore_and_its_undo(history):
     assert sorted(result.files) == sorted(MEMORY_FILES)
     store = SnapshotStore(ws)
     assert result.commit == store.head()
-    assert git(root, "log", "-1", "--format=%s", result.commit).startswith(f"restore: {v1[:8]}")
+    assert git(root, "log", "-1", "--format=%s", result.commit).startswith(f"dream: restore {v1[:8]}")
     # the hand-typed line was snapshotted first, so the undo brings it back
     assert result.undo and result.undo != v2
     assert git(root, "log", "-1", "--format=%s", result.undo).startswith("snapshot: before restore")
@@ -385,6 +385,25 @@ def test_restore_from_nanobot_snapshots(tmp_path):
     assert again.cursor is None and read(root, "memory/.dream_cursor") == b"1"
     kinds = [s.kind for s in SnapshotStore(ws).list()]
     assert kinds[-3:] == ["revert", "dream", "init"] and kinds.count("restore") == 3
+
+
+def test_the_assistants_dream_log_names_a_restore_and_its_dream_restore_undoes_only_that(tmp_path):
+    """nanobot's /dream-log shows the newest commit whose subject starts with "dream:" and its
+    /dream-restore <sha> writes back that commit's parent tree. A restore is therefore a "dream:"
+    commit on top of the pre-restore state, so the assistant's undo undoes the restore and
+    nothing else (it used to name the older dream commit, whose revert undid the restore)."""
+    nb = build_nanobot_repo(tmp_path / "ws")
+    root = nb.root
+    write(root, "USER.md", DREAM_USER + "- Hand-written after the revert.\n")
+    ws = Workspace.open(root)
+    before = {p: read(root, p) for p in ("SOUL.md", "USER.md", "memory/MEMORY.md")}
+    result = restore_snapshot(ws, nb.dream, "SOUL.md")
+    subjects = git(root, "log", "--format=%H %s").splitlines()
+    latest_dream = next(line.split(" ", 1) for line in subjects if line.split(" ", 1)[1].startswith("dream:"))
+    assert latest_dream[0] == result.commit and "(Dreamdesk)" in latest_dream[1]
+    parent = git(root, "rev-parse", result.commit + "^").strip()
+    for p, data in before.items():     # the parent holds exactly the state before the restore
+        assert git(root, "show", f"{parent}:{p}", binary=True) == data
 
 
 # -- CLI -------------------------------------------------------------------------------------------
