@@ -73,6 +73,42 @@ def _new_file_mode() -> int:
     return 0o644
 
 
+# Our temp files say whose they are, so one that a kill left behind can be told from anyone
+# else's and swept (see sweep_stale_temps); nanobot's git would otherwise list it in memory/.
+TMP_TAG = ".dreamdesk-"
+STALE_TEMP_SECONDS = 300          # no atomic write of ours takes anywhere near this long
+
+
+def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
+    """Remove temp files of ours older than STALE_TEMP_SECONDS from the folders Dreamdesk writes
+    in (the workspace, memory/ and its archive/ and dreams/, skills/<name>/). Returns their paths
+    relative to root. Anyone else's files are never touched."""
+    import time
+    now = time.time() if now is None else now
+    root = Path(root)
+    folders = [root, root / "memory", root / "memory" / "archive", root / "memory" / "dreams"]
+    skills = root / "skills"
+    if skills.is_dir():
+        folders += [d for d in skills.iterdir() if d.is_dir() and not d.is_symlink()]
+    removed = []
+    for d in folders:
+        try:
+            names = [n for n in os.listdir(d) if TMP_TAG in n and n.startswith(".") and n.endswith(".tmp")]
+        except OSError:
+            continue
+        for n in names:
+            p = d / n
+            try:
+                st = os.lstat(p)
+                if not os.path.isfile(p) or os.path.islink(p) or now - st.st_mtime < STALE_TEMP_SECONDS:
+                    continue
+                os.unlink(p)
+                removed.append(str(p.relative_to(root)))
+            except OSError:
+                continue
+    return removed
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so a reader sees the old file or the new one, never a mix.
 
@@ -87,7 +123,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TMP_TAG}", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

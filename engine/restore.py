@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .archive import ArchiveRecord, plan_entry_restore, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
-from .files import MISSING_HASH, FileLock, checked_write_bytes, content_hash as _sha256, resolve_inside
+from .files import MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256, resolve_inside
 from .problems import WorkspaceError
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path, restore_subject
 from .workspace import Workspace
@@ -39,9 +39,23 @@ class RestoreResult:
 ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")   # what leaves them is archived first
 
 
+class JobLock(FileLock):
+    """The workspace lock every job takes. Once held, temp files a killed Dreamdesk left in the
+    workspace are swept (no other Dreamdesk job can be mid-write with them then)."""
+
+    def __init__(self, ws: Workspace):
+        super().__init__(lock_path(ws.root, "job"), timeout=2.0, what="another Dreamdesk job on this workspace")
+        self.root = ws.root
+
+    def acquire(self) -> "JobLock":
+        super().acquire()
+        sweep_stale_temps(self.root)
+        return self
+
+
 def job_lock(ws: Workspace) -> FileLock:
     """The workspace lock every job takes; a held lock is reported, never waited on forever."""
-    return FileLock(lock_path(ws.root, "job"), timeout=2.0, what="another Dreamdesk job on this workspace")
+    return JobLock(ws)
 
 
 def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,

@@ -320,3 +320,31 @@ def test_file_lock_release_is_idempotent(tmp_path):
     assert lock._fd is None
     with FileLock(tmp_path / ".lock", timeout=0) as again:
         assert again._fd is not None     # and the lock can be taken again at once
+
+
+def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_path):
+    """A kill between mkstemp and the rename leaves `.<name>.dreamdesk-*.tmp` where nanobot's git
+    sees it (memory/ is re-included). The next job sweeps ours once they are stale; a fresh one
+    (a write in flight) and anyone else's temp file stay."""
+    import time
+    from engine.files import STALE_TEMP_SECONDS, atomic_write_text
+    from engine.restore import job_lock
+    from engine.workspace import Workspace
+    (tmp_path / "memory" / "archive").mkdir(parents=True)
+    (tmp_path / "skills" / "x").mkdir(parents=True)
+    (tmp_path / "USER.md").write_text("# User\n")
+    atomic_write_text(tmp_path / "memory" / "MEMORY.md", "- fact\n")
+    assert sorted(p.name for p in (tmp_path / "memory").iterdir()) == ["MEMORY.md", "archive"]   # no temp left
+    old = time.time() - STALE_TEMP_SECONDS - 60
+    stale = [tmp_path / "memory" / ".MEMORY.md.dreamdesk-ab12.tmp", tmp_path / "memory/archive/.2026-12.jsonl.dreamdesk-x.tmp",
+             tmp_path / "skills/x/.SKILL.md.dreamdesk-y.tmp", tmp_path / ".USER.md.dreamdesk-z.tmp"]
+    keep = [tmp_path / "memory" / ".MEMORY.md.dreamdesk-fresh.tmp", tmp_path / "memory" / ".history.jsonl.tmp",
+            tmp_path / "memory" / "notes.dreamdesk-1.tmp"]
+    for p in stale + keep:
+        p.write_text("partial")
+    for p in stale + keep[1:]:
+        os.utime(p, (old, old))
+    with job_lock(Workspace.open(tmp_path)):
+        pass
+    assert [p for p in stale if p.exists()] == []
+    assert all(p.exists() for p in keep)
