@@ -27,6 +27,7 @@ from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
+from .gateway import running_assistant
 from .state import workspace_state_dir
 from .sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
 from .tokens import estimate_tokens
@@ -141,6 +142,7 @@ def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = Fal
         return None
     cfg = ws.config()
     start = min(s.last_consolidated, len(s.messages))
+    start = compacted_through(ws, s) or start
     live = s.messages[start:]
     if not live:
         return None
@@ -173,6 +175,49 @@ def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = Fal
             if last is not None and (now - last).total_seconds() >= idle_min * 60:
                 return Plan(s, start, len(s.messages) - KEEP_LAST, "idle")
     return None
+
+
+def ledger_path(ws: Workspace) -> Path:
+    return workspace_state_dir(ws.root) / "compacted.json"
+
+
+def _digest(msgs: list[dict]) -> str:
+    h = hashlib.sha256()
+    for m in msgs:
+        h.update(json.dumps({k: v for k, v in m.items() if k != "_line"}, sort_keys=True,
+                            ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def _read_ledger(ws: Workspace) -> dict:
+    try:
+        data = json.loads(ledger_path(ws).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remember_compacted(ws: Workspace, s: Session, to: int) -> None:
+    """What Dreamdesk compacted, in its own state: the assistant may save an older copy of the
+    session over our offset, and those messages must still never be compacted twice."""
+    ledger = _read_ledger(ws)
+    ledger[s.display] = {"key": s.key, "to": to, "digest": _digest(s.messages[:to])}
+    p = ledger_path(ws)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(p, json.dumps(ledger, ensure_ascii=False, indent=1))
+
+
+def compacted_through(ws: Workspace, s: Session) -> int | None:
+    """How far Dreamdesk compacted this session when that is past the offset in its file (the
+    assistant wrote its older offset back) and the messages are still the ones compacted."""
+    e = _read_ledger(ws).get(s.display)
+    if not isinstance(e, dict):
+        return None
+    to = e.get("to")
+    if not isinstance(to, int) or isinstance(to, bool) or not s.last_consolidated < to <= len(s.messages):
+        return None
+    return to if e.get("digest") == _digest(s.messages[:to]) else None
 
 
 def journal_path(ws: Workspace) -> Path:
@@ -284,6 +329,7 @@ def recover(ws: Workspace) -> CompactResult | None:
             written.append(append_entry(ws.memory_dir, item["content"], j.get("key"), item["timestamp"]).entry.cursor)
     s = read_session(Path(j["path"]), j["display"])
     _set_last_consolidated(s, j["from"], j["to"])
+    _remember_compacted(ws, s, j["to"])
     jp.unlink(missing_ok=True)
     return CompactResult(j.get("key") or "", j.get("trigger", "recovered"), j["to"] - j["from"], written,
                          j.get("raw", False), False, None, True)
@@ -320,7 +366,7 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
         result.raw = True
     ts = now.strftime("%Y-%m-%d %H:%M")
     journal = {"path": str(plan.session.path), "display": plan.session.display, "key": plan.session.key,
-               "from": plan.start, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
+               "from": plan.session.last_consolidated, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
                "after_cursor": _last_cursor(ws),
                "entries": [{"content": c, "timestamp": ts} for c in contents]}
     jp = journal_path(ws)
@@ -329,7 +375,8 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
     for c in contents:
         result.entries.append(append_entry(ws.memory_dir, c, plan.session.key, ts).entry.cursor)
         _crash_point("after-history-append")
-    _set_last_consolidated(plan.session, plan.start, plan.end)
+    _set_last_consolidated(plan.session, plan.session.last_consolidated, plan.end)
+    _remember_compacted(ws, plan.session, plan.end)
     _crash_point("after-session-update")
     journal_path(ws).unlink(missing_ok=True)
     return result
@@ -349,9 +396,14 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
     hist = ws.history()
     _, dream, _ = ws.cursors()
     base = build_prompt(ws, hist, dream).total_tokens
+    assistant_pid = running_assistant(ws.home)
     for s in find_sessions(ws.home, ws.root):
         if only and s.key != only:
             continue
+        ahead = compacted_through(ws, s)
+        if ahead is not None:
+            log(f"{s.key}: the assistant saved an older copy of this session (offset {s.last_consolidated}); "
+                f"its first {ahead} messages were already compacted by Dreamdesk and are not compacted again")
         if s.is_project or s.is_internal:
             if only:
                 log(f"{s.key}: " + ("a project conversation never feeds personal memory" if s.is_project
@@ -360,6 +412,11 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
             continue
         plan = plan_session(ws, s, now, manual=manual, base_tokens=base)
         if plan is None:
+            continue
+        if assistant_pid is not None and assistant_session_lock(s.path) is not None:
+            log(f"{s.key}: not compacted while the assistant is running (nanobot gateway, pid {assistant_pid}): "
+                "it keeps this session in memory and would write its older offset back, archiving the same "
+                "messages again. Stop it first, or let it compact its own sessions")
             continue
         r = compact(ws, plan, client, cancel, now)
         what = "nothing worth keeping" if r.nothing else (

@@ -71,8 +71,15 @@ def read_status(ws: Workspace) -> Status:
                                                            "loads, nor a file Dream may write", severity=INFO))
     sessions, bind_problems = scan_sessions(ws.home, ws.root)
     problems.extend(bind_problems)
+    from .consolidator import compacted_through
     for s in sessions:
         problems.extend(s.problems)
+        ahead = compacted_through(ws, s)
+        if ahead is not None:
+            problems.append(Problem(s.display, f"its offset went back from {ahead} to {s.last_consolidated}: the "
+                                    "assistant saved an older copy over Dreamdesk's compaction. Dreamdesk will not "
+                                    "compact those messages again; the assistant may archive them a second time",
+                                    severity=WARNING))
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
                   files, cur, dream, hist, cfg, sessions, problems)

@@ -377,3 +377,67 @@ def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_serv
         held.release()
     t.join(10)
     assert done.is_set() and read_session(p, "x").last_consolidated == 12
+
+
+def _offset_back_to(p, n):
+    """What a running nanobot does at its next save: its cached copy's older offset, written whole."""
+    lines = p.read_text(encoding="utf-8").splitlines()
+    meta = json.loads(lines[0])
+    meta.update(last_archived=n, last_consolidated=n)
+    lines[0] = json.dumps(meta)
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_an_offset_the_assistant_wrote_back_never_makes_us_compact_twice(home, llm_server):
+    from engine.status import read_status
+    p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
+    srv = llm_server([turn(content="- [durable] Likes tea")], default=turn(content="- [durable] Second summary"))
+    ws = Workspace.open(home)
+    run_consolidator(ws, client(srv), now=NOW)
+    _offset_back_to(p, 0)
+    logs = []
+    assert run_consolidator(Workspace.open(home), client(srv), now=NOW, manual=True, log=logs.append) == []
+    assert len(read_history(ws.history_path).entries) == 1 and len(srv.requests) == 1
+    assert "already compacted by Dreamdesk" in logs[0]
+    [warn] = [x for x in read_status(Workspace.open(home)).problems if "older copy" in x.message]
+    assert "from 12 to 0" in warn.message
+    # new messages after those: only they are compacted, and the offset moves on from ours
+    with p.open("a", encoding="utf-8") as f:
+        for i in range(20, 30):
+            f.write(json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} new",
+                                "timestamp": (NOW - timedelta(minutes=40 - i)).isoformat()}) + "\n")
+    [r] = run_consolidator(Workspace.open(home), client(srv), now=NOW, manual=True)
+    assert r.messages == 30 - KEEP_LAST - 12
+    sent = srv.requests[1]["messages"][1]["content"]
+    assert "message 12 from user" in sent and "message 11 " not in sent
+    assert read_session(p, "x").last_consolidated == 22
+
+
+def test_changed_messages_below_our_offset_are_not_taken_for_the_ones_we_compacted(home, llm_server):
+    p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
+    srv = llm_server(default=turn(content="- [durable] Likes tea"))
+    run_consolidator(Workspace.open(home), client(srv), now=NOW)
+    _offset_back_to(p, 0)
+    p.write_text(p.read_text(encoding="utf-8").replace("message 3 from assistant", "message 3 EDITED"), encoding="utf-8")
+    [r] = run_consolidator(Workspace.open(home), client(srv), now=NOW, manual=True)
+    assert r.messages == 12     # the ledger no longer describes these messages: the file's offset rules
+
+
+def test_no_compaction_of_the_assistants_sessions_while_its_gateway_runs(home, llm_server):
+    """A running nanobot would write its cached offset back at its next save; its live pid in
+    run/gateway*.json stops us. A record whose pid is gone does not."""
+    p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
+    srv = llm_server(default=turn(content="- [durable] Likes tea"))
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (home / "run").mkdir()
+        (home / "run" / "gateway.json").write_text(json.dumps({"pid": 999999999, "clients": {"t": {"pid": live.pid}}}))
+        logs = []
+        assert run_consolidator(Workspace.open(home), client(srv), now=NOW, log=logs.append) == []
+        assert f"pid {live.pid}" in logs[-1] and srv.requests == []
+        assert read_session(p, "x").last_consolidated == 0
+    finally:
+        live.kill()
+        live.wait()
+    [r] = run_consolidator(Workspace.open(home), client(srv), now=NOW)
+    assert r.messages == 12
