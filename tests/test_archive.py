@@ -215,7 +215,7 @@ def test_restore_archive_entry_puts_it_back_under_its_heading(ws):
     assert text == plan.new_text
     assert ("## Preferences", "- Answer first, reasoning after.") in [(e.heading, e.text) for e in split_entries(text)]
     assert result.files == ["USER.md"] and result.warnings == [] and result.archived == []
-    assert git(ws.root, "log", "-1", "--format=%s", result.commit).strip() == f"restore: archive {rec.id} USER.md"
+    assert git(ws.root, "log", "-1", "--format=%s", result.commit).strip() == f"dream: restore archived entry {rec.id} into USER.md (Dreamdesk)"
     assert SnapshotStore(ws).resolve(result.undo)
     assert git(ws.root, "show", f"{result.undo}:USER.md") == new
     # the archive is append-only: the record is still there, nothing is marked

@@ -558,6 +558,39 @@ def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(m
         holder.stdout.close()
 
 
+def test_compact_now_says_why_nothing_was_compacted_while_the_assistant_runs(gui_env, qtbot, demo_home):
+    """A nanobot home whose gateway is running: the outcome names the reason (and the pid), not
+    the generic "nothing to compact" line."""
+    import base64
+    import subprocess
+    import sys
+    from conftest import open_window
+    wid = "f" * 32
+    (demo_home / "workspace" / ".nanobot").mkdir()
+    (demo_home / "workspace" / ".nanobot" / "workspace-id").write_text(wid + "\n")
+    folder = demo_home / "sessions" / wid
+    folder.mkdir()
+    name = base64.urlsafe_b64encode(b"cli:direct").decode().rstrip("=")
+    lines = (demo_home / "sessions" / "cli_direct.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"last_consolidated": 20', '"last_consolidated": 0')   # 28 live messages
+    (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (demo_home / "sessions" / "cli_direct.jsonl").unlink()
+    (folder / ".workspace").write_text(str(demo_home / "workspace") + "\n")
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (demo_home / "run").mkdir()
+        (demo_home / "run" / "gateway.json").write_text(json.dumps({"pid": live.pid}))
+        win = open_window(qtbot, demo_home)
+        win.panel.run_compact()
+        qtbot.waitUntil(lambda: not win.panel.running, timeout=10000)
+        text = win.panel.outcome.text()
+        assert "not compacted while the assistant is running" in text and f"pid {live.pid}" in text
+        win.close()
+    finally:
+        live.kill()
+        live.wait()
+
+
 def test_tab_leaves_every_table(main_window, qtbot):
     from PySide6.QtWidgets import QTableView
     tables = main_window.findChildren(QTableView)

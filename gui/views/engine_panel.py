@@ -265,9 +265,13 @@ class EnginePanel(QWidget):
             results, log = res
             for line in log:
                 self._append("  " + line)
-            text = (f"Compacted {sum(r.messages for r in results)} message(s) into "
-                    f"{sum(len(r.entries) for r in results)} history entr(ies)." if results else
-                    "Nothing to compact: every session keeps at most its last 8 messages live.")
+            if results:
+                text = (f"Compacted {sum(r.messages for r in results)} message(s) into "
+                        f"{sum(len(r.entries) for r in results)} history entr(ies).")
+            elif log:      # why nothing was compacted (the assistant is running, …) beats the generic line
+                text = log[-1]
+            else:
+                text = "Nothing to compact: every session keeps at most its last 8 messages live."
             self.outcome.setText(text)
             self.progress.setText("Idle.")
             self.finished.emit("compact")
