@@ -267,7 +267,7 @@ def _check(spec: ProviderSpec | None, b: _Block | None, name: str | None, model:
     """nanobot's own setup checks (factory._resolve_provider_setup); returns the api style."""
     if b is None or name is None:
         raise LLMError(f"no provider is configured for the model {model}: add an apiKey under providers.<name> "
-                       "in config.json, or pass --provider/--base-url")
+                       "in config.json, or name a provider and base URL for this run")
     if spec is None:
         if not b.api_base:
             raise LLMError(f"the custom provider {name} needs providers.{name}.apiBase in config.json")
@@ -277,7 +277,7 @@ def _check(spec: ProviderSpec | None, b: _Block | None, name: str | None, model:
     api = BACKEND_API.get(spec.backend)
     if api is None:
         raise LLMError(f"the provider {name} uses nanobot's {spec.backend} client, which Dreamdesk does not "
-                       "speak; pass --base-url (and --provider) for an OpenAI-compatible or Anthropic server")
+                       "speak; give a base URL (and provider) of an OpenAI-compatible or Anthropic server for this run")
     if api == "openai" and spec.is_direct and not spec.default_api_base and not b.api_base:
         raise LLMError(f"the provider {name} needs providers.{name}.apiBase in config.json")
     if not b.api_key and not spec.keyless:
@@ -353,12 +353,13 @@ def _with_base_url(o: Overrides, model: str, spec, block, name, why: list[str], 
         key, key_source = _key(o, block, name)
     else:
         api = _url_api(o.base_url or "")
-        why.append(f"a base URL without a provider: spoken as {'Anthropic (its host)' if api == 'anthropic' else 'OpenAI-compatible'}"
-                   f"{'' if api == 'anthropic' else ' (add --provider anthropic for an Anthropic-style server)'}")
+        hint = " (add --provider anthropic for an Anthropic-style server)" if o.origin == "command line" else ""
+        why.append(f"a base URL without a provider: spoken as "
+                   f"{'Anthropic (its host)' if api == 'anthropic' else 'OpenAI-compatible' + hint}")
         key, key_source = _key(o, None, None)
     if not key and not o.api_key_env and o.api_key is None and block is not None and not o.provider:
-        why.append(f"no key sent: the configured key is for {name}'s own server (pass --api-key-env, or "
-                   f"--provider {name} to send it)")
+        why.append(f"no key sent: the configured key is for {name}'s own server"
+                   + (f" (pass --api-key-env, or --provider {name} to send it)" if o.origin == "command line" else ""))
     return ModelChoice(api, model, o.base_url, name if o.provider else None, "override", o.api_key_env,
                        _wire_model(spec, block, model, api) if (o.provider and block) else model,
                        preset, key_source, prompt, tuple(why)), key
