@@ -17,7 +17,7 @@ from . import config as config_mod
 from .files import LockHeld
 from .archive import REASONS, read_archive, search
 from .budgets import percent_label
-from .prompt import build_prompt, select_pending
+from .prompt import build_prompt, in_prompt_cursors
 from .restore import job_lock, restore_archive_entry, restore_snapshot
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
@@ -62,7 +62,8 @@ def cmd_status(args) -> int:
     if args.json:
         _dump(st.to_json())
         return EXIT_OK
-    out = [f"Workspace  {st.workspace}", f"Config     {st.config_path or '(none: defaults)'}", ""]
+    out = [f"Workspace  {st.workspace}", f"Config     {st.config_path or '(none: defaults)'}",
+           f"Assistant  {st.assistant.label}: {'; '.join(st.assistant.why)}", ""]
     for f in st.files:
         budget = f"{f.budget:>6,}" if f.budget else "     –"
         pct = f"{percent_label(f.chars, f.budget):>5}" if f.fraction is not None else "     "
@@ -91,7 +92,7 @@ def cmd_history(args) -> int:
     hist = ws.history()
     cur, dream, cprobs = ws.cursors()
     pending = hist.pending(dream)
-    in_prompt = {e.cursor for e in select_pending(pending)}
+    in_prompt = in_prompt_cursors(ws, hist, dream)
     entries = pending if args.pending else hist.entries
     if args.json:
         _dump({
@@ -135,7 +136,8 @@ def cmd_prompt(args) -> int:
     if args.text:
         print("\n\n".join(p.text for p in pv.parts if p.included))
         return EXIT_OK
-    out = ["What a new chat receives:", ""]
+    who = pv.assistant.label if pv.assistant else "the assistant"
+    out = [f"What a new chat receives, as {who} builds it:", ""]
     for p in pv.parts:
         mark = "✓" if p.included else "·"
         out.append(f"  {mark} {p.name:<16} {p.chars:>7,} chars  {p.tokens:>6,} tokens  {p.note}")
@@ -329,12 +331,11 @@ def cmd_dream(args) -> int:
     import threading
 
     from .dream.run import DreamOptions, run_dream
-    from .llm import LLMError, choose_model, make_client
+    from .llm import LLMError, make_client, resolve_model
 
     ws = _open(args.path)
     try:
-        choice, key = choose_model(ws.config(), base_url=args.base_url, model=args.model,
-                                   api_key_env=args.api_key_env, replay=args.replay)
+        choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
         client = make_client(choice, key, timeout=args.timeout)
     except LLMError as exc:
         raise WorkspaceError(str(exc)) from None
@@ -351,12 +352,13 @@ def cmd_dream(args) -> int:
     try:
         result = run_dream(ws, client, DreamOptions(trigger="manual", dry_run=args.dry_run,
                                                     force_review=args.review),
-                           cancel=cancel, progress=progress, model_label=choice.describe())
+                           cancel=cancel, progress=progress, model_label=choice.describe(), choice=choice)
     finally:
         signal.signal(signal.SIGINT, previous)
     if args.json:
-        _dump(result.to_json())
+        _dump(dict(result.to_json(), model=choice.to_json()))
     else:
+        print(f"Model: {choice.describe()}; prompt: {choice.prompt_source}")
         print(result.outcome)
         if result.preview is not None:
             for d in result.diffs:
@@ -368,8 +370,36 @@ def cmd_dream(args) -> int:
     return EXIT_FAILED if result.status in ("failed", "cancelled") else EXIT_OK
 
 
+def cmd_model(args) -> int:
+    from .llm import LLMError, resolve_model
+
+    ws = _open(args.path)
+    try:
+        choice, _ = resolve_model(ws.config(), _overrides(args), ws.root)
+    except LLMError as exc:
+        raise WorkspaceError(str(exc)) from None
+    if args.json:
+        _dump(choice.to_json())
+        return EXIT_OK
+    print(f"Model   {choice.describe()}")
+    print(f"API     {choice.api}; sends the model as {choice.sent_model}; key: {choice.key_source}")
+    print(f"Prompt  {choice.prompt_source}")
+    print("Why")
+    print("\n".join(f"  - {r}" for r in choice.reasons))
+    return EXIT_OK
+
+
+def _overrides(args):
+    from .llm import Overrides
+    return Overrides(provider=args.provider, model=args.model, base_url=args.base_url,
+                     api_key_env=args.api_key_env, replay=args.replay)
+
+
 def _model_args(s) -> None:
-    src = s.add_argument_group("model (default: the workspace's config.json, as the assistant uses it)")
+    src = s.add_argument_group("model (default: the workspace's config.json, resolved as the assistant does)")
+    src.add_argument("--provider", metavar="NAME",
+                     help="a provider nanobot knows (anthropic, openrouter, ollama...) or one under providers in "
+                          "config.json; with --base-url it decides the API spoken (default: OpenAI-compatible)")
     src.add_argument("--base-url", metavar="URL")
     src.add_argument("--model", metavar="M")
     src.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
@@ -378,11 +408,10 @@ def _model_args(s) -> None:
 
 
 def _client_factory(ws: Workspace, args):
-    from .llm import choose_model, make_client
+    from .llm import make_client, resolve_model
 
     def make():
-        choice, key = choose_model(ws.config(), base_url=args.base_url, model=args.model,
-                                   api_key_env=args.api_key_env, replay=args.replay)
+        choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
         return make_client(choice, key, timeout=args.timeout)
     return make
 
@@ -576,6 +605,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
+    _model_args(s)
+
+    s = _command(sub, "model", "which model, provider, base URL and prompt Dream uses, and why", cmd_model)
     _model_args(s)
 
     s = _command(sub, "runs", "Dream run history; runs PATH show ID for one run with provenance",

@@ -1,10 +1,14 @@
-"""What a new chat sees (spec section 7): the parts of the system prompt built from memory."""
+"""What a new chat sees: the parts of the system prompt built from memory, as the assistant
+that owns the home builds it: a Jenny-style home as spec section 7 says, a nanobot 0.3.x home as
+nanobot's ContextBuilder.build_system_prompt does (see _nanobot_parts)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from .assistants import Assistant, assistant_of, is_nanobot_template
+from .assistants.nanobot_templates import TEMPLATES
 from .history import History, HistoryEntry
 from .problems import Problem
 from .tokens import estimate_tokens
@@ -62,6 +66,7 @@ class PromptPreview:
     pending_shown: list[HistoryEntry]
     pending_cut: int
     problems: list[Problem] = field(default_factory=list)
+    assistant: Assistant | None = None
 
     @property
     def total_chars(self) -> int:
@@ -78,6 +83,7 @@ class PromptPreview:
                             "cut": self.pending_cut,
                             "shown_cursors": [e.cursor for e in self.pending_shown],
                             "max_entries": PENDING_MAX_ENTRIES, "max_tokens": PENDING_MAX_TOKENS},
+                "assistant": self.assistant.to_json() if self.assistant else None,
                 "problems": [p.to_json() for p in self.problems]}
 
 
@@ -120,7 +126,22 @@ def wikis_block(ws: Workspace) -> tuple[str, list[str]]:
     return "## Wikis\n\n" + "\n".join(lines) + "\n", names
 
 
-def build_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptPreview:
+def build_prompt(ws: Workspace, history: History, dream_cursor: int,
+                 assistant: Assistant | None = None) -> PromptPreview:
+    """The preview for the assistant that owns the home (detected when not given)."""
+    assistant = assistant or assistant_of(ws)
+    build = _nanobot_prompt if assistant.is_nanobot else _jenny_prompt
+    pv = build(ws, history, dream_cursor)
+    pv.assistant = assistant
+    return pv
+
+
+def in_prompt_cursors(ws: Workspace, history: History, dream_cursor: int) -> set[int]:
+    """The pending history cursors the next chat's prompt carries (none for nanobot)."""
+    return {e.cursor for e in build_prompt(ws, history, dream_cursor).pending_shown}
+
+
+def _jenny_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptPreview:
     parts: list[PromptPart] = []
     problems: list[Problem] = []
     for rel in ("SOUL.md", "USER.md"):
@@ -151,3 +172,81 @@ def build_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptPr
         note += f"; {cut} older ones cut by the {PENDING_MAX_ENTRIES}-entry / ~{PENDING_MAX_TOKENS:,}-token cap"
     parts.append(PromptPart("Pending history", "memory/history.jsonl", text, bool(shown), note))
     return PromptPreview(parts, len(pending), shown, cut, problems)
+
+
+# -- nanobot 0.3.x ---------------------------------------------------------------------------
+# nanobot/agent/context.py: build_system_prompt joins its sections with "\n\n---\n\n":
+# identity, the bootstrap files ("## <name>\n\n<text>", AGENTS.md, SOUL.md, USER.md, joined by
+# blank lines), the tool contract, "# Memory\n\n## Long-term Memory\n<MEMORY.md>", "# Active
+# Skills" (skills marked always), the skills list. No history: Dream reads it.
+NANOBOT_BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md")
+NANOBOT_SKIPPABLE = ("AGENTS.md", "USER.md")      # skipped when identical to nanobot's template
+NANOBOT_OWN_NOTE = ("from nanobot itself (identity, platform policy, tool contract, the skills list): "
+                    "not from these files, not counted")
+_ALWAYS_RE = re.compile(r'^always\s*:\s*true\s*$|"always"\s*:\s*true', re.IGNORECASE | re.MULTILINE)
+
+
+def _bootstrap_part(ws: Workspace, rel: str, problems: list[Problem]) -> PromptPart:
+    state, probs = ws.read_file(rel)
+    problems.extend(p for p in probs if p.message != "missing")
+    if not state.exists:
+        return PromptPart(rel, rel, "", False, "missing")
+    text, note = state.text, "injected whole on every turn"
+    if rel == "SOUL.md" and is_nanobot_template(text, "legacy/SOUL.md"):
+        text, note = TEMPLATES["SOUL.md"], "nanobot's legacy template: nanobot injects its current SOUL.md template instead"
+    if not text.strip():
+        return PromptPart(rel, rel, "", False, "empty: not injected")
+    if rel in NANOBOT_SKIPPABLE and is_nanobot_template(text, rel):
+        return PromptPart(rel, rel, text, False, "nanobot's untouched template: not injected")
+    if rel == "AGENTS.md":
+        note = "loaded whole: no budget and no curator"
+    return PromptPart(rel, rel, f"## {rel}\n\n{text}", True, note)
+
+
+def _memory_part(ws: Workspace, problems: list[Problem]) -> PromptPart:
+    state, probs = ws.read_file("memory/MEMORY.md")
+    problems.extend(probs)
+    if not state.exists or not state.text:
+        return PromptPart("MEMORY.md", "memory/MEMORY.md", "", False, "missing" if not state.exists else "empty")
+    if is_nanobot_template(state.text, "memory/MEMORY.md"):
+        return PromptPart("MEMORY.md", "memory/MEMORY.md", state.text, False, "nanobot's untouched template: not injected")
+    return PromptPart("MEMORY.md", "memory/MEMORY.md", f"# Memory\n\n## Long-term Memory\n{state.text}", True,
+                      "injected whole on every turn")
+
+
+def _strip_frontmatter(text: str) -> tuple[str, str]:
+    """(frontmatter, body) of a SKILL.md."""
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end != -1:
+            return text[3:end], text[end + 4:].lstrip("\n")
+    return "", text
+
+
+def _skills_part(ws: Workspace) -> PromptPart:
+    blocks = []
+    for m in ws.memory_files():
+        if m.kind != "skill":
+            continue
+        state, _ = ws.read_file(m.path)
+        meta, body = _strip_frontmatter(state.text)
+        if state.exists and _ALWAYS_RE.search(meta):
+            blocks.append(f"### Skill: {m.path.split('/')[1]}\n\n{body}")
+    if not blocks:
+        return PromptPart("Active skills", "skills/", "", False,
+                          "no workspace skill is marked always: true (the others are only listed)")
+    return PromptPart("Active skills", "skills/", "# Active Skills\n\n" + "\n\n---\n\n".join(blocks), True,
+                      f"{len(blocks)} skill(s) marked always: true, injected whole")
+
+
+def _nanobot_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptPreview:
+    problems: list[Problem] = []
+    parts = [PromptPart("nanobot's own text", None, "", False, NANOBOT_OWN_NOTE)]
+    parts += [_bootstrap_part(ws, rel, problems) for rel in NANOBOT_BOOTSTRAP]
+    parts.append(_memory_part(ws, problems))
+    parts.append(_skills_part(ws))
+    pending = history.pending(dream_cursor)
+    parts.append(PromptPart("Pending history", "memory/history.jsonl", "", False,
+                            f"not injected: nanobot's prompt carries no history; its Dream reads the "
+                            f"{len(pending)} unprocessed entr{'y' if len(pending) == 1 else 'ies'}"))
+    return PromptPreview(parts, len(pending), [], 0, problems)

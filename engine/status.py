@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .assistants import Assistant, assistant_of
 from .budgets import FileSize, measure
 from .config import Config
 from .history import History
@@ -24,6 +25,7 @@ class Status:
     config: Config
     sessions: list[Session]
     problems: list[Problem] = field(default_factory=list)
+    assistant: Assistant | None = None     # which assistant wrote the home, and why we think so
 
     @property
     def pending(self) -> int:
@@ -33,6 +35,7 @@ class Status:
         return {
             "workspace": self.workspace,
             "home": self.home,
+            "assistant": self.assistant.to_json() if self.assistant else None,
             "config": self.config_path,
             "files": [f.to_json() for f in self.files],
             "cursor": self.cursor,
@@ -82,4 +85,4 @@ def read_status(ws: Workspace) -> Status:
                                     severity=WARNING))
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems)
+                  files, cur, dream, hist, cfg, sessions, problems, assistant_of(ws, cfg.raw))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.dream.records import list_runs
-from engine.prompt import PromptPreview, build_prompt, select_pending
+from engine.prompt import PromptPreview, build_prompt
 from engine.scheduler import ScheduleStatus, Scheduler
 from engine.status import Status, read_status
 from engine.workspace import Workspace
@@ -40,11 +40,10 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
     """Everything the window shows, read off the GUI thread. `own_job`: this window is running
     a job itself (so the held job lock is not a run elsewhere)."""
     st = read_status(ws)
-    pv = build_prompt(ws, st.history, st.dream_cursor)
-    pending = st.history.pending(st.dream_cursor)
+    pv = build_prompt(ws, st.history, st.dream_cursor, st.assistant)
     now = datetime.now().astimezone()
     sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
-    state = WorkspaceState(st, sched, pv, {e.cursor for e in select_pending(pending)}, now)
+    state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now)
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1

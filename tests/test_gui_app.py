@@ -913,3 +913,43 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
         watcher.start()
     assert blocker.args[0]
     watcher.stop()
+
+
+def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path):
+    """Issue 10.6/10.7: a home nanobot 0.3.5 wrote (provider "auto", its templates, its own
+    prompts/dream.md) shows the assistant on the Dashboard, nanobot's prompt on the Prompt tab,
+    and on the Engine panel the model, prompt and reasons the engine chose."""
+    from conftest import open_window
+    from engine.assistants.nanobot_templates import TEMPLATES
+    home = tmp_path / "nbhome"
+    make_workspace({"AGENTS.md": TEMPLATES["AGENTS.md"], "SOUL.md": TEMPLATES["SOUL.md"],
+                    "USER.md": TEMPLATES["USER.md"], "memory/MEMORY.md": TEMPLATES["memory/MEMORY.md"],
+                    ".nanobot/workspace-id": "0123456789ab", "prompts/dream.md": "Dream my way.\n",
+                    "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-01 10:00",
+                                                        "content": "- [durable] likes tea"}) + "\n"},
+                   root=home / "workspace")
+    (home / "config.json").write_text(json.dumps({"agents": {"defaults": {"provider": "auto", "modelPreset": None}},
+                                                  "providers": {"openrouter": {"apiKey": "sk-or-gui-SECRET"}}}))
+    win = open_window(qtbot, home)
+    try:
+        dash = win.dashboard
+        assert dash.assistant.text().startswith("<b>Assistant:</b> nanobot 0.3.x")
+        assert "workspace-id" in dash.assistant.toolTip()
+        assert "not in nanobot's prompt" in dash.pending.text()
+        names = [win.prompt.table.item(r, 0).text() for r in range(win.prompt.table.rowCount())]
+        assert names[:4] == ["nanobot's own text", "AGENTS.md", "SOUL.md", "USER.md"]
+        row = names.index("USER.md")
+        assert win.prompt.table.item(row, 3).text() == "nanobot's untouched template: not injected"
+        assert "as nanobot 0.3.x builds it" in win.prompt.total.text()
+        label = win.panel.model_label
+        qtbot.waitUntil(lambda: "openrouter" in label.text(), timeout=5000)
+        assert "Prompt: prompts/dream.md (the assistant's own)" in label.text()
+        assert "first that has one" in label.text() and "sk-or-gui-SECRET" not in label.text()
+        win.resize(1300, 800)
+        qtbot.wait(100)
+        grab(win, "nanobot-home-dashboard.png")
+        win.tabs.setCurrentWidget(win.prompt)
+        qtbot.wait(100)
+        grab(win, "nanobot-home-prompt.png")
+    finally:
+        win.close()

@@ -131,7 +131,7 @@ def test_choose_model_from_config_and_overrides(tmp_path, monkeypatch):
     with pytest.raises(LLMError, match="NOPE_UNSET"):
         choose_model(cfg, api_key_env="NOPE_UNSET")
     anth = load(tmp_path / "missing.json")
-    with pytest.raises(LLMError, match="no model configured"):
+    with pytest.raises(LLMError, match="no provider is configured for the model anthropic/claude-opus-4-5.*nanobot's default"):
         choose_model(anth)
     cfgp.write_text(json.dumps({"agents": {"defaults": {"model": "claude-x", "provider": "anthropic"}},
                                 "providers": {"anthropic": {"apiKey": "ak"}}}))

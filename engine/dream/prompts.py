@@ -72,10 +72,22 @@ def files_text(files: dict[str, str | None], budgets: dict[str, int]) -> str:
     return "\n\n".join(parts)
 
 
+OWN_PROMPT_INTRO = """This is the CONSOLIDATION pass. Fold the new history entries into the memory files. \
+Its instructions are the assistant's own Dream prompt (prompts/dream.md), below. The rules above still \
+hold: where the prompt names a tool or a file you do not have, use the closest tool you have."""
+
+
+def pass_instructions(pass_name: str, own_prompt: str | None = None) -> str:
+    """A pass's job. The assistant's own Dream prompt replaces the consolidation pass's (the
+    pass that does what the assistant's single Dream pass does); the other passes keep theirs."""
+    if pass_name == "consolidation" and own_prompt:
+        return OWN_PROMPT_INTRO + "\n\n--- prompts/dream.md ---\n" + own_prompt + "\n--- end of prompts/dream.md ---"
+    return PASSES[pass_name][1]
+
+
 def build_messages(pass_name: str, files: dict[str, str | None], budgets: dict[str, int],
-                   batch: list[HistoryEntry], skills: list[str]) -> list[dict]:
-    _, instructions = PASSES[pass_name]
-    system = COMMON + "\n\n" + instructions
+                   batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None) -> list[dict]:
+    system = COMMON + "\n\n" + pass_instructions(pass_name, own_prompt)
     user = ("Current memory files:\n\n" + files_text(files, budgets)
             + ("\n\nSkills: " + ", ".join(skills) if skills else "")
             + "\n\nNew history entries (oldest first):\n\n" + (batch_text(batch) if batch else "(none)"))

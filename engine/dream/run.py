@@ -13,7 +13,8 @@ from ..budgets import NEAR_FRACTION
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from ..files import atomic_write_text, read_bytes
-from ..llm import Cancelled, LLMClient, LLMError, Usage
+from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
+from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
 from ..problems import ConflictError, WorkspaceError
 from ..restore import job_lock
 from ..snapshots import SnapshotError, SnapshotStore
@@ -185,15 +186,17 @@ def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbo
 # -- one run --------------------------------------------------------------------------------
 def run_dream(ws: Workspace, client: LLMClient, options: DreamOptions | None = None,
               cancel: threading.Event | None = None, progress: Callable[[dict], None] | None = None,
-              now: Callable[[], datetime] | None = None, model_label: str | None = None) -> DreamResult:
+              now: Callable[[], datetime] | None = None, model_label: str | None = None,
+              choice: ModelChoice | None = None) -> DreamResult:
+    """`choice` (how the model was chosen, never a key) goes into the run record."""
     options = options or DreamOptions()
     cancel = cancel or threading.Event()
     progress = progress or (lambda e: None)
     now = now or (lambda: datetime.now().astimezone())
     if options.dry_run:
-        return _run(ws, client, options, cancel, progress, now, model_label)
+        return _run(ws, client, options, cancel, progress, now, model_label, choice)
     with job_lock(ws):
-        return _run(ws, client, options, cancel, progress, now, model_label)
+        return _run(ws, client, options, cancel, progress, now, model_label, choice)
 
 
 def _sizes(sandbox, rels: list[str]) -> dict[str, int]:
@@ -201,7 +204,8 @@ def _sizes(sandbox, rels: list[str]) -> dict[str, int]:
 
 
 def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: threading.Event,
-         progress: Callable[[dict], None], now: Callable[[], datetime], model_label: str | None) -> DreamResult:
+         progress: Callable[[dict], None], now: Callable[[], datetime], model_label: str | None,
+         choice: ModelChoice | None = None) -> DreamResult:
     t0 = time.monotonic()
     cfg = ws.config()
     dcfg = cfg.dream
@@ -233,6 +237,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
 
     backend = OverlayBackend(ws) if dry else DiskBackend(ws, run_id)
     budgets = {rel: cfg.budget_for(rel) for rel in CORE}
+    own_prompt = assistant_dream_prompt(ws.root)     # the assistant's prompts/dream.md, as it reads it
     sandbox = Sandbox(ws, budgets, backend, cursors)
     tracked = [m.path for m in ws.memory_files()]
     sizes_before = _sizes(sandbox, tracked)
@@ -244,7 +249,11 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         "trigger": options.trigger, "status": "running", "outcome": None, "run_number": run_number,
         "batch": {"first": cursors[0], "last": cursors[-1], "count": len(cursors), "cursors": cursors,
                   "truncated_to": ENTRY_CHARS},
-        "model": model_label or getattr(client, "model", None), "snapshot_before": snapshot_before,
+        "model": model_label or getattr(client, "model", None),
+        "model_choice": choice.to_json() if choice is not None else None,
+        "prompt": {"consolidation": PROMPT_REL if own_prompt else "Dreamdesk's",
+                   "chars": len(own_prompt or "")},
+        "snapshot_before": snapshot_before,
         "snapshot_error": snapshot_error, "passes": [], "sizes": {}, "created": [], "removed": [],
         "user_md": None, "writes": [], "refused": [], "tokens": {}, "error": None,
         "cursor": {"before": dream_cursor, "after": dream_cursor, "held": False}, "review": None,
@@ -276,7 +285,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         sandbox.begin_pass(name, kind, shrink_only=(name == "review"), tools=PASS_TOOLS[name])
         files = {rel: sandbox.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
-        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills)
+        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills,
+                              own_prompt=own_prompt)
         try:
             res = run_pass(client, name, msgs, sandbox, cancel, progress, total)
         except ConflictError as exc:

@@ -3,6 +3,8 @@ not running, in plain words."""
 
 from __future__ import annotations
 
+from html import escape
+
 from ..qt import (QFrame, QGridLayout, QGroupBox, QLabel, QListWidget, QListWidgetItem, QScrollArea, Qt,
                   QVBoxLayout, QWidget)
 from ..widgets.gauge import Gauge
@@ -21,6 +23,12 @@ class Dashboard(QWidget):
         body = QWidget()
         scroll.setWidget(body)
         lay = QVBoxLayout(body)
+
+        self.assistant = QLabel()
+        self.assistant.setWordWrap(True)
+        self.assistant.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.assistant.setAccessibleName("Assistant")
+        lay.addWidget(self.assistant)
 
         self.files_box = QGroupBox("Memory files")
         self.files_layout = QVBoxLayout(self.files_box)
@@ -79,9 +87,18 @@ class Dashboard(QWidget):
         for path in list(self.gauges):
             if path not in seen:   # a skill that went away
                 self.gauges.pop(path).deleteLater()
+        a = st.assistant
+        if a is not None:
+            more = f" (and {len(a.why) - 1} more sign{'s' if len(a.why) > 2 else ''})" if len(a.why) > 1 else ""
+            self.assistant.setText(f"<b>Assistant:</b> {a.label} <span style='color: gray'>— "
+                                   f"{escape(a.why[0])}{more}</span>")
+            self.assistant.setToolTip("Why Dreamdesk thinks so:\n" + "\n".join(f"• {w}" for w in a.why))
         h = st.history
+        carries = not (a is not None and a.is_nanobot)
         self.pending.setText(f"{st.pending} entr{'y' if st.pending == 1 else 'ies'}"
-                             + (f" ({len(state.in_prompt)} in the next prompt)" if st.pending else ""))
+                             + ((f" ({len(state.in_prompt)} in the next prompt)" if carries else
+                                 " (not in nanobot's prompt)")
+                                if st.pending else ""))
         self.entries.setText(f"{len(h.entries):,} readable, {len(h.bad_lines)} unreadable line(s)")
         self.cursors.setText(f".cursor {st.cursor}   ·   .dream_cursor {st.dream_cursor}")
         self.prompt.setText(f"{state.prompt.total_chars:,} characters, ~{state.prompt.total_tokens:,} tokens")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.consolidator import run_consolidator
 from engine.dream.run import DreamOptions, apply_preview, run_dream
-from engine.llm import LLMError, ModelChoice, choose_model, make_client
+from engine.llm import LLMError, ModelChoice, Overrides, make_client, resolve_model
 from engine.restore import job_lock
 from engine.workspace import Workspace
 
@@ -21,16 +21,27 @@ from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
 from ..worker import Engine
 
 
-def model_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> tuple[ModelChoice, str]:
-    """What Dream talks to: this machine's override, the demo's recorded run, or config.json."""
+def overrides_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> Overrides:
+    """This machine's settings as the engine's overrides: the model set under Settings, or the
+    demo's recorded run. Which model that makes is the engine's choice (resolve_model)."""
     if override.enabled and override.base_url and override.model:
-        kind = "anthropic" if "anthropic.com" in override.base_url else "openai"
-        return ModelChoice(kind, override.model, override.base_url, None, "override"), override.api_key
+        return Overrides(model=override.model, base_url=override.base_url, api_key=override.api_key or None,
+                         origin="this machine's model setting")
     if demo_home and ws.home and os.path.realpath(ws.home) == os.path.realpath(demo_home):
         replay = Path(demo_home) / "dream-replay.jsonl"
         if replay.is_file():
-            return ModelChoice("replay", "replay", str(replay), None, "replay"), ""
-    return choose_model(ws.config())
+            return Overrides(replay=str(replay), origin="the demo workspace")
+    return Overrides()
+
+
+def model_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> tuple[ModelChoice, str]:
+    return resolve_model(ws.config(), overrides_for(ws, override, demo_home), ws.root)
+
+
+def model_text(choice: ModelChoice) -> str:
+    """The Engine panel's model lines: what, the prompt, and why."""
+    why = "\n".join(f"  · {r}" for r in choice.reasons)
+    return f"Model: {choice.describe()}\nPrompt: {choice.prompt_source}\nWhy:\n{why}"
 
 
 def _starts_with_review(replay: str) -> bool:
@@ -146,7 +157,7 @@ class EnginePanel(QWidget):
 
         def describe(ctx) -> str:   # reads config.json: off the GUI thread like every disk read
             try:
-                return f"Model: {model_for(ws, override, demo)[0].describe()}"
+                return model_text(model_for(ws, override, demo)[0])
             except LLMError as exc:
                 return (f"Model: not configured ({exc}). Set one in config.json, or a model for this machine "
                         "under Settings → Memory → Model.")
@@ -184,7 +195,8 @@ class EnginePanel(QWidget):
             client = make_client(choice, key)
             force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
             return run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
-                             cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe())
+                             cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe(),
+                             choice=choice)
 
         self._append(f"— {what} started")
         self.outcome.setText("")

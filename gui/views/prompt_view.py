@@ -49,6 +49,7 @@ class PromptView(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         self.total = QLabel()
+        self.total.setWordWrap(True)
         self.total.setStyleSheet("font-weight: bold;")
         lay.addWidget(self.total)
         self.bar = StackedBar()
@@ -95,8 +96,10 @@ class PromptView(QWidget):
         self.bar.set_parts(bar)
         cut = (f" · {pv.pending_cut} older pending entr{'y' if pv.pending_cut == 1 else 'ies'} cut by the "
                f"{PENDING_MAX_ENTRIES}-entry / ~{PENDING_MAX_TOKENS:,}-token cap" if pv.pending_cut else "")
+        who = f", as {pv.assistant.label} builds it" if pv.assistant else ""
         self.total.setText(f"A new chat receives {pv.total_chars:,} characters, ~{pv.total_tokens:,} tokens "
-                           f"(estimated as UTF-8 bytes / 4){cut}")
+                           f"(estimated as UTF-8 bytes / 4){who}{cut}")
+        self.total.setToolTip("\n".join(pv.assistant.why) if pv.assistant else "")
         if 0 <= row_before < len(pv.parts):
             self.table.selectRow(row_before)
         else:
