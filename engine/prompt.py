@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from .assistants import Assistant, assistant_of, is_nanobot_template
-from .assistants.nanobot_templates import TEMPLATES
+from .assistants.nanobot_templates import current_soul_from_legacy
 from .history import History, HistoryEntry
 from .problems import Problem
 from .tokens import estimate_tokens
@@ -193,7 +193,9 @@ def _bootstrap_part(ws: Workspace, rel: str, problems: list[Problem]) -> PromptP
         return PromptPart(rel, rel, "", False, "missing")
     text, note = state.text, "injected whole on every turn"
     if rel == "SOUL.md" and is_nanobot_template(text, "legacy/SOUL.md"):
-        text, note = TEMPLATES["SOUL.md"], "nanobot's legacy template: nanobot injects its current SOUL.md template instead"
+        current = current_soul_from_legacy(text)
+        if current is not None:
+            text, note = current, "nanobot's legacy template: nanobot injects its current SOUL.md template instead"
     if not text.strip():
         return PromptPart(rel, rel, "", False, "empty: not injected")
     if rel in NANOBOT_SKIPPABLE and is_nanobot_template(text, rel):

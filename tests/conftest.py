@@ -10,6 +10,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from fake_templates import fake_templates  # noqa: E402,F401  (a fixture: stand-ins for nanobot's templates)
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
 

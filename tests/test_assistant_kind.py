@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.assistants import JENNY, NANOBOT, assistant_of
-from engine.assistants.nanobot_templates import TEMPLATES
 from engine.cli import main
 from engine.prompt import build_prompt
 from engine.workspace import Workspace
+from fake_templates import TEMPLATES
+
+pytestmark = pytest.mark.usefixtures("fake_templates")
 
 HIST = "".join(json.dumps({"cursor": i, "timestamp": "2026-11-01 10:00", "content": f"- [durable] fact {i}"}) + "\n"
                for i in range(1, 6))

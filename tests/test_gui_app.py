@@ -915,12 +915,12 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
     watcher.stop()
 
 
-def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path):
+def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path, fake_templates):
     """Issue 10.6/10.7: a home nanobot 0.3.5 wrote (provider "auto", its templates, its own
     prompts/dream.md) shows the assistant on the Dashboard, nanobot's prompt on the Prompt tab,
     and on the Engine panel the model, prompt and reasons the engine chose."""
     from conftest import open_window
-    from engine.assistants.nanobot_templates import TEMPLATES
+    from fake_templates import TEMPLATES
     home = tmp_path / "nbhome"
     make_workspace({"AGENTS.md": TEMPLATES["AGENTS.md"], "SOUL.md": TEMPLATES["SOUL.md"],
                     "USER.md": TEMPLATES["USER.md"], "memory/MEMORY.md": TEMPLATES["memory/MEMORY.md"],

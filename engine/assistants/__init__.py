@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..files import read_bytes
-from .nanobot_templates import TEMPLATES
+from .nanobot_templates import is_template
 
 JENNY, NANOBOT = "jenny", "nanobot-0.3"
 LABELS = {JENNY: "Jenny-style (Dreamdesk's contract)", NANOBOT: "nanobot 0.3.x"}
@@ -58,8 +58,7 @@ def _text(path: Path) -> str | None:
 
 def is_nanobot_template(text: str, name: str) -> bool:
     """nanobot's test: the file, stripped, equals its bundled template, stripped."""
-    tpl = TEMPLATES.get(name)
-    return tpl is not None and text.strip() == tpl.strip()
+    return is_template(text, name)
 
 
 def _workspace_id(root: Path, home: Path | None, config: dict) -> str | None:

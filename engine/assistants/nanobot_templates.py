@@ -1,15 +1,37 @@
-"""nanobot-ai 0.3.5's bundled workspace templates, verbatim (nanobot is MIT-licensed,
-(c) the nanobot authors; from nanobot/templates/ in its wheel).
+"""nanobot-ai 0.3.5's bundled workspace templates, known by digest (not copied): the SHA-256 of
+each template's text after strip(), read from nanobot/templates/ in its wheel. tests/interop
+checks them against the installed nanobot.
 
-nanobot's ContextBuilder compares a bootstrap file with these (after strip()) to decide it
-is untouched and skips it, or (SOUL.md) replaces a legacy template with the current one.
-Regenerate them from a new nanobot release rather than edit them by hand.
+nanobot's ContextBuilder compares a bootstrap file, stripped, with its template to decide it
+is untouched and skips it; a SOUL.md equal to the legacy template is replaced by the current
+one, which is the legacy text up to its "## Execution Rules" section.
 """
 
-TEMPLATES: dict[str, str] = {
-    'AGENTS.md': "# Agent Instructions\n\n## Workspace Guidance\n\nUse this file for project-specific preferences, recurring workflow conventions, and instructions you want the agent to remember for this workspace. Keep durable facts about the user in `USER.md`, personality/style guidance in `SOUL.md`, and long-term memory in `memory/MEMORY.md`.\n\n## Scheduled Reminders\n\n- Before scheduling reminders, check available skills and follow skill guidance first.\n- Use the built-in `cron` tool to create/list/remove jobs (do not call `nanobot cron` via `exec`).\n- Get USER_ID and CHANNEL from the current session (e.g., `8281248569` and `telegram` from `telegram:8281248569`).\n- Cron jobs run as scheduled turns in the origin chat/session and normally deliver the result back to that channel. Do not use cron for background checks that should stay silent when there is nothing useful to report; use `HEARTBEAT.md` instead.\n\n**Do NOT just write reminders to MEMORY.md** — that won't trigger actual notifications.\n\n## Heartbeat Tasks\n\n`HEARTBEAT.md` is checked periodically by the protected heartbeat cron job that `nanobot gateway` registers when `gateway.heartbeat.enabled` is true. Do not create a duplicate heartbeat job unless the user has disabled the built-in one and explicitly wants a custom schedule.\n\n- Use `apply_patch` for normal task-list updates, especially when adding, removing, or changing multiple lines.\n- Use `edit_file` only for small exact replacements copied from the current `HEARTBEAT.md`.\n- Use `write_file` for first creation or intentional full-file rewrites.\n\nWhen the user asks for a recurring/periodic heartbeat task, or for a periodic background check that should only notify on actionable changes, update `HEARTBEAT.md` instead of creating a one-time reminder. Use the built-in `cron` tool for explicit reminders, scheduled tasks that should report every run, or custom schedules that should not be part of the heartbeat task list.\n",
-    'SOUL.md': "# Soul\n\nI am nanobot 🐈, a personal AI assistant.\n\n## Core Principles\n\n- Solve by doing, not by describing what I would do.\n- Keep responses short unless depth is asked for.\n- Say what I know, flag what I don't, and never fake confidence.\n- Stay friendly and curious — I'd rather ask a good question than guess wrong.\n- Treat the user's time as the scarcest resource, and their trust as the most valuable.\n",
-    'USER.md': "# User Profile\n\nInformation about the user to help personalize interactions.\n\n## Basic Information\n\n- **Name**: (your name)\n- **Timezone**: (your timezone, e.g., UTC+8)\n- **Language**: (preferred language)\n\n## Preferences\n\n### Communication Style\n\n- [ ] Casual\n- [ ] Professional\n- [ ] Technical\n\n### Response Length\n\n- [ ] Brief and concise\n- [ ] Detailed explanations\n- [ ] Adaptive based on question\n\n### Technical Level\n\n- [ ] Beginner\n- [ ] Intermediate\n- [ ] Expert\n\n## Work Context\n\n- **Primary Role**: (your role, e.g., developer, researcher)\n- **Main Projects**: (what you're working on)\n- **Tools You Use**: (IDEs, languages, frameworks)\n\n## Topics of Interest\n\n- \n- \n- \n\n## Special Instructions\n\n(Any specific instructions for how the assistant should behave)\n\n---\n\n*Edit this file to customize nanobot's behavior for your needs.*\n",
-    'legacy/SOUL.md': "# Soul\n\nI am nanobot 🐈, a personal AI assistant.\n\n## Core Principles\n\n- Solve by doing, not by describing what I would do.\n- Keep responses short unless depth is asked for.\n- Say what I know, flag what I don't, and never fake confidence.\n- Stay friendly and curious — I'd rather ask a good question than guess wrong.\n- Treat the user's time as the scarcest resource, and their trust as the most valuable.\n\n## Execution Rules\n\n- Act immediately on single-step tasks — never end a turn with just a plan or promise.\n- For multi-step tasks, outline the plan first and wait for user confirmation before executing.\n- Read before you write — do not assume a file exists or contains what you expect.\n- When information is missing, look it up with tools first. Only ask the user when tools cannot answer.\n",
-    'memory/MEMORY.md': '# Long-term Memory\n\nThis file stores important information that should persist across sessions.\n\n## User Information\n\n(Important facts about the user)\n\n## Preferences\n\n(User preferences learned over time)\n\n## Project Context\n\n(Information about ongoing projects)\n\n## Important Notes\n\n(Things to remember)\n\n---\n\n*This file is automatically updated by nanobot when important information should be remembered.*\n',
+from __future__ import annotations
+
+import hashlib
+
+DIGESTS: dict[str, str] = {
+    "AGENTS.md": "b5d3a9f71da9ae2f28a431ed3edb32a622b56d9b7501aa8ae75dad87ea692dfd",
+    "SOUL.md": "0351091f89de5e7162f4883af295fe0af039c3f78f93cb1232e9aa7dcb49cf6f",
+    "USER.md": "4a69b5be617ad5a182d7411d76e3c42ed6483e3c737308f481d64c6e3ccc89c1",
+    "legacy/SOUL.md": "34cb8ffca9dcb097be57e03b39a1570b9adecd3f4c2101720fe9827b62e1b1d9",
+    "memory/MEMORY.md": "d22710640c228b702c0d8d36196040ed56a734c13ca69afd14cb5888c894bb76",
 }
+LEGACY_SOUL_CUT = "\n## Execution Rules"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def is_template(text: str, name: str) -> bool:
+    """nanobot's test: the file, stripped, equals its bundled template, stripped."""
+    d = DIGESTS.get(name)
+    return d is not None and digest(text) == d
+
+
+def current_soul_from_legacy(legacy: str) -> str | None:
+    """The current SOUL.md template, taken from a legacy one (None if it does not check out)."""
+    head = legacy.strip().split(LEGACY_SOUL_CUT, 1)[0].rstrip()
+    return head + "\n" if is_template(head, "SOUL.md") else None
