@@ -108,3 +108,13 @@ def compacted_twice(check: dict, n_messages: int) -> dict[int, list[int]]:
 
 def memory_texts(ws: Path) -> dict[str, str]:
     return {rel: (ws / rel).read_text(encoding="utf-8") for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md")}
+
+
+def tree_state(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every path under root with its bytes (None for folders) and mtime_ns: detects any write."""
+    out = {}
+    for p in sorted(Path(root).rglob("*")):
+        st = p.lstat()
+        data = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+        out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
+    return out
