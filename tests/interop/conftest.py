@@ -151,13 +151,3 @@ def nanobot_home(nanobot, tmp_path) -> Home:
     made = nanobot.make_home(home)
     return Home(home, made, nanobot.check(home))
 
-
-@pytest.fixture
-def open_window(request):
-    """tests/conftest.py's open_window (the real main window on a home), found among the
-    loaded conftest plugins: `import conftest` here would name this file."""
-    root = HERE.parent / "conftest.py"
-    for mod in request.config.pluginmanager.get_plugins():
-        if getattr(mod, "__file__", None) and Path(mod.__file__).resolve() == root:
-            return mod.open_window
-    raise LookupError("tests/conftest.py is not loaded")

@@ -4,7 +4,7 @@ twice by either writer, and nanobot's internal `dream:*` sessions are never comp
 
 from pathlib import Path
 
-from nanobot_checks import assert_nanobot_fine, compacted_twice, dreamdesk, dreamdesk_json, session
+from .nanobot_checks import assert_nanobot_fine, compacted_twice, dreamdesk, dreamdesk_json, session
 
 CHAT = "telegram:chat-1"
 

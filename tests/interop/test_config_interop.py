@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json
+from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json
 
 DREAM = ("agents", "defaults", "dream")
 

@@ -3,7 +3,7 @@ on a home nanobot made: afterwards nanobot reads everything back right, and its 
 shows the run."""
 
 from llm_server import turn
-from nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts, tree_state
+from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts, tree_state
 
 SCRIPT = [
     turn(("read_file", {"path": "USER.md"})),

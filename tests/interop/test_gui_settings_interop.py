@@ -4,6 +4,10 @@ save dropped are named on the Dashboard (item 4)."""
 
 import json
 
+from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
+
+from .nanobot_checks import assert_nanobot_fine
+
 
 def _dream(home) -> dict:
     return json.loads((home.path / "config.json").read_text(encoding="utf-8"))["agents"]["defaults"]["dream"]
@@ -29,9 +33,7 @@ def visible_texts(widget) -> list[str]:
     return out
 
 
-def test_settings_save_is_read_by_nanobot(nanobot, nanobot_home, gui_env, qtbot, open_window):
-    from nanobot_checks import assert_nanobot_fine
-
+def test_settings_save_is_read_by_nanobot(nanobot, nanobot_home, gui_env, qtbot):
     home = nanobot_home
     win = open_window(qtbot, home.path)
     view = win.settings
@@ -49,9 +51,7 @@ def test_settings_save_is_read_by_nanobot(nanobot, nanobot_home, gui_env, qtbot,
     win.close()
 
 
-def test_settings_never_write_an_interval_nanobot_rejects(nanobot, nanobot_home, gui_env, qtbot, open_window):
-    from nanobot_checks import assert_nanobot_fine
-
+def test_settings_never_write_an_interval_nanobot_rejects(nanobot, nanobot_home, gui_env, qtbot):
     home = nanobot_home
     win = open_window(qtbot, home.path)
     view = win.settings
@@ -72,7 +72,7 @@ def test_settings_never_write_an_interval_nanobot_rejects(nanobot, nanobot_home,
     win.close()
 
 
-def test_dashboard_names_what_nanobot_s_own_save_dropped(nanobot, nanobot_home, gui_env, qtbot, open_window):
+def test_dashboard_names_what_nanobot_s_own_save_dropped(nanobot, nanobot_home, gui_env, qtbot):
     home = nanobot_home
     win = open_window(qtbot, home.path)
     view = win.settings
