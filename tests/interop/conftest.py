@@ -40,7 +40,8 @@ class Nanobot:
                                      encoding="utf-8", env=env, cwd=str(home_dir))
         self._lock = threading.Lock()
         self._stderr: list[str] = []
-        threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr), daemon=True).start()
+        self._reader = threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr), daemon=True)
+        self._reader.start()
         hello = self._read()
         self.version = hello["version"]
 
@@ -79,6 +80,9 @@ class Nanobot:
     def chat(self, home: Path, key: str, n: int) -> dict:
         return self("chat", home, key, n)
 
+    def system_prompt(self, home: Path) -> str:
+        return self("system-prompt", home)["text"]
+
     def dream_log(self, home: Path, sha: str = "") -> str:
         return self("dream-log", home, sha)["content"]
 
@@ -92,16 +96,33 @@ class Nanobot:
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
+        self._reader.join(timeout=5)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
 
 
 def _python_or_reason() -> tuple[str | None, str]:
     py = os.environ.get(ENV_VAR)
     if not py:
-        return None, (f"nanobot interop tests skipped: set {ENV_VAR} to a Python with nanobot-ai "
+        return None, (f"{SKIP_PREFIX}: set {ENV_VAR} to a Python with nanobot-ai "
                       f"{'/'.join(VERIFIED)} installed (.ci/run makes one)")
     if not (shutil.which(py) or Path(py).is_file()):
         return None, f"{ENV_VAR}={py} is not an executable"
     return py, ""
+
+
+SKIP_PREFIX = "nanobot interop tests skipped"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Every interop test skipped for want of nanobot reports the same place, so `-ra` folds
+    them into one line instead of one per test file."""
+    rep = yield
+    lr = rep.longrepr
+    if rep.skipped and isinstance(lr, tuple) and len(lr) == 3 and SKIP_PREFIX in str(lr[2]):
+        rep.longrepr = (str(HERE / "conftest.py"), 1, lr[2])
+    return rep
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,9 @@ tests). Every step prints JSON.
     python nanobot_driver.py dream-log HOME [SHA]
     python nanobot_driver.py dream-restore HOME [SHA]
     python nanobot_driver.py chat HOME KEY N                (N more messages, saved by nanobot)
+    python nanobot_driver.py system-prompt HOME             (ContextBuilder's system prompt)
+    python nanobot_driver.py patch-config HOME JSON         (merge, validate, save: nanobot's settings)
+    python nanobot_driver.py dream-model HOME               (the model/provider/base Dream would use)
     python nanobot_driver.py batch        < [["check", HOME], ["dream-log", HOME], ...]
     python nanobot_driver.py serve        (one JSON request [op, args...] a line, one answer a line)
 
@@ -303,6 +306,45 @@ def chat(home: str, key: str, n: str | int) -> dict:
     return _session_info(_sessions(ws), key)
 
 
+def system_prompt(home: str) -> dict:
+    """What nanobot's ContextBuilder puts in a new chat's system prompt for this workspace."""
+    from nanobot.agent.context import ContextBuilder
+    _, _, ws = _paths(home)
+    return {"text": ContextBuilder(ws).build_system_prompt(channel="cli")}
+
+
+def _merge(base: dict, patch: dict) -> dict:
+    out = dict(base)
+    for k, v in patch.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def patch_config(home: str, patch: str) -> dict:
+    """Change settings the way nanobot's own settings do: merge into its loaded config,
+    validate with its schema, save with its saver."""
+    from nanobot.config.schema import Config
+    _, cfg_path, _ = _paths(home)
+    cfg = loader.load_config(cfg_path)
+    data = _merge(cfg.model_dump(mode="json", by_alias=True), json.loads(patch))
+    loader.save_config(Config.model_validate(data), cfg_path)
+    return {"ok": True}
+
+
+def dream_model(home: str) -> dict:
+    """The model nanobot's Dream would call for this home: dream.modelOverride's preset (or the
+    default), its provider as nanobot matches it, and that provider's API base."""
+    _, cfg_path, ws = _paths(home)
+    cfg = loader.load_config(cfg_path)
+    name = cfg.agents.defaults.dream.model_override
+    preset = cfg.resolve_preset(name) if name else cfg.resolve_preset()
+    from nanobot.agent.memory import MemoryStore
+    store = MemoryStore(ws)
+    return {"preset": name, "model": preset.model, "provider": cfg.get_provider_name(preset.model, preset=preset),
+            "api_base": cfg.get_api_base(preset.model, preset=preset),
+            "prompt_override": store.has_dream_prompt_override()}
+
+
 def _command(handler, home: str, args: str) -> dict:
     from nanobot.agent.memory import MemoryStore
     _, _, ws = _paths(home)
@@ -324,7 +366,8 @@ def dream_restore(home: str, sha: str = "") -> dict:
 
 
 OPS = {"make-home": make_home, "check": check, "append-history": append_history, "save-config": save_config,
-       "archive-session": archive_session, "dream-log": dream_log, "dream-restore": dream_restore, "chat": chat}
+       "archive-session": archive_session, "dream-log": dream_log, "dream-restore": dream_restore, "chat": chat, "system-prompt": system_prompt,
+       "patch-config": patch_config, "dream-model": dream_model}
 
 
 def run(op: str, *args) -> dict:
