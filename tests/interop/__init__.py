@@ -1,0 +1,1 @@
+"""The nanobot interop suite (a package, so its conftest never shadows tests/conftest.py as `conftest`)."""

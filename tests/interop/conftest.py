@@ -1,0 +1,174 @@
+"""The interop suite: nanobot-ai's own code (in its own virtual environment, driven by
+subprocess through nanobot_driver.py) reads back what Dreamdesk wrote, on homes nanobot made.
+
+nanobot's Python is found through DREAMDESK_NANOBOT_PYTHON (.ci/run sets it). Without it the
+suite is skipped with one line; in CI (CI set) it fails instead, so it always runs there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+DRIVER = HERE / "nanobot_driver.py"
+VERIFIED = ("0.3.5",)          # the nanobot-ai versions this suite verifies (README says so too)
+ENV_VAR = "DREAMDESK_NANOBOT_PYTHON"
+TIMEOUT = 60
+
+
+class NanobotError(AssertionError):
+    pass
+
+
+class Nanobot:
+    """nanobot's own code, one long-lived driver process (imports are paid once)."""
+
+    def __init__(self, python: str, home_dir: Path):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NANOBOT_", "PYTHON", "VIRTUAL_ENV"))}
+        env["HOME"] = str(home_dir)          # nanobot's ~/.nanobot (legacy sessions, CLI history): private
+        env["NO_PROXY"] = env["no_proxy"] = "*"
+        self.proc = subprocess.Popen([python, "-u", str(DRIVER), "serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     encoding="utf-8", env=env, cwd=str(home_dir))
+        self._lock = threading.Lock()
+        self._stderr: list[str] = []
+        self._reader = threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr), daemon=True)
+        self._reader.start()
+        hello = self._read()
+        self.version = hello["version"]
+
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise NanobotError("nanobot's driver died:\n" + "".join(self._stderr[-40:]))
+        return json.loads(line)
+
+    def __call__(self, op: str, *args, ok: bool = True) -> dict:
+        """One step of nanobot's code; a traceback inside nanobot fails the test with it."""
+        with self._lock:
+            self.proc.stdin.write(json.dumps([op, *[str(a) for a in args]]) + "\n")
+            self.proc.stdin.flush()
+            out = self._read()
+        if ok and "error" in out:
+            raise NanobotError(f"nanobot {op} {' '.join(map(str, args))} raised:\n{out['error']}")
+        return out
+
+    # the steps, by name
+    def make_home(self, home: Path) -> dict:
+        return self("make-home", home)
+
+    def check(self, home: Path) -> dict:
+        return self("check", home)
+
+    def append_history(self, home: Path, text: str) -> int:
+        return self("append-history", home, text)["cursor"]
+
+    def save_config(self, home: Path) -> dict:
+        return self("save-config", home)
+
+    def archive(self, home: Path, key: str | None = None) -> dict:
+        return self("archive-session", home, *([key] if key else []))
+
+    def chat(self, home: Path, key: str, n: int) -> dict:
+        return self("chat", home, key, n)
+
+    def system_prompt(self, home: Path) -> str:
+        return self("system-prompt", home)["text"]
+
+    def dream_log(self, home: Path, sha: str = "") -> str:
+        return self("dream-log", home, sha)["content"]
+
+    def dream_restore(self, home: Path, sha: str = "") -> str:
+        return self("dream-restore", home, sha)["content"]
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=5)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def _python_or_reason() -> tuple[str | None, str]:
+    py = os.environ.get(ENV_VAR)
+    if not py:
+        return None, (f"{SKIP_PREFIX}: set {ENV_VAR} to a Python with nanobot-ai "
+                      f"{'/'.join(VERIFIED)} installed (.ci/run makes one)")
+    if not (shutil.which(py) or Path(py).is_file()):
+        return None, f"{ENV_VAR}={py} is not an executable"
+    return py, ""
+
+
+SKIP_PREFIX = "nanobot interop tests skipped"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Every interop test skipped for want of nanobot reports the same place, so `-ra` folds
+    them into one line instead of one per test file."""
+    rep = yield
+    lr = rep.longrepr
+    if rep.skipped and isinstance(lr, tuple) and len(lr) == 3 and SKIP_PREFIX in str(lr[2]):
+        rep.longrepr = (str(HERE / "conftest.py"), 1, lr[2])
+    return rep
+
+
+@pytest.fixture(scope="session")
+def _nanobot_session(tmp_path_factory):
+    py, reason = _python_or_reason()
+    if py is None:
+        if os.environ.get("CI"):
+            pytest.fail(reason + " — in CI the interop suite must run", pytrace=False)
+        pytest.skip(reason)
+    nb = Nanobot(py, tmp_path_factory.mktemp("nanobot-user-home"))
+    if nb.version not in VERIFIED:
+        nb.close()
+        pytest.fail(f"{ENV_VAR} has nanobot-ai {nb.version}; this suite verifies {', '.join(VERIFIED)}",
+                    pytrace=False)
+    yield nb
+    nb.close()
+
+
+@pytest.fixture
+def nanobot(_nanobot_session) -> Nanobot:
+    return _nanobot_session
+
+
+@dataclass
+class Home:
+    path: Path            # the home folder (config.json, sessions/, workspace/)
+    made: dict = field(repr=False)    # what nanobot's make-home reported
+    baseline: dict = field(repr=False)    # nanobot's check right after
+
+    @property
+    def ws(self) -> Path:
+        return self.path / "workspace"
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+
+@pytest.fixture
+def nanobot_home(nanobot, tmp_path) -> Home:
+    """A fresh home made by nanobot itself: its config (saved by its own saver), workspace
+    templates and git store, history entries, a `dream:` commit, sessions (a chat of 12
+    messages, a short one, a `dream:<stamp>` Dream transcript) and `.nanobot/workspace-id`."""
+    home = tmp_path / "home"
+    made = nanobot.make_home(home)
+    return Home(home, made, nanobot.check(home))
+
