@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .files import MISSING_HASH, checked_write, read_state
 from .problems import INFO, Problem, WorkspaceError
@@ -49,6 +49,50 @@ class BelowFloorError(WorkspaceError):
 
 
 @dataclass(frozen=True, slots=True)
+class AssistantRule:
+    """What nanobot 0.3.5's own config schema (pydantic, nanobot/config/schema.py) accepts for a
+    key: its loader refuses to start on anything else. Only the shapes the table needs."""
+
+    kind: str                     # bool | int | str
+    minimum: int | None = None
+
+    def describe(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "str":
+            return "a string"
+        return "a whole number" + (f" ≥ {self.minimum}" if self.minimum is not None else "")
+
+    def check(self, value: Any) -> str | None:
+        """None when nanobot's loader takes `value`. pydantic's lax mode, as nanobot runs it:
+        true/false also as 0/1 and words like "yes"; whole numbers also as 3.0, "3" or true."""
+        if self.kind == "str":
+            return None if isinstance(value, str) else "must be a string"
+        if self.kind == "bool":
+            if isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1)):
+                return None
+            if isinstance(value, str) and value.strip().lower() in _PYDANTIC_BOOL_WORDS:
+                return None
+            return "must be true or false"
+        number = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip()) if not value.strip().lstrip("+-").isdigit() else int(value.strip())
+            except ValueError:
+                return "must be " + self.describe()
+        if not isinstance(number, (int, float)):
+            return "must be " + self.describe()
+        if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
+            return "must be " + self.describe()
+        if self.minimum is not None and number < self.minimum:
+            return "must be " + self.describe()
+        return None
+
+
+_PYDANTIC_BOOL_WORDS = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
+
+
+@dataclass(frozen=True, slots=True)
 class Setting:
     path: str                     # dotted camelCase path from the root of config.json
     kind: str                     # bool | int | number | str | choice
@@ -58,6 +102,10 @@ class Setting:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     doc: str = ""
+    # nanobot 0.3.5's rule for the key; None: a key nanobot does not know (its loader ignores
+    # it, and every config save of its own drops it)
+    nanobot: AssistantRule | None = None
+    nonempty: bool = False        # str: Dreamdesk never writes "" (read as the file has it)
 
     @property
     def name(self) -> str:
@@ -69,7 +117,7 @@ class Setting:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         if self.kind == "str":
-            return "a string"
+            return "a non-empty string" if self.nonempty else "a string"
         what = "a whole number" if self.kind == "int" else "a number"
         if self.minimum is not None:
             op = ">" if self.exclusive_minimum else "≥"
@@ -101,6 +149,25 @@ class Setting:
             return "must be " + self.describe_range()
         return None
 
+    def check_write(self, value: Any) -> str | None:
+        """None when Dreamdesk may write `value`: valid for Dreamdesk (check) and, for a key the
+        assistant knows, a value its own loader takes. Stricter than reading, never looser."""
+        why = self.check(value)
+        if why is None and self.nonempty and isinstance(value, str) and not value.strip():
+            why = "must be " + self.describe_range()
+        if why is None and self.nanobot is not None and self.nanobot.check(value):
+            why = "must be " + self.describe_range()   # the table is wrong: test_config guards this
+        return why
+
+    def refusal(self, value: Any, spelled: str | None = None) -> str:
+        """The one-line reason a value is refused (or ignored when read), naming the key and
+        value, and saying when nanobot itself would refuse to start on it."""
+        why = self.check_write(value) or self.check(value) or ""
+        text = f"{spelled or self.name} {why}, got {json.dumps(value, ensure_ascii=False)}"
+        if self.nanobot is not None and self.nanobot.check(value):
+            text += f" (nanobot refuses to start on it: it takes {self.nanobot.describe()})"
+        return text
+
     def parse(self, text: str) -> Any:
         """A CLI string as this setting's type; raises ValueError with a clear reason."""
         t = text.strip()
@@ -114,9 +181,12 @@ class Setting:
         if self.kind in ("str", "choice"):
             return t
         try:
-            number = float(t) if self.kind == "number" else int(t)
+            number = int(t)
         except ValueError:
-            raise ValueError(f"{self.name} must be {self.describe_range()}, got {text!r}") from None
+            try:   # "1.5" for a whole-number key is parsed, then refused by check with the reason
+                number = float(t)
+            except ValueError:
+                raise ValueError(f"{self.name} must be {self.describe_range()}, got {text!r}") from None
         if isinstance(number, float) and number.is_integer():
             number = int(number)
         return number
@@ -124,9 +194,17 @@ class Setting:
 
 _D = "agents.defaults"
 _DREAM = f"{_D}.dream"
+# nanobot 0.3.5's schema for the keys it knows (nanobot/config/schema.py, DreamConfig and
+# AgentDefaults; camelCase aliases, snake_case accepted). Dreamdesk's own range for such a key
+# lies inside nanobot's, so nothing Dreamdesk writes stops the assistant from starting; the
+# keys without a rule are Dreamdesk's own (nanobot ignores them on load, drops them on save).
+_NB_BOOL, _NB_STR = AssistantRule("bool"), AssistantRule("str")
+_NB_INT, _NB_INT0, _NB_INT1 = AssistantRule("int"), AssistantRule("int", 0), AssistantRule("int", 1)
 SETTINGS: tuple[Setting, ...] = (
-    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own."),
-    Setting(f"{_DREAM}.intervalH", "number", 2, 0, True, 8760, doc="Hours between scheduled runs."),
+    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", nanobot=_NB_BOOL),
+    # nanobot: interval_h: int = Field(default=2, ge=1); 1.5 makes it refuse to start
+    Setting(f"{_DREAM}.intervalH", "int", 2, 1, False, 8760, doc="Whole hours between scheduled runs.",
+            nanobot=_NB_INT1),
     Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only."),
     Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only."),
     Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only."),
@@ -141,14 +219,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(f"{_DREAM}.cooldownH", "number", 8, 0, False, 8760, doc="Hours between activity-scheduled dreams."),
     Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, False, 525_600,
             doc="Minutes without new history before an activity dream."),
+    # nanobot: session_ttl_minutes, alias idleCompactAfterMinutes, int ge=0
     Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, False, 525_600,
-            doc="Idle compaction after this many minutes; 0 = off."),
+            doc="Idle compaction after this many minutes; 0 = off.", nanobot=_NB_INT0),
     Setting(f"{_D}.maxMessages", "int", 120, 1, doc="Messages kept in a session."),
     Setting(f"{_D}.consolidationRatio", "number", 0.5, 0, True, 1, doc="Share of the budget compaction aims for."),
-    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window."),
-    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer."),
-    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too)."),
-    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>."),
+    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window.", nanobot=_NB_INT),
+    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer.", nanobot=_NB_INT),
+    # nanobot takes any string, but an empty model or provider names nothing it can call
+    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too).", nanobot=_NB_STR,
+            nonempty=True),
+    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>.", nanobot=_NB_STR,
+            nonempty=True),
 )
 BY_PATH = {s.path: s for s in SETTINGS}
 BUDGET_KEYS = {"SOUL.md": "soulBudgetChars", "USER.md": "userBudgetChars", "memory/MEMORY.md": "memoryBudgetChars"}
@@ -328,7 +410,7 @@ def load(path: Path | None, display: str = "config.json") -> Config:
         why = s.check(value)
         if why:
             cfg.values[s.path], cfg.sources[s.path] = s.default, "invalid"
-            cfg.problems.append(Problem(display, f"{spelled} {why}, got {json.dumps(value, ensure_ascii=False)}; "
+            cfg.problems.append(Problem(display, f"{s.refusal(value, spelled)}; "
                                                  f"using the default {json.dumps(s.default)}"))
         else:
             if s.kind == "int" and isinstance(value, float):
@@ -339,25 +421,40 @@ def load(path: Path | None, display: str = "config.json") -> Config:
 
 def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = False,
               create_at: Path | None = None) -> Config:
-    """The write funnel: validate, apply to the file as it is now on disk, write atomically.
+    """The write funnel for one key (see set_values)."""
+    return set_values(cfg, {key: value}, confirm_below_floor=confirm_below_floor, create_at=create_at)
 
-    `value` may be a CLI string (parsed by the setting's type) or an already typed value. Keeps
-    every other key and the file's key order; refuses to touch a file it cannot parse. Returns
-    the reloaded Config.
-    """
-    setting = find_setting(key)
+
+def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
+    """`value` (a CLI string or a typed value) as it will be written; raises WorkspaceError."""
     if isinstance(value, str) and setting.kind not in ("str", "choice"):
         try:
             value = setting.parse(value)
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
-    why = setting.check(value)
-    if why:
-        raise WorkspaceError(f"{setting.name} {why}, got {json.dumps(value, ensure_ascii=False)}")
+    if setting.check_write(value):
+        raise WorkspaceError(setting.refusal(value))
     if setting.kind == "int":
         value = int(value)
     if setting.path == f"{_DREAM}.reviewEveryRuns" and value < REVIEW_FLOOR and not confirm_below_floor:
         raise BelowFloorError(value)
+    return value
+
+
+def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,
+               create_at: Path | None = None, before_write: Callable[[], None] | None = None) -> Config:
+    """The write funnel: validate every value, apply them to the file as it is now on disk, write
+    once, atomically.
+
+    A value may be a CLI string (parsed by the setting's type) or an already typed value; one
+    refused value writes nothing at all. Keeps every other key and the file's key order; refuses
+    to touch a file it cannot parse. `before_write` runs once every check has passed, just before
+    the write (what raises there stops it). Returns the reloaded Config.
+    """
+    typed: dict[str, Any] = {}
+    for key, value in updates.items():
+        setting = find_setting(key)
+        typed[setting.path] = _typed(setting, value, confirm_below_floor=confirm_below_floor)
 
     path = cfg.path if cfg.path is not None else create_at
     if path is None:
@@ -384,25 +481,28 @@ def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = 
             raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
     else:
         raw = {}
-    node = raw
-    parts = setting.path.split(".")
-    for part in parts[:-1]:
-        for cand in (part, _snake(part)):
-            if cand in node:
-                nxt = node[cand]
-                if not isinstance(nxt, dict):
-                    raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
-                                         "fix it by hand first")
-                node = nxt
-                break
-        else:
-            node[part] = {}
-            node = node[part]
-    leaf = parts[-1]
-    if leaf not in node and _snake(leaf) in node:
-        leaf = _snake(leaf)
-    node[leaf] = value
+    for spath, value in typed.items():
+        node = raw
+        parts = spath.split(".")
+        for part in parts[:-1]:
+            for cand in (part, _snake(part)):
+                if cand in node:
+                    nxt = node[cand]
+                    if not isinstance(nxt, dict):
+                        raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
+                                             "fix it by hand first")
+                    node = nxt
+                    break
+            else:
+                node[part] = {}
+                node = node[part]
+        leaf = parts[-1]
+        if leaf not in node and _snake(leaf) in node:
+            leaf = _snake(leaf)
+        node[leaf] = value
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
+    if before_write is not None:
+        before_write()
     checked_write(path, text, state.hash if state.exists else MISSING_HASH, display=cfg.display)
     if not state.exists:
         try:
@@ -410,3 +510,4 @@ def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = 
         except OSError:
             pass
     return load(path, cfg.display)
+

@@ -112,7 +112,7 @@ def test_config_set_floor(capsys, ws):
     (["status"], "required"),
     (["frobnicate"], "invalid choice"),
     (["status", "/no/such/folder"], "no such folder"),
-    (["config", "set", "WS", "intervalH", "soon"], "intervalH must be a number > 0"),
+    (["config", "set", "WS", "intervalH", "soon"], "intervalH must be a whole number ≥ 1"),
     (["config", "set", "WS", "nope", "1"], "unknown config key"),
     (["config", "set", "WS", "intervalH"], "usage"),
 ])
@@ -126,7 +126,7 @@ def test_bad_usage_exit_2_one_line(capsys, ws, argv, needle):
 def test_bad_config_exit_2_but_status_still_reports(capsys, ws):
     (ws / "config.json").write_text('{"agents": {"defaults": {"dream": {"intervalH": "two"}}}}')
     code, out, err = run(capsys, "config", str(ws))
-    assert code == 2 and 'intervalH must be a number > 0 and ≤ 8760, got "two"' in err and err.count("\n") == 1
+    assert code == 2 and 'intervalH must be a whole number ≥ 1 and ≤ 8760, got "two"' in err and err.count("\n") == 1
     code, out, err = run(capsys, "status", str(ws), "--json")
     assert code == 0
     assert any('got "two"' in p["message"] for p in json.loads(out)["problems"])
@@ -177,3 +177,17 @@ def test_archive_days_must_be_zero_padded(ws, capsys):
     from engine.cli import main
     assert main(["archive", str(ws), "--until", "2026-11-9"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_config_set_refuses_a_value_nanobot_would_not_start_on(capsys, ws, private_state):
+    before = (ws / "config.json").read_bytes()
+    for value in ("1.5", "0.25", "0"):
+        code, out, err = run(capsys, "config", "set", str(ws), "intervalH", value)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"intervalH must be a whole number ≥ 1 and ≤ 8760, got {value}" in err
+        assert "nanobot refuses to start on it" in err
+    assert (ws / "config.json").read_bytes() == before
+    assert not (private_state / "workspaces").exists()          # a failing command changes nothing
+    assert run(capsys, "config", "set", str(ws), "intervalH", "3")[0] == 0
+    assert json.loads((ws / "config.json").read_text())["agents"]["defaults"]["dream"]["intervalH"] == 3
+

@@ -880,3 +880,35 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
         watcher.start()
     assert blocker.args[0]
     watcher.stop()
+
+
+def _dream_cfg(home):
+    return json.loads((home / "config.json").read_text())["agents"]["defaults"]["dream"]
+
+
+def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_window, demo_home, qtbot):
+    from PySide6.QtCore import Qt as QtNs
+    from PySide6.QtTest import QTest
+    view = main_window.settings
+    main_window.tabs.setCurrentWidget(view)
+    cfg = demo_home / "config.json"
+    before = cfg.read_bytes()
+    assert view.interval.text() == "2 h" and view.interval.minimum() == 1 and view.interval.maximum() == 8760
+    view.interval.setFocus()
+    view.interval.selectAll()
+    QTest.keyClicks(view.interval, "1.5")                 # as a person types it
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
+    qtbot.waitUntil(lambda: "nanobot refuses to start" in view.error.text(), timeout=5000)
+    assert view.error.text().startswith("Not written: intervalH must be a whole number ≥ 1")
+    assert view.error.isVisible()
+    qtbot.waitUntil(lambda: not main_window.engine.busy, timeout=5000)
+    qtbot.wait(200)
+    grab(main_window, "settings-interval-refused.png")
+    assert cfg.read_bytes() == before
+    view.interval.selectAll()
+    QTest.keyClicks(view.interval, "3")
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
+    qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
+    assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
+    qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)
+
