@@ -13,10 +13,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from .files import MISSING_HASH, checked_write, read_state
-from .problems import INFO, Problem, WorkspaceError
+from .files import MISSING_HASH, atomic_write_text, checked_write, read_state
+from .problems import INFO, WARNING, Problem, WorkspaceError
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 REVIEW_FLOOR = 12
 # The seed's measured reason, shown wherever a cadence below the floor is asked for.
@@ -511,3 +514,129 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
             pass
     return load(path, cfg.display)
 
+
+# -- what Dreamdesk wrote, remembered in its own per-workspace state ---------------------------
+# nanobot's own config saves (onboard --refresh, its settings, a provider login) write back only
+# the keys its schema knows, so Dreamdesk's own keys (budgets, the review cadence, the passes,
+# activity scheduling) vanish from config.json and would silently read as defaults. Dreamdesk
+# remembers what it wrote outside the workspace and says when the file lost it; it never writes
+# it back on its own (that would fight the assistant): the person re-applies or forgets.
+WRITTEN_NAME = "config-written.json"
+
+
+@dataclass(frozen=True, slots=True)
+class LostSetting:
+    path: str          # full dotted path
+    value: Any         # what Dreamdesk wrote
+    default: Any       # what is used instead now
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    def to_json(self) -> dict:
+        return {"key": self.path, "value": self.value, "default": self.default}
+
+
+def _written_path(root: Path, create: bool = False) -> Path:
+    from .state import workspace_state_dir
+    return workspace_state_dir(root, create=create) / WRITTEN_NAME
+
+
+def remembered(root: Path) -> dict[str, Any]:
+    """Full path -> the value Dreamdesk last wrote (and the file has not shown another since).
+    Reads only; a value today's rules would not write is not offered back."""
+    try:
+        data = json.loads(_written_path(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    settings = data.get("settings") if isinstance(data, dict) else None
+    if not isinstance(settings, dict):
+        return {}
+    return {k: v for k, v in settings.items() if k in BY_PATH and BY_PATH[k].check_write(v) is None}
+
+
+def _present(raw: Any, path: str) -> tuple[bool, Any]:
+    found, value, _ = _lookup(raw or {}, path)
+    return found and value is not None, value
+
+
+def lost_settings(root: Path, cfg: Config) -> list[LostSetting]:
+    """Remembered keys config.json no longer holds. A key the file holds with another value is
+    not lost (the file wins). Nothing is said about a file that cannot be read (that is its own
+    problem) — a missing file lost everything Dreamdesk wrote to it."""
+    if not cfg.readable:
+        return []
+    return [LostSetting(path, value, BY_PATH[path].default)
+            for path, value in remembered(root).items() if not _present(cfg.raw, path)[0]]
+
+
+def lost_problem(lost: LostSetting, display: str = "config.json") -> Problem:
+    setting = BY_PATH[lost.path]
+    why = ("the assistant's own config saves drop the keys it does not know, as nanobot's do"
+           if setting.nanobot is None else "it was removed from the file")
+    return Problem(display, f"{lost.path} = {json.dumps(lost.value, ensure_ascii=False)}, which Dreamdesk wrote, "
+                            f"is gone ({why}); the default {json.dumps(lost.default, ensure_ascii=False)} "
+                            "is used until it is re-applied", severity=WARNING)
+
+
+def _remember(state_file: Path, before: dict[str, Any], new: Config, written: list[str]) -> None:
+    out: dict[str, Any] = {}
+    for path, old in before.items():
+        present, value = _present(new.raw, path)
+        if not present:
+            out[path] = old                      # still lost: still offered back
+        elif BY_PATH[path].check(value) is None:
+            out[path] = new.values[path]         # changed in the file since: the file wins
+        else:
+            out[path] = old
+    for path in written:
+        out[path] = new.values[path]
+    # a key at its default has nothing to lose: an absent key reads as the same value
+    out = {p: v for p, v in out.items() if not _same(v, BY_PATH[p].default)}
+    atomic_write_text(state_file, json.dumps({"version": 1, "config": str(new.path) if new.path else None,
+                                              "settings": out}, indent=2, ensure_ascii=False) + "\n")
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_floor: bool = False) -> Config:
+    """The workspace's config funnel: set_values on its config.json, then remember what was
+    written in Dreamdesk's own state. The state folder is made once every check has passed, just
+    before the write: a write whose record could not be kept is never made, and a refused one
+    leaves no trace at all."""
+    state_file = _written_path(ws.root)
+    before = remembered(ws.root)
+    paths = [find_setting(k).path for k in updates]
+    new = set_values(ws.config(), updates, confirm_below_floor=confirm_below_floor,
+                     create_at=ws.config_create_path,
+                     before_write=lambda: _written_path(ws.root, create=True) and None)
+    _remember(state_file, before, new, paths)
+    return new
+
+
+def reapply(ws: "Workspace") -> tuple[Config, list[LostSetting]]:
+    """Write back every remembered key config.json lost, in one write. A cadence below the
+    review floor was confirmed when it was first written."""
+    cfg = ws.config()
+    if not cfg.readable:
+        bad = next(p for p in cfg.problems if p.severity == "error")
+        raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
+    lost = lost_settings(ws.root, cfg)
+    if not lost:
+        return cfg, []
+    return write_settings(ws, {x.path: x.value for x in lost}, confirm_below_floor=True), lost
+
+
+def forget(ws: "Workspace", keys: list[str] | None = None) -> list[str]:
+    """Stop remembering `keys` (all when None); config.json is not touched."""
+    before = remembered(ws.root)
+    drop = set(before) if keys is None else {find_setting(k).path for k in keys}
+    gone = [p for p in before if p in drop]
+    if gone:
+        rest = {p: v for p, v in before.items() if p not in drop}
+        atomic_write_text(_written_path(ws.root, create=True),
+                          json.dumps({"version": 1, "settings": rest}, indent=2, ensure_ascii=False) + "\n")
+    return gone

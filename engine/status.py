@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .budgets import FileSize, measure
-from .config import Config
+from .config import Config, LostSetting, lost_problem, lost_settings
 from .history import History
 from .problems import INFO, WARNING, Problem
 from .sessions import Session, find_sessions
@@ -24,6 +24,7 @@ class Status:
     config: Config
     sessions: list[Session]
     problems: list[Problem] = field(default_factory=list)
+    lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
 
     @property
     def pending(self) -> int:
@@ -42,6 +43,7 @@ class Status:
             "history_bad_lines": len(self.history.bad_lines),
             "dream": self.config.dream,
             "sessions": [s.to_json() for s in self.sessions],
+            "lost_settings": [x.to_json() for x in self.lost_settings],
             "problems": [p.to_json() for p in self.problems],
         }
 
@@ -49,6 +51,8 @@ class Status:
 def read_status(ws: Workspace) -> Status:
     cfg = ws.config()
     problems: list[Problem] = list(cfg.problems)
+    lost = lost_settings(ws.root, cfg)
+    problems.extend(lost_problem(x, cfg.display) for x in lost)
     files, fprobs = measure(ws, cfg)
     problems.extend(fprobs)
     hist = ws.history()
@@ -74,4 +78,4 @@ def read_status(ws: Workspace) -> Status:
         problems.extend(s.problems)
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems)
+                  files, cur, dream, hist, cfg, sessions, problems, lost)

@@ -340,3 +340,149 @@ def test_nanobot_s_own_loader_takes_every_value_dreamdesk_writes():
             # said when, and only when, it does
             assert (verdict == "loaded") == (s.nanobot.check(value) is None), (path, value, verdict)
 
+
+# -- what Dreamdesk wrote is remembered, and its loss is said (issue 10.4) ----------------------
+NANOBOT_DREAM_KEYS = {"enabled", "intervalH", "cron", "modelOverride"}
+NANOBOT_DEFAULTS_KEYS = {"workspace", "modelPreset", "model", "provider", "maxTokens", "contextWindowTokens",
+                         "temperature", "idleCompactAfterMinutes", "dream", "timezone"}
+
+
+def nanobot_save(path):
+    """What nanobot 0.3.5's own save does to the keys under agents.defaults: the ones its
+    schema does not know are gone (the interop suite checks this against nanobot itself)."""
+    raw = json.loads(path.read_text())
+    d = raw["agents"]["defaults"]
+    for k in list(d):
+        if k not in NANOBOT_DEFAULTS_KEYS:
+            del d[k]
+    for k in list(d.get("dream", {})):
+        if k not in NANOBOT_DREAM_KEYS:
+            del d["dream"][k]
+    path.write_text(json.dumps(raw, indent=2))
+
+
+@pytest.fixture
+def home(make_workspace, tmp_path):
+    from engine.workspace import Workspace
+    root = make_workspace({"SOUL.md": "s"}, root=tmp_path / "home" / "workspace")
+    write(tmp_path / "home" / "config.json", {"agents": {"defaults": {"model": "m", "dream": {"enabled": True}}},
+                                              "channels": {"x": 1}})
+    return Workspace.open(root.parent)
+
+
+def lost(ws):
+    return {x.path: x.value for x in config_mod.lost_settings(ws.root, ws.config())}
+
+
+def test_opening_and_reading_write_no_state(home, private_state):
+    from engine.status import read_status
+    read_status(home)
+    assert lost(home) == {} and config_mod.remembered(home.root) == {}
+    assert not (private_state / "workspaces").exists()
+
+
+def test_a_key_nanobot_dropped_is_named_with_its_value_and_reapplied_in_one_write(home):
+    from engine.status import read_status
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    config_mod.write_settings(home, {"reviewEveryRuns": 6}, confirm_below_floor=True)
+    config_mod.write_settings(home, {"passes.induction": False})
+    config_mod.write_settings(home, {"intervalH": 4})
+    assert lost(home) == {}
+    nanobot_save(home.config_path)
+    assert lost(home) == {D + "memoryBudgetChars": 2500, D + "reviewEveryRuns": 6, D + "passes.induction": False}
+    st = read_status(home)
+    assert st.config.get("memoryBudgetChars") == 3000          # the defaults are in force now ...
+    msgs = [p.message for p in st.problems if p.severity == "warning"]
+    assert any("memoryBudgetChars = 2500, which Dreamdesk wrote, is gone" in m and "default 3000" in m
+               for m in msgs), msgs                            # ... and that is said
+    assert {x["key"]: x["value"] for x in st.to_json()["lost_settings"]} == lost(home)
+    before = home.config_path.read_bytes()
+    read_status(home)
+    assert home.config_path.read_bytes() == before             # reading never re-applies
+    cfg, done = config_mod.reapply(home)
+    assert [x.path for x in done] == [D + "memoryBudgetChars", D + "reviewEveryRuns", D + "passes.induction"]
+    assert cfg.get("memoryBudgetChars") == 2500 and cfg.get("reviewEveryRuns") == 6
+    assert cfg.get("passes.induction") is False and cfg.get("intervalH") == 4
+    raw = json.loads(home.config_path.read_text())
+    assert raw["channels"] == {"x": 1} and raw["agents"]["defaults"]["model"] == "m"   # the rest kept
+    assert lost(home) == {} and config_mod.reapply(home)[1] == []
+
+
+def test_a_value_changed_in_the_file_is_not_lost_and_the_file_wins_on_the_next_write(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    raw = json.loads(home.config_path.read_text())
+    raw["agents"]["defaults"]["dream"]["memoryBudgetChars"] = 4000       # the person, by hand
+    home.config_path.write_text(json.dumps(raw))
+    assert lost(home) == {}
+    assert config_mod.remembered(home.root)[D + "memoryBudgetChars"] == 2500   # not until Dreamdesk writes
+    config_mod.write_settings(home, {"userBudgetChars": 2000})
+    assert config_mod.remembered(home.root) == {D + "memoryBudgetChars": 4000, D + "userBudgetChars": 2000}
+    nanobot_save(home.config_path)
+    assert lost(home) == {D + "memoryBudgetChars": 4000, D + "userBudgetChars": 2000}
+
+
+def test_a_key_still_lost_stays_remembered_through_other_writes(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    nanobot_save(home.config_path)
+    config_mod.write_settings(home, {"intervalH": 5})
+    assert lost(home) == {D + "memoryBudgetChars": 2500}
+
+
+def test_setting_the_default_through_dreamdesk_forgets_the_key(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500, "soulBudgetChars": 900})
+    config_mod.write_settings(home, {"memoryBudgetChars": 3000})
+    assert config_mod.remembered(home.root) == {D + "soulBudgetChars": 900}
+    nanobot_save(home.config_path)
+    assert lost(home) == {D + "soulBudgetChars": 900}
+
+
+def test_forget_touches_no_config(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500, "cooldownH": 3})
+    nanobot_save(home.config_path)
+    before = home.config_path.read_bytes()
+    assert config_mod.forget(home, ["memoryBudgetChars"]) == [D + "memoryBudgetChars"]
+    assert lost(home) == {D + "cooldownH": 3}
+    assert config_mod.forget(home) == [D + "cooldownH"] and lost(home) == {}
+    assert config_mod.forget(home) == []
+    assert home.config_path.read_bytes() == before
+
+
+def test_a_refused_write_remembers_nothing(home):
+    with pytest.raises(WorkspaceError):
+        config_mod.write_settings(home, {"intervalH": 1.5})
+    assert config_mod.remembered(home.root) == {}
+
+
+def test_a_config_that_cannot_be_read_loses_nothing_and_is_not_reapplied(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    home.config_path.write_text("{broken")
+    assert lost(home) == {}
+    with pytest.raises(WorkspaceError, match="will not rewrite"):
+        config_mod.reapply(home)
+    assert home.config_path.read_text() == "{broken"
+
+
+def test_a_deleted_config_lost_everything_and_reapply_creates_it(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    home.config_path.unlink()
+    from engine.workspace import Workspace
+    ws = Workspace.open(home.root.parent)
+    assert lost(ws) == {D + "memoryBudgetChars": 2500}
+    config_mod.reapply(ws)
+    assert json.loads(home.config_path.read_text()) == {"agents": {"defaults": {"dream": {"memoryBudgetChars": 2500}}}}
+
+
+def test_remembered_state_lives_outside_the_workspace(home, private_state, tmp_path):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    files = [p for p in private_state.rglob("*") if p.is_file()]
+    assert any(p.name == config_mod.WRITTEN_NAME for p in files)
+    assert not [p for p in (tmp_path / "home").rglob("*") if "written" in p.name]
+
+
+def test_a_damaged_memory_of_writes_is_read_as_none_and_replaced(home):
+    config_mod.write_settings(home, {"memoryBudgetChars": 2500})
+    state = config_mod._written_path(home.root)
+    state.write_text("{not json")
+    assert config_mod.remembered(home.root) == {} and lost(home) == {}
+    config_mod.write_settings(home, {"userBudgetChars": 2000})
+    assert config_mod.remembered(home.root) == {D + "userBudgetChars": 2000}

@@ -231,8 +231,7 @@ class SettingsView(QWidget):
         ws = self.ws
 
         def job(ctx):
-            return config_mod.set_value(ws.config(), key, value, confirm_below_floor=confirm,
-                                        create_at=ws.config_create_path)
+            return config_mod.write_settings(ws, {key: value}, confirm_below_floor=confirm)
 
         def done(cfg) -> None:
             self.cfg = cfg
