@@ -152,12 +152,21 @@ def cmd_config(args) -> int:
         return _config_set(rest[1], rest[2], rest[3], args)
     if rest and rest[0] == "set":
         raise UsageError("dreamdesk config set: usage: dreamdesk config set PATH KEY VALUE")
+    if rest and rest[0] == "reapply":
+        if len(rest) != 2:
+            raise UsageError("dreamdesk config reapply: usage: dreamdesk config reapply PATH")
+        return _config_reapply(rest[1], args)
+    if rest and rest[0] == "forget":
+        if len(rest) < 2:
+            raise UsageError("dreamdesk config forget: usage: dreamdesk config forget PATH [KEY...]")
+        return _config_forget(rest[1], rest[2:], args)
     if len(rest) != 1:
         raise UsageError("dreamdesk config: usage: dreamdesk config PATH [--json] | dreamdesk config set PATH KEY VALUE")
     ws = _open(rest[0])
     cfg = ws.config()
+    lost = config_mod.lost_settings(ws.root, cfg)
     if args.json:
-        _dump(cfg.to_json())
+        _dump(cfg.to_json() | {"lost_settings": [x.to_json() for x in lost]})
     else:
         out = [f"Config  {cfg.path or '(none: defaults)'}", ""]
         for s in config_mod.SETTINGS:
@@ -168,6 +177,10 @@ def cmd_config(args) -> int:
         if provs:
             out += ["", "Providers"] + [f"  {n:<14} apiBase {p['apiBase'] or '-'}  apiKey {p['apiKey'] or '(empty)'}"
                                         for n, p in provs.items()]
+        if lost:
+            out += ["", "Lost from config.json (Dreamdesk wrote them; re-apply: dreamdesk config reapply PATH)"]
+            out += [f"  {x.path:<46} {json.dumps(x.value, ensure_ascii=False)}  (now the default "
+                    f"{json.dumps(x.default, ensure_ascii=False)})" for x in lost]
         if cfg.problems:
             out += ["", "Problems"] + _problem_lines(cfg.problems)
         print("\n".join(out))
@@ -185,13 +198,38 @@ def _config_set(path: str, key: str, value: str, args) -> int:
         bad = next(p for p in cfg.problems if p.severity == "error")
         raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
     setting = config_mod.find_setting(key)
-    new = config_mod.set_value(cfg, key, value, confirm_below_floor=args.confirm_below_floor,
-                               create_at=ws.config_create_path)
+    new = config_mod.write_settings(ws, {key: value}, confirm_below_floor=args.confirm_below_floor)
     val = new.values[setting.path]
     if args.json:
         _dump({"key": setting.path, "value": val, "path": str(new.path)})
     else:
         print(f"{setting.path} = {json.dumps(val, ensure_ascii=False)}  ({new.path})")
+    return EXIT_OK
+
+
+def _config_reapply(path: str, args) -> int:
+    ws = _open(path)
+    new, lost = config_mod.reapply(ws)
+    if args.json:
+        _dump({"reapplied": [x.to_json() for x in lost], "path": str(new.path) if new.path else None})
+    elif not lost:
+        print("Nothing to re-apply: config.json holds every setting Dreamdesk wrote.")
+    else:
+        for x in lost:
+            print(f"{x.path} = {json.dumps(x.value, ensure_ascii=False)}  (re-applied)")
+        print(f"Written to {new.path}")
+    return EXIT_OK
+
+
+def _config_forget(path: str, keys: list[str], args) -> int:
+    ws = _open(path)
+    gone = config_mod.forget(ws, keys or None)
+    if args.json:
+        _dump({"forgotten": gone})
+    elif gone:
+        print("Forgotten (config.json untouched): " + ", ".join(gone))
+    else:
+        print("Nothing to forget.")
     return EXIT_OK
 
 
@@ -566,10 +604,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = _command(sub, "prompt", "what a new chat would receive, part by part", cmd_prompt)
     s.add_argument("--text", action="store_true", help="print (or include in JSON) the text itself")
 
-    s = _command(sub, "config", "show the effective config, or: config set PATH KEY VALUE",
+    s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
+                 "(write back what config.json lost)",
                  cmd_config, path=False,
                  usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
-                       "[--confirm-below-floor]")
+                       "[--confirm-below-floor]\n       dreamdesk config reapply PATH [--json]\n"
+                       "       dreamdesk config forget PATH [KEY...] [--json]")
     s.add_argument("args", nargs="+", metavar="ARGS")
     s.add_argument("--confirm-below-floor", action="store_true",
                    help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")

@@ -13,10 +13,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from .files import MISSING_HASH, checked_write, read_state
-from .problems import INFO, Problem, WorkspaceError
+from .files import MISSING_HASH, atomic_write_text, checked_write, read_state
+from .problems import INFO, WARNING, Problem, WorkspaceError
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 REVIEW_FLOOR = 12
 # The seed's measured reason, shown wherever a cadence below the floor is asked for.
@@ -49,6 +52,50 @@ class BelowFloorError(WorkspaceError):
 
 
 @dataclass(frozen=True, slots=True)
+class AssistantRule:
+    """What nanobot 0.3.5's own config schema (pydantic, nanobot/config/schema.py) accepts for a
+    key: its loader refuses to start on anything else. Only the shapes the table needs."""
+
+    kind: str                     # bool | int | str
+    minimum: int | None = None
+
+    def describe(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "str":
+            return "a string"
+        return "a whole number" + (f" ≥ {self.minimum}" if self.minimum is not None else "")
+
+    def check(self, value: Any) -> str | None:
+        """None when nanobot's loader takes `value`. pydantic's lax mode, as nanobot runs it:
+        true/false also as 0/1 and words like "yes"; whole numbers also as 3.0, "3" or true."""
+        if self.kind == "str":
+            return None if isinstance(value, str) else "must be a string"
+        if self.kind == "bool":
+            if isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1)):
+                return None
+            if isinstance(value, str) and value.strip().lower() in _PYDANTIC_BOOL_WORDS:
+                return None
+            return "must be true or false"
+        number = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip()) if not value.strip().lstrip("+-").isdigit() else int(value.strip())
+            except ValueError:
+                return "must be " + self.describe()
+        if not isinstance(number, (int, float)):
+            return "must be " + self.describe()
+        if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
+            return "must be " + self.describe()
+        if self.minimum is not None and number < self.minimum:
+            return "must be " + self.describe()
+        return None
+
+
+_PYDANTIC_BOOL_WORDS = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
+
+
+@dataclass(frozen=True, slots=True)
 class Setting:
     path: str                     # dotted camelCase path from the root of config.json
     kind: str                     # bool | int | number | str | choice
@@ -58,6 +105,10 @@ class Setting:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     doc: str = ""
+    # nanobot 0.3.5's rule for the key; None: a key nanobot does not know (its loader ignores
+    # it, and every config save of its own drops it)
+    nanobot: AssistantRule | None = None
+    nonempty: bool = False        # str: Dreamdesk never writes "" (read as the file has it)
 
     @property
     def name(self) -> str:
@@ -69,7 +120,7 @@ class Setting:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         if self.kind == "str":
-            return "a string"
+            return "a non-empty string" if self.nonempty else "a string"
         what = "a whole number" if self.kind == "int" else "a number"
         if self.minimum is not None:
             op = ">" if self.exclusive_minimum else "≥"
@@ -101,6 +152,25 @@ class Setting:
             return "must be " + self.describe_range()
         return None
 
+    def check_write(self, value: Any) -> str | None:
+        """None when Dreamdesk may write `value`: valid for Dreamdesk (check) and, for a key the
+        assistant knows, a value its own loader takes. Stricter than reading, never looser."""
+        why = self.check(value)
+        if why is None and self.nonempty and isinstance(value, str) and not value.strip():
+            why = "must be " + self.describe_range()
+        if why is None and self.nanobot is not None and self.nanobot.check(value):
+            why = "must be " + self.describe_range()   # the table is wrong: test_config guards this
+        return why
+
+    def refusal(self, value: Any, spelled: str | None = None) -> str:
+        """The one-line reason a value is refused (or ignored when read), naming the key and
+        value, and saying when nanobot itself would refuse to start on it."""
+        why = self.check_write(value) or self.check(value) or ""
+        text = f"{spelled or self.name} {why}, got {json.dumps(value, ensure_ascii=False)}"
+        if self.nanobot is not None and self.nanobot.check(value):
+            text += f" (nanobot refuses to start on it: it takes {self.nanobot.describe()})"
+        return text
+
     def parse(self, text: str) -> Any:
         """A CLI string as this setting's type; raises ValueError with a clear reason."""
         t = text.strip()
@@ -114,9 +184,12 @@ class Setting:
         if self.kind in ("str", "choice"):
             return t
         try:
-            number = float(t) if self.kind == "number" else int(t)
+            number = int(t)
         except ValueError:
-            raise ValueError(f"{self.name} must be {self.describe_range()}, got {text!r}") from None
+            try:   # "1.5" for a whole-number key is parsed, then refused by check with the reason
+                number = float(t)
+            except ValueError:
+                raise ValueError(f"{self.name} must be {self.describe_range()}, got {text!r}") from None
         if isinstance(number, float) and number.is_integer():
             number = int(number)
         return number
@@ -124,9 +197,17 @@ class Setting:
 
 _D = "agents.defaults"
 _DREAM = f"{_D}.dream"
+# nanobot 0.3.5's schema for the keys it knows (nanobot/config/schema.py, DreamConfig and
+# AgentDefaults; camelCase aliases, snake_case accepted). Dreamdesk's own range for such a key
+# lies inside nanobot's, so nothing Dreamdesk writes stops the assistant from starting; the
+# keys without a rule are Dreamdesk's own (nanobot ignores them on load, drops them on save).
+_NB_BOOL, _NB_STR = AssistantRule("bool"), AssistantRule("str")
+_NB_INT, _NB_INT0, _NB_INT1 = AssistantRule("int"), AssistantRule("int", 0), AssistantRule("int", 1)
 SETTINGS: tuple[Setting, ...] = (
-    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own."),
-    Setting(f"{_DREAM}.intervalH", "number", 2, 0, True, 8760, doc="Hours between scheduled runs."),
+    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", nanobot=_NB_BOOL),
+    # nanobot: interval_h: int = Field(default=2, ge=1); 1.5 makes it refuse to start
+    Setting(f"{_DREAM}.intervalH", "int", 2, 1, False, 8760, doc="Whole hours between scheduled runs.",
+            nanobot=_NB_INT1),
     Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only."),
     Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only."),
     Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only."),
@@ -141,14 +222,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(f"{_DREAM}.cooldownH", "number", 8, 0, False, 8760, doc="Hours between activity-scheduled dreams."),
     Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, False, 525_600,
             doc="Minutes without new history before an activity dream."),
+    # nanobot: session_ttl_minutes, alias idleCompactAfterMinutes, int ge=0
     Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, False, 525_600,
-            doc="Idle compaction after this many minutes; 0 = off."),
+            doc="Idle compaction after this many minutes; 0 = off.", nanobot=_NB_INT0),
     Setting(f"{_D}.maxMessages", "int", 120, 1, doc="Messages kept in a session."),
     Setting(f"{_D}.consolidationRatio", "number", 0.5, 0, True, 1, doc="Share of the budget compaction aims for."),
-    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window."),
-    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer."),
-    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too)."),
-    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>."),
+    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window.", nanobot=_NB_INT),
+    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer.", nanobot=_NB_INT),
+    # nanobot takes any string, but an empty model or provider names nothing it can call
+    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too).", nanobot=_NB_STR,
+            nonempty=True),
+    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>.", nanobot=_NB_STR,
+            nonempty=True),
 )
 BY_PATH = {s.path: s for s in SETTINGS}
 BUDGET_KEYS = {"SOUL.md": "soulBudgetChars", "USER.md": "userBudgetChars", "memory/MEMORY.md": "memoryBudgetChars"}
@@ -328,7 +413,7 @@ def load(path: Path | None, display: str = "config.json") -> Config:
         why = s.check(value)
         if why:
             cfg.values[s.path], cfg.sources[s.path] = s.default, "invalid"
-            cfg.problems.append(Problem(display, f"{spelled} {why}, got {json.dumps(value, ensure_ascii=False)}; "
+            cfg.problems.append(Problem(display, f"{s.refusal(value, spelled)}; "
                                                  f"using the default {json.dumps(s.default)}"))
         else:
             if s.kind == "int" and isinstance(value, float):
@@ -339,25 +424,40 @@ def load(path: Path | None, display: str = "config.json") -> Config:
 
 def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = False,
               create_at: Path | None = None) -> Config:
-    """The write funnel: validate, apply to the file as it is now on disk, write atomically.
+    """The write funnel for one key (see set_values)."""
+    return set_values(cfg, {key: value}, confirm_below_floor=confirm_below_floor, create_at=create_at)
 
-    `value` may be a CLI string (parsed by the setting's type) or an already typed value. Keeps
-    every other key and the file's key order; refuses to touch a file it cannot parse. Returns
-    the reloaded Config.
-    """
-    setting = find_setting(key)
+
+def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
+    """`value` (a CLI string or a typed value) as it will be written; raises WorkspaceError."""
     if isinstance(value, str) and setting.kind not in ("str", "choice"):
         try:
             value = setting.parse(value)
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
-    why = setting.check(value)
-    if why:
-        raise WorkspaceError(f"{setting.name} {why}, got {json.dumps(value, ensure_ascii=False)}")
+    if setting.check_write(value):
+        raise WorkspaceError(setting.refusal(value))
     if setting.kind == "int":
         value = int(value)
     if setting.path == f"{_DREAM}.reviewEveryRuns" and value < REVIEW_FLOOR and not confirm_below_floor:
         raise BelowFloorError(value)
+    return value
+
+
+def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,
+               create_at: Path | None = None, before_write: Callable[[], None] | None = None) -> Config:
+    """The write funnel: validate every value, apply them to the file as it is now on disk, write
+    once, atomically.
+
+    A value may be a CLI string (parsed by the setting's type) or an already typed value; one
+    refused value writes nothing at all. Keeps every other key and the file's key order; refuses
+    to touch a file it cannot parse. `before_write` runs once every check has passed, just before
+    the write (what raises there stops it). Returns the reloaded Config.
+    """
+    typed: dict[str, Any] = {}
+    for key, value in updates.items():
+        setting = find_setting(key)
+        typed[setting.path] = _typed(setting, value, confirm_below_floor=confirm_below_floor)
 
     path = cfg.path if cfg.path is not None else create_at
     if path is None:
@@ -384,25 +484,28 @@ def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = 
             raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
     else:
         raw = {}
-    node = raw
-    parts = setting.path.split(".")
-    for part in parts[:-1]:
-        for cand in (part, _snake(part)):
-            if cand in node:
-                nxt = node[cand]
-                if not isinstance(nxt, dict):
-                    raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
-                                         "fix it by hand first")
-                node = nxt
-                break
-        else:
-            node[part] = {}
-            node = node[part]
-    leaf = parts[-1]
-    if leaf not in node and _snake(leaf) in node:
-        leaf = _snake(leaf)
-    node[leaf] = value
+    for spath, value in typed.items():
+        node = raw
+        parts = spath.split(".")
+        for part in parts[:-1]:
+            for cand in (part, _snake(part)):
+                if cand in node:
+                    nxt = node[cand]
+                    if not isinstance(nxt, dict):
+                        raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
+                                             "fix it by hand first")
+                    node = nxt
+                    break
+            else:
+                node[part] = {}
+                node = node[part]
+        leaf = parts[-1]
+        if leaf not in node and _snake(leaf) in node:
+            leaf = _snake(leaf)
+        node[leaf] = value
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
+    if before_write is not None:
+        before_write()
     checked_write(path, text, state.hash if state.exists else MISSING_HASH, display=cfg.display)
     if not state.exists:
         try:
@@ -410,3 +513,130 @@ def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = 
         except OSError:
             pass
     return load(path, cfg.display)
+
+
+# -- what Dreamdesk wrote, remembered in its own per-workspace state ---------------------------
+# nanobot's own config saves (onboard --refresh, its settings, a provider login) write back only
+# the keys its schema knows, so Dreamdesk's own keys (budgets, the review cadence, the passes,
+# activity scheduling) vanish from config.json and would silently read as defaults. Dreamdesk
+# remembers what it wrote outside the workspace and says when the file lost it; it never writes
+# it back on its own (that would fight the assistant): the person re-applies or forgets.
+WRITTEN_NAME = "config-written.json"
+
+
+@dataclass(frozen=True, slots=True)
+class LostSetting:
+    path: str          # full dotted path
+    value: Any         # what Dreamdesk wrote
+    default: Any       # what is used instead now
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    def to_json(self) -> dict:
+        return {"key": self.path, "value": self.value, "default": self.default}
+
+
+def _written_path(root: Path, create: bool = False) -> Path:
+    from .state import workspace_state_dir
+    return workspace_state_dir(root, create=create) / WRITTEN_NAME
+
+
+def remembered(root: Path) -> dict[str, Any]:
+    """Full path -> the value Dreamdesk last wrote (and the file has not shown another since).
+    Reads only; a value today's rules would not write is not offered back."""
+    try:
+        data = json.loads(_written_path(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    settings = data.get("settings") if isinstance(data, dict) else None
+    if not isinstance(settings, dict):
+        return {}
+    return {k: v for k, v in settings.items() if k in BY_PATH and BY_PATH[k].check_write(v) is None}
+
+
+def _present(raw: Any, path: str) -> tuple[bool, Any]:
+    found, value, _ = _lookup(raw or {}, path)
+    return found and value is not None, value
+
+
+def lost_settings(root: Path, cfg: Config) -> list[LostSetting]:
+    """Remembered keys config.json no longer holds. A key the file holds with another value is
+    not lost (the file wins). Nothing is said about a file that cannot be read (that is its own
+    problem) — a missing file lost everything Dreamdesk wrote to it."""
+    if not cfg.readable:
+        return []
+    return [LostSetting(path, value, BY_PATH[path].default)
+            for path, value in remembered(root).items() if not _present(cfg.raw, path)[0]]
+
+
+def lost_problem(lost: LostSetting, display: str = "config.json") -> Problem:
+    setting = BY_PATH[lost.path]
+    why = ("the assistant's own config saves drop the keys it does not know, as nanobot's do"
+           if setting.nanobot is None else "it was removed from the file")
+    return Problem(display, f"{lost.path} = {json.dumps(lost.value, ensure_ascii=False)}, which Dreamdesk wrote, "
+                            f"is gone ({why}); the default {json.dumps(lost.default, ensure_ascii=False)} "
+                            "is used until it is re-applied", severity=WARNING)
+
+
+def _remember(state_file: Path, before: dict[str, Any], new: Config, written: list[str]) -> None:
+    out: dict[str, Any] = {}
+    for path, old in before.items():
+        present, value = _present(new.raw, path)
+        if not present:
+            out[path] = old                      # still lost: still offered back
+        elif BY_PATH[path].check(value) is None:
+            out[path] = new.values[path]         # changed in the file since: the file wins
+        else:
+            out[path] = old
+    for path in written:
+        out[path] = new.values[path]
+    # a key at its default has nothing to lose: an absent key reads as the same value
+    out = {p: v for p, v in out.items() if not _same(v, BY_PATH[p].default)}
+    atomic_write_text(state_file, json.dumps({"version": 1, "config": str(new.path) if new.path else None,
+                                              "settings": out}, indent=2, ensure_ascii=False) + "\n")
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_floor: bool = False) -> Config:
+    """The workspace's config funnel: set_values on its config.json, then remember what was
+    written in Dreamdesk's own state. The state folder is made once every check has passed, just
+    before the write: a write whose record could not be kept is never made, and a refused one
+    leaves no trace at all."""
+    state_file = _written_path(ws.root)
+    before = remembered(ws.root)
+    paths = [find_setting(k).path for k in updates]
+    new = set_values(ws.config(), updates, confirm_below_floor=confirm_below_floor,
+                     create_at=ws.config_create_path,
+                     before_write=lambda: _written_path(ws.root, create=True) and None)
+    _remember(state_file, before, new, paths)
+    return new
+
+
+def reapply(ws: "Workspace") -> tuple[Config, list[LostSetting]]:
+    """Write back every remembered key config.json lost, in one write. A cadence below the
+    review floor was confirmed when it was first written."""
+    cfg = ws.config()
+    if not cfg.readable:
+        bad = next(p for p in cfg.problems if p.severity == "error")
+        raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
+    lost = lost_settings(ws.root, cfg)
+    if not lost:
+        return cfg, []
+    return write_settings(ws, {x.path: x.value for x in lost}, confirm_below_floor=True), lost
+
+
+def forget(ws: "Workspace", keys: list[str] | None = None) -> list[str]:
+    """Stop remembering `keys` (all when None); config.json is not touched."""
+    before = remembered(ws.root)
+    drop = set(before) if keys is None else {find_setting(k).path for k in keys}
+    gone = [p for p in before if p in drop]
+    if gone:
+        rest = {p: v for p, v in before.items() if p not in drop}
+        atomic_write_text(_written_path(ws.root, create=True),
+                          json.dumps({"version": 1, "settings": rest}, indent=2, ensure_ascii=False) + "\n")
+    return gone

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from .assistants import Assistant, assistant_of
 from .budgets import FileSize, measure
-from .config import Config
+from .config import Config, LostSetting, lost_problem, lost_settings
 from .history import History
 from .problems import INFO, WARNING, Problem
 from .sessions import Session, scan_sessions
@@ -26,6 +26,7 @@ class Status:
     sessions: list[Session]
     problems: list[Problem] = field(default_factory=list)
     assistant: Assistant | None = None     # which assistant wrote the home, and why we think so
+    lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
 
     @property
     def pending(self) -> int:
@@ -45,6 +46,7 @@ class Status:
             "history_bad_lines": len(self.history.bad_lines),
             "dream": self.config.dream,
             "sessions": [s.to_json() for s in self.sessions],
+            "lost_settings": [x.to_json() for x in self.lost_settings],
             "problems": [p.to_json() for p in self.problems],
         }
 
@@ -52,6 +54,8 @@ class Status:
 def read_status(ws: Workspace) -> Status:
     cfg = ws.config()
     problems: list[Problem] = list(cfg.problems)
+    lost = lost_settings(ws.root, cfg)
+    problems.extend(lost_problem(x, cfg.display) for x in lost)
     files, fprobs = measure(ws, cfg)
     problems.extend(fprobs)
     hist = ws.history()
@@ -85,4 +89,4 @@ def read_status(ws: Workspace) -> Status:
                                     severity=WARNING))
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems, assistant_of(ws, cfg.raw))
+                  files, cur, dream, hist, cfg, sessions, problems, assistant_of(ws, cfg.raw), lost)

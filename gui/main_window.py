@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from engine import config as config_mod
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
 from engine.workspace import Workspace
@@ -107,6 +108,8 @@ class MainWindow(QMainWindow):
         self.runs.archiveEntryRequested.connect(self.show_archive_entry)
         self.files.saved.connect(lambda _p: self.refresh())
         self.settings.changed.connect(self._settings_changed)
+        self.dashboard.reapplyRequested.connect(self._reapply_settings)
+        self.dashboard.forgetRequested.connect(self._forget_lost_settings)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
@@ -308,6 +311,39 @@ class MainWindow(QMainWindow):
         self.archive.refresh()
         self.runs.refresh()
         self._refresh_snapshots()
+
+    def _reapply_settings(self) -> None:
+        """The Dashboard's Re-apply: write back what config.json lost, only because it was asked."""
+        ws = self.ws
+        if ws is None:
+            return
+        self.dashboard.show_lost_error("")
+
+        def done(result) -> None:
+            _cfg, lost = result
+            self.show_message(f"Re-applied {len(lost)} setting(s) to config.json" if lost
+                              else "Nothing to re-apply: config.json holds every setting Dreamdesk wrote")
+            self._settings_changed()
+
+        def failed(message: str, tb: str) -> None:
+            self.dashboard.show_lost_error(f"Not re-applied: {message}")
+            self.refresh()
+
+        self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
+
+    def _forget_lost_settings(self) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        self.dashboard.show_lost_error("")
+        lost = [x.path for x in (self.state.status.lost_settings if self.state else [])]
+
+        def done(gone) -> None:
+            self.show_message(f"Forgot {len(gone)} setting(s); config.json untouched")
+            self.refresh()
+
+        self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
+                          lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
 
     def _settings_changed(self) -> None:
         # turning Dream on or off, or a new interval, applies at once to a running schedule

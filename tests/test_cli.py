@@ -112,7 +112,7 @@ def test_config_set_floor(capsys, ws):
     (["status"], "required"),
     (["frobnicate"], "invalid choice"),
     (["status", "/no/such/folder"], "no such folder"),
-    (["config", "set", "WS", "intervalH", "soon"], "intervalH must be a number > 0"),
+    (["config", "set", "WS", "intervalH", "soon"], "intervalH must be a whole number ≥ 1"),
     (["config", "set", "WS", "nope", "1"], "unknown config key"),
     (["config", "set", "WS", "intervalH"], "usage"),
 ])
@@ -126,7 +126,7 @@ def test_bad_usage_exit_2_one_line(capsys, ws, argv, needle):
 def test_bad_config_exit_2_but_status_still_reports(capsys, ws):
     (ws / "config.json").write_text('{"agents": {"defaults": {"dream": {"intervalH": "two"}}}}')
     code, out, err = run(capsys, "config", str(ws))
-    assert code == 2 and 'intervalH must be a number > 0 and ≤ 8760, got "two"' in err and err.count("\n") == 1
+    assert code == 2 and 'intervalH must be a whole number ≥ 1 and ≤ 8760, got "two"' in err and err.count("\n") == 1
     code, out, err = run(capsys, "status", str(ws), "--json")
     assert code == 0
     assert any('got "two"' in p["message"] for p in json.loads(out)["problems"])
@@ -201,3 +201,74 @@ def test_a_command_that_fails_changes_nothing_in_a_nanobot_home(capsys, tmp_path
     assert code == 2, (out, err)
     assert "Traceback" not in err and err.startswith("dreamdesk: ")
     assert tree_state(tmp_path) == before
+
+
+def test_config_set_refuses_a_value_nanobot_would_not_start_on(capsys, ws, private_state):
+    before = (ws / "config.json").read_bytes()
+    for value in ("1.5", "0.25", "0"):
+        code, out, err = run(capsys, "config", "set", str(ws), "intervalH", value)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"intervalH must be a whole number ≥ 1 and ≤ 8760, got {value}" in err
+        assert "nanobot refuses to start on it" in err
+    assert (ws / "config.json").read_bytes() == before
+    assert not (private_state / "workspaces").exists()          # a failing command changes nothing
+    assert run(capsys, "config", "set", str(ws), "intervalH", "3")[0] == 0
+    assert json.loads((ws / "config.json").read_text())["agents"]["defaults"]["dream"]["intervalH"] == 3
+
+
+def _drop_dreamdesk_keys(path):
+    """nanobot's own config save: only the keys its schema knows survive under dream."""
+    raw = json.loads(path.read_text())
+    dream = raw["agents"]["defaults"]["dream"]
+    for k in list(dream):
+        if k not in ("enabled", "intervalH", "cron", "modelOverride"):
+            del dream[k]
+    path.write_text(json.dumps(raw))
+
+
+def test_lost_settings_in_status_and_one_command_reapplies(capsys, ws):
+    cfg = ws / "config.json"
+    assert run(capsys, "config", "set", str(ws), "memoryBudgetChars", "2500")[0] == 0
+    assert run(capsys, "config", "set", str(ws), "schedule", "activity")[0] == 0
+    assert run(capsys, "config", "set", str(ws), "intervalH", "6")[0] == 0
+    code, out, _ = run(capsys, "status", str(ws), "--json")
+    assert json.loads(out)["lost_settings"] == []
+    _drop_dreamdesk_keys(cfg)
+    before = cfg.read_bytes()
+    code, out, err = run(capsys, "status", str(ws), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["lost_settings"] == [
+        {"key": "agents.defaults.dream.memoryBudgetChars", "value": 2500, "default": 3000},
+        {"key": "agents.defaults.dream.schedule", "value": "activity", "default": "interval"}]
+    warnings = [p["message"] for p in data["problems"] if p["severity"] == "warning"]
+    assert any("memoryBudgetChars = 2500" in m and "is gone" in m for m in warnings)
+    assert any('schedule = "activity"' in m for m in warnings)
+    code, out, err = run(capsys, "status", str(ws))
+    assert "memoryBudgetChars = 2500, which Dreamdesk wrote, is gone" in out
+    code, out, err = run(capsys, "config", str(ws), "--json")
+    assert [x["key"] for x in json.loads(out)["lost_settings"]] == ["agents.defaults.dream.memoryBudgetChars",
+                                                                    "agents.defaults.dream.schedule"]
+    assert cfg.read_bytes() == before                              # reading never re-applies
+    code, out, err = run(capsys, "config", "reapply", str(ws))
+    assert code == 0 and "memoryBudgetChars = 2500  (re-applied)" in out
+    dream = json.loads(cfg.read_text())["agents"]["defaults"]["dream"]
+    assert dream == {"intervalH": 6, "memoryBudgetChars": 2500, "schedule": "activity"}
+    assert json.loads(cfg.read_text())["keep"] == {"me": True}
+    code, out, err = run(capsys, "config", "reapply", str(ws), "--json")
+    assert code == 0 and json.loads(out)["reapplied"] == []
+    assert json.loads(run(capsys, "status", str(ws), "--json")[1])["lost_settings"] == []
+
+
+def test_config_forget_and_reapply_usage(capsys, ws):
+    assert run(capsys, "config", "set", str(ws), "cooldownH", "3")[0] == 0
+    _drop_dreamdesk_keys(ws / "config.json")
+    before = (ws / "config.json").read_bytes()
+    code, out, err = run(capsys, "config", "forget", str(ws), "cooldownH")
+    assert code == 0 and "agents.defaults.dream.cooldownH" in out
+    assert (ws / "config.json").read_bytes() == before
+    assert json.loads(run(capsys, "status", str(ws), "--json")[1])["lost_settings"] == []
+    code, out, err = run(capsys, "config", "reapply")
+    assert code == 2 and "usage" in err and err.count("\n") == 1
+    (ws / "config.json").write_text("{oops")
+    code, out, err = run(capsys, "config", "reapply", str(ws))
+    assert code == 2 and "will not rewrite" in err and (ws / "config.json").read_text() == "{oops"

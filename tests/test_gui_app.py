@@ -953,3 +953,109 @@ def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path, 
         grab(win, "nanobot-home-prompt.png")
     finally:
         win.close()
+
+
+def _dream_cfg(home):
+    return json.loads((home / "config.json").read_text())["agents"]["defaults"]["dream"]
+
+
+def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_window, demo_home, qtbot):
+    from PySide6.QtCore import Qt as QtNs
+    from PySide6.QtTest import QTest
+    view = main_window.settings
+    main_window.tabs.setCurrentWidget(view)
+    cfg = demo_home / "config.json"
+    before = cfg.read_bytes()
+    assert view.interval.text() == "2 h" and view.interval.minimum() == 1 and view.interval.maximum() == 8760
+    view.interval.setFocus()
+    view.interval.selectAll()
+    QTest.keyClicks(view.interval, "1.5")                 # as a person types it
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
+    qtbot.waitUntil(lambda: "nanobot refuses to start" in view.error.text(), timeout=5000)
+    assert view.error.text().startswith("Not written: intervalH must be a whole number ≥ 1")
+    assert view.error.isVisible()
+    qtbot.waitUntil(lambda: not main_window.engine.busy, timeout=5000)
+    qtbot.wait(200)
+    grab(main_window, "settings-interval-refused.png")
+    assert cfg.read_bytes() == before
+    view.interval.selectAll()
+    QTest.keyClicks(view.interval, "3")
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
+    qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
+    assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
+    qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)
+
+
+def _nanobot_save(home):
+    """nanobot 0.3.5's own config save keeps only the dream keys its schema knows."""
+    cfg = home / "config.json"
+    raw = json.loads(cfg.read_text())
+    dream = raw["agents"]["defaults"]["dream"]
+    for k in list(dream):
+        if k not in ("enabled", "intervalH", "cron", "modelOverride"):
+            del dream[k]
+    cfg.write_text(json.dumps(raw, indent=2))
+
+
+def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_click(gui_env, qtbot, demo_home):
+    from conftest import open_window
+    from engine import config as config_mod
+    ws = Workspace.open(demo_home)
+    config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
+    config_mod.write_settings(ws, {"passes.deduction": False})
+    _nanobot_save(demo_home)
+    before = (demo_home / "config.json").read_bytes()
+    win = open_window(qtbot, demo_home)
+    dash = win.dashboard
+    qtbot.waitUntil(lambda: dash.lost_box.isVisible(), timeout=5000)
+    text = dash.lost_text.text()
+    assert "agents.defaults.dream.memoryBudgetChars = 2500  (now the default 3000)" in text
+    assert "agents.defaults.dream.passes.deduction = false  (now the default true)" in text
+    assert any("memoryBudgetChars = 2500, which Dreamdesk wrote, is gone" in dash.problems.item(i).text()
+               for i in range(dash.problems.count()))
+    assert win.settings.budget_spins["memoryBudgetChars"].value() == 3000   # the default is what is in force
+    qtbot.wait(300)
+    grab(win, "dashboard-lost-settings.png")
+    assert (demo_home / "config.json").read_bytes() == before             # opening re-applied nothing
+    dash.reapply.click()
+    qtbot.waitUntil(lambda: _dream_cfg(demo_home).get("memoryBudgetChars") == 2500, timeout=5000)
+    assert _dream_cfg(demo_home)["passes"] == {"deduction": False}
+    assert "channels" in json.loads((demo_home / "config.json").read_text())   # the rest kept
+    qtbot.waitUntil(lambda: not dash.lost_box.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: win.settings.budget_spins["memoryBudgetChars"].value() == 2500, timeout=5000)
+    win.close()
+
+
+def test_forget_hides_the_lost_settings_and_touches_no_config(gui_env, qtbot, demo_home):
+    from conftest import open_window
+    from engine import config as config_mod
+    ws = Workspace.open(demo_home)
+    config_mod.write_settings(ws, {"cooldownH": 3})
+    _nanobot_save(demo_home)
+    before = (demo_home / "config.json").read_bytes()
+    win = open_window(qtbot, demo_home)
+    qtbot.waitUntil(lambda: win.dashboard.lost_box.isVisible(), timeout=5000)
+    win.dashboard.forget.click()
+    qtbot.waitUntil(lambda: not win.dashboard.lost_box.isVisible(), timeout=5000)
+    assert (demo_home / "config.json").read_bytes() == before
+    assert config_mod.remembered(ws.root) == {}
+    win.close()
+
+
+def test_a_reapply_the_file_refuses_is_said_on_the_dashboard(gui_env, qtbot, demo_home):
+    from conftest import open_window
+    from engine import config as config_mod
+    ws = Workspace.open(demo_home)
+    config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
+    _nanobot_save(demo_home)
+    win = open_window(qtbot, demo_home)
+    qtbot.waitUntil(lambda: win.dashboard.lost_box.isVisible(), timeout=5000)
+    raw = json.loads((demo_home / "config.json").read_text())
+    raw["agents"]["defaults"]["dream"] = "off"                # changed under the window
+    (demo_home / "config.json").write_text(json.dumps(raw))
+    before = (demo_home / "config.json").read_bytes()
+    win.dashboard.reapply.click()
+    qtbot.waitUntil(lambda: "Not re-applied" in win.dashboard.lost_error.text(), timeout=5000)
+    assert "dream is not an object" in win.dashboard.lost_error.text()
+    assert (demo_home / "config.json").read_bytes() == before
+    win.close()

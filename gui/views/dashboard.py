@@ -3,15 +3,19 @@ not running, in plain words."""
 
 from __future__ import annotations
 
+import json
 from html import escape
 
-from ..qt import (QFrame, QGridLayout, QGroupBox, QLabel, QListWidget, QListWidgetItem, QScrollArea, Qt,
-                  QVBoxLayout, QWidget)
+from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+                  QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
 from ..workspace_state import WorkspaceState
 
 
 class Dashboard(QWidget):
+    reapplyRequested = Signal()     # write back the settings config.json lost
+    forgetRequested = Signal()      # stop offering them
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.gauges: dict[str, Gauge] = {}
@@ -29,6 +33,32 @@ class Dashboard(QWidget):
         self.assistant.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.assistant.setAccessibleName("Assistant")
         lay.addWidget(self.assistant)
+        # settings Dreamdesk wrote that config.json no longer holds (an assistant's own save
+        # dropped them): said here, written back only when asked
+        self.lost_box = QGroupBox("Settings lost from config.json")
+        ll = QVBoxLayout(self.lost_box)
+        self.lost_text = QLabel()
+        self.lost_text.setWordWrap(True)
+        self.lost_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        ll.addWidget(self.lost_text)
+        self.lost_error = QLabel()
+        self.lost_error.setWordWrap(True)
+        self.lost_error.setStyleSheet("color: #d64541;")
+        self.lost_error.hide()
+        ll.addWidget(self.lost_error)
+        buttons = QHBoxLayout()
+        self.reapply = QPushButton("Re-apply to config.json")
+        self.reapply.setToolTip("Write these values back to config.json (every other key is kept)")
+        self.reapply.clicked.connect(self.reapplyRequested)
+        self.forget = QPushButton("Forget them")
+        self.forget.setToolTip("Keep the defaults and stop showing this; config.json is not touched")
+        self.forget.clicked.connect(self.forgetRequested)
+        buttons.addWidget(self.reapply)
+        buttons.addWidget(self.forget)
+        buttons.addStretch(1)
+        ll.addLayout(buttons)
+        self.lost_box.hide()
+        lay.addWidget(self.lost_box)
 
         self.files_box = QGroupBox("Memory files")
         self.files_layout = QVBoxLayout(self.files_box)
@@ -74,6 +104,10 @@ class Dashboard(QWidget):
         pl.addWidget(self.problems)
         lay.addWidget(self.problems_box, 1)
 
+    def show_lost_error(self, message: str) -> None:
+        self.lost_error.setText(message)
+        self.lost_error.setVisible(bool(message))
+
     def set_state(self, state: WorkspaceState) -> None:
         st = state.status
         seen = set()
@@ -118,6 +152,17 @@ class Dashboard(QWidget):
             alarms.append(f"Last error: {sc.last_error}")
         self.alarm.setText("\n".join(alarms))
         self.alarm.setVisible(bool(alarms))
+        lost = st.lost_settings
+        if lost:
+            rows = [f"• {x.path} = {json.dumps(x.value, ensure_ascii=False)}  (now the default "
+                    f"{json.dumps(x.default, ensure_ascii=False)})" for x in lost]
+            self.lost_text.setText(
+                f"Dreamdesk wrote {'this setting' if len(lost) == 1 else f'these {len(lost)} settings'} to "
+                "config.json and the file no longer holds them: a config save by the assistant itself drops the "
+                "keys it does not know. Until they are re-applied, the defaults are used.\n" + "\n".join(rows))
+        self.lost_box.setVisible(bool(lost))
+        self.reapply.setEnabled(bool(lost))
+        self.forget.setEnabled(bool(lost))
         self.problems.clear()
         for p in st.problems:
             item = QListWidgetItem(f"{p.severity.upper():<8} {p}")

@@ -31,6 +31,18 @@ class FloorDialogs:
         return box.clickedButton() is yes
 
 
+class HoursSpin(QDoubleSpinBox):
+    """Hours as typed (2 decimals accepted, so a fraction can be refused with its reason), shown
+    without a decimal tail when whole: "2 h", not "2.00 h"."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setDecimals(2)
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
+
+
 class SettingsView(QWidget):
     changed = Signal()                    # config.json was written
     status = Signal(str)
@@ -61,11 +73,14 @@ class SettingsView(QWidget):
         self.enabled = QCheckBox("Dream runs on its own (applies at once)")
         self.enabled.toggled.connect(lambda on: self._set("enabled", on))
         form.addRow("Periodic consolidation", self.enabled)
-        self.interval = QDoubleSpinBox()
-        self.interval.setRange(0.25, 24 * 30)
-        self.interval.setDecimals(2)
+        # the range of the engine's key table; a fraction can be typed, and the engine's refusal
+        # (nanobot takes whole hours only) is shown below rather than the digits silently merged
+        rule = config_mod.find_setting("intervalH")
+        self.interval = HoursSpin()
+        self.interval.setRange(rule.minimum, rule.maximum)
         self.interval.setSuffix(" h")
         self.interval.setMaximumWidth(216)
+        self.interval.setToolTip(f"Hours between runs: {rule.describe_range()}")
         self.interval.editingFinished.connect(lambda: self._edited("intervalH", self.interval,
                                                                    self._num(self.interval.value())))
         form.addRow("Every", self.interval)
@@ -167,7 +182,7 @@ class SettingsView(QWidget):
                 w.blockSignals(True)
             self.enabled.setChecked(bool(d["enabled"]))
             outside = []
-            for key, spin, value in (("intervalH", self.interval, float(d["intervalH"])),
+            for key, spin, value in (("intervalH", self.interval, int(d["intervalH"])),
                                      ("reviewEveryRuns", self.review, int(d["reviewEveryRuns"])),
                                      *((key, self.budget_spins[key], int(d[key])) for _, key in BUDGET_FILES)):
                 if spin.hasFocus():
@@ -216,8 +231,7 @@ class SettingsView(QWidget):
         ws = self.ws
 
         def job(ctx):
-            return config_mod.set_value(ws.config(), key, value, confirm_below_floor=confirm,
-                                        create_at=ws.config_create_path)
+            return config_mod.write_settings(ws, {key: value}, confirm_below_floor=confirm)
 
         def done(cfg) -> None:
             self.cfg = cfg
@@ -226,7 +240,7 @@ class SettingsView(QWidget):
             self.changed.emit()
 
         def failed(message: str, tb: str) -> None:
-            self.error.setText(message)
+            self.error.setText(f"Not written: {message}")
             self.changed.emit()   # refresh the fields from the file
 
         self.engine.write(f"set {setting.name}", job, done, failed)
