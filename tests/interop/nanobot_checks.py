@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from engine.cli import main as dreamdesk_main
+from conftest import tree_state  # noqa: F401  (re-exported for the interop tests)
 
 LOCKISH = re.compile(r"(\.lock$|\.tmp$|~$|\.dreamdesk|journal)", re.I)
 
@@ -108,13 +109,3 @@ def compacted_twice(check: dict, n_messages: int) -> dict[int, list[int]]:
 
 def memory_texts(ws: Path) -> dict[str, str]:
     return {rel: (ws / rel).read_text(encoding="utf-8") for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md")}
-
-
-def tree_state(root: Path) -> dict[str, tuple[bytes | None, int]]:
-    """Every path under root with its bytes (None for folders) and mtime_ns: detects any write."""
-    out = {}
-    for p in sorted(Path(root).rglob("*")):
-        st = p.lstat()
-        data = p.read_bytes() if p.is_file() and not p.is_symlink() else None
-        out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
-    return out
