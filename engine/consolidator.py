@@ -243,6 +243,12 @@ def _set_last_consolidated(s: Session, expected_from: int, to: int) -> None:
     if lock is None:
         return _rewrite_offset(s, expected_from, to)
     with FileLock(lock, timeout=30, what="the assistant's session lock"):
+        # it may have started during a slow summary: then its copy would overwrite ours. The
+        # entries already appended stay; the journal finishes the offset once it has stopped.
+        pid = running_assistant(lock.parent.parent.parent)
+        if pid is not None:
+            raise WorkspaceError(f"{s.display}: the assistant started meanwhile (pid {pid}); the offset is "
+                                 "moved once it has stopped (the summary is already in history)")
         return _rewrite_offset(s, expected_from, to)
 
 

@@ -87,9 +87,10 @@ def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
     now = time.time() if now is None else now
     root = Path(root)
     folders = [root, root / "memory", root / "memory" / "archive", root / "memory" / "dreams"]
-    skills = root / "skills"
-    if skills.is_dir():
-        folders += [d for d in skills.iterdir() if d.is_dir() and not d.is_symlink()]
+    try:
+        folders += [d for d in (root / "skills").iterdir() if d.is_dir() and not d.is_symlink()]
+    except OSError:
+        pass
     removed = []
     for d in folders:
         try:

@@ -49,7 +49,11 @@ class JobLock(FileLock):
 
     def acquire(self) -> "JobLock":
         super().acquire()
-        sweep_stale_temps(self.root)
+        try:
+            sweep_stale_temps(self.root)
+        except Exception:
+            self.release()
+            raise
         return self
 
 

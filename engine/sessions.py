@@ -31,6 +31,7 @@ _WORKSPACE_ID = re.compile(r"[0-9a-f]{32}")
 # nanobot's own records that are not messages, and messages it never archives
 PROVIDER_STATE = "provider_state"
 HIDDEN = "_hidden_history"
+CHECKPOINT_TEXT = "Continue the active task from the working-memory checkpoint above."
 
 
 def assistant_session_lock(path: Path) -> Path | None:
@@ -54,7 +55,8 @@ def archived_offset(meta: dict) -> tuple[int, object]:
 def archivable(m: dict) -> bool:
     """Does the assistant put this message into memory history? Not its slash-command turns nor
     the hidden continuation marker of a summary checkpoint."""
-    return not m.get("_command") and not m.get(HIDDEN)
+    # other hidden messages (a subagent's result) are memory to nanobot: only the checkpoint is not
+    return not m.get("_command") and not (m.get(HIDDEN) and m.get("content") == CHECKPOINT_TEXT)
 
 
 @dataclass
@@ -185,7 +187,9 @@ def _marker(d: Path) -> str | None:
         named = (d / ".workspace").read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return os.path.expanduser(named) if named else None
+    if not named or "\0" in named:
+        return None
+    return os.path.expanduser(named)
 
 
 def scan_sessions(home: Path | None, workspace_root: Path) -> tuple[list[Session], list[Problem]]:

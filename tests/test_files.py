@@ -348,3 +348,21 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
         pass
     assert [p for p in stale if p.exists()] == []
     assert all(p.exists() for p in keep)
+
+
+def test_a_sweep_that_fails_never_leaves_the_job_lock_held(tmp_path, monkeypatch):
+    from engine import restore
+    from engine.workspace import Workspace
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "USER.md").write_text("# User\n")
+    ws = Workspace.open(tmp_path)
+    real = restore.sweep_stale_temps
+
+    def broken(root):
+        raise PermissionError(13, "denied")
+    monkeypatch.setattr(restore, "sweep_stale_temps", broken)
+    with pytest.raises(PermissionError):
+        restore.job_lock(ws).acquire()
+    monkeypatch.setattr(restore, "sweep_stale_temps", real)
+    with restore.job_lock(ws):      # free again: the failed job released it
+        pass

@@ -166,7 +166,8 @@ def test_cli_base_url_to_an_openai_server_with_anthropic_in_config(make_workspac
 
 
 def test_cli_model_explains_the_choice(make_workspace, capsys):
-    root = make_workspace({"USER.md": "# User\n", "config.json": json.dumps(NANOBOT_035[0][0])})
+    root = make_workspace({"USER.md": "# User\n", ".nanobot/workspace-id": "a" * 32 + "\n",
+                           "config.json": json.dumps(NANOBOT_035[0][0])})
     assert main(["model", str(root), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["provider"], out["api"], out["key"]) == ("openrouter", "openai", "config.json providers.openrouter.apiKey")
@@ -176,6 +177,15 @@ def test_cli_model_explains_the_choice(make_workspace, capsys):
     assert "openrouter" in text and "Why" in text and "sk-or-x" not in text
     assert main(["model", str(root), "--provider", "nope"]) == 2
     assert "neither one nanobot knows" in capsys.readouterr().err
+
+
+def test_a_jenny_home_without_a_model_is_not_given_nanobots_default(make_workspace, capsys):
+    """nanobot's default model (an expensive one) applies to homes nanobot owns; a Jenny-style home
+    that names no model gets the plain refusal, not a model nobody picked."""
+    cfg = json.dumps(NANOBOT_035[0][0])
+    jenny = make_workspace({"USER.md": "# User\n", "config.json": cfg})
+    assert main(["model", str(jenny)]) == 2
+    assert "no model configured" in capsys.readouterr().err
 
 
 # -- the assistant's own Dream prompt -----------------------------------------------------------------
@@ -232,3 +242,16 @@ def test_a_configured_key_reaches_no_record_log_or_snapshot(make_workspace, llm_
     if (root / ".git").is_dir():
         log = subprocess.run(["git", "-C", str(root), "log", "--all", "-p"], capture_output=True, text=True).stdout
         assert secret not in log
+
+
+@pytest.mark.parametrize("provider,model,sent", [
+    ("opencode", "opencode/claude-sonnet-4", "claude-sonnet-4"),
+    ("opencode_go", "opencode-go/kimi-k2", "kimi-k2"),
+    ("modelscope", "modelscope/Qwen/Qwen3", "Qwen/Qwen3"),
+    ("modelscope", "Qwen/Qwen3", "Qwen/Qwen3"),          # not a route prefix: sent as it is
+])
+def test_route_prefixes_are_stripped_as_nanobot_strips_them(tmp_path, provider, model, sent):
+    data = {"agents": {"defaults": {"model": model, "provider": provider}},
+            "providers": {provider: {"apiKey": "k"}}}
+    choice, _ = resolve_model(cfg_of(tmp_path, data))
+    assert choice.sent_model == sent

@@ -124,3 +124,29 @@ def test_status_carries_the_binding_problem(tmp_path):
     (ws / "USER.md").write_text("# User\n")
     st = read_status(Workspace.open(tmp_path))
     assert any(p.file == "sessions/" for p in st.problems)
+
+
+def test_only_the_checkpoint_marker_is_hidden_from_memory_not_a_subagents_result():
+    """nanobot archives hidden messages such as a subagent's result; only the summary
+    checkpoint's continuation marker (hidden, with its fixed text) stays out."""
+    from engine.sessions import CHECKPOINT_TEXT, archivable
+    assert archivable({"role": "user", "content": "done: 3 files", "_hidden_history": {"kind": "subagent_result"}})
+    assert not archivable({"role": "user", "content": CHECKPOINT_TEXT, "_hidden_history": True})
+    assert not archivable({"role": "user", "content": "/status", "_command": True})
+
+
+def test_a_marker_with_a_nul_byte_is_skipped_not_a_crash(tmp_path):
+    ws = nanobot_home(tmp_path)
+    (ws / ".nanobot" / "workspace-id").unlink()
+    (tmp_path / "sessions" / WID / ".workspace").write_text("/x\0y\n")
+    found, problems = scan_sessions(tmp_path, ws)
+    assert found == [] and [p.file for p in problems] == ["sessions/"]
+
+
+def test_a_gateway_record_with_an_impossible_pid_is_not_running(tmp_path):
+    import json
+    from engine.gateway import running_assistant
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "gateway.json").write_text(json.dumps({"pid": 99999999999999999999, "clients": {"a": {"pid": -4}}}))
+    (tmp_path / "run" / "api.1234.json").write_text("{not json")
+    assert running_assistant(tmp_path) is None

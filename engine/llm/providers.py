@@ -109,6 +109,20 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 BY_NAME = {s.name: s for s in PROVIDERS}
 
 
+# a route prefix stripped only when it is the model's first segment (nanobot's
+# `strip_model_prefixes`; "opencode/claude-sonnet-4" is sent as "claude-sonnet-4")
+ROUTE_PREFIXES: dict[str, tuple[str, ...]] = {
+    "opencode": ("opencode", "opencode_zen", "opencode-zen"),
+    "opencode_zen": ("opencode", "opencode_zen", "opencode-zen"),
+    "opencode_go": ("opencode-go", "opencode_go"),
+    "modelscope": ("modelscope",),
+}
+
+
+def prefix_key(prefix: str) -> str:
+    return snake(prefix.replace("-", "_")).lower()
+
+
 def snake(name: str) -> str:
     """nanobot's to_snake for provider names: camelCase and dashes to snake_case."""
     out = []

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..config import _lookup, redact_url
 from . import LLMError
-from .providers import BACKEND_API, PROVIDERS, SDK_DEFAULT_BASES, ProviderSpec, find_by_name, snake
+from .providers import BACKEND_API, PROVIDERS, ROUTE_PREFIXES, SDK_DEFAULT_BASES, ProviderSpec, find_by_name, prefix_key, snake
 
 NANOBOT_DEFAULT_MODEL = "anthropic/claude-opus-4-5"
 AUTO = "auto"
@@ -156,7 +156,7 @@ class _Preset:
     why: list[str] = field(default_factory=list)
 
 
-def _preset(raw: dict) -> _Preset:
+def _preset(raw: dict, nanobot_default: bool = True) -> _Preset:
     defaults = _get(_get(raw, "agents"), "defaults")
     defaults = defaults if isinstance(defaults, dict) else {}
     presets = _get(raw, "modelPresets")
@@ -185,9 +185,12 @@ def _preset(raw: dict) -> _Preset:
         why.append("agents.defaults.dream.modelOverride is \"default\": the agents.defaults model")
     if isinstance(model, str) and model:
         why.append(f"agents.defaults.model is {model}")
-    else:
+    elif nanobot_default:
         model = NANOBOT_DEFAULT_MODEL
         why.append(f"agents.defaults.model is not set: nanobot's default {model}")
+    else:
+        # a Jenny-style home names its model; nobody chose nanobot's (expensive) default for it
+        raise LLMError("no model configured (agents.defaults.model is not set)")
     return _Preset(None, model, provider if isinstance(provider, str) else AUTO, why)
 
 
@@ -258,7 +261,11 @@ def _wire_model(spec: ProviderSpec | None, block: _Block, model: str, api: str) 
     if api == "anthropic":
         return model[len("anthropic/"):] if model.startswith("anthropic/") else model
     if spec is not None:
-        return model.split("/")[-1] if spec.strip_model_prefix else model
+        if spec.strip_model_prefix:
+            return model.split("/")[-1]
+        head, rest = model.split("/", 1)
+        routes = {prefix_key(p) for p in ROUTE_PREFIXES.get(spec.name, ())}
+        return rest if prefix_key(head) in routes else model
     head, rest = model.split("/", 1)
     return rest if snake(head).lower() in {snake(block.name).lower(), block.name.lower()} else model
 
@@ -298,6 +305,16 @@ def _url_api(url: str) -> str:
 
 
 # -- the one entry point ---------------------------------------------------------------------
+def _is_nanobot(workspace: Path | None, raw: dict) -> bool:
+    """nanobot's default model applies to a home nanobot owns (or when no workspace is known)."""
+    if workspace is None:
+        return True
+    from ..assistants import detect_assistant
+    ws = Path(workspace)
+    home = ws.parent if ((ws.parent / "config.json").exists() or (ws.parent / "sessions").is_dir()) else None
+    return detect_assistant(ws, home, raw).is_nanobot
+
+
 def resolve_model(cfg, overrides: Overrides | None = None,
                   workspace: Path | None = None) -> tuple[ModelChoice, str]:
     """(the choice, the API key) for Dream. `workspace` finds the assistant's own Dream prompt."""
@@ -308,7 +325,7 @@ def resolve_model(cfg, overrides: Overrides | None = None,
                            reasons=(f"{o.origin}: replay of a recorded run",)), ""
     raw = cfg.raw if isinstance(getattr(cfg, "raw", None), dict) else {}
     try:
-        preset = _preset(raw)
+        preset = _preset(raw, _is_nanobot(workspace, raw))
     except LLMError:
         if not (o.model and (o.base_url or o.provider)):
             raise
