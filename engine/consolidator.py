@@ -134,15 +134,18 @@ class CompactResult:
                 "recovered": self.recovered}
 
 
+_UNKNOWN = object()     # plan_session's `ahead` when the caller has not looked it up
+
+
 def plan_session(ws: Workspace, s: Session, now: datetime, *, manual: bool = False,
-                 base_tokens: int | None = None) -> Plan | None:
+                 base_tokens: int | None = None, ahead=_UNKNOWN) -> Plan | None:
     """What to compact in one session, or None. Project sessions and the assistant's own
     (its Dream transcripts) are never compacted."""
     if s.is_project or s.is_internal or s.meta_line is None:
         return None
     cfg = ws.config()
     start = min(s.last_consolidated, len(s.messages))
-    start = compacted_through(ws, s) or start
+    start = (compacted_through(ws, s) if ahead is _UNKNOWN else ahead) or start
     live = s.messages[start:]
     if not live:
         return None
@@ -190,7 +193,7 @@ def _digest(msgs: list[dict]) -> str:
     return h.hexdigest()
 
 
-def _read_ledger(ws: Workspace) -> dict:
+def read_ledger(ws: Workspace) -> dict:
     try:
         data = json.loads(ledger_path(ws).read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
@@ -201,17 +204,17 @@ def _read_ledger(ws: Workspace) -> dict:
 def _remember_compacted(ws: Workspace, s: Session, to: int) -> None:
     """What Dreamdesk compacted, in its own state: the assistant may save an older copy of the
     session over our offset, and those messages must still never be compacted twice."""
-    ledger = _read_ledger(ws)
+    ledger = read_ledger(ws)
     ledger[s.display] = {"key": s.key, "to": to, "digest": _digest(s.messages[:to])}
     p = ledger_path(ws)
     p.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(p, json.dumps(ledger, ensure_ascii=False, indent=1))
 
 
-def compacted_through(ws: Workspace, s: Session) -> int | None:
+def compacted_through(ws: Workspace, s: Session, ledger: dict | None = None) -> int | None:
     """How far Dreamdesk compacted this session when that is past the offset in its file (the
     assistant wrote its older offset back) and the messages are still the ones compacted."""
-    e = _read_ledger(ws).get(s.display)
+    e = (read_ledger(ws) if ledger is None else ledger).get(s.display)
     if not isinstance(e, dict):
         return None
     to = e.get("to")
@@ -403,10 +406,11 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
     _, dream, _ = ws.cursors()
     base = build_prompt(ws, hist, dream).total_tokens
     assistant_pid = running_assistant(ws.home)
+    ledger = read_ledger(ws)
     for s in find_sessions(ws.home, ws.root):
         if only and s.key != only:
             continue
-        ahead = compacted_through(ws, s)
+        ahead = compacted_through(ws, s, ledger)
         if ahead is not None:
             log(f"{s.key}: the assistant saved an older copy of this session (offset {s.last_consolidated}); "
                 f"its first {ahead} messages were already compacted by Dreamdesk and are not compacted again")
@@ -416,7 +420,7 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
                                     else "the assistant's own Dream transcript, which it never compacts")
                     + "; not compacted")
             continue
-        plan = plan_session(ws, s, now, manual=manual, base_tokens=base)
+        plan = plan_session(ws, s, now, manual=manual, base_tokens=base, ahead=ahead)
         if plan is None:
             continue
         if assistant_pid is not None and assistant_session_lock(s.path) is not None:

@@ -8,6 +8,7 @@ from .assistants import Assistant, assistant_of
 from .budgets import FileSize, measure
 from .config import Config, LostSetting, lost_problem, lost_settings
 from .history import History
+from .consolidator import compacted_through, read_ledger
 from .problems import INFO, WARNING, Problem
 from .sessions import Session, scan_sessions
 from .workspace import Workspace
@@ -78,10 +79,10 @@ def read_status(ws: Workspace) -> Status:
                                                            "loads, nor a file Dream may write", severity=INFO))
     sessions, bind_problems = scan_sessions(ws.home, ws.root)
     problems.extend(bind_problems)
-    from .consolidator import compacted_through
+    ledger = read_ledger(ws) if sessions else {}
     for s in sessions:
         problems.extend(s.problems)
-        ahead = compacted_through(ws, s)
+        ahead = compacted_through(ws, s, ledger)
         if ahead is not None:
             problems.append(Problem(s.display, f"its offset went back from {ahead} to {s.last_consolidated}: the "
                                     "assistant saved an older copy over Dreamdesk's compaction. Dreamdesk will not "
