@@ -145,6 +145,8 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         pre = store.snapshot(f"snapshot: before restore {what}")
         result = RestoreResult(sha, pre or store.head(), None)
         kind = "hunk" if hunk else "file" if path else "snapshot"
+        label = (f"hunk {hunk} of {path} from {sha[:8]}" if hunk else f"{path} from {sha[:8]}" if path
+                 else f"snapshot {sha[:8]}")          # how the restore list names it
         returned = _Returned(ws)
         for rel, (expected, text) in plan.items():
             try:
@@ -164,7 +166,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
                 # how to take it back, never leave a half restore unexplained
                 done = ", ".join(result.files)
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
-                _log(ws, result, f"{what} (stopped before {rel})", kind, returned.ids)
+                _log(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
                 raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
                                      f"Undo with: dreamdesk restore {ws.home or ws.root} --undo {result.id}") from None
             result.files.append(rel)
@@ -174,7 +176,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
             result.cursor = (old_cursor, target_cursor)
         if result.files or result.cursor or result.archived:
             result.commit = store.snapshot(restore_subject(what), with_summary=True)
-            _log(ws, result, what, kind, returned.ids)
+            _log(ws, result, label, kind, returned.ids)
         return result
 
 

@@ -38,7 +38,7 @@ EMPTY_TEXT = ("<h3>No archive yet</h3>"
               "it stood under and what replaced it. Nothing has been removed from this workspace so far, so "
               "there is nothing to browse or restore.</p>")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
-             "(restore that snapshot). The archive itself keeps every entry: restoring removes nothing from it.")
+             "(Snapshots → Undo last restore). The archive itself keeps every entry: restoring removes nothing from it.")
 
 
 @dataclass(frozen=True)
@@ -348,9 +348,9 @@ class ArchiveView(QWidget):
         parts = []
         if done:
             files = sorted({f for _rid, res in done for f in res.files})
-            undo = next((res.undo for _rid, res in done if res.undo), None)
+            undoable = any(res.id for _rid, res in done)
             parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
-                         + (f" (undo: restore snapshot {undo[:8]})" if undo else ""))
+                         + (" (undo each from Snapshots → Undo last restore ▾)" if undoable else ""))
         if errors:
             parts.append("not restored: " + "; ".join(errors))
         if warnings:
