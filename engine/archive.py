@@ -220,3 +220,83 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
             rec.text.startswith("#") and rec.text in current.split("\n")):
         return EntryRestore(rec, False, current, base)
     return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading), base)
+
+
+# -- folding: one row per entry, however often it was archived ---------------------------------------
+
+@dataclass(slots=True)
+class ArchivedEntry:
+    """One entry of the archive as a person sees it: every record of the same text from the same
+    file folded together (a restore and its undo archive it again each time), and whether its
+    text is back in that file now."""
+
+    records: list[ArchiveRecord]       # oldest first; the archive itself keeps every one
+    back: bool = False                 # the file holds this entry again now
+    back_since: str | None = None      # when a restore put it back (None: not known, or not back)
+
+    @property
+    def latest(self) -> ArchiveRecord:
+        return self.records[-1]
+
+    @property
+    def id(self) -> str:
+        return self.latest.id
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.records]
+
+    def to_json(self) -> dict:
+        out = self.latest.to_json()
+        out.update({"ids": self.ids, "times_archived": len(self.records),
+                    "first_archived_at": self.records[0].archived_at, "back": self.back,
+                    "back_since": self.back_since})
+        return out
+
+
+def fold_key(rec: ArchiveRecord) -> tuple[str, str]:
+    return rec.file, "\n".join(line.rstrip() for line in rec.text.strip("\n").split("\n"))
+
+
+def fold(records: list[ArchiveRecord], files: dict[str, str], returns: dict[str, str] | None = None
+         ) -> list[ArchivedEntry]:
+    """Fold records by (file, text), in the order each entry was last archived. `files` holds the
+    memory files' text now (a file left out: not known, never "back"); `returns` maps an
+    archive id to when a restore put that text back (from the restore log)."""
+    from .entries import contains_entry, dedent_entry
+    returns = returns or {}
+    groups: dict[tuple[str, str], list[ArchiveRecord]] = {}
+    for r in records:
+        groups.setdefault(fold_key(r), []).append(r)
+    out = []
+    for (file, text), recs in groups.items():
+        e = ArchivedEntry(recs)
+        current = files.get(file)
+        if current is not None and text.strip():
+            e.back = contains_entry(current, text) or contains_entry(current, dedent_entry(text))
+        if e.back:
+            last_archived = recs[-1].archived_at
+            times = [returns[i] for i in e.ids if i in returns and returns[i] >= last_archived]
+            e.back_since = max(times) if times else None
+        out.append(e)
+    out.sort(key=lambda e: (e.latest.source, e.latest.line))     # archive order of the latest record
+    return out
+
+
+def folded_archive(ws: Workspace, arc: Archive | None = None) -> list[ArchivedEntry]:
+    """The archive folded, with each entry's back-in-its-file state read from the files now and
+    the restore log."""
+    from .restore_log import read_log
+    arc = arc if arc is not None else read_archive(ws)
+    files = {}
+    for rel in ARCHIVED_FILES:
+        state, _ = ws.read_file(rel)
+        if state.exists and not state.decode_error:
+            files[rel] = state.text
+    returns: dict[str, str] = {}
+    for entry in read_log(ws.root):
+        if entry.undone:
+            continue
+        for rid in entry.returned:
+            returns[rid] = max(returns.get(rid, ""), entry.at)
+    return fold(arc.records, files, returns)

@@ -15,7 +15,7 @@ from typing import Any
 from . import __version__
 from . import config as config_mod
 from .files import LockHeld
-from .archive import REASONS, read_archive, search
+from .archive import folded_archive, REASONS, read_archive, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
 from .restore import job_lock, restore_archive_entry, restore_snapshot
@@ -404,18 +404,24 @@ def cmd_archive(args) -> int:
                 raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
     ws = _open(rest[0])
     arc = read_archive(ws)
-    found = search(arc.records, args.search, args.file, args.reason, args.since, args.until)
+    hits = {id(r) for r in search(arc.records, args.search, args.file, args.reason, args.since, args.until)}
+    # one entry per text, however often it was archived; found when any of its records matches
+    found = [e for e in folded_archive(ws, arc) if any(id(r) in hits for r in e.records)]
     if args.json:
-        _dump({"entries": [r.to_json() for r in found], "total": len(arc.records),
+        _dump({"entries": [e.to_json() for e in found], "total": len(arc.records),
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
     if not found:
         print("No archived entries" + (" match." if arc.records else " yet."))
-    for r in found:
-        print(f"{r.id}  {r.archived_at[:16]}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}")
+    for e in found:
+        r = e.latest
+        print(f"{r.id}  {r.archived_at[:16]}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+              + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
             print("    → replaced by: " + r.replaced_by.replace("\n", " "))
+        if e.back:
+            print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
     for p in arc.problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     return EXIT_OK

@@ -366,14 +366,15 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
             result.warnings.append("the files already are as they were before that restore; nothing to write")
             return result
         result.undo = store.snapshot(f"snapshot: before {what}") or store.head()
+        returned = _Returned(ws)
         for f in plan.files:
             try:
-                after = _write_back(ws, f, result)
+                after = _write_back(ws, f, result, returned)
             except (WorkspaceError, OSError) as exc:
                 if not result.files:
                     raise
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {f.path}"), with_summary=True)
-                _log(ws, result, f"{what} (stopped before {f.path})", "undo", [], undoes=entry.id)
+                _log(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
                 raise WorkspaceError(f"the undo stopped at {f.path} ({exc}); {', '.join(result.files)} had already "
                                      f"been put back. Undo this with: dreamdesk restore {ws.home or ws.root} "
                                      f"--undo {result.id}") from None
@@ -383,11 +384,11 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
             write_cursor(ws.dream_cursor_path, plan.cursor[1])
             result.cursor = plan.cursor
         result.commit = store.snapshot(restore_subject(what), with_summary=True)
-        _log(ws, result, what, "undo", [], undoes=entry.id)
+        _log(ws, result, what, "undo", returned.ids, undoes=entry.id)
         return result
 
 
-def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult) -> str:
+def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Returned) -> str:
     """Put one file back as it was; what leaves USER.md / MEMORY.md is archived first."""
     target = resolve_inside(ws.root, f.path)
     if f.before is None:
@@ -405,5 +406,6 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult) -> str:
     if f.path in ARCHIVED_FILES and text is not None:
         after, recs = write_memory(ws, f.path, text, f.current_hash, "restore")
         result.archived += recs
+        returned.note(f.path, (f.current or b"").decode("utf-8", errors="replace"), text)
         return after
     return checked_write_bytes(target, f.before, f.current_hash, display=f.path)

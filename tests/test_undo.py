@@ -220,3 +220,71 @@ def test_no_restore_to_undo(ws):
     with pytest.raises(WorkspaceError, match="no restore to undo"):
         plan_undo(ws)
     assert read_archive(ws).records == []
+
+
+# -- the archive folded: one entry per text, and whether it is back ---------------------------------
+
+def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys):
+    from engine.archive import folded_archive, write_memory
+    v1 = snap(ws)
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")   # the cat leaves
+    snap(ws, "edit: USER.md")
+    [cat] = folded_archive(ws)
+    assert cat.latest.text == "- Has a cat." and not cat.back and cat.back_since is None
+
+    r = restore_snapshot(ws, v1, path="USER.md")                   # back
+    [cat] = folded_archive(ws)
+    assert cat.back and cat.back_since == restore_log.find(restore_log.read_log(ws.root), r.id).at
+    undo_restore(ws)                                                # gone again: archived a second time
+    undo_restore(ws)                                                # and back (the undo undone)
+    undo_restore(ws)
+    undo_restore(ws)
+    raw = [x for x in read_archive(ws).records if x.text == "- Has a cat."]
+    assert len(raw) == 3                                            # the archive stays append-only
+    [cat] = folded_archive(ws)
+    assert cat.ids == [x.id for x in raw] and cat.back and cat.back_since
+
+    assert main(["archive", str(ws.root), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["entries"]) == 1 and out["total"] == 3
+    e = out["entries"][0]
+    assert e["times_archived"] == 3 and e["back"] is True and e["back_since"] == cat.back_since
+    assert e["ids"] == cat.ids and e["id"] == cat.ids[-1]
+    assert main(["archive", str(ws.root)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("- Has a cat.") == 1 and "archived 3 times" in text and "back in USER.md since" in text
+
+
+def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
+    from engine.archive import folded_archive, write_memory
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
+    write(ws, "USER.md", USER)
+    [cat] = folded_archive(ws)
+    assert cat.back and cat.back_since is None
+
+
+def test_replaced_by_is_the_same_for_a_file_restore_a_hunk_restore_and_an_undo(ws, make_workspace):
+    """One rule on every path: the entry that the same write put in the removed one's place."""
+    from engine.archive import write_memory
+    results = {}
+    for how in ("file", "hunk", "undo"):
+        w = Workspace.open(make_workspace({"USER.md": USER, "memory/MEMORY.md": MEMORY, "SOUL.md": "s\n"},
+                                          root=ws.root.parent / f"ws-{how}"))
+        v1 = snap(w)
+        state, _ = w.read_file("USER.md")
+        write_memory(w, "USER.md", USER.replace("- Has a cat.", "- Has two cats."), state.hash, "edit")
+        snap(w)
+        n = len(read_archive(w).records)
+        if how == "undo":
+            r = restore_snapshot(w, v1, path="USER.md")
+            n = len(read_archive(w).records)
+            undo_restore(w, r.id)
+        else:
+            restore_snapshot(w, v1, path="USER.md", hunk=1 if how == "hunk" else None)
+        new = read_archive(w).records[n:]
+        results[how] = [(x.text, x.replaced_by) for x in new]
+    assert results["file"] == [("- Has two cats.", "- Has a cat.")]
+    assert results["hunk"] == results["file"]
+    assert results["undo"] == [("- Has a cat.", "- Has two cats.")]
