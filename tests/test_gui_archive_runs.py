@@ -17,7 +17,7 @@ import pytest
 from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 
 from engine import cli
-from engine.archive import Archive, ArchiveRecord, append_records, read_archive, search
+from engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
 from engine.dream import records
 from engine.dream.run import DreamOptions, run_dream
 from engine.entries import split_entries
@@ -164,7 +164,7 @@ def test_archive_model_passes_modeltester(qtmodeltester, qtbot, ws):
     qtmodeltester.check(model)                               # empty
     model.set_records(recs)
     qtmodeltester.check(model)
-    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 8
+    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 9
     model.sort(COL_ID, Qt.SortOrder.DescendingOrder)
     qtmodeltester.check(model)
     ids = [model.record(r).id for r in range(model.rowCount())]
@@ -385,7 +385,7 @@ def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
     view.resize(1100, 600)
     view.show()
     t0 = time.perf_counter()
-    view._set_archive(Archive(recs), True)
+    view._set_archive(Archive(recs), fold(recs, {}), True)
     qtbot.wait(1)
     assert view.proxy.rowCount() == n and time.perf_counter() - t0 < 1.0
     t0 = time.perf_counter()
@@ -649,3 +649,44 @@ def test_refused_counts_only_size_refusals(qtbot):
     from gui.views.runs_view import detail_colors
     html_text = run_detail_html(run, None, "monospace", detail_colors(QApplication.palette()))
     assert "Refused writes (1)" in html_text and "1 write(s) refused because they would have grown a file" in html_text
+
+
+def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(qtbot, engine, make_workspace):
+    """A restore and its undo archive the entry again each time: one row, with how often and
+    whether its text is back in the file; deleting that row erases every record of it."""
+    from engine.archive import write_memory
+    from engine.restore import restore_snapshot, undo_restore
+    from engine.snapshots import SnapshotStore
+    from gui.models.archive_model import COL_NOW, COL_TEXT
+    root = make_workspace({"SOUL.md": "s\n", "memory/MEMORY.md": "# Memory\n",
+                           "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"})
+    ws = Workspace.open(root)
+    v1 = SnapshotStore(ws).snapshot("init: test")
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
+    SnapshotStore(ws).snapshot("edit: USER.md")
+    restore_snapshot(ws, v1, path="USER.md")
+    undo_restore(ws)
+    assert len([r for r in read_archive(ws).records if r.text == "- Has a cat."]) == 2
+
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1200, 500)
+    view.show()
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
+    assert cell(view.proxy, 0, COL_TEXT) == "- Has a cat."
+    assert cell(view.proxy, 0, COL_NOW) == "removed ×2"
+    undo_restore(ws)                                   # the undo undone: the cat is back
+    view.refresh()
+    qtbot.waitUntil(lambda: cell(view.proxy, 0, COL_NOW).startswith("back since "), timeout=5000)
+    assert cell(view.proxy, 0, COL_NOW).endswith(" ×2")
+    assert "Back in USER.md since " in cell(view.proxy, 0, COL_NOW, Qt.ToolTipRole)
+    select_ids(view, [read_archive(ws).records[0].id])    # the older id finds the folded row
+    assert "back in USER.md since" in view.detail.toPlainText() and "2 times" in view.detail.toPlainText()
+    grab(view, "archive-folded.png")
+
+    view.dialogs = Dialogs(True)
+    view.delete_selected()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 0, timeout=5000)
+    assert not [r for r in read_archive(ws).records if r.text == "- Has a cat."]

@@ -10,12 +10,12 @@ import html
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
+from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive, plan_entry_restore, read_archive
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
 from engine.workspace import Workspace
 
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_RUN, COL_TEXT,
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
                                     ArchiveFilterProxy, ArchiveModel)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                   Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
@@ -93,7 +93,7 @@ class ArchiveDialogs:
         return box.exec() == QMessageBox.StandardButton.Ok
 
 
-def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
+def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry | None = None) -> str:
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
     rows = [("Archived", e(rec.archived_at.replace("T", " "))),
@@ -101,6 +101,14 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
             ("Stored in", f"{e(rec.source)}, line {rec.line}")]
+    if entry is not None:
+        rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {entry.back_since[:16].replace('T', ' ')}"
+                                                         if entry.back_since else "")
+                                 if entry.back else f"not in {rec.file}")))
+        if len(entry.records) > 1:
+            rows.insert(2, ("Archived", e(f"{len(entry.records)} times, first {entry.records[0].archived_at[:16]}"
+                                          .replace("T", " ") + f" ({', '.join(entry.ids)})")))
+            rows[0] = ("Last archived", rows[0][1])
     table = "".join(f"<tr><td style='padding-right:12px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
     out = [f"<h3 style='margin:0'>{e(rec.id)}</h3>", f"<table cellspacing='0' cellpadding='1'>{table}</table>",
            "<p style='margin-bottom:2px'><b>Text</b></p>",
@@ -184,10 +192,13 @@ class ArchiveView(QWidget):
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
         fm = self.table.fontMetrics()
         widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
-                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)"}
+                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
+                  COL_NOW: "back since 0000-00-00 ×00"}
         for col, sample in widths.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
         self.table.setColumnWidth(COL_TEXT, 420)
+        hh = self.table.horizontalHeader()
+        hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
         self._text_user_sized = False
         self._sizing_text = False
         self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
@@ -255,8 +266,9 @@ class ArchiveView(QWidget):
 
     def refresh(self) -> None:
         """Re-read memory/archive/ on the reader thread; keeps the selection by id."""
-        def job(ws: Workspace) -> tuple[Archive, bool]:
-            return read_archive(ws), archive_dir(ws).is_dir()
+        def job(ws: Workspace) -> tuple[Archive, list, bool]:
+            arc = read_archive(ws)
+            return arc, folded_archive(ws, arc), archive_dir(ws).is_dir()
 
         read_latest(self, self._token, "read the archive", job, lambda result: self._set_archive(*result),
                     lambda msg: self.status.emit(f"Could not read the archive: {msg}"))
@@ -361,8 +373,11 @@ class ArchiveView(QWidget):
         self.refresh()
 
     def delete_selected(self) -> None:
-        """Erase entries (a privacy deletion): the one action that removes from the archive."""
-        ids = self.selected_ids()
+        """Erase entries (a privacy deletion): the one action that removes from the archive. Every
+        record of a folded entry goes: the text is what the person wants gone."""
+        ids = [rid for latest in self.selected_ids()
+               for rid in (self.model.entry(self.model.row_for_id(latest)).ids
+                           if self.model.row_for_id(latest) is not None else [latest])]
         ws = self.ws
         if not ids or ws is None or self.busy:
             return
@@ -398,12 +413,12 @@ class ArchiveView(QWidget):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _set_archive(self, archive: Archive, exists: bool) -> None:
+    def _set_archive(self, archive: Archive, entries: list, exists: bool) -> None:
         selected = self.selected_ids()
         current = self._current_record()
         self.problems = list(archive.problems)
         self.loaded = True
-        self.model.set_records(archive.records, exists)
+        self.model.set_entries(entries, exists)
         self._fill_combos()
         sel = self.table.selectionModel()
         for rid in selected:
@@ -501,7 +516,9 @@ class ArchiveView(QWidget):
         if rec is None:
             self.detail.clear()
         else:
-            self.detail.setHtml(detail_html(rec, link_color(self.detail.palette()).name()))
+            row = self.model.row_for_id(rec.id)
+            entry = self.model.entry(row) if row is not None else None
+            self.detail.setHtml(detail_html(rec, link_color(self.detail.palette()).name(), entry))
 
     def _selection_changed(self, *args) -> None:
         self._update_buttons()
@@ -521,7 +538,7 @@ class ArchiveView(QWidget):
         if self._text_user_sized:
             return
         fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING))
+                                                       COL_HEADING, COL_NOW))
         avail = self.table.viewport().width() - fixed
         self._sizing_text = True
         self.table.setColumnWidth(COL_TEXT, max(240, int(avail * 0.58)))
