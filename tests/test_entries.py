@@ -286,3 +286,58 @@ def test_an_entry_never_comes_back_inside_an_unclosed_code_block():
     assert back.index("- gone") < back.index("```")
     tail = insert_entry("# Notes\n- x\n```\ncode\n", "- back", "## Gone heading")
     assert "- back" in [e.text for e in split_entries(tail)] and tail.endswith("```\ncode\n")
+
+
+# -- CommonMark blocks (issue 11 item 8) -----------------------------------------------------------
+def test_a_backtick_fence_is_closed_only_by_backticks():
+    """CommonMark: a fence closes with the same character, at least as many, no info string. A `~~~`
+    line inside a ``` block is code, so the `# comment` after it is no heading and the real closing
+    fence does not swallow the next item."""
+    text = "## Tools\n```sh\n~~~\n# build it\nmake\n```\n- next item\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        ("## Tools", "code", "```sh\n~~~\n# build it\nmake\n```"),
+        ("## Tools", "item", "- next item"),
+    ]
+    # shorter, or with an info string: not a closing fence either; unclosed runs to the end
+    longer = "````\n```\n``` not closing\n# still code\n````\n\nPara.\n"
+    assert [(e.kind, e.text) for e in split_entries(longer)] == [
+        ("code", "````\n```\n``` not closing\n# still code\n````"), ("paragraph", "Para.")]
+    assert [(e.heading, e.kind) for e in split_entries("# A\n~~~\n# x\n```\n- y\n")] == [("# A", "code")]
+    assert _heading_lines(text.split("\n")) == [0]
+
+
+def test_an_archived_entry_after_a_tilde_line_in_code_comes_back_after_the_code():
+    text = "## Tools\n```sh\n~~~\n# build it\n```\n- keep\n\n## Other\n- o\n"
+    out = insert_entry(text, "- back", "## Tools")
+    assert [(e.heading, e.text) for e in split_entries(out)] == [
+        ("## Tools", "```sh\n~~~\n# build it\n```"), ("## Tools", "- keep"), ("## Tools", "- back"),
+        ("## Other", "- o")]
+
+
+SETEXT = "Identity\n========\n- Inès, 37.\n\nPreferences\n-----------\n- Tea.\n- Metric units.\n\nNotes\n"
+
+
+def test_setext_headings_are_headings_recorded_as_written():
+    es = split_entries(SETEXT)
+    assert [(e.heading, e.text) for e in es] == [
+        ("Identity\n========", "- Inès, 37."),
+        ("Preferences\n-----------", "- Tea."), ("Preferences\n-----------", "- Metric units."),
+        ("Preferences\n-----------", "Notes"),
+    ]
+    assert _heading_lines(SETEXT.split("\n")) == [0, 4]
+    # `---` under a paragraph makes it a heading; `* * *` and a `---` after a blank line are breaks
+    text = "Para\n---\n- a\n\n* * *\n\n---\n- b\n"
+    assert [(e.heading, e.text) for e in split_entries(text)] == [("Para\n---", "- a"), ("Para\n---", "- b")]
+
+
+def test_insert_entry_finds_a_setext_heading_and_recreates_it_when_gone():
+    out = insert_entry(SETEXT, "- Runs on Sundays.", "Identity\n========")
+    assert out == SETEXT.replace("- Inès, 37.\n", "- Inès, 37.\n- Runs on Sundays.\n")
+    gone = insert_entry("# User\n- x\n", "- Tea.", "Preferences\n-----------")
+    assert gone == "# User\n- x\n\nPreferences\n-----------\n\n- Tea.\n"
+    assert split_entries(gone)[-1].heading == "Preferences\n-----------"
+    # the same heading written another way (ATX, a longer underline) is found, not duplicated
+    for other in ("## Preferences", "Preferences\n---"):
+        back = insert_entry(SETEXT, "- Dark mode.", other)
+        assert ("Preferences\n-----------", "- Dark mode.") in [(e.heading, e.text) for e in split_entries(back)]
+        assert back.count("Preferences") == 1
