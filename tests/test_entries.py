@@ -341,3 +341,87 @@ def test_insert_entry_finds_a_setext_heading_and_recreates_it_when_gone():
         back = insert_entry(SETEXT, "- Dark mode.", other)
         assert ("Preferences\n-----------", "- Dark mode.") in [(e.heading, e.text) for e in split_entries(back)]
         assert back.count("Preferences") == 1
+
+
+# -- property: entries are the top-level CommonMark blocks ------------------------------------------
+_cm_words = st.sampled_from(["tea", "dark mode", "Ghent", "café ☕", "uv", "#tag", "Pim 2", "x ~~~", "a `b`"])
+_cm_line = st.lists(_cm_words, min_size=1, max_size=3).map(" ".join)
+_cm_heading = st.one_of(
+    st.builds(lambda n, t: "#" * n + " " + t, st.integers(1, 6), _cm_line),
+    st.builds(lambda t, c, n: t + "\n" + c * n, _cm_line, st.sampled_from("=-"), st.integers(1, 5)))
+_cm_para = st.lists(_cm_line, min_size=1, max_size=2).map("\n".join)
+
+
+@st.composite
+def _cm_list(draw):
+    marker = draw(st.sampled_from(["-", "*", "+", "1.", "3)"]))
+    pad = " " * (len(marker) + 1)
+    items = []
+    for _ in range(draw(st.integers(1, 3))):
+        lines = [f"{marker} {draw(_cm_line)}"]
+        if draw(st.booleans()):
+            lines.append(pad + draw(_cm_line))                      # a continuation line
+        for _ in range(draw(st.integers(0, 2))):
+            lines.append(f"{pad}- {draw(_cm_line)}")                 # nested items
+        items.append("\n".join(lines))
+    return "\n".join(items)
+
+
+@st.composite
+def _cm_fence(draw):
+    fence = draw(st.sampled_from("`~")) * draw(st.integers(3, 4))
+    body = draw(st.lists(st.sampled_from(["# comment", "## not a heading", "~~~", "```", "````", "- no item",
+                                          "plain", "", "Title", "---"]), max_size=4))
+    close = draw(st.sampled_from(["", fence, fence + fence[0], fence + " not closing"]))
+    return "\n".join([fence + draw(st.sampled_from(["", "sh"]))] + body + ([close] if close else []))
+
+
+_cm_block = st.one_of(_cm_para, _cm_list(), _cm_list(), _cm_fence(), _cm_heading,
+                      st.sampled_from(["* * *", "---", "___"]))
+_cm_docs = st.builds(lambda blocks, gaps: "".join(b + "\n" + "\n" * g for b, g in zip(blocks, gaps)),
+                     st.lists(_cm_block, max_size=8), st.lists(st.integers(0, 2), min_size=8, max_size=8))
+
+
+def _commonmark_blocks(text):
+    """What markdown-it (full CommonMark, inline parsing on) reports: top-level blocks, the items
+    of a top-level list, each with the heading as written above it; trailing blank lines left out."""
+    from markdown_it import MarkdownIt
+    lines = text.split("\n")
+    out, heading = [], None
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.map is None or not ((tok.level == 0 and not tok.type.endswith("list_open"))
+                                   or (tok.level == 1 and tok.type == "list_item_open")):
+            continue
+        start, end = tok.map
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        if tok.type == "heading_open":
+            heading = "\n".join(line.strip() for line in lines[start:end])
+        elif tok.type != "hr":
+            out.append((heading, start, end))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(_cm_docs)
+def test_entries_are_the_top_level_commonmark_blocks(text):
+    es = split_entries(text)
+    assert [(e.heading, e.start, e.end) for e in es] == _commonmark_blocks(text)
+    lines = text.split("\n")
+    assert all(e.text == "\n".join(line.rstrip() for line in lines[e.start:e.end]) for e in es)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_cm_docs, st.integers(0, 50))
+def test_an_entry_taken_out_comes_back_under_its_heading(text, pick):
+    es = split_entries(text)
+    if not es:
+        return
+    e = es[pick % len(es)]
+    lines = text.split("\n")
+    out = insert_entry("\n".join(lines[:e.start] + lines[e.end:]), e.text, e.heading)
+    back = [(x.heading, x.text) for x in split_entries(out)]
+    if e.heading is None:        # no heading: it goes at the end, under whatever section ends the file
+        assert e.text in [t for _, t in back]
+    else:
+        assert (e.heading, e.text) in back
