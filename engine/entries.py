@@ -205,20 +205,18 @@ def _heading_key(heading: str) -> tuple[int, str] | None:
     return blocks[0].key if len(blocks) == 1 and blocks[0].kind == "heading" else None
 
 
-def _find_heading(blocks: tuple[_Block, ...], heading: str) -> _Block | None:
-    """The heading block written as `heading`, else the first of the same level and text
-    ("## Preferences" finds a setext "Preferences" over "---")."""
+def _find_headings(blocks: tuple[_Block, ...], heading: str) -> list[_Block]:
+    """The heading blocks written as `heading`, then those of the same level and text written
+    another way ("## Preferences" finds a setext "Preferences" over "---")."""
     heads = [b for b in blocks if b.kind == "heading"]
-    want = _written(heading)
-    found = next((b for b in heads if b.written == want), None)
-    if found is None and (key := _heading_key(heading)) is not None:
-        found = next((b for b in heads if b.key == key), None)
-    return found
+    want, key = _written(heading), _heading_key(heading)
+    exact = [b for b in heads if b.written == want]
+    return exact + [b for b in heads if b.written != want and key is not None and b.key == key]
 
 
 def has_heading(text: str, heading: str) -> bool:
     """Would insert_entry find `heading` in `text` (rather than recreate it)?"""
-    return _find_heading(_blocks(text), heading) is not None
+    return bool(_find_headings(_blocks(text), heading))
 
 
 def heading_title(heading: str) -> str:
@@ -229,27 +227,28 @@ def heading_title(heading: str) -> str:
 
 # -- putting an entry back -----------------------------------------------------------------------------
 def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
-    """Put `entry_text` back at the end of the section under `heading` (see _find_heading); if that
+    """Put `entry_text` back at the end of the section under `heading` (see _find_headings); if that
     heading is gone, recreate it at the end of the file (or just append when there was no heading).
 
     Each placement is checked by parsing the result, and the first that keeps every entry and adds
     this one under its heading wins: an item joins the section's list, else the entry gets a blank
     line before it, else it goes before the section's last block (a code block nobody closed runs to
-    the end of the file and would swallow it), else right under the heading."""
+    the end of the file and would swallow it), else right under the heading; then the same in the
+    next section with that heading, and last at the end of the file under the heading recreated."""
     # an entry archived while it was nested (or by an older splitter) comes back as an entry of
     # its own: at the section's own indentation, never as a child of whatever item ends the list
     block = _dedent(entry_text.split("\n"))
     lines = text.split("\n")
     blocks = _blocks(text)
-    found = _find_heading(blocks, heading) if heading else None
-    if found is not None:
-        tries, under = _in_section(lines, blocks, found, block), found.written
-    else:
-        tries, under = _at_end(text, lines, blocks, block, heading), _written(heading) if heading else None
+    found = _find_headings(blocks, heading) if heading else []
+    tries = [(t, h.written) for h in found for t in _in_section(lines, blocks, h, block)]
+    # no section takes it (a code block nobody closed fits only at the end): recreate the heading
+    under = _written(heading) if heading else None
+    tries += [(t, under) for t in _at_end(text, lines, blocks, block, heading)]
     want = _norm(block).strip("\n")
     if [e.text for e in _entries(want)] != [want]:
-        return tries[0]          # not one entry (a heading, say): nothing to check it against
-    return next((t for t in tries if _adds(text, t, want, under)), tries[0])
+        return tries[0][0]       # not one entry (a heading, say): nothing to check it against
+    return next((t for t, h in tries if _adds(text, t, want, h)), tries[0][0])
 
 
 def _in_section(lines: list[str], blocks: tuple[_Block, ...], head: _Block, block: list[str]) -> list[str]:

@@ -425,3 +425,63 @@ def test_an_entry_taken_out_comes_back_under_its_heading(text, pick):
         assert e.text in [t for _, t in back]
     else:
         assert (e.heading, e.text) in back
+
+
+def test_crlf_and_a_lone_cr_keep_line_numbers():
+    """A CRLF's \r is part of the line ending; a lone \r inside a line does not start a new one."""
+    text = "- b\rstill b\r\n## A\r\n- a\r\n  more\r\n\r\n```\r\n# c\r\n```\r\n"
+    es = split_entries(text)
+    assert [(e.heading, e.text, e.start, e.end) for e in es] == [
+        (None, "- b\rstill b", 0, 1), ("## A", "- a\n  more", 2, 4), ("## A", "```\n# c\n```", 5, 8)]
+
+
+def test_a_code_block_nobody_closed_comes_back_only_where_it_swallows_nothing():
+    text = "## A\n- a\n\n## B\n- b\n"
+    out = insert_entry(text, "```\ncode", "## A")
+    assert out == text + "\n## A\n\n```\ncode\n"       # never over "## B": the heading is written again
+    assert [(e.heading, e.text) for e in split_entries(out)][-1] == ("## A", "```\ncode")
+    twice = "# tea\n- tea\n# tea\n"
+    assert insert_entry(twice, "```", "# tea") == twice + "\n```\n"     # the later section of that name
+
+
+def test_quotes_html_and_reference_definitions_are_entries():
+    text = "## A\n> quoted\n> # not a heading\n\n<!-- a note -->\n\n[docs]: https://example.org\n\n    indented code\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        ("## A", "quote", "> quoted\n> # not a heading"), ("## A", "html", "<!-- a note -->"),
+        ("## A", "reference", "[docs]: https://example.org"), ("## A", "code", "    indented code")]
+    # one that leaves is archived like any entry
+    gone = removed_entries(text, text.replace("[docs]: https://example.org\n", ""))
+    assert [(r.entry.kind, r.entry.text) for r in gone] == [("reference", "[docs]: https://example.org")]
+
+
+def test_indented_code_comes_back_as_code_where_no_item_takes_it():
+    """Its indentation is what makes it code, so it is kept; after a list item it would be that
+    item's continuation, so it goes right under the heading."""
+    out = insert_entry("## A\n- item\n", "    make build\n    make test", "## A")
+    assert out == "## A\n\n    make build\n    make test\n\n- item\n"
+    assert [(e.kind, e.text) for e in split_entries(out)] == [("code", "    make build\n    make test"),
+                                                              ("item", "- item")]
+    assert insert_entry("## A\nPara.\n", "  - VM 102", "## A") == "## A\nPara.\n\n- VM 102\n"   # an item is dedented
+
+
+def test_one_parse_per_text(monkeypatch):
+    from engine import entries
+    calls = []
+    parse = entries._MD.parse
+    monkeypatch.setattr(entries._MD, "parse", lambda src, *a: calls.append(src) or parse(src, *a))
+    old = "".join(f"## H{i}\n- item {i}\n\n" for i in range(200))
+    new = old.replace("- item 7\n", "")
+    assert [r.entry.text for r in removed_entries(old, new)] == ["- item 7"]
+    assert len(calls) == 2          # old and new, each once, though both are split and their headings read
+    split_entries(new)
+    assert len(calls) == 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(st.sampled_from("-*+1.)#=~`> \t\r\n\u2028x"), max_size=60), st.text(max_size=20))
+def test_any_text_splits_into_valid_ranges_and_takes_an_entry_back(text, extra):
+    lines = text.split("\n")
+    es = split_entries(text)
+    assert all(0 <= e.start < e.end <= len(lines) for e in es)
+    assert all(a.end <= b.start for a, b in zip(es, es[1:]))
+    insert_entry(text, extra or "x", "## A")        # no crash on any input
