@@ -23,12 +23,11 @@ from markdown_it import MarkdownIt
 # A deeper nesting than maxNesting makes markdown-it give the rest of the document to the deepest
 # block; 100 levels is far past any real file and still well inside Python's recursion limit.
 _MD = MarkdownIt("commonmark", {"maxNesting": 100}).disable(["inline", "text_join"])
-_MD.parse("")   # build the rule chains now, not first in some worker thread
+_MD.parse("")   # compiles the rule chains once, here rather than in whichever thread parses first
 
 # top-level token -> what it is to us; list items are taken one level down
 _KINDS = {"paragraph_open": "paragraph", "fence": "code", "code_block": "code", "blockquote_open": "quote",
           "html_block": "html", "heading_open": "heading", "hr": "break"}
-_LISTS = ("bullet_list_open", "ordered_list_open")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,15 +94,14 @@ def _with_references(blocks: list[_Block], lines: list[str]) -> list[_Block]:
     become entries too (one per run of lines), else one could leave the file unarchived."""
     out, at = [], 0
     for b in blocks + [_Block("end", "", len(lines), len(lines))]:
-        run = None
-        for i in range(at, b.start):
-            if _blank(lines[i]):
-                run = None
-            elif run is None:
-                run = i
-                out.append(_Block("reference", "reference", i, i + 1))
-            else:
-                out[-1] = _Block("reference", "reference", run, i + 1)
+        i = at
+        while i < b.start:
+            j = i
+            while j < b.start and not _blank(lines[j]):
+                j += 1
+            if j > i:
+                out.append(_Block("reference", "reference", i, j))
+            i = j + 1
         if b.kind != "end":
             out.append(b)
         at = max(at, b.end)
