@@ -217,12 +217,6 @@ def has_heading(text: str, heading: str) -> bool:
     return bool(_find_headings(_blocks(text), heading))
 
 
-def heading_title(heading: str) -> str:
-    """A heading's text without its markers: "## Preferences" and "Preferences\n---" -> "Preferences"."""
-    key = _heading_key(heading)
-    return key[1] if key is not None and key[1] else heading.strip()
-
-
 # -- putting an entry back -----------------------------------------------------------------------------
 def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     """Put `entry_text` back at the end of the section under `heading` (see _find_headings); if that

@@ -373,6 +373,34 @@ def test_where_a_restore_would_put_each_entry(make_workspace):
     assert got[5].startswith("a-19990101-1: cannot be restored (no archive entry")
 
 
+def test_setext_headings_in_the_table_and_the_restore_plan(qtbot, engine, make_workspace):
+    """A setext heading is recorded as both lines; the table and the plan show its text on one
+    line, and the plan finds it as a restore will (by level and text, however it is written)."""
+    root = make_workspace({"USER.md": "User\n====\n\nPreferences\n-----------\n- Likes tea\n"})
+    ws = Workspace.open(root)
+    recs = append_records(ws, [
+        {"file": "USER.md", "text": "- Likes coffee", "reason": "edit", "heading": "Preferences\n-----------"},
+        {"file": "USER.md", "text": "- Runs", "reason": "edit", "heading": "## Preferences"},
+        {"file": "USER.md", "text": "- Has a cat", "reason": "dream", "heading": "Pets\n----"}])
+    a, b, c = (r.id for r in recs)
+    assert [p.describe() for p in plan_placements(ws, [a, b, c])] == [
+        f"{a} → USER.md, at the end of the section “Preferences”",
+        f"{b} → USER.md, at the end of the section “## Preferences”",
+        f"{c} → USER.md, under “Pets” (the heading is gone; recreated at the end)"]
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1000, 420)
+    view.show()
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 3, timeout=5000)
+    row = view.proxy.mapFromSource(view.model.index(view.model.row_for_id(a), 0)).row()
+    assert cell(view.proxy, row, COL_HEADING) == "Preferences"
+    assert cell(view.proxy, row, COL_HEADING, Qt.ToolTipRole) == "Preferences\n-----------"
+    assert view.select_id(a)
+    assert "USER.md, under Preferences\n-----------\n" in view.detail.toPlainText()     # the detail: as written
+    grab(view, "archive-setext.png")
+
+
 def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
     """20,000 entries: load, sort, filter and select-all stay well under a second each."""
     n = 20_000

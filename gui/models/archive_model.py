@@ -42,9 +42,13 @@ _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
 
 
 def heading_label(heading: str | None) -> str:
-    """'## Preferences' -> 'Preferences' (the raw heading is in the tooltip and the detail)."""
+    """'## Preferences', or setext 'Preferences' over '---', -> 'Preferences' (the raw heading is
+    in the tooltip and the detail)."""
     if not heading:
         return ""
+    lines = heading.strip().split("\n")
+    if len(lines) > 1:       # setext (engine/entries.py records both lines): the text over its underline
+        return " ".join(line.strip() for line in lines[:-1])
     return heading.strip().lstrip("#").strip() or heading.strip()
 
 

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive, plan_entry_restore, read_archive
+from engine.entries import has_heading
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
 from engine.workspace import Workspace
 
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
-                                    ArchiveFilterProxy, ArchiveModel)
+                                    ArchiveFilterProxy, ArchiveModel, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                   Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
@@ -58,9 +59,10 @@ class Placement:
             return f"{self.id}: already in {self.file} — nothing to restore"
         if not self.heading:
             return f"{self.id} → the end of {self.file}"
+        shown = heading_label(self.heading) if "\n" in self.heading else self.heading     # setext: one line
         if self.heading_exists:
-            return f"{self.id} → {self.file}, at the end of the section “{self.heading}”"
-        return f"{self.id} → {self.file}, under “{self.heading}” (the heading is gone; recreated at the end)"
+            return f"{self.id} → {self.file}, at the end of the section “{shown}”"
+        return f"{self.id} → {self.file}, under “{shown}” (the heading is gone; recreated at the end)"
 
 
 def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
@@ -77,7 +79,7 @@ def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
         if rec.heading and plan.inserted:
             state, _ = ws.read_file(rec.file)
             text = state.text if state.exists else ""
-            exists = any(line.strip() == rec.heading.strip() for line in text.split("\n"))
+            exists = has_heading(text, rec.heading)      # found as insert_entry finds it
         out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
     return out
 
@@ -96,8 +98,9 @@ class ArchiveDialogs:
 def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry | None = None) -> str:
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
+    heading = e(rec.heading or "").replace("\n", "<br>")      # a setext heading: both lines, as written
     rows = [("Archived", e(rec.archived_at.replace("T", " "))),
-            ("From", e(rec.file) + (f", under <b>{e(rec.heading)}</b>" if rec.heading else ", no heading above it")),
+            ("From", e(rec.file) + (f", under <b>{heading}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
             ("Stored in", f"{e(rec.source)}, line {rec.line}")]
