@@ -2,9 +2,9 @@
 
 Blocks come from a CommonMark parser (markdown-it-py, its token line maps); the project's
 rules sit on top. An entry is a top-level block: a list item with its continuation lines and
-nested items, a paragraph, a code block (fenced or indented), a block quote, an HTML block, or
-link reference definitions. Each has the nearest heading above it. Headings (ATX and setext),
-thematic breaks and blank lines are structure.
+nested items, a paragraph, a code block (fenced or indented), a block quote, an HTML block,
+link reference definitions, or YAML front matter at the top. Each has the nearest heading
+above it. Headings (ATX and setext), thematic breaks and blank lines are structure.
 
 A heading is recorded as written, each line stripped: "## Preferences" for ATX, and for a
 setext heading its text line(s) and underline joined with \\n ("Preferences\\n-----------"),
@@ -34,7 +34,8 @@ _KINDS = {"paragraph_open": "paragraph", "fence": "code", "code_block": "code", 
 class Entry:
     heading: str | None      # the nearest heading above, as written ("## Preferences"; setext: both lines)
     text: str                # the entry's lines joined with \n, trailing spaces stripped
-    kind: str                # item | paragraph | code | quote | html | reference (| heading, see _headings)
+    kind: str                # item | paragraph | code | quote | html | reference | front matter
+                             # (| heading, from _headings)
     start: int               # 0-based line index in the file
     end: int                 # exclusive
 
@@ -67,8 +68,10 @@ def _blocks(text: str) -> tuple[_Block, ...]:
     # Our lines are text.split("\n"); markdown-it also ends a line at a lone \r. A CRLF's \r is part
     # of the line ending, and a lone \r reads as a space, so both count lines the same way.
     lines = text.split("\n")
-    tokens = _MD.parse(text.replace("\r\n", "\n").replace("\r", " "))
-    out: list[_Block] = []
+    front = _front_matter(lines)
+    src = "\n" * front + "\n".join(lines[front:]) if front else text      # front matter lines read as blank
+    tokens = _MD.parse(src.replace("\r\n", "\n").replace("\r", " "))
+    out: list[_Block] = [_Block("front matter", "front_matter", 0, front)] if front else []
     for i, tok in enumerate(tokens):
         if tok.map is None or tok.nesting < 0:
             continue
@@ -87,6 +90,14 @@ def _blocks(text: str) -> tuple[_Block, ...]:
         key = (int(tok.tag[1:]), " ".join(tokens[i + 1].content.split()))    # h2, the inline text
         out.append(_Block(kind, tok.type, start, end, _written("\n".join(lines[start:end])), key))
     return tuple(_with_references(out, lines))
+
+
+def _front_matter(lines: list[str]) -> int:
+    """How many lines YAML front matter takes at the top (0: none). Not CommonMark (a break, then
+    a setext heading), but it is how nanobot reads a SKILL.md: `---`, at least one line, `---`."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    return next((i + 1 for i in range(2, len(lines)) if lines[i].rstrip() == "---"), 0)
 
 
 def _with_references(blocks: list[_Block], lines: list[str]) -> list[_Block]:

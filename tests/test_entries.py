@@ -379,7 +379,8 @@ def _cm_fence(draw):
 _cm_block = st.one_of(_cm_para, _cm_list(), _cm_list(), _cm_fence(), _cm_heading,
                       st.sampled_from(["* * *", "---", "___"]))
 _cm_docs = st.builds(lambda blocks, gaps: "".join(b + "\n" + "\n" * g for b, g in zip(blocks, gaps)),
-                     st.lists(_cm_block, max_size=8), st.lists(st.integers(0, 2), min_size=8, max_size=8))
+                     st.lists(_cm_block, max_size=8), st.lists(st.integers(0, 2), min_size=8, max_size=8)
+                     ).filter(lambda t: not t.startswith("---\n"))     # YAML front matter: not CommonMark's
 
 
 def _commonmark_blocks(text):
@@ -486,3 +487,14 @@ def test_any_text_splits_into_valid_ranges_and_takes_an_entry_back(text, extra):
     assert all(0 <= e.start < e.end <= len(lines) for e in es)
     assert all(a.end <= b.start for a, b in zip(es, es[1:]))
     insert_entry(text, extra or "x", "## A")        # no crash on any input
+
+
+def test_yaml_front_matter_is_one_entry_as_nanobot_reads_a_skill():
+    """Not CommonMark (there: a break, then a setext heading), but how nanobot reads SKILL.md."""
+    text = "---\nname: blog\ndescription: Publish it.\n---\n\n# Blog\n\n1. Build.\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        (None, "front matter", "---\nname: blog\ndescription: Publish it.\n---"), ("# Blog", "item", "1. Build.")]
+    assert _heading_lines(text.split("\n")) == [5]
+    # only at the very top, and only with a closing line and something between
+    assert [e.kind for e in split_entries("\n---\nname: x\n---\n")] == []
+    assert [e.kind for e in split_entries("---\n---\n- a\n")] == ["item"]
