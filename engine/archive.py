@@ -53,6 +53,7 @@ def archive_dir(ws: Workspace) -> Path:
 
 def read_archive(ws: Workspace) -> Archive:
     arc = Archive()
+    voided: set[str] = set()
     d = archive_dir(ws)
     if not d.is_dir():
         return arc
@@ -74,6 +75,10 @@ def read_archive(ws: Workspace) -> Archive:
             if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
                     and "text" not in obj:
                 continue     # a deleted entry's tombstone: keeps its id from ever being given again
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "voided_at" in obj \
+                    and "text" not in obj:
+                voided.add(obj["id"])     # archived for a write that then did not land
+                continue
             if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
                     and isinstance(obj.get("file"), str)):
                 arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
@@ -83,6 +88,8 @@ def read_archive(ws: Workspace) -> Archive:
                 obj.get("run") if isinstance(obj.get("run"), str) else None,
                 obj.get("replaced_by") if isinstance(obj.get("replaced_by"), str) else None,
                 obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno))
+    if voided:
+        arc.records = [r for r in arc.records if r.id not in voided]
     return arc
 
 
@@ -123,18 +130,23 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
                                 f"memory/archive/{path.name}")
             out.append(rec)
             lines.append(json.dumps(rec.to_json(), ensure_ascii=False))
-        data = ("\n".join(lines) + "\n").encode("utf-8")
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            size = 0
-        if size:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    data = b"\n" + data
-        append_durably(path, data)
+        _append_lines(path, lines)
     return out
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    """Whole lines, after a torn one a crash may have left (which the reader then skips)."""
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    if size:
+        with open(path, "rb") as fh:
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                data = b"\n" + data
+    append_durably(path, data)
 
 
 def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
@@ -172,7 +184,27 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
                              "fix the file by hand first (nothing was written)")
     records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
                               replacements=replacements, reasons=reasons)
-    return ws.write_file(rel, new_text, expected_hash), records
+    try:
+        return ws.write_file(rel, new_text, expected_hash), records
+    except (ConflictError, OSError):
+        # the removal did not land: the archive must not claim it did
+        void_records(ws, records)
+        raise
+
+
+def void_records(ws: Workspace, records: list[ArchiveRecord], now: datetime | None = None) -> None:
+    """Append a line per record saying its write did not land; readers then leave it out (the
+    archive stays append-only)."""
+    if not records:
+        return
+    now = now or datetime.now().astimezone()
+    d = archive_dir(ws)
+    path = d / f"{now.strftime('%Y-%m')}.jsonl"
+    lines = [json.dumps({"id": r.id, "voided_at": now.isoformat(timespec="seconds"),
+                         "why": "archived before a write that then did not land"}) for r in records]
+    d.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
+        _append_lines(path, lines)
 
 
 def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,

@@ -143,7 +143,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         old_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
         pre = store.snapshot(f"snapshot: before restore {what}")
-        result = RestoreResult(sha, pre or store.head(), None)
+        result = RestoreResult(sha, pre or store.head(), None, warnings=list(store.notes))
         kind = "hunk" if hunk else "file" if path else "snapshot"
         label = (f"hunk {hunk} of {path} from {sha[:8]}" if hunk else f"{path} from {sha[:8]}" if path
                  else f"snapshot {sha[:8]}")          # how the restore list names it
@@ -225,7 +225,10 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
         try:
             result.undo = store.snapshot(f"snapshot: before restore archive {record_id}") or store.head()
         except SnapshotError as exc:
-            result.warnings.append(f"no snapshot before the restore: {exc}")
+            # without it the restore could not be undone: nothing is written
+            raise WorkspaceError(f"{record_id} was not restored: the snapshot taken before every restore failed "
+                                 f"({exc})") from None
+        result.warnings += store.notes
         resolve_inside(ws.root, rec.file)
         after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore")
         result.archived.extend(recs)
@@ -366,6 +369,7 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
             result.warnings.append("the files already are as they were before that restore; nothing to write")
             return result
         result.undo = store.snapshot(f"snapshot: before {what}") or store.head()
+        result.warnings += store.notes
         returned = _Returned(ws)
         for f in plan.files:
             try:
