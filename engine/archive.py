@@ -14,6 +14,7 @@ from .files import FileLock, append_durably, current_hash, read_bytes, resolve_i
 from .problems import ConflictError, Problem, WorkspaceError
 from .workspace import Workspace
 from .state import lock_path
+from .textform import KEEP_FORM, fit, normalise
 
 ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
 REASONS = ("dream", "review", "edit", "restore")
@@ -172,9 +173,11 @@ def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reas
 
 def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, reason: str,
                  run: str | None = None, replacements: dict[str, str] | None = None,
-                 reasons: dict[str, str] | None = None) -> tuple[str, list[ArchiveRecord]]:
+                 reasons: dict[str, str] | None = None, form: str = KEEP_FORM) -> tuple[str, list[ArchiveRecord]]:
     """The one shrinking-write funnel (Dream, review, GUI edit, restore): check the caller's
-    hash, archive what leaves, then write atomically. Returns (new hash, archived records)."""
+    hash, archive what leaves, then write atomically. Returns (new hash, archived records).
+    `new_text` is normalised text (or the file's own form); the file's line endings, BOM and
+    final newline are put back as `form` says (textform)."""
     target = resolve_inside(ws.root, rel)
     if current_hash(target) != expected_hash:
         raise ConflictError(rel, expected_hash, current_hash(target))
@@ -182,10 +185,12 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
     if state.exists and state.decode_error:
         raise WorkspaceError(f"{rel} is {state.decode_error}: writing it would replace those bytes; "
                              "fix the file by hand first (nothing was written)")
-    records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
+    old = state.text if state.exists else None
+    data = fit(old, new_text, form)
+    records = archive_removed(ws, normalise(old or ""), normalise(new_text), rel, reason, run,
                               replacements=replacements, reasons=reasons)
     try:
-        return ws.write_file(rel, new_text, expected_hash), records
+        return ws.write_file(rel, data, expected_hash), records
     except (ConflictError, OSError):
         # the removal did not land: the archive must not claim it did
         void_records(ws, records)
@@ -233,7 +238,7 @@ def search(records: list[ArchiveRecord], text: str | None = None, file: str | No
 class EntryRestore:
     record: ArchiveRecord
     inserted: bool            # False: the text was already in the file
-    new_text: str
+    new_text: str             # in the file's own form (line endings, BOM, final newline)
     base_hash: str = ""       # the bytes the plan was made from (the write checks them)
 
 
@@ -245,13 +250,14 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
     if rec.file not in ARCHIVED_FILES:
         raise WorkspaceError(f"archive entry {record_id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
-    current = state.text if state.exists else ""
+    raw = state.text if state.exists else None
+    current = normalise(raw or "")      # entries are parsed and inserted in \n text
     base = state.hash or ""
     from .entries import contains_entry, dedent_entry
     if contains_entry(current, rec.text) or contains_entry(current, dedent_entry(rec.text)) or (
             rec.text.startswith("#") and rec.text in current.split("\n")):
-        return EntryRestore(rec, False, current, base)
-    return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading), base)
+        return EntryRestore(rec, False, raw or "", base)
+    return EntryRestore(rec, True, fit(raw, insert_entry(current, rec.text, rec.heading), KEEP_FORM), base)
 
 
 # -- folding: one row per entry, however often it was archived ---------------------------------------
@@ -324,7 +330,7 @@ def folded_archive(ws: Workspace, arc: Archive | None = None) -> list[ArchivedEn
     for rel in ARCHIVED_FILES:
         state, _ = ws.read_file(rel)
         if state.exists and not state.decode_error:
-            files[rel] = state.text
+            files[rel] = normalise(state.text)
     returns: dict[str, str] = {}
     for entry in read_log(ws.root):
         if entry.undone:

@@ -1,4 +1,5 @@
-"""File sizes against their budgets. A size is a character count, not bytes."""
+"""File sizes against their budgets. A size is a character count, not bytes: the characters
+the assistant injects (textform.prompt_chars: \r\n counts as one, a BOM as one)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from .config import BUDGET_KEYS, Config
 from .problems import Problem
+from .textform import prompt_chars
 from .workspace import Workspace
 
 NEAR_FRACTION = 0.9
@@ -60,7 +62,7 @@ def measure(ws: Workspace, cfg: Config) -> tuple[list[FileSize], list[Problem]]:
         state, probs = ws.read_file(mf.path)
         problems.extend(probs)
         budget = cfg.budget_for(mf.path)
-        chars = len(state.text)
+        chars = prompt_chars(state.text)     # what the assistant injects, as every view counts it
         sizes.append(FileSize(mf.path, mf.kind, state.exists, chars, budget,
                               budget_state(chars, budget), BUDGET_KEYS.get(mf.path)))
     return sizes, problems

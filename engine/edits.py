@@ -10,6 +10,7 @@ from .files import resolve_inside
 from .problems import WorkspaceError
 from .restore import job_lock
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .textform import KEEP_ENDINGS
 from .workspace import Workspace
 
 
@@ -28,7 +29,9 @@ def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
     """Save `text` to memory file `rel` if it still has the bytes the editor loaded.
 
     Raises ConflictError (nothing written) when the file changed on disk meanwhile. Snapshots
-    are best effort: a git failure becomes a warning and the edit still lands.
+    are best effort: a git failure becomes a warning and the edit still lands. `text` is what
+    the editor shows (\n endings, no BOM): the file keeps its own endings and BOM, and lines
+    the person did not change keep their bytes.
     """
     if not is_memory_path(rel):
         raise WorkspaceError(f"{rel}: not a memory file Dreamdesk edits")
@@ -41,7 +44,7 @@ def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
             before = store.snapshot(f"snapshot: before edit {rel}") or store.head()
         except SnapshotError as exc:
             warnings.append(f"no snapshot before the edit: {exc}")
-        new_hash, archived = write_memory(ws, rel, text, expected_hash, "edit")
+        new_hash, archived = write_memory(ws, rel, text, expected_hash, "edit", form=KEEP_ENDINGS)
         commit = None
         try:
             commit = store.snapshot(f"edit: {rel}", with_summary=True)

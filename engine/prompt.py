@@ -11,6 +11,7 @@ from .assistants import Assistant, assistant_of, is_nanobot_template
 from .assistants.nanobot_templates import current_soul_from_legacy
 from .history import History, HistoryEntry
 from .problems import Problem
+from .textform import injected_text
 from .tokens import estimate_tokens
 from .workspace import Workspace
 
@@ -147,19 +148,20 @@ def _jenny_prompt(ws: Workspace, history: History, dream_cursor: int) -> PromptP
     for rel in ("SOUL.md", "USER.md"):
         state, probs = ws.read_file(rel)
         problems.extend(probs)
-        parts.append(PromptPart(rel, rel, state.text, state.exists,
+        parts.append(PromptPart(rel, rel, injected_text(state.text), state.exists,
                                 "injected whole on every turn" if state.exists else "missing"))
     state, probs = ws.read_file("AGENTS.md")
     problems.extend(p for p in probs if p.message != "missing")     # AGENTS.md is optional
     if state.exists:
-        parts.append(PromptPart("AGENTS.md", "AGENTS.md", state.text, True,
+        parts.append(PromptPart("AGENTS.md", "AGENTS.md", injected_text(state.text), True,
                                 "loaded whole: no budget and no curator"))
     state, probs = ws.read_file("memory/MEMORY.md")
     problems.extend(probs)
-    real = state.exists and has_real_content(state.text)
+    text = injected_text(state.text)
+    real = state.exists and has_real_content(text)
     note = ("injected whole on every turn" if real else
             "untouched template: not injected" if state.exists else "missing")
-    parts.append(PromptPart("MEMORY.md", "memory/MEMORY.md", state.text, real, note))
+    parts.append(PromptPart("MEMORY.md", "memory/MEMORY.md", text, real, note))
     block, names = wikis_block(ws)
     parts.append(PromptPart("Wikis", "wikis/", block, bool(block),
                             f"{len(names)} wiki(s), rendered from disk" if block else "no wikis"))
@@ -191,7 +193,7 @@ def _bootstrap_part(ws: Workspace, rel: str, problems: list[Problem]) -> PromptP
     problems.extend(p for p in probs if p.message != "missing")
     if not state.exists:
         return PromptPart(rel, rel, "", False, "missing")
-    text, note = state.text, "injected whole on every turn"
+    text, note = injected_text(state.text), "injected whole on every turn"
     if rel == "SOUL.md" and is_nanobot_template(text, "legacy/SOUL.md"):
         current = current_soul_from_legacy(text)
         if current is not None:
@@ -208,11 +210,12 @@ def _bootstrap_part(ws: Workspace, rel: str, problems: list[Problem]) -> PromptP
 def _memory_part(ws: Workspace, problems: list[Problem]) -> PromptPart:
     state, probs = ws.read_file("memory/MEMORY.md")
     problems.extend(probs)
-    if not state.exists or not state.text:
+    text = injected_text(state.text)
+    if not state.exists or not text:
         return PromptPart("MEMORY.md", "memory/MEMORY.md", "", False, "missing" if not state.exists else "empty")
-    if is_nanobot_template(state.text, "memory/MEMORY.md"):
-        return PromptPart("MEMORY.md", "memory/MEMORY.md", state.text, False, "nanobot's untouched template: not injected")
-    return PromptPart("MEMORY.md", "memory/MEMORY.md", f"# Memory\n\n## Long-term Memory\n{state.text}", True,
+    if is_nanobot_template(text, "memory/MEMORY.md"):
+        return PromptPart("MEMORY.md", "memory/MEMORY.md", text, False, "nanobot's untouched template: not injected")
+    return PromptPart("MEMORY.md", "memory/MEMORY.md", f"# Memory\n\n## Long-term Memory\n{text}", True,
                       "injected whole on every turn")
 
 
@@ -231,7 +234,7 @@ def _skills_part(ws: Workspace) -> PromptPart:
         if m.kind != "skill":
             continue
         state, _ = ws.read_file(m.path)
-        meta, body = _strip_frontmatter(state.text)
+        meta, body = _strip_frontmatter(injected_text(state.text))
         if state.exists and _ALWAYS_RE.search(meta):
             blocks.append(f"### Skill: {m.path.split('/')[1]}\n\n{body}")
     if not blocks:

@@ -22,6 +22,7 @@ from .restore_log import FileWrite, RestoreEntry
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path, restore_subject
 from .workspace import Workspace
 from .state import lock_path
+from .textform import AS_GIVEN, KEEP_ENDINGS, fit
 
 
 @dataclass
@@ -118,7 +119,9 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
             if not 1 <= hunk <= len(d.hunks):
                 raise WorkspaceError(f"{rel} has {len(d.hunks)} hunk(s) against snapshot {sha[:8]}; "
                                      f"there is no hunk {hunk}")
-            text = revert_hunk(current or "", d.hunks[hunk - 1])
+            # the lines it brings back take the file's line endings and BOM (the rest keep
+            # their bytes); a whole file goes back exactly as the snapshot holds it
+            text = fit(current, revert_hunk(current or "", d.hunks[hunk - 1]), KEEP_ENDINGS)
         if text != current:
             resolve_inside(ws.root, rel)     # refuse a symlink out before anything is written
             plan[rel] = (seen, text)
@@ -154,7 +157,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
                     after = checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
                 elif rel in ARCHIVED_FILES:
                     old_text = ws.read_file(rel)[0].text
-                    after, recs = write_memory(ws, rel, text, expected, "restore")
+                    after, recs = write_memory(ws, rel, text, expected, "restore", form=AS_GIVEN)
                     result.archived.extend(recs)
                     returned.note(rel, old_text, text)
                 else:
@@ -230,7 +233,7 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
                                  f"({exc})") from None
         result.warnings += store.notes
         resolve_inside(ws.root, rec.file)
-        after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore")
+        after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore", form=AS_GIVEN)
         result.archived.extend(recs)
         result.files.append(rec.file)
         result.writes.append(FileWrite(rec.file, plan.base_hash or MISSING_HASH, after))
@@ -408,7 +411,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
     except UnicodeDecodeError:
         text = None
     if f.path in ARCHIVED_FILES and text is not None:
-        after, recs = write_memory(ws, f.path, text, f.current_hash, "restore")
+        after, recs = write_memory(ws, f.path, text, f.current_hash, "restore", form=AS_GIVEN)   # byte for byte
         result.archived += recs
         returned.note(f.path, (f.current or b"").decode("utf-8", errors="replace"), text)
         return after

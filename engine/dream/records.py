@@ -15,6 +15,7 @@ from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
 from ..state import lock_path
+from ..textform import normalise
 
 RETENTION_DAYS = 30
 _RUN_FILE = re.compile(r"^r-\d{8}-\d{6}(-\d+)?\.json$")
@@ -130,8 +131,8 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
     def entries_of(rel: str) -> set[str]:
         if rel not in texts:
             state, _ = ws.read_file(rel)
-            raw[rel] = state.text if state.exists else ""
-            texts[rel] = {e.text for e in split_entries(state.text)} if state.exists else set()
+            raw[rel] = normalise(state.text) if state.exists else ""
+            texts[rel] = {e.text for e in split_entries(raw[rel])} if state.exists else set()
         return texts[rel]
 
     def in_file(rel: str, text: str) -> bool:

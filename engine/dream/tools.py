@@ -22,6 +22,7 @@ from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
 from ..problems import ConflictError, WorkspaceError
 from ..workspace import Workspace
+from ..textform import normalise
 
 ABSOLUTE_CAP = 64_000
 CORE = ("SOUL.md", "USER.md", "memory/MEMORY.md")
@@ -141,7 +142,8 @@ class DiskBackend:
         target = resolve_inside(self.ws.root, rel)
         self.seen[rel] = current_hash(target)
         state, _ = self.ws.read_file(rel)
-        return state.text if state.exists else None
+        # the model sees and edits \n text; write_memory puts the file's endings and BOM back
+        return normalise(state.text) if state.exists else None
 
     def write(self, rel: str, text: str, reason: str,
               replacements: dict[str, str] | None = None) -> list[ArchiveRecord]:
@@ -170,7 +172,7 @@ class OverlayBackend:
             target = resolve_inside(self.ws.root, rel)
             self.base_hash[rel] = current_hash(target)
             state, _ = self.ws.read_file(rel)
-            self.base[rel] = self.files[rel] = state.text if state.exists else None
+            self.base[rel] = self.files[rel] = normalise(state.text) if state.exists else None
         return self.files[rel]
 
     def write(self, rel: str, text: str, reason: str,
