@@ -11,6 +11,7 @@ from engine.diffs import diff_texts
 from engine.edits import save_edit
 from engine.files import read_state
 from engine.problems import ConflictError
+from engine.textform import BOM, normalise, prompt_chars
 from engine.workspace import Workspace
 
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
@@ -28,9 +29,10 @@ BLAME_DELAY_MS = 120
 @dataclass
 class Loaded:
     path: str
-    text: str
+    text: str                        # as the editor shows it (\n endings, no BOM): dirty compares with this
     hash: str
     read_only: str | None = None     # why this file is shown but never written (None: editable)
+    bom: bool = False                # the file starts with a BOM (the editor hides it; it counts in the size)
 
 
 def read_only_reason(state, problems) -> str | None:
@@ -159,7 +161,12 @@ class FilesView(QWidget):
     # -- state ------------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
-        return self.loaded is not None and self.editor.toPlainText() != self.loaded.text
+        return self.loaded is not None and self.editor_text() != self.loaded.text
+
+    def editor_text(self) -> str:
+        """The editor's text exactly: toPlainText would turn no-break spaces into spaces, so an
+        untouched line holding one would read as edited (and be saved changed)."""
+        return self.editor.document().toRawText().replace("\u2029", "\n")
 
     def set_workspace(self, ws: Workspace, files: list[str], budgets: dict[str, int],
                       provenance: dict | None = None) -> None:
@@ -258,7 +265,9 @@ class FilesView(QWidget):
 
         def job(ctx):
             state, problems = ws.read_file(path)
-            return Loaded(path, state.text, state.hash, read_only_reason(state, problems))
+            # the editor shows \n text; a save puts the file's own line endings and BOM back
+            return Loaded(path, normalise(state.text), state.hash, read_only_reason(state, problems),
+                          state.text.startswith(BOM))
 
         def done(loaded: Loaded) -> None:
             if not self._token.current(token):
@@ -272,6 +281,7 @@ class FilesView(QWidget):
             self.editor.blockSignals(True)
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
+            loaded.text = self.editor_text()     # what the editor made of it is the unedited state
             if keep_view:
                 cursor = self.editor.textCursor()
                 cursor.setPosition(min(pos, len(loaded.text)))
@@ -329,7 +339,7 @@ class FilesView(QWidget):
             self.size_line.setText("")
             self.save_button.setEnabled(False)
             return
-        chars = len(self.editor.toPlainText())
+        chars = prompt_chars((BOM if self.loaded.bom else "") + self.editor_text())
         budget = self.budgets.get(self.loaded.path, 0)
         state = budget_state(chars, budget)
         colour = STATE_COLOURS[state]
@@ -352,7 +362,7 @@ class FilesView(QWidget):
         if self.loaded.read_only:
             self.status.emit(f"Not saved: {self.loaded.read_only}")
             return
-        ws, path, text = self.ws, self.loaded.path, self.editor.toPlainText()
+        ws, path, text, bom = self.ws, self.loaded.path, self.editor_text(), self.loaded.bom
         expected = overwrite_hash or self.loaded.hash
 
         def job(ctx):
@@ -360,19 +370,19 @@ class FilesView(QWidget):
                 return save_edit(ws, path, text, expected)
             except ConflictError:
                 state, _ = ws.read_file(path)
-                return ("conflict", state.text, state.hash)
+                return ("conflict", normalise(state.text), state.hash, state.text.startswith(BOM))
 
         def done(result) -> None:
             current = self.ws is ws and self.loaded is not None and self.loaded.path == path
             if isinstance(result, tuple) and result[0] == "conflict":
                 if current:
-                    self._conflict(result[1], result[2], on_saved)
+                    self._conflict(result[1], result[2], result[3], on_saved)
                 else:
                     self.status.emit(f"{path} changed on disk before your edit was saved; nothing was written")
                 return
             if current:   # the editor still shows what was saved (not another file or workspace)
-                self.loaded = Loaded(path, text, result.hash)
-                if self.editor.toPlainText() == text:
+                self.loaded = Loaded(path, text, result.hash, bom=bom)
+                if self.editor_text() == text:
                     self.editor.document().setModified(False)
                 self._show_banner(False)
                 self._update_size()
@@ -388,17 +398,19 @@ class FilesView(QWidget):
 
         self.engine.write(f"save {path}", job, done)
 
-    def _conflict(self, disk_text: str, disk_hash: str, on_saved: Callable[[], None] | None = None) -> None:
+    def _conflict(self, disk_text: str, disk_hash: str, disk_bom: bool,
+                  on_saved: Callable[[], None] | None = None) -> None:
         assert self.loaded is not None
         while True:
             choice = self.dialogs.conflict(self, self.loaded.path)
             if choice == "compare":
-                self.dialogs.compare(self, self.loaded.path, disk_text, self.editor.toPlainText())
+                self.dialogs.compare(self, self.loaded.path, disk_text, self.editor_text())
                 continue
             break
         if choice == "reload":
-            self.loaded = Loaded(self.loaded.path, disk_text, disk_hash)
+            self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
             self.editor.setPlainText(disk_text)
+            self.loaded.text = self.editor_text()
             self._show_banner(False)
             self.status.emit(f"Reloaded {self.loaded.path} from disk; your edit was dropped")
         elif choice == "overwrite":
@@ -410,5 +422,5 @@ class FilesView(QWidget):
     def rescue_text(self) -> tuple[str, str] | None:
         """(path, text) of an unsaved edit, for the crash handler."""
         if self.dirty and self.loaded:
-            return self.loaded.path, self.editor.toPlainText()
+            return self.loaded.path, self.editor_text()
         return None

@@ -1,0 +1,100 @@
+"""The Files tab and the size views on CRLF and BOM files (issue 11, item 1), driven as a person
+would: offscreen, real widgets, real files."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication
+
+from conftest import open_window
+
+BOM = "\ufeff".encode("utf-8")
+LINES = ["# User", "", "## Identity", "- Inès, 37, data engineer in Ghent.", "- Says\u00a0“merci” with a no-break space.",
+         "", "## Preferences", "- Answer first, reasoning after.", "- Metric units."]
+
+
+def crlf_home(make_workspace, tmp_path, bom=True):
+    data = (BOM if bom else b"") + ("\r\n".join(LINES) + "\r\n").encode("utf-8")
+    root = make_workspace({"USER.md": data, "SOUL.md": "I am Jenny.\r\n", "memory/MEMORY.md": "# Memory\n"},
+                          root=tmp_path / "crlf")
+    return root, data
+
+
+def open_user_md(win, qtbot):
+    win.tabs.setCurrentWidget(win.files)
+    win.files.open_path("USER.md")
+    qtbot.waitUntil(lambda: win.files.loaded is not None and win.files.loaded.path == "USER.md", timeout=5000)
+
+
+def press_enter_on_every_dialog(qtbot, pressed: list):
+    """Answer whatever modal dialog comes up with Enter (its default button), as a hurried person."""
+    def answer():
+        box = QApplication.activeModalWidget()
+        if box is not None:
+            pressed.append(box.windowTitle())
+            qtbot.keyClick(box, Qt.Key.Key_Return)
+    timer = QTimer()
+    timer.timeout.connect(answer)
+    timer.start(50)
+    return timer
+
+
+def test_viewing_a_crlf_bom_file_leaves_it_unsaved_free_and_closing_with_enter_keeps_its_bytes(
+        gui_env, qtbot, make_workspace, tmp_path):
+    root, data = crlf_home(make_workspace, tmp_path)
+    win = open_window(qtbot, root)
+    del win.unsaved_choice                      # the real question, as the person sees it
+    open_user_md(win, qtbot)
+    files = win.files
+    assert not files.dirty and "unsaved" not in files.size_line.text()
+    assert not files.save_button.isEnabled()
+    pressed = []
+    timer = press_enter_on_every_dialog(qtbot, pressed)
+    try:
+        win.close()
+        qtbot.waitUntil(lambda: not win.isVisible(), timeout=5000)
+    finally:
+        timer.stop()
+    assert pressed == []                        # nothing was unsaved, so nothing was asked
+    assert (root / "USER.md").read_bytes() == data
+
+
+def test_editing_one_line_of_a_crlf_file_saves_only_that_line(gui_env, qtbot, make_workspace, tmp_path):
+    root, data = crlf_home(make_workspace, tmp_path)
+    win = open_window(qtbot, root)
+    open_user_md(win, qtbot)
+    files, ed = win.files, win.files.editor
+    ed.moveCursor(QTextCursor.MoveOperation.End)
+    ed.moveCursor(QTextCursor.MoveOperation.Up)                 # the last line: "- Metric units."
+    ed.moveCursor(QTextCursor.MoveOperation.EndOfLine)
+    qtbot.keyClicks(ed, " Always.")
+    assert files.dirty and "unsaved" in files.size_line.text()
+    files.save()
+    qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
+    after = (root / "USER.md").read_bytes()
+    before_lines, after_lines = data.splitlines(keepends=True), after.splitlines(keepends=True)
+    assert [(a, b) for a, b in zip(before_lines, after_lines) if a != b] == \
+        [(b"- Metric units.\r\n", b"- Metric units. Always.\r\n")]
+    assert len(after_lines) == len(before_lines) and after.startswith(BOM)
+    win.close()
+
+
+def _number(text: str) -> int:
+    return int(re.search(r"([\d,]+) (/ [\d,]+ )?characters", text).group(1).replace(",", ""))
+
+
+def test_every_view_shows_the_same_size_for_a_crlf_bom_file(gui_env, qtbot, make_workspace, tmp_path):
+    root, data = crlf_home(make_workspace, tmp_path)
+    injected = len(data.decode("utf-8").replace("\r\n", "\n"))  # nanobot's read_text: BOM kept, \r\n -> \n
+    win = open_window(qtbot, root)
+    gauge = win.dashboard.gauges["USER.md"]
+    settings = _number(win.settings.budget_now["USER.md"].text())
+    row = next(i for i, p in enumerate(win.prompt.preview.parts) if p.name == "USER.md")
+    prompt = int(win.prompt.table.item(row, 1).text().replace(",", ""))
+    open_user_md(win, qtbot)
+    files = _number(win.files.size_line.text())
+    assert (gauge.chars, settings, prompt, files) == (injected,) * 4
+    win.close()
