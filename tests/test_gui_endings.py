@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
@@ -42,9 +44,12 @@ def press_enter_on_every_dialog(qtbot, pressed: list):
     return timer
 
 
+@pytest.mark.parametrize("odd", ["", "- A paragraph\u2029separator the editor shows as a line break.\r\n"])
 def test_viewing_a_crlf_bom_file_leaves_it_unsaved_free_and_closing_with_enter_keeps_its_bytes(
-        gui_env, qtbot, make_workspace, tmp_path):
+        gui_env, qtbot, make_workspace, tmp_path, odd):
     root, data = crlf_home(make_workspace, tmp_path)
+    data += odd.encode("utf-8")
+    (root / "USER.md").write_bytes(data)
     win = open_window(qtbot, root)
     del win.unsaved_choice                      # the real question, as the person sees it
     pressed = []
