@@ -14,6 +14,7 @@ from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, f
 from engine.entries import has_heading
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
+from engine.textform import normalise
 from engine.workspace import Workspace
 
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
@@ -78,7 +79,7 @@ def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
         exists = True
         if rec.heading and plan.inserted:
             state, _ = ws.read_file(rec.file)
-            text = state.text if state.exists else ""
+            text = normalise(state.text) if state.exists else ""    # a BOM is no part of the first heading
             exists = has_heading(text, rec.heading)      # found as insert_entry finds it
         out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
     return out
