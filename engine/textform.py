@@ -97,15 +97,30 @@ def reapply(form: TextForm, new_text: str, keep_final_newline: bool = True) -> s
     dominant = form.dominant
     endings = [dominant if e else "" for _, e in new]
     contents = [c for c, _ in new]
-    matcher = difflib.SequenceMatcher(None, form.lines, contents, autojunk=False)
-    for i, j, size in matcher.get_matching_blocks():
-        for k in range(size):
-            if endings[j + k] and form.endings[i + k]:
-                endings[j + k] = form.endings[i + k]
+    for i, j in _matched_lines(form.lines, contents):
+        if endings[j] and form.endings[i]:
+            endings[j] = form.endings[i]
     if keep_final_newline and form.lines:
         endings[-1] = (endings[-1] or dominant) if form.final_newline else ""
     body = "".join(c + e for c, e in zip(contents, endings))
     return (BOM if form.bom else "") + body
+
+
+def _matched_lines(old: tuple[str, ...], new: list[str]) -> list[tuple[int, int]]:
+    """(old index, new index) of the lines an edit left alone. The common head and tail are
+    matched directly: difflib alone is quadratic on a file of many equal lines."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    pairs = [(k, k) for k in range(head)]
+    middle = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for i, j, size in middle.get_matching_blocks():
+        pairs += [(head + i + k, head + j + k) for k in range(size)]
+    pairs += [(len(old) - tail + k, len(new) - tail + k) for k in range(tail)]
+    return pairs
 
 
 def fit(old_text: str | None, new_text: str, mode: str) -> str:

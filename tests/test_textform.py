@@ -81,6 +81,14 @@ def test_a_mixed_file_keeps_each_line_s_ending_and_new_lines_take_the_dominant_o
     assert user_bytes(ws) == b"# User\r\n\r\n- one\n- two, edited\r\n- three\r\n- four\r\n"
 
 
+def test_lines_before_and_after_an_edit_keep_their_own_endings(make_workspace):
+    mixed = b"- a\n" + b"- same\r\n" * 50 + b"- b\n- old\r\n- c\n" + b"- same\r\n" * 50 + b"- d\n"
+    ws = ws_with(make_workspace, mixed)
+    shown = mixed.decode().replace("\r\n", "\n").replace("- old", "- new")
+    save_edit(ws, "USER.md", shown, current_hash(ws.root / "USER.md"))
+    assert user_bytes(ws) == mixed.replace(b"- old", b"- new")
+
+
 def test_the_final_newline_is_the_editor_s_own(make_workspace):
     ws = ws_with(make_workspace, crlf(USER_LINES, final=False))
     save_edit(ws, "USER.md", "\n".join(USER_LINES) + "\n- New.", current_hash(ws.root / "USER.md"))
