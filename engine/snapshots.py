@@ -47,10 +47,18 @@ skills/*/*
 # The allow-list earlier Dreamdesk versions wrote (all of skills/): upgraded in place when found
 # unchanged, so `git status` stops offering a skill's other files.
 OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/SKILL.md\n", "")
+# Our own temp files (engine.files: `.<name>.dreamdesk-<random>.tmp`) are never staged, even
+# inside the folders that are snapshotted whole: a kill mid-write leaves one behind.
+NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
+
+
+def _is_our_temp(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(".") and ".dreamdesk-" in name and name.endswith(".tmp")
 
 
 def is_memory_path(path: str) -> bool:
@@ -266,6 +274,11 @@ class SnapshotStore:
         except (OSError, UnicodeDecodeError):
             pass     # not ours, or not there: left as it is
 
+    def _tracked_temps(self) -> list[str]:
+        """Temp files of interrupted writes an earlier version committed (memory/dreams/…)."""
+        listed = self._git("ls-files", "-z", "--", *TRACKED_DIRS).split("\0")
+        return [p for p in listed if p and _is_our_temp(p)]
+
     def _stale_skill_files(self) -> list[str]:
         """Files under skills/ an earlier version snapshotted besides SKILL.md (a .env, scripts):
         untracked from the next snapshot on (the working files stay; older commits keep them)."""
@@ -312,11 +325,11 @@ class SnapshotStore:
         """Commit the tracked set as it is now; None when nothing changed since the last one."""
         self._ensure()
         paths = self._paths_to_stage()
-        stale = self._stale_skill_files()
+        stale = self._stale_skill_files() + self._tracked_temps()
         if stale:
             self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
         if paths:
-            self._git("add", "--force", "--all", "--", *paths)
+            self._git("add", "--force", "--all", "--", *paths, *NEVER_STAGED)
         if self.head() is not None:
             if not self._git("diff", "--cached", "--name-only").strip():
                 return None
