@@ -51,6 +51,8 @@ OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/S
 # inside the folders that are snapshotted whole: a kill mid-write leaves one behind.
 NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+# git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
+_DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
@@ -173,11 +175,19 @@ class SnapshotStore:
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if status not in ok_codes:
-            lines = [ln.strip() for ln in (err or "").strip().splitlines() if ln.strip()]
-            # git's own reason is its fatal:/error: line; the hints after it are less telling
-            why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
-            raise SnapshotError(f"git {args[0]} failed: {why or f'exit {status}'}")
+            raise self._failure(args[0], err or "", status)
         return out
+
+    def _failure(self, what: str, stderr: str, status: int) -> SnapshotError:
+        """One line from git's stderr: its own reason (the fatal:/error: line, not the hints), or
+        that the repository is damaged and how to find out more."""
+        lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+        why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
+        if any(w in ln for ln in lines for w in _DAMAGE_WORDS):
+            return SnapshotError(f"the snapshot repository {self.display} is damaged ({why.split(':', 1)[-1].strip()}); "
+                                 f"git --git-dir={self.git_dir} fsck says what is wrong; the memory files are not "
+                                 "affected")
+        return SnapshotError(f"git {what} failed: {why or f'exit {status}'}")
 
     @property
     def display(self) -> str:
@@ -411,7 +421,7 @@ class SnapshotStore:
             except OSError as exc:
                 raise SnapshotError(f"git could not run ({exc})") from None
             if proc.returncode:
-                raise SnapshotError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
+                raise self._failure("cat-file", proc.stderr.decode(errors="replace"), proc.returncode)
             data = proc.stdout
             pos = 0
             for sha in todo:

@@ -226,3 +226,18 @@ def test_temp_files_of_interrupted_writes_are_never_staged_and_old_ones_leave_th
     store.snapshot("dream: x")
     assert temps[0] not in git(ws.root, "ls-files").stdout.split()
     assert (ws.root / temps[0]).exists()
+
+
+def test_a_corrupt_object_is_said_in_one_line_that_names_the_damage(ws, capsys):
+    import zlib
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    blob = git(ws.root, "rev-parse", "HEAD:USER.md").stdout.strip()
+    obj = store.git_dir / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.write_bytes(zlib.compress(b"blob 5\x00hello")[:-3])         # a torn object
+    (ws.root / "USER.md").write_text("# changed\n")
+    for argv in (["diff", str(ws.root), "HEAD"], ["snapshots", str(ws.root)]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "is damaged" in err and "fsck" in err

@@ -61,13 +61,59 @@ def _valid(rec, stem: str) -> str | None:
     for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
         if rec.get(key) is not None and not isinstance(rec.get(key), dict):
             return f"{key} must be an object"
-    for fact in rec.get("created") or []:
-        if not isinstance(fact.get("file"), str) or not isinstance(fact.get("sources", []), list):
-            return "a created fact lacks its file or sources"
-    for fact in rec.get("removed") or []:
-        if not isinstance(fact.get("file"), str):
-            return "a removed fact lacks its file"
+    for key, fields in _ITEM_FIELDS.items():
+        for i, item in enumerate(rec.get(key) or []):
+            for name, (kinds, required) in fields.items():
+                if name not in item:
+                    if required:
+                        return f"{key}[{i}] lacks {name}"
+                    continue
+                if not _is(item[name], kinds):
+                    return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
+            srcs = item.get("sources", []) if key == "created" else []
+            if not all(_is(c, "int") for c in srcs):
+                return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    for key, fields in _OBJECT_FIELDS.items():
+        obj = rec.get(key)
+        if isinstance(obj, dict):
+            for name, kinds in fields.items():
+                if obj.get(name) is not None and not _is(obj[name], kinds):
+                    return f"{key}.{name} is not {_KIND_WORDS[kinds]}"
+    for name, size in (rec.get("sizes") or {}).items():
+        if not (isinstance(size, dict) and all(_is(size.get(k), "int") for k in ("before", "after"))
+                and (size.get("budget") is None or _is(size["budget"], "int"))):
+            return f"sizes[{name!r}] must hold whole-number before and after sizes"
     return None
+
+
+# What the views read from each list entry and object of a record: (kind, required). Checked so a
+# record edited by hand or half written reads as invalid, in words, never as a crash later.
+_ITEM_FIELDS = {
+    "created": {"file": ("str", True), "text": ("str", True), "sources": ("list", False),
+                "kind": ("str?", False), "confidence": ("str?", False)},
+    "removed": {"file": ("str", True), "text": ("str?", False), "archive_id": ("str?", False),
+                "replaced_by": ("str?", False)},
+    "refused": {"file": ("str", True), "size": ("int", True), "budget": ("int?", False), "kind": ("str?", False)},
+    "passes": {"name": ("str", True), "iterations": ("int", False), "ended": ("str?", False)},
+    "writes": {"file": ("str", False)},
+}
+_OBJECT_FIELDS = {
+    "batch": {"first": "int", "last": "int", "count": "int"},
+    "user_md": {"before": "str", "after": "str"},
+    "cursor": {"before": "int", "after": "int"},
+}
+_KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "int?": "a whole number or null",
+               "list": "a list"}
+
+
+def _is(value, kind: str) -> bool:
+    if kind.endswith("?"):
+        if value is None:
+            return True
+        kind = kind[:-1]
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, {"str": str, "list": list}[kind])
 
 
 def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
