@@ -717,3 +717,28 @@ def test_replacing_an_item_by_its_first_line_keeps_its_nested_items(make_workspa
     (fact,) = records.load_run(ws, res.run_id)["created"]
     assert fact["text"] == "- Proxmox on the M720q\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole"
     assert records.resolve(ws, records.load_run(ws, res.run_id))["created"][0]["status"] == "current"
+
+
+def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server, capsys, monkeypatch):
+    """Issue 12.9: URL credentials, a URL query key, the key sent in the header and a key that
+    only sits in config.json, all echoed back by a 401: none reaches stdout, stderr, the run
+    record, Dream's state file or the snapshots."""
+    import subprocess
+    from engine import redact
+    redact.forget_all()
+    keys = {"user": "dd-user-8c1f", "pass": "dd-pass-5e7a", "query": "dd-query-41bd", "header": "sk-header-93aa",
+            "config": "sk-config-17fe"}
+    (ws.root / "config.json").write_text(json.dumps({"providers": {"openrouter": {"apiKey": keys["config"]}}}))
+    srv = llm_server(default={"status": 401, "error": "bad credentials: " + " ".join(keys.values())})
+    monkeypatch.setenv("DD_TEST_KEY", keys["header"])
+    host = srv.url.split("://", 1)[1]
+    url = f"http://{keys['user']}:{keys['pass']}@{host}?key={keys['query']}"
+    code = main(["dream", str(ws.root), "--base-url", url, "--model", "m", "--api-key-env", "DD_TEST_KEY", "--json"])
+    out, err = capsys.readouterr()
+    assert code != 0 or json.loads(out)["status"] == "failed"
+    assert "bad credentials" in out + err                               # the reason is still said
+    written = [p.read_text() for p in (ws.root / "memory").rglob("*") if p.is_file()]
+    log = subprocess.run(["git", "-C", str(ws.root), "log", "-p", "--all"], capture_output=True, text=True).stdout
+    for name, key in keys.items():
+        for where, text in (("stdout", out), ("stderr", err), ("git", log), *(("memory/", t) for t in written)):
+            assert key not in text, f"the {name} key reached {where}"

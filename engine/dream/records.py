@@ -41,7 +41,8 @@ def save_record(ws: Workspace, record: dict) -> None:
     rid = record.get("id")
     if not isinstance(rid, str) or not _ID.match(rid):
         raise WorkspaceError(f"refusing to write a run record with the id {rid!r}")
-    atomic_write_text(dreams_dir(ws) / f"{rid}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    from ..redact import scrub
+    atomic_write_text(dreams_dir(ws) / f"{rid}.json", scrub(json.dumps(record, indent=2, ensure_ascii=False)) + "\n")
 
 
 def _valid(rec, stem: str) -> str | None:

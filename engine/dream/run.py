@@ -12,6 +12,7 @@ from typing import Callable
 from ..budgets import NEAR_FRACTION
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
+from .. import redact
 from ..files import atomic_write_text, read_bytes
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
@@ -124,7 +125,7 @@ def load_state(ws: Workspace) -> dict:
 
 
 def save_state(ws: Workspace, st: dict) -> None:
-    atomic_write_text(state_path(ws), json.dumps(st, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(state_path(ws), redact.scrub(json.dumps(st, indent=2, ensure_ascii=False)) + "\n")
 
 
 def review_due(run_number: int, cadence: int) -> bool:
