@@ -139,7 +139,27 @@ def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
             rec[key] = rec.get(key) or []
         runs.append(rec)
     runs.sort(key=lambda r: (r.get("started") or "", r["id"]), reverse=True)
+    _interrupted(ws, runs)
     return runs, problems
+
+
+INTERRUPTED_OUTCOME = ("Interrupted: the process running it ended before it finished (Dreamdesk was closed or "
+                       "killed). What it wrote before that is in the snapshots and the archive; the Dream cursor "
+                       "did not move, so its entries are dreamed again.")
+
+
+def _interrupted(ws: Workspace, runs: list[dict]) -> None:
+    """A record still "running" while nobody holds the workspace's job lock (every run holds it
+    from start to end) was cut short: it reads as interrupted. The file is left as it is."""
+    if not any(r.get("status") == "running" for r in runs):
+        return
+    from ..files import lock_is_held
+    from ..state import lock_path
+    if lock_is_held(lock_path(ws.root, "job")):
+        return
+    for r in runs:
+        if r.get("status") == "running":
+            r.update(status="interrupted", outcome=INTERRUPTED_OUTCOME)
 
 
 def load_run(ws: Workspace, run_id: str) -> dict:
@@ -157,6 +177,7 @@ def load_run(ws: Workspace, run_id: str) -> dict:
         raise WorkspaceError(f"run record {run_id} is not usable: {why}")
     for key in _LIST_KEYS:
         rec[key] = rec.get(key) or []
+    _interrupted(ws, [rec])
     return rec
 
 
