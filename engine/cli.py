@@ -12,7 +12,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from . import __version__
+from . import __version__, redact
 from . import config as config_mod
 from .files import LockHeld
 from .archive import folded_archive, REASONS, read_archive, search
@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _dump(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(redact.scrub(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n")
 
 
 def _open(path: str) -> Workspace:
@@ -759,10 +759,10 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
     except (ConflictError, LockHeld) as exc:
-        print(f"dreamdesk: {exc}", file=sys.stderr)
+        print(f"dreamdesk: {redact.scrub(str(exc))}", file=sys.stderr)
         return EXIT_FAILED
     except WorkspaceError as exc:
-        print(f"dreamdesk: {exc}", file=sys.stderr)
+        print(f"dreamdesk: {redact.scrub(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK

@@ -47,10 +47,20 @@ skills/*/*
 # The allow-list earlier Dreamdesk versions wrote (all of skills/): upgraded in place when found
 # unchanged, so `git status` stops offering a skill's other files.
 OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/SKILL.md\n", "")
+# Our own temp files (engine.files: `.<name>.dreamdesk-<random>.tmp`) are never staged, even
+# inside the folders that are snapshotted whole: a kill mid-write leaves one behind.
+NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+# git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
+_DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
+
+
+def _is_our_temp(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(".") and ".dreamdesk-" in name and name.endswith(".tmp")
 
 
 def is_memory_path(path: str) -> bool:
@@ -165,11 +175,19 @@ class SnapshotStore:
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if status not in ok_codes:
-            lines = [ln.strip() for ln in (err or "").strip().splitlines() if ln.strip()]
-            # git's own reason is its fatal:/error: line; the hints after it are less telling
-            why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
-            raise SnapshotError(f"git {args[0]} failed: {why or f'exit {status}'}")
+            raise self._failure(args[0], err or "", status)
         return out
+
+    def _failure(self, what: str, stderr: str, status: int) -> SnapshotError:
+        """One line from git's stderr: its own reason (the fatal:/error: line, not the hints), or
+        that the repository is damaged and how to find out more."""
+        lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+        why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
+        if any(w in ln for ln in lines for w in _DAMAGE_WORDS):
+            return SnapshotError(f"the snapshot repository {self.display} is damaged ({why.split(':', 1)[-1].strip()}); "
+                                 f"git --git-dir={self.git_dir} fsck says what is wrong; the memory files are not "
+                                 "affected")
+        return SnapshotError(f"git {what} failed: {why or f'exit {status}'}")
 
     @property
     def display(self) -> str:
@@ -266,6 +284,11 @@ class SnapshotStore:
         except (OSError, UnicodeDecodeError):
             pass     # not ours, or not there: left as it is
 
+    def _tracked_temps(self) -> list[str]:
+        """Temp files of interrupted writes an earlier version committed (memory/dreams/…)."""
+        listed = self._git("ls-files", "-z", "--", *TRACKED_DIRS).split("\0")
+        return [p for p in listed if p and _is_our_temp(p)]
+
     def _stale_skill_files(self) -> list[str]:
         """Files under skills/ an earlier version snapshotted besides SKILL.md (a .env, scripts):
         untracked from the next snapshot on (the working files stay; older commits keep them)."""
@@ -312,11 +335,11 @@ class SnapshotStore:
         """Commit the tracked set as it is now; None when nothing changed since the last one."""
         self._ensure()
         paths = self._paths_to_stage()
-        stale = self._stale_skill_files()
+        stale = self._stale_skill_files() + self._tracked_temps()
         if stale:
             self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
         if paths:
-            self._git("add", "--force", "--all", "--", *paths)
+            self._git("add", "--force", "--all", "--", *paths, *NEVER_STAGED)
         if self.head() is not None:
             if not self._git("diff", "--cached", "--name-only").strip():
                 return None
@@ -398,7 +421,7 @@ class SnapshotStore:
             except OSError as exc:
                 raise SnapshotError(f"git could not run ({exc})") from None
             if proc.returncode:
-                raise SnapshotError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
+                raise self._failure("cat-file", proc.stderr.decode(errors="replace"), proc.returncode)
             data = proc.stdout
             pos = 0
             for sha in todo:

@@ -25,6 +25,16 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     return d
 
 
+@pytest.fixture(autouse=True)
+def no_known_secrets():
+    """Each test starts with no secrets registered (a key one test used must not mask text in
+    the next)."""
+    from engine import redact
+    redact.forget_all()
+    yield
+    redact.forget_all()
+
+
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the demo home (config.json, sessions/, workspace/)."""

@@ -717,3 +717,71 @@ def test_replacing_an_item_by_its_first_line_keeps_its_nested_items(make_workspa
     (fact,) = records.load_run(ws, res.run_id)["created"]
     assert fact["text"] == "- Proxmox on the M720q\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole"
     assert records.resolve(ws, records.load_run(ws, res.run_id))["created"][0]["status"] == "current"
+
+
+def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server, capsys, monkeypatch):
+    """Issue 12.9: URL credentials, a URL query key, the key sent in the header and a key that
+    only sits in config.json, all echoed back by a 401: none reaches stdout, stderr, the run
+    record, Dream's state file or the snapshots."""
+    import subprocess
+    from engine import redact
+    redact.forget_all()
+    keys = {"user": "dd-user-8c1f", "pass": "dd-pass-5e7a", "query": "dd-query-41bd", "header": "sk-header-93aa",
+            "config": "sk-config-17fe"}
+    (ws.root / "config.json").write_text(json.dumps({"providers": {"openrouter": {"apiKey": keys["config"]}}}))
+    srv = llm_server(default={"status": 401, "error": "bad credentials: " + " ".join(keys.values())})
+    monkeypatch.setenv("DD_TEST_KEY", keys["header"])
+    host = srv.url.split("://", 1)[1]
+    url = f"http://{keys['user']}:{keys['pass']}@{host}?key={keys['query']}"
+    code = main(["dream", str(ws.root), "--base-url", url, "--model", "m", "--api-key-env", "DD_TEST_KEY", "--json"])
+    out, err = capsys.readouterr()
+    assert code != 0 or json.loads(out)["status"] == "failed"
+    assert "bad credentials" in out + err                               # the reason is still said
+    written = [p.read_text() for p in (ws.root / "memory").rglob("*") if p.is_file()]
+    log = subprocess.run(["git", "-C", str(ws.root), "log", "-p", "--all"], capture_output=True, text=True).stdout
+    for name, key in keys.items():
+        for where, text in (("stdout", out), ("stderr", err), ("git", log), *(("memory/", t) for t in written)):
+            assert key not in text, f"the {name} key reached {where}"
+
+
+def test_a_killed_run_reads_as_interrupted_and_its_cursor_never_moved(ws, llm_server, capsys):
+    """kill -9 of a `dreamdesk dream` while its model call is in flight: the record it left says
+    "running"; with no process holding the workspace, it reads as interrupted everywhere."""
+    import signal
+    import subprocess
+    import sys
+    from conftest import REPO
+    srv = llm_server(default={"delay": 30, **turn(content="late")})
+    env = dict(os.environ, DD_TEST_KEY="sk-kill-1")
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "dream", str(ws.root), "--base-url", srv.url,
+                             "--model", "m", "--api-key-env", "DD_TEST_KEY"], cwd=REPO, env=env,
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not srv.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert srv.requests, "the run never called the model"
+    [path] = list((ws.root / "memory" / "dreams").glob("r-*.json"))
+    assert json.loads(path.read_text())["status"] == "running"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert main(["runs", str(ws.root), "--json"]) == 0
+    [run] = json.loads(capsys.readouterr().out)["runs"]
+    assert run["status"] == "interrupted" and "Interrupted" in run["outcome"]
+    assert records.load_run(ws, run["id"])["status"] == "interrupted"
+    assert (ws.root / "memory/.dream_cursor").read_text().strip() == "0"
+
+
+def test_the_cursor_moves_only_after_the_record_is_final(ws, llm_server, monkeypatch):
+    import engine.dream.run as run_mod
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
+                                         "sources": [1]})), turn(content="ok")], default=turn(content="nothing"))
+    seen = []
+    real = run_mod.write_cursor
+
+    def check(path, value):
+        [rec] = [json.loads(p.read_text()) for p in (ws.root / "memory" / "dreams").glob("r-*.json")]
+        seen.append((rec["status"], rec["cursor"]["after"], value))
+        real(path, value)
+    monkeypatch.setattr(run_mod, "write_cursor", check)
+    result = run_dream(ws, OpenAIClient(srv.url, "m", "k"), DreamOptions())
+    assert result.status == "completed" and seen == [("completed", 3, 3)]

@@ -205,3 +205,39 @@ def test_a_kill_during_the_first_snapshot_leaves_no_repository_or_a_whole_one(ma
     store.snapshot("init: again")                                  # converges
     assert store.head() and git_repair.half_made(git_dir) is None
     assert not [p for p in ws.root.iterdir() if git_repair.INIT_TMP_TAG in p.name]
+
+
+def test_temp_files_of_interrupted_writes_are_never_staged_and_old_ones_leave_the_index(ws):
+    (ws.root / "memory" / "dreams").mkdir(parents=True)
+    (ws.root / "memory" / "archive").mkdir(parents=True, exist_ok=True)
+    (ws.root / "memory/dreams/r1.md").write_text("# Dream r1\n")
+    temps = ["memory/dreams/.r2.json.dreamdesk-ab12cd.tmp", "memory/archive/.2026-12.jsonl.dreamdesk-x1.tmp"]
+    for t in temps:
+        (ws.root / t).write_text("half a write")
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    listed = git(ws.root, "ls-files").stdout.split()
+    assert "memory/dreams/r1.md" in listed and not set(temps) & set(listed)
+
+    # one an earlier version committed is dropped from the next snapshot (the file itself stays)
+    git(ws.root, "add", "--force", temps[0])
+    git(ws.root, "commit", "-qm", "edit: an old version staged a temp file")
+    (ws.root / "memory/dreams/r3.md").write_text("# Dream r3\n")
+    store.snapshot("dream: x")
+    assert temps[0] not in git(ws.root, "ls-files").stdout.split()
+    assert (ws.root / temps[0]).exists()
+
+
+def test_a_corrupt_object_is_said_in_one_line_that_names_the_damage(ws, capsys):
+    import zlib
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    blob = git(ws.root, "rev-parse", "HEAD:USER.md").stdout.strip()
+    obj = store.git_dir / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.write_bytes(zlib.compress(b"blob 5\x00hello")[:-3])         # a torn object
+    (ws.root / "USER.md").write_text("# changed\n")
+    for argv in (["diff", str(ws.root), "HEAD"], ["snapshots", str(ws.root)]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "is damaged" in err and "fsck" in err

@@ -679,3 +679,31 @@ def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
     code, out, err = run_cli(capsys, "archive", "delete", root, rid, "--yes")
     assert code == 0 and read_archive(ws).get(rid) is None
     assert not any("secret diagnosis" in p.read_text() for p in (root / "memory/archive").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("mutate, words", [
+    (lambda r: r["created"][0]["sources"].append([1, "a"]), "created[0].sources must be history cursors"),
+    (lambda r: r["created"][0].update(text=["not", "text"]), "created[0].text is not text"),
+    (lambda r: r["refused"].insert(0, {"file": "USER.md", "size": "big"}), "refused[0].size is not a whole number"),
+    (lambda r: r["passes"].insert(0, {"iterations": 2}), "passes[0] lacks name"),
+    (lambda r: r.update(sizes={"USER.md": {"before": 1}}), "sizes['USER.md'] must hold whole-number"),
+    (lambda r: r["batch"].update(first="one"), "batch.first is not a whole number"),
+])
+def test_a_mangled_run_record_is_refused_in_one_line_not_a_traceback(demo_home, capsys, mutate, words):
+    import json as json_mod
+    from engine.cli import main
+    assert main(["dream", str(demo_home), "--replay", str(demo_home / "dream-replay.jsonl"), "--json"]) == 0
+    rid = json_mod.loads(capsys.readouterr().out)["run_id"]
+    path = demo_home / "workspace" / "memory" / "dreams" / f"{rid}.json"
+    rec = json_mod.loads(path.read_text())
+    rec.setdefault("refused", [])
+    mutate(rec)
+    path.write_text(json_mod.dumps(rec))
+    for argv in (["runs", str(demo_home), "show", rid, "--json"], ["runs", str(demo_home), "show", rid]):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code in (1, 2) and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1 and words in err
+    assert main(["runs", str(demo_home), "--json"]) == 0          # the list still reads, with the problem
+    listing = json_mod.loads(capsys.readouterr().out)
+    assert rid not in [r["id"] for r in listing["runs"]] and any(words in p["message"] for p in listing["problems"])

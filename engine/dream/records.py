@@ -42,7 +42,8 @@ def save_record(ws: Workspace, record: dict) -> None:
     rid = record.get("id")
     if not isinstance(rid, str) or not _ID.match(rid):
         raise WorkspaceError(f"refusing to write a run record with the id {rid!r}")
-    atomic_write_text(dreams_dir(ws) / f"{rid}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    from ..redact import scrub
+    atomic_write_text(dreams_dir(ws) / f"{rid}.json", scrub(json.dumps(record, indent=2, ensure_ascii=False)) + "\n")
 
 
 def _valid(rec, stem: str) -> str | None:
@@ -62,13 +63,59 @@ def _valid(rec, stem: str) -> str | None:
     for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
         if rec.get(key) is not None and not isinstance(rec.get(key), dict):
             return f"{key} must be an object"
-    for fact in rec.get("created") or []:
-        if not isinstance(fact.get("file"), str) or not isinstance(fact.get("sources", []), list):
-            return "a created fact lacks its file or sources"
-    for fact in rec.get("removed") or []:
-        if not isinstance(fact.get("file"), str):
-            return "a removed fact lacks its file"
+    for key, fields in _ITEM_FIELDS.items():
+        for i, item in enumerate(rec.get(key) or []):
+            for name, (kinds, required) in fields.items():
+                if name not in item:
+                    if required:
+                        return f"{key}[{i}] lacks {name}"
+                    continue
+                if not _is(item[name], kinds):
+                    return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
+            srcs = item.get("sources", []) if key == "created" else []
+            if not all(_is(c, "int") for c in srcs):
+                return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    for key, fields in _OBJECT_FIELDS.items():
+        obj = rec.get(key)
+        if isinstance(obj, dict):
+            for name, kinds in fields.items():
+                if obj.get(name) is not None and not _is(obj[name], kinds):
+                    return f"{key}.{name} is not {_KIND_WORDS[kinds]}"
+    for name, size in (rec.get("sizes") or {}).items():
+        if not (isinstance(size, dict) and all(_is(size.get(k), "int") for k in ("before", "after"))
+                and (size.get("budget") is None or _is(size["budget"], "int"))):
+            return f"sizes[{name!r}] must hold whole-number before and after sizes"
     return None
+
+
+# What the views read from each list entry and object of a record: (kind, required). Checked so a
+# record edited by hand or half written reads as invalid, in words, never as a crash later.
+_ITEM_FIELDS = {
+    "created": {"file": ("str", True), "text": ("str", True), "sources": ("list", False),
+                "kind": ("str?", False), "confidence": ("str?", False)},
+    "removed": {"file": ("str", True), "text": ("str?", False), "archive_id": ("str?", False),
+                "replaced_by": ("str?", False)},
+    "refused": {"file": ("str", True), "size": ("int", True), "budget": ("int?", False), "kind": ("str?", False)},
+    "passes": {"name": ("str", True), "iterations": ("int", False), "ended": ("str?", False)},
+    "writes": {"file": ("str", False)},
+}
+_OBJECT_FIELDS = {
+    "batch": {"first": "int", "last": "int", "count": "int"},
+    "user_md": {"before": "str", "after": "str"},
+    "cursor": {"before": "int", "after": "int"},
+}
+_KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "int?": "a whole number or null",
+               "list": "a list"}
+
+
+def _is(value, kind: str) -> bool:
+    if kind.endswith("?"):
+        if value is None:
+            return True
+        kind = kind[:-1]
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, {"str": str, "list": list}[kind])
 
 
 def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
@@ -93,7 +140,27 @@ def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
             rec[key] = rec.get(key) or []
         runs.append(rec)
     runs.sort(key=lambda r: (r.get("started") or "", r["id"]), reverse=True)
+    _interrupted(ws, runs)
     return runs, problems
+
+
+INTERRUPTED_OUTCOME = ("Interrupted: the process running it ended before it finished (Dreamdesk was closed or "
+                       "killed). What it wrote before that is in the snapshots and the archive; the Dream cursor "
+                       "did not move, so its entries are dreamed again.")
+
+
+def _interrupted(ws: Workspace, runs: list[dict]) -> None:
+    """A record still "running" while nobody holds the workspace's job lock (every run holds it
+    from start to end) was cut short: it reads as interrupted. The file is left as it is."""
+    if not any(r.get("status") == "running" for r in runs):
+        return
+    from ..files import lock_is_held
+    from ..state import lock_path
+    if lock_is_held(lock_path(ws.root, "job")):
+        return
+    for r in runs:
+        if r.get("status") == "running":
+            r.update(status="interrupted", outcome=INTERRUPTED_OUTCOME)
 
 
 def load_run(ws: Workspace, run_id: str) -> dict:
@@ -111,6 +178,7 @@ def load_run(ws: Workspace, run_id: str) -> dict:
         raise WorkspaceError(f"run record {run_id} is not usable: {why}")
     for key in _LIST_KEYS:
         rec[key] = rec.get(key) or []
+    _interrupted(ws, [rec])
     return rec
 
 

@@ -12,6 +12,7 @@ from typing import Callable
 from ..budgets import NEAR_FRACTION
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
+from .. import redact
 from ..files import atomic_write_text, read_bytes
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
@@ -124,7 +125,7 @@ def load_state(ws: Workspace) -> dict:
 
 
 def save_state(ws: Workspace, st: dict) -> None:
-    atomic_write_text(state_path(ws), json.dumps(st, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(state_path(ws), redact.scrub(json.dumps(st, indent=2, ensure_ascii=False)) + "\n")
 
 
 def review_due(run_number: int, cadence: int) -> bool:
@@ -399,8 +400,6 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         result.preview["record"] = json.loads(json.dumps(record))
         return result
 
-    if new_cursor != dream_cursor:
-        write_cursor(ws.dream_cursor_path, new_cursor)
     record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
                   error=failure.error if failure else None,
                   sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
@@ -409,6 +408,10 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                   cursor={"before": dream_cursor, "after": new_cursor, "held": status == "held",
                           "held_runs": held_count, "stuck_alarm": stuck})
     save_progress()
+    if new_cursor != dream_cursor:
+        # only once the record says what landed: a kill before this leaves the cursor where it
+        # was (the entries are dreamed again), never moved past a run nobody can see
+        write_cursor(ws.dream_cursor_path, new_cursor)
     _apply_state_changes(state, state_changes)
     state.update(runs=run_number, last_run={"id": run_id, "finished": record["finished"], "status": status,
                                             "outcome": outcome})
@@ -522,8 +525,6 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
             archived.extend(recs)
             written.append(rel)
         after = preview.get("cursor_after", cur)
-        if after != cur:
-            write_cursor(ws.dream_cursor_path, after)
         # the record is the dry run's, made real: its id, its archive ids, applied status
         record = json.loads(json.dumps(preview.get("record") or {}))
         by_text = {(a.file, a.text): a.id for a in archived}
@@ -543,6 +544,8 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         for key in ("passes", "created", "removed", "writes", "refused"):
             record.setdefault(key, [])
         records.save_record(ws, record)
+        if after != cur:
+            write_cursor(ws.dream_cursor_path, after)       # after the record, as in a run
         if isinstance(preview.get("state_changes"), dict):
             _apply_state_changes(state, preview["state_changes"])
         state.update(runs=_int(state.get("runs")) + 1,

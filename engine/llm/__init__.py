@@ -76,6 +76,9 @@ def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
 
 
 def make_client(choice: ModelChoice, api_key: str, **kw) -> LLMClient:
+    from .. import redact
+    redact.register(api_key)
+    redact.register_url(choice.base_url)
     if choice.kind == "replay":
         from .replay import ReplayClient
         return ReplayClient(choice.base_url or "")

@@ -9,6 +9,7 @@ import time
 
 import httpx
 
+from .. import redact
 from . import Cancelled, LLMError
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -24,6 +25,8 @@ class HttpPoster:
 
     def post_json(self, url: str, headers: dict, body: dict, cancel: threading.Event | None) -> dict:
         cancel = cancel or threading.Event()
+        redact.register_url(url)
+        redact.register_headers(headers)
         last_error = "no attempt"
         for attempt in range(self.max_retries + 1):
             if cancel.is_set():
@@ -36,7 +39,7 @@ class HttpPoster:
                 last_error = f"timed out after {self.timeout:g}s"
                 resp = None
             except httpx.HTTPError as exc:
-                last_error = f"{type(exc).__name__}: {_scrub(str(exc), headers)}"
+                last_error = f"{type(exc).__name__}: {redact.scrub(str(exc))}"
                 resp = None
             except (UnicodeEncodeError, ValueError) as exc:
                 # e.g. an API key with a character HTTP headers cannot carry; never retried
@@ -48,7 +51,7 @@ class HttpPoster:
                         return resp.json()
                     except (ValueError, RecursionError):
                         raise LLMError(f"the model server answered {resp.status_code} with a body that is not JSON") from None
-                last_error = f"HTTP {resp.status_code}: {_scrub(_error_text(resp), headers)}"
+                last_error = f"HTTP {resp.status_code}: {redact.scrub(_error_text(resp))}"
                 if resp.status_code not in RETRY_STATUSES:
                     raise LLMError(last_error)
                 delay = _retry_after(resp)
@@ -75,8 +78,7 @@ class HttpPoster:
                         raise Cancelled("cancelled") from None
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
-            if not cancel.is_set():
-                client.close()
+            client.close()        # always: a cancel that came after the answer left it open (a leaked socket)
 
 
 def endpoint(base_url: str, path: str) -> str:
@@ -108,16 +110,6 @@ def _error_text(resp: httpx.Response) -> str:
         if isinstance(err, str):
             return err[:300]
     return str(data)[:300]
-
-
-def _scrub(text: str, headers: dict) -> str:
-    """Never let a key that was sent travel back in an error message."""
-    for name, value in headers.items():
-        if name.lower() in ("authorization", "x-api-key") and value:
-            secret = value.split()[-1]
-            if len(secret) >= 4:
-                text = text.replace(secret, "•••")
-    return text
 
 
 def now() -> float:

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import redact
 from ..config import _lookup, redact_url
 from . import LLMError
 from .providers import BACKEND_API, PROVIDERS, ROUTE_PREFIXES, SDK_DEFAULT_BASES, ProviderSpec, find_by_name, prefix_key, snake
@@ -134,6 +135,8 @@ class _Providers:
             b = _Block(spec.name if spec else key, custom=spec is None)
             b.api_key = _env(_get(conf, "apiKey"), f"providers.{key}.apiKey")
             b.api_base = _env(_get(conf, "apiBase"), f"providers.{key}.apiBase")
+            redact.register(b.api_key)           # every key config.json holds, used or not
+            redact.register_url(b.api_base)
             (self.custom if spec is None else self.builtin)[b.name] = b
 
     def get(self, spec: ProviderSpec) -> _Block:

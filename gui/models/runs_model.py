@@ -29,7 +29,7 @@ COLUMN_TIPS = (
     "The run id (memory/dreams/<run id>.json)",
 )
 NUMERIC = {COL_DURATION, COL_TOKENS, COL_CREATED, COL_REMOVED, COL_REFUSED}
-GOOD, WARN, BAD = "completed", ("held", "cancelled", "running"), "failed"
+GOOD, WARN, BAD = "completed", ("held", "cancelled", "running", "interrupted"), "failed"
 
 
 def _parse(iso) -> datetime | None:
