@@ -67,8 +67,8 @@ def run(path: str | None = None) -> int:
     from .main_window import MainWindow
     win = MainWindow()
     target = path or settings_store.last_workspace()
-    if target is None or not Path(target).exists():
-        target = str(ensure_demo_copy())
+    if path is None and (target is None or not Path(target).exists()):
+        target = str(ensure_demo_copy())   # only when nobody named a path (the launcher checked it)
     win.show()
     win.open_workspace(target)
     return app.exec()
