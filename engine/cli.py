@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__
 from . import config as config_mod
 from .files import LockHeld
+from .oserrors import describe as describe_os_error
 from .archive import REASONS, read_archive, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
@@ -695,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:
-        print(f"dreamdesk: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"dreamdesk: {describe_os_error(exc)}", file=sys.stderr)
         return EXIT_FAILED
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from . import settings_store
-from .errors import install_excepthook
+from .errors import install_excepthook, setup_log
 from .qt import QApplication
 
 # in a PyInstaller bundle the data files sit under sys._MEIPASS
@@ -63,6 +63,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def run(path: str | None = None) -> int:
     app = make_app()
+    setup_log()
     install_excepthook()
     from .main_window import MainWindow
     win = MainWindow()

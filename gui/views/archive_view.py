@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import calendar
 import html
+import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
+from engine.oserrors import explain
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
 from engine.workspace import Workspace
 
+from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_RUN, COL_TEXT,
                                     ArchiveFilterProxy, ArchiveModel)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
@@ -23,6 +26,8 @@ from ..worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
                      setup_table)
 from .runs_view import link_color
+
+log = logging.getLogger("dreamdesk")
 
 SEARCH_DEBOUNCE_MS = 200
 RESTORE_KEY = "Ctrl+Shift+R"
@@ -334,7 +339,8 @@ class ArchiveView(QWidget):
                 try:
                     results.append((rid, restore_archive_entry(ws, rid), None))
                 except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
-                    results.append((rid, None, str(exc) or type(exc).__name__))
+                    log.error("restoring archive entry %s failed", rid, exc_info=True)
+                    results.append((rid, None, explain(exc)))
             return results
 
         self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
@@ -356,6 +362,9 @@ class ArchiveView(QWidget):
         if warnings:
             parts.append("; ".join(warnings))
         self.status.emit(". ".join(parts) or "Nothing was restored")
+        if errors:   # a failure is said where it cannot be missed, not only in the status bar
+            report_error("Restore failed", ("Not restored:\n" if len(errors) > 1 else "Not restored: ")
+                         + "\n".join(errors))
         for rid, _res in done:
             self.restored.emit(rid)
         self.refresh()

@@ -121,7 +121,7 @@ class SnapshotDialogs:
         return True if clicked is yes else False if clicked is no else None
 
     def error(self, parent: QWidget, title: str, text: str) -> None:
-        QMessageBox.warning(parent, title, text)
+        QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent).exec()
 
 
 class SnapshotsView(QWidget):
