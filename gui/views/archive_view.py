@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from engine import clock
 from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
 from engine.oserrors import explain
 from engine.problems import WorkspaceError
@@ -101,7 +102,7 @@ class ArchiveDialogs:
 def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
-    rows = [("Archived", e(rec.archived_at.replace("T", " "))),
+    rows = [("Archived", e(clock.show_iso(rec.archived_at, seconds=True))),
             ("From", e(rec.file) + (f", under <b>{e(rec.heading)}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
