@@ -128,6 +128,11 @@ def show_epoch(seconds: float, with_seconds: bool = False, zone: tzinfo | None =
     return show(from_epoch(seconds), with_seconds, zone)
 
 
+def history_stamp(t: datetime, home: tzinfo | None = None) -> str:
+    """`t` as a history.jsonl stamp: the wall clock in the home's zone, as the assistant writes it."""
+    return t.astimezone(home).strftime(HISTORY_FORMAT)
+
+
 def iso(t: datetime | None) -> str | None:
     """For --json: ISO 8601 with the offset of the display zone."""
     return t.astimezone().isoformat(timespec="seconds") if t is not None else None

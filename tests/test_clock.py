@@ -193,3 +193,22 @@ def test_the_archive_s_days_are_the_user_s_days(home):
     out = subprocess.run([sys.executable, "-m", "engine.cli", "archive", h, "--since", "2026-11-19",
                           "--until", "2026-11-19"], capture_output=True, text=True, timeout=60, env=env).stdout
     assert f"{ARCHIVED}  2026-11-19 21:18" in out
+
+
+def test_dreamdesk_stamps_history_in_the_home_s_zone_as_the_assistant_does(tmp_path):
+    """Compacting here, for a home whose assistant runs in New York: the new entries carry New
+    York's wall clock, like the stamps around them, so every stamp in the file reads alike."""
+    from test_consolidator import write_session
+    from engine.consolidator import run_consolidator
+    from engine.history import read_history
+    from engine.workspace import Workspace
+    h = tmp_path / "home"
+    (h / "workspace" / "memory").mkdir(parents=True)
+    (h / "workspace" / "USER.md").write_text("# User\n")
+    (h / "config.json").write_text(json.dumps({"agents": {"defaults": {"timezone": "America/New_York"}}}))
+    now = datetime(2026, 11, 20, 2, 18, tzinfo=timezone.utc).astimezone(TOKYO)
+    write_session(h / "sessions" / "a.jsonl", "a", 10)
+    ws = Workspace.open(h)
+    run_consolidator(ws, None, now=now, manual=True)
+    stamps = {e.timestamp for e in read_history(ws.history_path).entries}
+    assert stamps == {"2026-11-19 21:18"}
