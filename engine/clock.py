@@ -15,6 +15,7 @@ person at the screen reads on their clock); tests pass a zone instead.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -110,6 +111,15 @@ def show(t: datetime | None, seconds: bool = False, zone: tzinfo | None = None) 
 
 def show_iso(text: Any, seconds: bool = False, zone: tzinfo | None = None) -> str:
     """An ISO time for display; text that is no time is shown as it is."""
+    if not isinstance(text, str):
+        return NONE
+    # the machine's zone is part of the key: $TZ may change (tests change it)
+    return _show_iso(text, seconds, zone, time.tzname, time.timezone)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _show_iso(text: str, seconds: bool, zone: tzinfo | None, *_machine_zone) -> str:
+    """Cached: an archive of 20,000 entries asks for every day and month on each filter."""
     t = from_iso(text)
     if t is None:
         return str(text) if isinstance(text, str) and text else NONE
