@@ -54,6 +54,7 @@ def archive_dir(ws: Workspace) -> Path:
 
 def read_archive(ws: Workspace) -> Archive:
     arc = Archive()
+    voided: set[str] = set()
     d = archive_dir(ws)
     if not d.is_dir():
         return arc
@@ -75,6 +76,10 @@ def read_archive(ws: Workspace) -> Archive:
             if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
                     and "text" not in obj:
                 continue     # a deleted entry's tombstone: keeps its id from ever being given again
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "voided_at" in obj \
+                    and "text" not in obj:
+                voided.add(obj["id"])     # archived for a write that then did not land
+                continue
             if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
                     and isinstance(obj.get("file"), str)):
                 arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
@@ -84,6 +89,8 @@ def read_archive(ws: Workspace) -> Archive:
                 obj.get("run") if isinstance(obj.get("run"), str) else None,
                 obj.get("replaced_by") if isinstance(obj.get("replaced_by"), str) else None,
                 obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno))
+    if voided:
+        arc.records = [r for r in arc.records if r.id not in voided]
     return arc
 
 
@@ -124,18 +131,23 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
                                 f"memory/archive/{path.name}")
             out.append(rec)
             lines.append(json.dumps(rec.to_json(), ensure_ascii=False))
-        data = ("\n".join(lines) + "\n").encode("utf-8")
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            size = 0
-        if size:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    data = b"\n" + data
-        append_durably(path, data)
+        _append_lines(path, lines)
     return out
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    """Whole lines, after a torn one a crash may have left (which the reader then skips)."""
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    if size:
+        with open(path, "rb") as fh:
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                data = b"\n" + data
+    append_durably(path, data)
 
 
 def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
@@ -173,7 +185,27 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
                              "fix the file by hand first (nothing was written)")
     records = archive_removed(ws, state.text if state.exists else "", new_text, rel, reason, run,
                               replacements=replacements, reasons=reasons)
-    return ws.write_file(rel, new_text, expected_hash), records
+    try:
+        return ws.write_file(rel, new_text, expected_hash), records
+    except (ConflictError, OSError):
+        # the removal did not land: the archive must not claim it did
+        void_records(ws, records)
+        raise
+
+
+def void_records(ws: Workspace, records: list[ArchiveRecord], now: datetime | None = None) -> None:
+    """Append a line per record saying its write did not land; readers then leave it out (the
+    archive stays append-only)."""
+    if not records:
+        return
+    now = now or datetime.now().astimezone()
+    d = archive_dir(ws)
+    path = d / f"{now.strftime('%Y-%m')}.jsonl"
+    lines = [json.dumps({"id": r.id, "voided_at": now.isoformat(timespec="seconds"),
+                         "why": "archived before a write that then did not land"}) for r in records]
+    d.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
+        _append_lines(path, lines)
 
 
 def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,
@@ -221,3 +253,83 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
             rec.text.startswith("#") and rec.text in current.split("\n")):
         return EntryRestore(rec, False, current, base)
     return EntryRestore(rec, True, insert_entry(current, rec.text, rec.heading), base)
+
+
+# -- folding: one row per entry, however often it was archived ---------------------------------------
+
+@dataclass(slots=True)
+class ArchivedEntry:
+    """One entry of the archive as a person sees it: every record of the same text from the same
+    file folded together (a restore and its undo archive it again each time), and whether its
+    text is back in that file now."""
+
+    records: list[ArchiveRecord]       # oldest first; the archive itself keeps every one
+    back: bool = False                 # the file holds this entry again now
+    back_since: str | None = None      # when a restore put it back (None: not known, or not back)
+
+    @property
+    def latest(self) -> ArchiveRecord:
+        return self.records[-1]
+
+    @property
+    def id(self) -> str:
+        return self.latest.id
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.records]
+
+    def to_json(self) -> dict:
+        out = self.latest.to_json()
+        out.update({"ids": self.ids, "times_archived": len(self.records),
+                    "first_archived_at": self.records[0].archived_at, "back": self.back,
+                    "back_since": self.back_since})
+        return out
+
+
+def fold_key(rec: ArchiveRecord) -> tuple[str, str]:
+    return rec.file, "\n".join(line.rstrip() for line in rec.text.strip("\n").split("\n"))
+
+
+def fold(records: list[ArchiveRecord], files: dict[str, str], returns: dict[str, str] | None = None
+         ) -> list[ArchivedEntry]:
+    """Fold records by (file, text), in the order each entry was last archived. `files` holds the
+    memory files' text now (a file left out: not known, never "back"); `returns` maps an
+    archive id to when a restore put that text back (from the restore log)."""
+    from .entries import contains_entry, dedent_entry
+    returns = returns or {}
+    groups: dict[tuple[str, str], list[ArchiveRecord]] = {}
+    for r in records:
+        groups.setdefault(fold_key(r), []).append(r)
+    out = []
+    for (file, text), recs in groups.items():
+        e = ArchivedEntry(recs)
+        current = files.get(file)
+        if current is not None and text.strip():
+            e.back = contains_entry(current, text) or contains_entry(current, dedent_entry(text))
+        if e.back:
+            last_archived = recs[-1].archived_at
+            times = [returns[i] for i in e.ids if i in returns and returns[i] >= last_archived]
+            e.back_since = max(times) if times else None
+        out.append(e)
+    out.sort(key=lambda e: (e.latest.source, e.latest.line))     # archive order of the latest record
+    return out
+
+
+def folded_archive(ws: Workspace, arc: Archive | None = None) -> list[ArchivedEntry]:
+    """The archive folded, with each entry's back-in-its-file state read from the files now and
+    the restore log."""
+    from .restore_log import read_log
+    arc = arc if arc is not None else read_archive(ws)
+    files = {}
+    for rel in ARCHIVED_FILES:
+        state, _ = ws.read_file(rel)
+        if state.exists and not state.decode_error:
+            files[rel] = state.text
+    returns: dict[str, str] = {}
+    for entry in read_log(ws.root):
+        if entry.undone:
+            continue
+        for rid in entry.returned:
+            returns[rid] = max(returns.get(rid, ""), entry.at)
+    return fold(arc.records, files, returns)

@@ -16,7 +16,7 @@ from . import __version__, clock
 from . import config as config_mod
 from .files import LockHeld
 from .oserrors import describe as describe_os_error
-from .archive import REASONS, read_archive, search
+from .archive import folded_archive, REASONS, read_archive, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
 from .restore import job_lock, restore_archive_entry, restore_snapshot
@@ -289,6 +289,14 @@ def cmd_diff(args) -> int:
 
 
 def cmd_restore(args) -> int:
+    if args.list or args.undo is not None:
+        if args.rev or args.file or args.hunk or args.cursor:
+            raise UsageError("dreamdesk restore: --list and --undo take no REV, --file, --hunk or --cursor")
+        return _restore_list(args) if args.list else _restore_undo(args)
+    if args.force:
+        raise UsageError("dreamdesk restore: --force goes with --undo")
+    if not args.rev:
+        raise UsageError("dreamdesk restore: name the snapshot REV to restore, or use --list / --undo [ID]")
     ws = _open(args.path)
     path, hunk = args.file, None
     if args.hunk:
@@ -309,8 +317,57 @@ def cmd_restore(args) -> int:
     if result.archived:
         print(f"Archived {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'}: "
               + ", ".join(r.id for r in result.archived))
-    print(f"Undo with: dreamdesk restore {args.path} {result.undo}")
-    print(result.undo)
+    print(f"Undo with: dreamdesk restore {args.path} --undo {result.id}")
+    return EXIT_OK
+
+
+def _restore_list(args) -> int:
+    from .restore import recent_restores
+    live = recent_restores(_open(args.path))
+    if args.json:
+        _dump({"restores": [e.to_json() for e in live]})
+        return EXIT_OK
+    if not live:
+        print("No restore to undo.")
+    for e in live:
+        print(f"{e.id}  {clock.show_iso(e.at)}  {e.what}")
+        print("    wrote: " + (", ".join(e.paths) or "no files") +
+              (f"; .dream_cursor {e.cursor[0]} -> {e.cursor[1]}" if e.cursor else ""))
+    return EXIT_OK
+
+
+def _restore_undo(args) -> int:
+    from .restore import UndoChanged, undo_restore
+    ws = _open(args.path)
+    try:
+        result = undo_restore(ws, args.undo or None, force=args.force)
+    except UndoChanged as exc:
+        if args.json:
+            _dump({"error": str(exc), "plan": exc.plan.to_json()})
+        else:
+            print(f"dreamdesk: {exc}.", file=sys.stderr)
+            for f in exc.plan.changed:
+                print(f"  {f.path}, changed since the restore:", file=sys.stderr)
+                for line in f.since:
+                    print(f"    {line}", file=sys.stderr)
+            print("Undo anyway with --force (what it removes from USER.md or MEMORY.md is archived first).",
+                  file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        _dump(result.to_json())
+        return EXIT_OK
+    if not result.files and not result.cursor:
+        print("Nothing to undo: " + "; ".join(result.warnings))
+        return EXIT_OK
+    print(f"Undid restore {result.target}: put back {', '.join(result.files) or '.dream_cursor'}.")
+    if result.cursor:
+        print(f".dream_cursor moved {result.cursor[0]} -> {result.cursor[1]}")
+    if result.archived:
+        print(f"Archived {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'}: "
+              + ", ".join(r.id for r in result.archived))
+    for w in result.warnings:
+        print(f"dreamdesk: {w}", file=sys.stderr)
+    print(f"Undo this with: dreamdesk restore {args.path} --undo {result.id}")
     return EXIT_OK
 
 
@@ -340,8 +397,8 @@ def cmd_archive(args) -> int:
             _dump(result.to_json())
         elif result.files:
             print(f"Restored {rest[2]} into {result.files[0]}.")
-            if result.undo:
-                print(f"Undo with: dreamdesk restore {rest[1]} {result.undo}")
+            if result.id:
+                print(f"Undo with: dreamdesk restore {rest[1]} --undo {result.id}")
         for w in result.warnings:
             print(f"dreamdesk: {w}", file=sys.stderr)
         return EXIT_OK
@@ -358,18 +415,24 @@ def cmd_archive(args) -> int:
                 raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
     ws = _open(rest[0])
     arc = read_archive(ws)
-    found = search(arc.records, args.search, args.file, args.reason, args.since, args.until)
+    hits = {id(r) for r in search(arc.records, args.search, args.file, args.reason, args.since, args.until)}
+    # one entry per text, however often it was archived; found when any of its records matches
+    found = [e for e in folded_archive(ws, arc) if any(id(r) in hits for r in e.records)]
     if args.json:
-        _dump({"entries": [r.to_json() for r in found], "total": len(arc.records),
+        _dump({"entries": [e.to_json() for e in found], "total": len(arc.records),
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
     if not found:
         print("No archived entries" + (" match." if arc.records else " yet."))
-    for r in found:
-        print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}")
+    for e in found:
+        r = e.latest
+        print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+              + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
             print("    → replaced by: " + r.replaced_by.replace("\n", " "))
+        if e.back:
+            print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
     for p in arc.problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     return EXIT_OK
@@ -633,8 +696,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("rev2", metavar="REV2", nargs="?")
     s.add_argument("--file", metavar="F")
 
-    s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable)", cmd_restore)
-    s.add_argument("rev", metavar="REV")
+    s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable); --list, --undo [ID]",
+                 cmd_restore,
+                 usage="dreamdesk restore PATH REV [--file F | --hunk F:N] [--cursor] [--json]\n"
+                       "       dreamdesk restore PATH --list [--json]\n"
+                       "       dreamdesk restore PATH --undo [ID] [--force] [--json]")
+    s.add_argument("rev", metavar="REV", nargs="?")
+    s.add_argument("--list", action="store_true", help="the recent restores that can be undone, newest first")
+    s.add_argument("--undo", metavar="ID", nargs="?", const="",
+                   help="undo the last restore, or the one with this id (from --list)")
+    s.add_argument("--force", action="store_true",
+                   help="with --undo: undo even over files changed since (what leaves USER.md / MEMORY.md is archived)")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--file", metavar="F")
     g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")

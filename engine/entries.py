@@ -1,26 +1,57 @@
-"""Markdown entries: the unit the archive keeps. An entry is a list item with its continuation
-lines (nested items included), or a paragraph, under its nearest heading. Headings and blank
-lines are structure."""
+"""Markdown entries: the unit the archive keeps, read as CommonMark reads the file.
+
+Blocks come from a CommonMark parser (markdown-it-py, its token line maps); the project's
+rules sit on top. An entry is a top-level block: a list item with its continuation lines and
+nested items, a paragraph, a code block (fenced or indented), a block quote, an HTML block,
+link reference definitions, or YAML front matter at the top. Each has the nearest heading
+above it. Headings (ATX and setext), thematic breaks and blank lines are structure.
+
+A heading is recorded as written, each line stripped: "## Preferences" for ATX, and for a
+setext heading its text line(s) and underline joined with \\n ("Preferences\\n-----------"),
+so the level survives and a heading that is gone can be written back exactly."""
 
 from __future__ import annotations
 
 import difflib
-import re
+import functools
 from collections import Counter
 from dataclasses import dataclass
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
-_ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])(\s|$)")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+from markdown_it import MarkdownIt
+
+# Block structure only: inline parsing (emphasis, links) would cost time and change no line range.
+# A deeper nesting than maxNesting makes markdown-it give the rest of the document to the deepest
+# block; 100 levels is far past any real file and still well inside Python's recursion limit.
+_MD = MarkdownIt("commonmark", {"maxNesting": 100}).disable(["inline", "text_join"])
+_MD.parse("")   # compiles the rule chains once, here rather than in whichever thread parses first
+
+# top-level token -> what it is to us; list items are taken one level down
+_KINDS = {"paragraph_open": "paragraph", "fence": "code", "code_block": "code", "blockquote_open": "quote",
+          "html_block": "html", "heading_open": "heading", "hr": "break"}
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    heading: str | None      # the nearest heading line above, as written ("## Preferences")
+    heading: str | None      # the nearest heading above, as written ("## Preferences"; setext: both lines)
     text: str                # the entry's lines joined with \n, trailing spaces stripped
-    kind: str                # item | paragraph | code
+    kind: str                # item | paragraph | code | quote | html | reference | front matter
+                             # (| heading, from _headings)
     start: int               # 0-based line index in the file
     end: int                 # exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    kind: str                # an Entry kind, or heading | break
+    token: str               # markdown-it's token type (code_block is indented code)
+    start: int
+    end: int                 # exclusive, trailing blank lines left out
+    written: str = ""        # a heading as written (see the module docstring)
+    key: tuple[int, str] | None = None   # a heading's level and text: how it is found again
+
+
+def _blank(line: str) -> bool:
+    return not line.strip(" \t\r")
 
 
 def _indent(line: str) -> int:
@@ -31,52 +62,80 @@ def _norm(lines: list[str]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def split_entries(text: str) -> list[Entry]:
+@functools.lru_cache(maxsize=16)
+def _blocks(text: str) -> tuple[_Block, ...]:
+    """The top-level blocks of `text`, in order. Cached: callers parse the same text many times."""
+    # Our lines are text.split("\n"); markdown-it also ends a line at a lone \r. A CRLF's \r is part
+    # of the line ending, and a lone \r reads as a space, so both count lines the same way.
     lines = text.split("\n")
-    entries: list[Entry] = []
-    heading: str | None = None
-    cur: list[str] = []
-    cur_kind = ""
-    cur_start = 0
-    in_fence = False
-
-    def flush(end: int) -> None:
-        nonlocal cur, cur_kind
-        if cur and any(x.strip() for x in cur):
-            entries.append(Entry(heading, _norm(cur).strip("\n"), cur_kind, cur_start, end))
-        cur, cur_kind = [], ""
-
-    for i, line in enumerate(lines):
-        if in_fence:
-            cur.append(line)
-            if _FENCE.match(line):
-                in_fence = False
-                flush(i + 1)
+    front = _front_matter(lines)
+    src = "\n" * front + "\n".join(lines[front:]) if front else text      # front matter lines read as blank
+    tokens = _MD.parse(src.replace("\r\n", "\n").replace("\r", " "))
+    out: list[_Block] = [_Block("front matter", "front_matter", 0, front)] if front else []
+    for i, tok in enumerate(tokens):
+        if tok.map is None or tok.nesting < 0:
             continue
-        if _FENCE.match(line):
-            flush(i)
-            cur, cur_kind, cur_start, in_fence = [line], "code", i, True
-            continue
-        if not line.strip():
-            flush(i)
-            continue
-        if _HEADING.match(line):
-            flush(i)
-            heading = line.strip()
-            continue
-        if _ITEM.match(line):
-            if cur_kind == "item" and _indent(line) > _indent(cur[0]):
-                cur.append(line)      # a nested item belongs to its parent item (one entry)
-                continue
-            flush(i)
-            cur, cur_kind, cur_start = [line], "item", i
-            continue
-        if not cur:
-            cur, cur_kind, cur_start = [line], "paragraph", i
+        if tok.level == 0 and tok.type in _KINDS:
+            kind = _KINDS[tok.type]
+        elif tok.level == 1 and tok.type == "list_item_open":
+            kind = "item"
         else:
-            cur.append(line)          # continuation line of an item, or more of a paragraph
-    flush(len(lines))
-    return entries
+            continue
+        start, end = tok.map
+        while end > start and _blank(lines[end - 1]):
+            end -= 1
+        if kind != "heading":
+            out.append(_Block(kind, tok.type, start, end))
+            continue
+        key = (int(tok.tag[1:]), " ".join(tokens[i + 1].content.split()))    # h2, the inline text
+        out.append(_Block(kind, tok.type, start, end, _written("\n".join(lines[start:end])), key))
+    return tuple(_with_references(out, lines))
+
+
+def _front_matter(lines: list[str]) -> int:
+    """How many lines YAML front matter takes at the top (0: none). Not CommonMark (a break, then
+    a setext heading), but it is how nanobot reads a SKILL.md: `---`, at least one line, `---`."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    return next((i + 1 for i in range(2, len(lines)) if lines[i].rstrip() == "---"), 0)
+
+
+def _with_references(blocks: list[_Block], lines: list[str]) -> list[_Block]:
+    """Link reference definitions make no token: their lines, the only text no block covers,
+    become entries too (one per run of lines), else one could leave the file unarchived."""
+    out, at = [], 0
+    for b in blocks + [_Block("end", "", len(lines), len(lines))]:
+        i = at
+        while i < b.start:
+            j = i
+            while j < b.start and not _blank(lines[j]):
+                j += 1
+            if j > i:
+                out.append(_Block("reference", "reference", i, j))
+            i = j + 1
+        if b.kind != "end":
+            out.append(b)
+        at = max(at, b.end)
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _entries(text: str) -> tuple[Entry, ...]:
+    lines = text.split("\n")
+    out: list[Entry] = []
+    heading: str | None = None
+    for b in _blocks(text):
+        if b.kind == "heading":
+            heading = b.written
+        elif b.kind != "break":
+            body = _norm(lines[b.start:b.end]).strip("\n")
+            if body.strip():
+                out.append(Entry(heading, body, b.kind, b.start, b.end))
+    return tuple(out)
+
+
+def split_entries(text: str) -> list[Entry]:
+    return list(_entries(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +175,20 @@ def removed_entries(old: str, new: str) -> list[Removal]:
 
 
 def _headings(text: str) -> list[Entry]:
+    """The headings of `text` as entries (a heading can carry a fact), each under the one above."""
     lines = text.split("\n")
-    out = []
-    for i in _heading_lines(lines):
-        parent = next((lines[j].strip() for j in reversed(_heading_lines(lines[:i]))), None)
-        out.append(Entry(parent, lines[i].rstrip(), "heading", i, i + 1))
+    out: list[Entry] = []
+    parent: str | None = None
+    for b in _blocks(text):
+        if b.kind == "heading":
+            out.append(Entry(parent, _norm(lines[b.start:b.end]), "heading", b.start, b.end))
+            parent = b.written
     return out
+
+
+def _heading_lines(lines: list[str]) -> list[int]:
+    """Where the real headings start (a `# comment` inside a code block is not one)."""
+    return [b.start for b in _blocks("\n".join(lines)) if b.kind == "heading"]
 
 
 def _unmatched(these: list[Entry], others: list[Entry]) -> list[Entry]:
@@ -136,53 +203,119 @@ def _unmatched(these: list[Entry], others: list[Entry]) -> list[Entry]:
     return out
 
 
+# -- headings found again --------------------------------------------------------------------------
+def _written(heading: str) -> str:
+    return "\n".join(line.strip() for line in heading.strip().split("\n"))
+
+
+def _heading_key(heading: str) -> tuple[int, str] | None:
+    """A heading's level and text, however it is written; None if `heading` reads as no heading."""
+    blocks = _blocks(heading.strip())
+    return blocks[0].key if len(blocks) == 1 and blocks[0].kind == "heading" else None
+
+
+def _find_headings(blocks: tuple[_Block, ...], heading: str) -> list[_Block]:
+    """The heading blocks written as `heading`, then those of the same level and text written
+    another way ("## Preferences" finds a setext "Preferences" over "---")."""
+    heads = [b for b in blocks if b.kind == "heading"]
+    want, key = _written(heading), _heading_key(heading)
+    exact = [b for b in heads if b.written == want]
+    return exact + [b for b in heads if b.written != want and key is not None and b.key == key]
+
+
+def has_heading(text: str, heading: str) -> bool:
+    """Would insert_entry find `heading` in `text` (rather than recreate it)?"""
+    return bool(_find_headings(_blocks(text), heading))
+
+
+# -- putting an entry back -----------------------------------------------------------------------------
 def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
-    """Put `entry_text` back at the end of the section under `heading`; if that heading is gone,
-    recreate it at the end of the file (or just append when there was no heading)."""
+    """Put `entry_text` back at the end of the section under `heading` (see _find_headings); if that
+    heading is gone, recreate it at the end of the file (or just append when there was no heading).
+
+    Each placement is checked by parsing the result, and the first that keeps every entry and adds
+    this one under its heading wins: an item joins the section's list, else the entry gets a blank
+    line before it, else it goes before the section's last block (a code block nobody closed runs to
+    the end of the file and would swallow it), else right under the heading; then the same in the
+    next section with that heading, and last at the end of the file under the heading recreated."""
     # an entry archived while it was nested (or by an older splitter) comes back as an entry of
     # its own: at the section's own indentation, never as a child of whatever item ends the list
     block = _dedent(entry_text.split("\n"))
-    entry_text = "\n".join(block)
     lines = text.split("\n")
-    heads = _heading_lines(lines)
-    idx = None
-    if heading:
-        idx = next((i for i in heads if lines[i].strip() == heading.strip()), None)
-    fence = _open_fence(lines, 0, len(lines))
-    if idx is None and fence is not None:
-        # the file ends inside a code block nobody closed: what comes back goes before it, as
-        # text of its own, never into the code
-        head = "\n".join(lines[:fence]).rstrip("\n")
-        parts = [p for p in (head, heading, entry_text) if p]
-        return "\n\n".join(parts) + "\n\n" + "\n".join(lines[fence:])
-    if idx is None:
-        body = text.rstrip("\n")
-        parts = [body] if body else []
-        if heading:
-            parts.append(heading)
-        if parts and not heading and _ends_in_item(body.split("\n")) and _ITEM.match(block[0]):
-            return body + "\n" + entry_text + "\n"
-        return "\n\n".join(parts + [entry_text]) + "\n"
-    end = next((j for j in heads if j > idx), len(lines))
-    last = end
-    open_at = _open_fence(lines, idx + 1, end)
-    if open_at is not None:
-        # the section ends inside an unclosed code block: the entry goes before that block
-        new = lines[:open_at] + block + [""] + lines[open_at:]
-        if open_at > idx + 1 and lines[open_at - 1].strip() and not (_ITEM.match(block[0]) and
-                                                                    _ends_in_item(lines[idx + 1:open_at])):
-            new.insert(open_at, "")
-        return "\n".join(new)
-    while last > idx + 1 and not lines[last - 1].strip():
-        last -= 1
-    # A list item joins the section's list; anything else gets a blank line before it.
-    joins = _ITEM.match(block[0]) and _ends_in_item(lines[idx + 1:last])
-    new = lines[:last] + ([] if joins else [""]) + block + lines[last:]
-    if last == len(lines):
-        new.append("")
-    elif last == end:
-        new.insert(last + len(block) + (0 if joins else 1), "")
-    return "\n".join(new)
+    blocks = _blocks(text)
+    found = _find_headings(blocks, heading) if heading else []
+    tries = [(t, h.written) for h in found for t in _in_section(lines, blocks, h, block)]
+    # no section takes it (a code block nobody closed fits only at the end): recreate the heading
+    under = _written(heading) if heading else None
+    tries += [(t, under) for t in _at_end(text, lines, blocks, block, heading)]
+    want = _norm(block).strip("\n")
+    if [e.text for e in _entries(want)] != [want]:
+        return tries[0][0]       # not one entry (a heading, say): nothing to check it against
+    return next((t for t, h in tries if _adds(text, t, want, h)), tries[0][0])
+
+
+def _in_section(lines: list[str], blocks: tuple[_Block, ...], head: _Block, block: list[str]) -> list[str]:
+    after = blocks[blocks.index(head) + 1:]
+    nxt = next((i for i, b in enumerate(after) if b.kind == "heading"), len(after))
+    body = after[:nxt]
+    item = _is_item(block)
+    tries = []
+    if body:
+        last = body[-1]
+        if item and last.kind == "item":
+            tries.append(_splice(lines, last.end, block, gap=False))
+        tries.append(_splice(lines, last.end, block, gap=True))
+        # before the last block, which may run to the end of the file (a code block nobody closed)
+        if item and len(body) > 1 and body[-2].kind == "item":
+            tries.append(_splice(lines, body[-2].end, block, gap=False))
+        tries.append(_splice(lines, last.start, block, gap=True))
+    tries.append(_splice(lines, head.end, block, gap=True))       # right under the heading
+    return tries
+
+
+def _at_end(text: str, lines: list[str], blocks: tuple[_Block, ...], block: list[str],
+            heading: str | None) -> list[str]:
+    entry = "\n".join(block)
+    body = text.rstrip("\n")
+    parts = ([body] if body else []) + ([heading] if heading else [])
+    tries = []
+    if body and not heading and blocks and blocks[-1].kind == "item" and _is_item(block):
+        tries.append(body + "\n" + entry + "\n")
+    tries.append("\n\n".join(parts + [entry]) + "\n")
+    if blocks:
+        # before the last block, which may run to the end of the file (a code block nobody closed)
+        head = "\n".join(lines[:blocks[-1].start]).rstrip("\n")
+        tries.append("\n\n".join(p for p in (head, heading, entry) if p) + "\n\n" +
+                     "\n".join(lines[blocks[-1].start:]))
+    return tries
+
+
+def _splice(lines: list[str], at: int, block: list[str], gap: bool) -> str:
+    """`block` inserted before lines[at], with a blank line before it (`gap`) and after it."""
+    before, after = lines[:at], lines[at:]
+    if gap and before and not _blank(before[-1]):
+        before = before + [""]
+    if not after:
+        after = [""]                         # the file ends with a newline after it
+    elif not _blank(after[0]):
+        after = [""] + after
+    return "\n".join(before + block + after)
+
+
+def _adds(before: str, after: str, entry: str, under: str | None) -> bool:
+    """Does `after` hold every entry of `before` plus `entry`, under `under` when one is named?"""
+    want = Counter(e.text for e in _entries(before))
+    want[entry] += 1
+    got = _entries(after)
+    if Counter(e.text for e in got) != want:
+        return False
+    return under is None or (sum(e.heading == under and e.text == entry for e in got) >
+                             sum(e.heading == under and e.text == entry for e in _entries(before)))
+
+
+def _is_item(block: list[str]) -> bool:
+    blocks = _blocks("\n".join(block))
+    return bool(blocks) and blocks[0].kind == "item"
 
 
 def dedent_entry(entry_text: str) -> str:
@@ -192,44 +325,17 @@ def dedent_entry(entry_text: str) -> str:
 
 def _dedent(block: list[str]) -> list[str]:
     cut = _indent(block[0]) if block else 0
-    return [line[min(cut, _indent(line)):] for line in block]
+    out = [line[min(cut, _indent(line)):] for line in block]
+    if cut and not _is_item(out) and [b.token for b in _blocks("\n".join(block))][:1] == ["code_block"]:
+        return block             # indented code: the indentation is what makes it code
+    return out
 
 
 def contains_entry(text: str, entry_text: str) -> bool:
     """Is `entry_text` in `text`, as an entry of its own or as consecutive lines of a bigger one
     (a nested item still under its parent)?"""
-    if any(e.text == entry_text for e in split_entries(text)):
+    if any(e.text == entry_text for e in _entries(text)):
         return True
     want = [line.rstrip() for line in entry_text.split("\n")]
     have = [line.rstrip() for line in text.split("\n")]
     return any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
-
-
-def _open_fence(lines: list[str], start: int, end: int) -> int | None:
-    """The line a code fence opened at in lines[start:end] that is still open at `end`, if any."""
-    opened = None
-    for i in range(start, end):
-        if _FENCE.match(lines[i]):
-            opened = None if opened is not None else i
-    return opened
-
-
-def _heading_lines(lines: list[str]) -> list[int]:
-    """Indexes of real heading lines (a `# comment` inside a fenced code block is not one)."""
-    out, fence = [], False
-    for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            fence = not fence
-        elif not fence and _HEADING.match(line):
-            out.append(i)
-    return out
-
-
-def _ends_in_item(lines: list[str]) -> bool:
-    """Whether the last entry in `lines` is a list item (walking back over continuation lines)."""
-    for line in reversed(lines):
-        if not line.strip() or _HEADING.match(line) or _FENCE.match(line):
-            return False
-        if _ITEM.match(line):
-            return True
-    return False

@@ -110,12 +110,13 @@ def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
     return removed
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, same_inode: int | None = None) -> None:
     """Write `data` to `path` so a reader sees the old file or the new one, never a mix.
 
     Temp file in the same directory, fsync, os.replace, fsync of the directory. The temp file
     is removed if anything fails, and the original is untouched in that case. An existing
-    file's permission bits are kept.
+    file's permission bits are kept. With `same_inode`, a file renamed over the name since the
+    caller read it is a ConflictError and nothing is written.
     """
     path = Path(path)
     directory = path.parent
@@ -131,6 +132,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode if mode is not None else _new_file_mode())
+        if _before_replace is not None:
+            _before_replace(path)
+        if same_inode is not None and _inode(path) != same_inode:
+            raise ConflictError(path.name, "the file that was read", "a file put there since")
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -139,6 +144,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             pass
         raise
     _fsync_dir(directory)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -180,11 +192,75 @@ def current_hash(path: Path) -> str:
 
 def checked_write_bytes(path: Path, data: bytes, expected_hash: str, display: str | None = None) -> str:
     """checked_write for bytes (a file that may hold bytes that are not UTF-8)."""
-    actual = current_hash(path)
-    if actual != expected_hash:
-        raise ConflictError(display or str(path), expected_hash, actual)
-    atomic_write_bytes(path, data)
-    return content_hash(data)
+    return _checked_replace(Path(path), data, expected_hash, display or str(path))
+
+
+class LateWrite(ConflictError):
+    """Another program rewrote the file while Dreamdesk was replacing it: its version was put
+    back, and Dreamdesk's write did not land."""
+
+    def __init__(self, path: str, expected: str, actual: str | None):
+        super().__init__(path, expected, actual)
+        self.args = (f"{path} was rewritten by another program while Dreamdesk was writing it; that version is "
+                     "kept and Dreamdesk's change did not land (do it again)",)
+
+
+SETTLE_S = 0.02           # another writer's bytes unchanged this long count as done (a writer that
+                          # opened the old file just before the rename writes within microseconds)
+LATE_WAIT_S = 1.0         # the most we wait for it
+
+# Tests set this to act at the worst moment: after the hash check, just before the rename.
+_before_replace = None
+
+
+def _checked_replace(path: Path, data: bytes, expected_hash: str, display: str) -> str:
+    """Write `data` over a file that still holds the bytes the caller read, never losing another
+    writer's bytes (the assistant writes memory files in place, without our lock).
+
+    The old file stays open across the rename. Whatever lands in it after the hash check — an
+    in-place rewrite or an append that raced the rename — is seen there afterwards: an append
+    is carried over onto the new file; a rewrite is put back whole and LateWrite raised, so the
+    caller reports a conflict instead of silently dropping it. A file replaced by rename in
+    between (a different inode under the name) is a conflict, and nothing is written."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        if expected_hash != MISSING_HASH:
+            raise ConflictError(display, expected_hash, MISSING_HASH) from None
+        atomic_write_bytes(path, data)
+        return content_hash(data)
+    try:
+        seen = _read_from(fd, 0)
+        if content_hash(seen) != expected_hash:
+            raise ConflictError(display, expected_hash, content_hash(seen))
+        try:
+            atomic_write_bytes(path, data, same_inode=os.fstat(fd).st_ino)
+        except ConflictError:
+            raise ConflictError(display, expected_hash, current_hash(path)) from None
+        late = _settled_bytes(fd)
+        if late == seen:
+            return content_hash(data)
+        if late.startswith(seen) and late.endswith(b"\n"):
+            append_durably(path, late[len(seen):])          # their appended lines follow ours
+            return current_hash(path)
+        atomic_write_bytes(path, late)                       # theirs wins; ours is redone by the caller
+        raise LateWrite(display, expected_hash, content_hash(late))
+    finally:
+        os.close(fd)
+
+
+def _settled_bytes(fd: int) -> bytes:
+    """The old file's bytes once no one has changed them for SETTLE_S (an in-place writer
+    truncates first, then writes: the empty moment between is not its version)."""
+    import time
+    now = _read_from(fd, 0)
+    deadline = time.monotonic() + LATE_WAIT_S
+    while True:
+        time.sleep(SETTLE_S)
+        again = _read_from(fd, 0)
+        if again == now or time.monotonic() >= deadline:
+            return again
+        now = again
 
 
 def append_durably(path: Path, data: bytes) -> None:
@@ -255,12 +331,7 @@ def checked_write(path: Path, text: str, expected_hash: str, display: str | None
     `expected_hash` is FileState.hash from the caller's read (MISSING_HASH for a file that did
     not exist). Raises ConflictError and writes nothing otherwise. Returns the new hash.
     """
-    actual = current_hash(path)
-    if actual != expected_hash:
-        raise ConflictError(display or str(path), expected_hash, actual)
-    data = text.encode("utf-8")
-    atomic_write_bytes(path, data)
-    return content_hash(data)
+    return _checked_replace(Path(path), text.encode("utf-8"), expected_hash, display or str(path))
 
 
 def resolve_inside(root: Path, rel: str | os.PathLike) -> Path:

@@ -7,13 +7,18 @@ memory/archive/ and memory/dreams/ are append-only: no restore rolls them back.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
-from .archive import ArchiveRecord, plan_entry_restore, write_memory
+from . import restore_log
+from .archive import ArchiveRecord, archive_removed, plan_entry_restore, read_archive, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
-from .files import MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256, resolve_inside
-from .problems import WorkspaceError
+from .entries import removed_entries
+from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
+                    current_hash, read_bytes, resolve_inside)
+from .problems import ConflictError, WorkspaceError
+from .restore_log import FileWrite, RestoreEntry
 from .snapshots import SnapshotError, SnapshotStore, is_memory_path, restore_subject
 from .workspace import Workspace
 from .state import lock_path
@@ -28,9 +33,11 @@ class RestoreResult:
     archived: list[ArchiveRecord] = field(default_factory=list)
     cursor: tuple[int, int] | None = None                       # .dream_cursor (old, new) if moved
     warnings: list[str] = field(default_factory=list)
+    id: str | None = None              # its line in the restore log (undo it by this id)
+    writes: list[FileWrite] = field(default_factory=list)      # each file's hash before and after
 
     def to_json(self) -> dict:
-        return {"target": self.target, "undo": self.undo, "commit": self.commit, "files": self.files,
+        return {"id": self.id, "target": self.target, "undo": self.undo, "commit": self.commit, "files": self.files,
                 "archived": [r.id for r in self.archived],
                 "cursor": None if self.cursor is None else {"old": self.cursor[0], "new": self.cursor[1]},
                 "warnings": self.warnings}
@@ -136,32 +143,72 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         old_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
         pre = store.snapshot(f"snapshot: before restore {what}")
-        result = RestoreResult(sha, pre or store.head(), None)
+        result = RestoreResult(sha, pre or store.head(), None, warnings=list(store.notes))
+        kind = "hunk" if hunk else "file" if path else "snapshot"
+        label = (f"hunk {hunk} of {path} from {sha[:8]}" if hunk else f"{path} from {sha[:8]}" if path
+                 else f"snapshot {sha[:8]}")          # how the restore list names it
+        returned = _Returned(ws)
         for rel, (expected, text) in plan.items():
             try:
                 if isinstance(text, bytes):
-                    checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
+                    after = checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
                 elif rel in ARCHIVED_FILES:
-                    _, recs = write_memory(ws, rel, text, expected, "restore")
+                    old_text = ws.read_file(rel)[0].text
+                    after, recs = write_memory(ws, rel, text, expected, "restore")
                     result.archived.extend(recs)
+                    returned.note(rel, old_text, text)
                 else:
-                    ws.write_file(rel, text, expected)
+                    after = ws.write_file(rel, text, expected)
             except (WorkspaceError, OSError) as exc:
                 if not result.files:
                     raise
                 # stopped part way (someone wrote a file meanwhile): record what landed and say
                 # how to take it back, never leave a half restore unexplained
                 done = ", ".join(result.files)
-                store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
+                result.commit = store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
+                _log(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
                 raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
-                                     f"Undo with: dreamdesk restore {ws.home or ws.root} {result.undo}") from None
+                                     f"Undo with: dreamdesk restore {ws.home or ws.root} --undo {result.id}") from None
             result.files.append(rel)
+            result.writes.append(FileWrite(rel, expected, after))
         if target_cursor is not None and target_cursor != old_cursor:
             write_cursor(ws.dream_cursor_path, target_cursor)
             result.cursor = (old_cursor, target_cursor)
         if result.files or result.cursor or result.archived:
             result.commit = store.snapshot(restore_subject(what), with_summary=True)
+            _log(ws, result, label, kind, returned.ids)
         return result
+
+
+class _Returned:
+    """Archive ids of the entries a restore put back into USER.md / MEMORY.md (read lazily: most
+    restores put back nothing that was archived)."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.ids: list[str] = []
+        self._records = None
+
+    def note(self, rel: str, old_text: str, new_text: str) -> None:
+        back = {r.entry.text for r in removed_entries(new_text, old_text)}
+        if not back:
+            return
+        if self._records is None:
+            self._records = read_archive(self.ws).records
+        self.ids += [r.id for r in self._records if r.file == rel and r.text in back and r.id not in self.ids]
+
+
+def _log(ws: Workspace, result: RestoreResult, what: str, kind: str, returned: list[str],
+         undoes: str | None = None) -> None:
+    entry = RestoreEntry(restore_log.new_id(), _now(), what, kind, result.undo, result.commit,
+                         list(result.writes), result.cursor, [r.id for r in result.archived], returned, undoes)
+    restore_log.append(ws.root, entry)
+    result.id = entry.id
+
+
+def _now() -> str:
+    from datetime import datetime
+    return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | None = None) -> RestoreResult:
@@ -178,13 +225,191 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
         try:
             result.undo = store.snapshot(f"snapshot: before restore archive {record_id}") or store.head()
         except SnapshotError as exc:
-            result.warnings.append(f"no snapshot before the restore: {exc}")
+            # without it the restore could not be undone: nothing is written
+            raise WorkspaceError(f"{record_id} was not restored: the snapshot taken before every restore failed "
+                                 f"({exc})") from None
+        result.warnings += store.notes
         resolve_inside(ws.root, rec.file)
-        _, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore")
+        after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore")
         result.archived.extend(recs)
         result.files.append(rec.file)
+        result.writes.append(FileWrite(rec.file, plan.base_hash or MISSING_HASH, after))
+        what = f"archived entry {record_id} into {rec.file}"
         try:
-            result.commit = store.snapshot(restore_subject(f"archived entry {record_id} into {rec.file}"), with_summary=True)
+            result.commit = store.snapshot(restore_subject(what), with_summary=True)
         except SnapshotError as exc:
             result.warnings.append(f"the restore was not committed to snapshots: {exc}")
+        same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
+        _log(ws, result, what, "archive", same or [record_id])
         return result
+
+
+# -- undo -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class UndoFile:
+    path: str
+    before: bytes | None        # what the undo writes back (None: the restore created the file)
+    current: bytes | None       # the file now (None: missing)
+    current_hash: str
+    changed_since: bool         # the file no longer holds the bytes the restore wrote
+    since: list[str]            # what changed since the restore, as "+ line" / "- line"
+
+
+@dataclass(slots=True)
+class UndoPlan:
+    entry: RestoreEntry
+    files: list[UndoFile]                   # the files to write back (already-undone ones left out)
+    cursor: tuple[int, int] | None = None   # .dream_cursor (now, back to)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[UndoFile]:
+        return [f for f in self.files if f.changed_since]
+
+    def to_json(self) -> dict:
+        return {"id": self.entry.id, "what": self.entry.what, "files": [f.path for f in self.files],
+                "changed_since": {f.path: f.since for f in self.changed},
+                "cursor": None if self.cursor is None else {"now": self.cursor[0], "back_to": self.cursor[1]},
+                "warnings": self.warnings}
+
+
+class UndoChanged(WorkspaceError):
+    """Files the restore wrote changed since; undoing would drop those changes."""
+
+    def __init__(self, plan: UndoPlan):
+        self.plan = plan
+        names = ", ".join(f.path for f in plan.changed)
+        super().__init__(f"{names} changed since that restore ({plan.entry.what}); undoing it would drop those "
+                         "changes, so nothing was written")
+
+
+def recent_restores(ws: Workspace) -> list[RestoreEntry]:
+    """The restores that can be undone now, newest first."""
+    return restore_log.live(restore_log.read_log(ws.root))
+
+
+def _entry_to_undo(ws: Workspace, entry_id: str | None) -> RestoreEntry:
+    entries = restore_log.read_log(ws.root)
+    if entry_id is None:
+        live = restore_log.live(entries)
+        if not live:
+            raise WorkspaceError("there is no restore to undo in this workspace")
+        return live[0]
+    entry = restore_log.find(entries, entry_id)
+    if entry is None:
+        raise WorkspaceError(f"no restore with id {entry_id} (see: dreamdesk restore PATH --list)")
+    if entry.undone:
+        raise WorkspaceError(f"restore {entry.id} ({entry.what}) was already undone by {entry.undone_by}")
+    return entry
+
+
+def plan_undo(ws: Workspace, entry_id: str | None = None, store: SnapshotStore | None = None) -> UndoPlan:
+    """What undoing a restore would write, read only (the GUI asks with it first)."""
+    store = store or SnapshotStore(ws)
+    entry = _entry_to_undo(ws, entry_id)
+    needs = [w for w in entry.files if w.before != MISSING_HASH]
+    if needs and entry.pre is None:
+        raise WorkspaceError(f"no snapshot was taken before restore {entry.id} ({entry.what}), so the files as they "
+                             "were cannot be put back")
+    before_all = store.memory_bytes_at(entry.pre) if needs else {}
+    after_all = store.memory_bytes_at(entry.commit) if entry.commit else {}
+    plan = UndoPlan(entry, [])
+    for w in entry.files:
+        target = resolve_inside(ws.root, w.path)
+        before = before_all.get(w.path) if w.before != MISSING_HASH else None
+        if w.before != MISSING_HASH and (before is None or _sha256(before) != w.before):
+            raise WorkspaceError(f"snapshot {entry.pre[:8]} does not hold {w.path} exactly as it was before restore "
+                                 f"{entry.id}, so it cannot be put back byte for byte (nothing was written)")
+        try:
+            current = read_bytes(target)
+        except FileNotFoundError:
+            current = None
+        now_hash = MISSING_HASH if current is None else _sha256(current)
+        if now_hash == w.before:
+            continue                                   # already as it was before
+        since = []
+        if now_hash != w.after:
+            wrote = after_all.get(w.path)
+            base = wrote if wrote is not None and _sha256(wrote) == w.after else before
+            since = _changes(base, current, w.path)
+        plan.files.append(UndoFile(w.path, before, current, now_hash, now_hash != w.after, since))
+    if entry.cursor is not None:
+        now, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
+        if now == entry.cursor[1]:
+            plan.cursor = (now, entry.cursor[0])
+        elif now != entry.cursor[0]:
+            plan.warnings.append(f"memory/.dream_cursor moved since the restore (now {now}); it is left as it is")
+    return plan
+
+
+def _changes(old: bytes | None, new: bytes | None, path: str, limit: int = 40) -> list[str]:
+    a = (old or b"").decode("utf-8", errors="replace")
+    b = (new or b"").decode("utf-8", errors="replace")
+    out = [f"{x.kind} {x.text.rstrip(chr(10))}" for h in diff_texts(a, b, path).hunks for x in h.lines if x.kind != " "]
+    return out[:limit] + ([f"… and {len(out) - limit} more changed lines"] if len(out) > limit else [])
+
+
+def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, str] | None = None,
+                 force: bool = False, store: SnapshotStore | None = None) -> RestoreResult:
+    """Undo one restore (the latest by default): write back exactly the files it wrote, as they were
+    before it. A file changed since is written over only when `force`, or when `accept` holds the
+    hash the person saw it with (so a change after they were asked is still refused). Itself a
+    restore: snapshotted first, committed, logged, and undoable in turn."""
+    store = store or SnapshotStore(ws)
+    accept = accept or {}
+    with job_lock(ws):
+        plan = plan_undo(ws, entry_id, store)
+        entry = plan.entry
+        if any(not force and accept.get(f.path) != f.current_hash for f in plan.changed):
+            raise UndoChanged(plan)
+        what = f"undo of {entry.what}"
+        result = RestoreResult(entry.id, None, None, warnings=list(plan.warnings))
+        if not plan.files and plan.cursor is None:
+            result.warnings.append("the files already are as they were before that restore; nothing to write")
+            return result
+        result.undo = store.snapshot(f"snapshot: before {what}") or store.head()
+        result.warnings += store.notes
+        returned = _Returned(ws)
+        for f in plan.files:
+            try:
+                after = _write_back(ws, f, result, returned)
+            except (WorkspaceError, OSError) as exc:
+                if not result.files:
+                    raise
+                result.commit = store.snapshot(restore_subject(f"{what}, stopped before {f.path}"), with_summary=True)
+                _log(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
+                raise WorkspaceError(f"the undo stopped at {f.path} ({exc}); {', '.join(result.files)} had already "
+                                     f"been put back. Undo this with: dreamdesk restore {ws.home or ws.root} "
+                                     f"--undo {result.id}") from None
+            result.files.append(f.path)
+            result.writes.append(FileWrite(f.path, f.current_hash, after))
+        if plan.cursor is not None:
+            write_cursor(ws.dream_cursor_path, plan.cursor[1])
+            result.cursor = plan.cursor
+        result.commit = store.snapshot(restore_subject(what), with_summary=True)
+        _log(ws, result, what, "undo", returned.ids, undoes=entry.id)
+        return result
+
+
+def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Returned) -> str:
+    """Put one file back as it was; what leaves USER.md / MEMORY.md is archived first."""
+    target = resolve_inside(ws.root, f.path)
+    if f.before is None:
+        # the restore created it: the undo removes it again (its text stays in the snapshots)
+        if current_hash(target) != f.current_hash:
+            raise ConflictError(f.path, f.current_hash, current_hash(target))
+        if f.path in ARCHIVED_FILES and f.current is not None:
+            result.archived += archive_removed(ws, f.current.decode("utf-8", errors="replace"), "", f.path, "restore")
+        os.unlink(target)
+        return MISSING_HASH
+    try:
+        text = f.before.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if f.path in ARCHIVED_FILES and text is not None:
+        after, recs = write_memory(ws, f.path, text, f.current_hash, "restore")
+        result.archived += recs
+        returned.note(f.path, (f.current or b"").decode("utf-8", errors="replace"), text)
+        return after
+    return checked_write_bytes(target, f.before, f.current_hash, display=f.path)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
 from .workspace import Workspace
@@ -128,6 +129,7 @@ class SnapshotStore:
             self.git_dir = ws.root / ".dreamdesk" / "snapshots.git"
             self.separate = True
         self._blob_cache: dict[str, bytes] = {}     # raw: a file need not be valid UTF-8
+        self.notes: list[str] = []                   # repairs made on the way (said to the user)
 
     # -- plumbing -------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -169,27 +171,91 @@ class SnapshotStore:
             raise SnapshotError(f"git {args[0]} failed: {why or f'exit {status}'}")
         return out
 
+    @property
+    def display(self) -> str:
+        return ".dreamdesk/snapshots.git" if self.separate else ".git"
+
+    def check(self) -> None:
+        """Raise SnapshotError, saying how to fix it, when the repository is half-made (reads
+        never repair: opening writes nothing)."""
+        why = git_repair.half_made(self.git_dir)
+        if why:
+            raise SnapshotError(f"the snapshot repository {self.display} is half-made ({why}), as an interrupted "
+                                f"git init leaves it; the next snapshot repairs it, or run: "
+                                f"git --git-dir={self.git_dir} init")
+
     def _ensure(self) -> None:
+        git_repair.sweep_init_temps(self.git_dir.parent)
+        if git_repair.half_made(self.git_dir):
+            self._repair()
         if self.exists():
+            cleared = git_repair.clear_stale_locks(self.git_dir)
+            if cleared:
+                self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in {self.display}")
             self._upgrade_ignore()
+            if not self.separate and self.head() is None and not (self.ws.root / ".gitignore").exists():
+                self._write_ignore()         # a kill between our init and this left it out
             return
-        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        self._create()
+
+    def _create(self) -> None:
+        """git init into a temp folder beside the repository, then one rename: a kill leaves no
+        repository or a whole one, never a half-made one."""
+        import secrets
+        import shutil
+        parent = self.git_dir.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = parent / f".{self.git_dir.name}{git_repair.INIT_TMP_TAG}{secrets.token_hex(4)}"
+        try:
+            self._init_at(tmp)
+            if self.separate:
+                info = tmp / "info"
+                info.mkdir(exist_ok=True)
+                (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
+            try:
+                os.rename(tmp, self.git_dir)
+            except OSError:
+                if not self.git_dir.is_dir():
+                    raise SnapshotError(f"could not create the snapshot repository {self.display}") from None
+                # someone (the assistant's own git init) made it meanwhile: use theirs
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         if self.separate:
-            # git refuses --work-tree on init; create the bare directory plainly, then use it
-            self._git("init", "--quiet", "--bare", str(self.git_dir), plain=True)
-            self._git("config", "core.bare", "false")
             # keep the user's repository from seeing .dreamdesk/ as untracked
             from .files import atomic_write_text
-            atomic_write_text(self.git_dir.parent / ".gitignore", "*\n")
-            info = self.git_dir / "info"
-            info.mkdir(exist_ok=True)
-            (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
-        else:
-            self._git("init", "--quiet")
-            gi = self.ws.root / ".gitignore"
-            if not gi.exists():
-                from .files import atomic_write_text
-                atomic_write_text(gi, GITIGNORE)
+            atomic_write_text(parent / ".gitignore", "*\n")
+        elif not (self.ws.root / ".gitignore").exists():
+            self._write_ignore()
+
+    def _init_at(self, git_dir: Path) -> None:
+        # a bare init plus core.bare=false is exactly the .git folder of a normal repository
+        # (git refuses --work-tree on init, so the work tree is given on every later call)
+        self._git("init", "--quiet", "--bare", str(git_dir), plain=True)
+        for key, value in (("core.bare", "false"), ("core.logallrefupdates", "true")):
+            self._git(f"--git-dir={git_dir}", "config", key, value, plain=True)
+
+    def _write_ignore(self) -> None:
+        from .files import atomic_write_text
+        atomic_write_text(self.ws.root / ".gitignore", GITIGNORE)
+
+    def _repair(self) -> None:
+        """A half-made repository: re-run init in place when it holds nothing (so nothing can be
+        lost), else refuse with the command that fixes it."""
+        why = git_repair.half_made(self.git_dir)
+        if not git_repair.holds_nothing(self.git_dir):
+            raise SnapshotError(f"the snapshot repository {self.display} is damaged ({why}) and holds commits, so "
+                                f"Dreamdesk leaves it alone; git --git-dir={self.git_dir} fsck says what is wrong")
+        if not git_repair.settled(self.git_dir):
+            raise SnapshotError(f"the snapshot repository {self.display} is being created by another program "
+                                "right now; try again in a moment")
+        for name in ("HEAD.lock", "config.lock", "index.lock"):
+            try:
+                os.unlink(self.git_dir / name)       # an init that died holding them: nobody else can
+            except OSError:
+                pass
+        self._init_at(self.git_dir)
+        self.notes.append(f"repaired the snapshot repository {self.display}, which an interrupted git init had "
+                          f"left half-made ({why})")
 
     def _upgrade_ignore(self) -> None:
         from .files import atomic_write_text
@@ -226,10 +292,12 @@ class SnapshotStore:
     def head(self) -> str | None:
         if not self.exists():
             return None
+        self.check()
         out = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok_codes=(0, 1)).strip()
         return out or None
 
     def resolve(self, rev: str) -> str:
+        self.check()
         if not self.exists():
             raise SnapshotError("this workspace has no snapshots yet")
         if not rev or rev.startswith("-"):
@@ -276,6 +344,7 @@ class SnapshotStore:
     # -- reading ------------------------------------------------------------------------
     def list(self, limit: int | None = None) -> list[Snapshot]:
         """Newest first, with per-file +/- line counts."""
+        self.check()
         if not self.exists() or self.head() is None:
             return []
         args = ["log", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s", "--numstat", "--no-renames"]

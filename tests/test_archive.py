@@ -383,3 +383,15 @@ def test_cli_archive_search_and_restore(capsys, ws):
     assert code == 0 and "already holds this entry" in err
     code, out, err = run(capsys, "archive", "restore", ws.root, "a-19990101-1")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_an_entry_under_a_setext_heading_is_archived_with_it_and_restored_under_it(make_workspace):
+    user = "User\n====\n\nPreferences\n-----------\n- Answer first.\n- Metric units.\n\nWork\n----\n- Parcelwise.\n"
+    ws = Workspace.open(make_workspace({"USER.md": user}))
+    new = user.replace("- Metric units.\n", "")
+    _, (rec,) = write_memory(ws, "USER.md", new, current_hash(ws.root / "USER.md"), "edit")
+    assert (rec.text, rec.heading) == ("- Metric units.", "Preferences\n-----------")
+    restore_archive_entry(ws, rec.id)
+    text = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert text == user
+    assert ("Preferences\n-----------", "- Metric units.") in [(e.heading, e.text) for e in split_entries(text)]

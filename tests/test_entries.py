@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.entries import _heading_lines, insert_entry, removed_entries, split_entries
+from engine.entries import _heading_lines, dedent_entry, insert_entry, removed_entries, split_entries
 
 
 USER = """\
@@ -286,3 +286,215 @@ def test_an_entry_never_comes_back_inside_an_unclosed_code_block():
     assert back.index("- gone") < back.index("```")
     tail = insert_entry("# Notes\n- x\n```\ncode\n", "- back", "## Gone heading")
     assert "- back" in [e.text for e in split_entries(tail)] and tail.endswith("```\ncode\n")
+
+
+# -- CommonMark blocks (issue 11 item 8) -----------------------------------------------------------
+def test_a_backtick_fence_is_closed_only_by_backticks():
+    """CommonMark: a fence closes with the same character, at least as many, no info string. A `~~~`
+    line inside a ``` block is code, so the `# comment` after it is no heading and the real closing
+    fence does not swallow the next item."""
+    text = "## Tools\n```sh\n~~~\n# build it\nmake\n```\n- next item\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        ("## Tools", "code", "```sh\n~~~\n# build it\nmake\n```"),
+        ("## Tools", "item", "- next item"),
+    ]
+    # shorter, or with an info string: not a closing fence either; unclosed runs to the end
+    longer = "````\n```\n``` not closing\n# still code\n````\n\nPara.\n"
+    assert [(e.kind, e.text) for e in split_entries(longer)] == [
+        ("code", "````\n```\n``` not closing\n# still code\n````"), ("paragraph", "Para.")]
+    assert [(e.heading, e.kind) for e in split_entries("# A\n~~~\n# x\n```\n- y\n")] == [("# A", "code")]
+    assert _heading_lines(text.split("\n")) == [0]
+
+
+def test_an_archived_entry_after_a_tilde_line_in_code_comes_back_after_the_code():
+    text = "## Tools\n```sh\n~~~\n# build it\n```\n- keep\n\n## Other\n- o\n"
+    out = insert_entry(text, "- back", "## Tools")
+    assert [(e.heading, e.text) for e in split_entries(out)] == [
+        ("## Tools", "```sh\n~~~\n# build it\n```"), ("## Tools", "- keep"), ("## Tools", "- back"),
+        ("## Other", "- o")]
+
+
+SETEXT = "Identity\n========\n- Inès, 37.\n\nPreferences\n-----------\n- Tea.\n- Metric units.\n\nNotes\n"
+
+
+def test_setext_headings_are_headings_recorded_as_written():
+    es = split_entries(SETEXT)
+    assert [(e.heading, e.text) for e in es] == [
+        ("Identity\n========", "- Inès, 37."),
+        ("Preferences\n-----------", "- Tea."), ("Preferences\n-----------", "- Metric units."),
+        ("Preferences\n-----------", "Notes"),
+    ]
+    assert _heading_lines(SETEXT.split("\n")) == [0, 4]
+    # `---` under a paragraph makes it a heading; `* * *` and a `---` after a blank line are breaks
+    text = "Para\n---\n- a\n\n* * *\n\n---\n- b\n"
+    assert [(e.heading, e.text) for e in split_entries(text)] == [("Para\n---", "- a"), ("Para\n---", "- b")]
+
+
+def test_insert_entry_finds_a_setext_heading_and_recreates_it_when_gone():
+    out = insert_entry(SETEXT, "- Runs on Sundays.", "Identity\n========")
+    assert out == SETEXT.replace("- Inès, 37.\n", "- Inès, 37.\n- Runs on Sundays.\n")
+    gone = insert_entry("# User\n- x\n", "- Tea.", "Preferences\n-----------")
+    assert gone == "# User\n- x\n\nPreferences\n-----------\n\n- Tea.\n"
+    assert split_entries(gone)[-1].heading == "Preferences\n-----------"
+    # the same heading written another way (ATX, a longer underline) is found, not duplicated
+    for other in ("## Preferences", "Preferences\n---"):
+        back = insert_entry(SETEXT, "- Dark mode.", other)
+        assert ("Preferences\n-----------", "- Dark mode.") in [(e.heading, e.text) for e in split_entries(back)]
+        assert back.count("Preferences") == 1
+
+
+# -- property: entries are the top-level CommonMark blocks ------------------------------------------
+_cm_words = st.sampled_from(["tea", "dark mode", "Ghent", "café ☕", "uv", "#tag", "Pim 2", "x ~~~", "a `b`"])
+_cm_line = st.lists(_cm_words, min_size=1, max_size=3).map(" ".join)
+_cm_heading = st.one_of(
+    st.builds(lambda n, t: "#" * n + " " + t, st.integers(1, 6), _cm_line),
+    st.builds(lambda t, c, n: t + "\n" + c * n, _cm_line, st.sampled_from("=-"), st.integers(1, 5)))
+_cm_para = st.lists(_cm_line, min_size=1, max_size=2).map("\n".join)
+
+
+@st.composite
+def _cm_list(draw):
+    marker = draw(st.sampled_from(["-", "*", "+", "1.", "3)"]))
+    pad = " " * (len(marker) + 1)
+    items = []
+    for _ in range(draw(st.integers(1, 3))):
+        lines = [f"{marker} {draw(_cm_line)}"]
+        if draw(st.booleans()):
+            lines.append(pad + draw(_cm_line))                      # a continuation line
+        for _ in range(draw(st.integers(0, 2))):
+            lines.append(f"{pad}- {draw(_cm_line)}")                 # nested items
+        items.append("\n".join(lines))
+    return "\n".join(items)
+
+
+@st.composite
+def _cm_fence(draw):
+    fence = draw(st.sampled_from("`~")) * draw(st.integers(3, 4))
+    body = draw(st.lists(st.sampled_from(["# comment", "## not a heading", "~~~", "```", "````", "- no item",
+                                          "plain", "", "Title", "---"]), max_size=4))
+    close = draw(st.sampled_from(["", fence, fence + fence[0], fence + " not closing"]))
+    return "\n".join([fence + draw(st.sampled_from(["", "sh"]))] + body + ([close] if close else []))
+
+
+_cm_block = st.one_of(_cm_para, _cm_list(), _cm_list(), _cm_fence(), _cm_heading,
+                      st.sampled_from(["* * *", "---", "___"]))
+_cm_docs = st.builds(lambda blocks, gaps: "".join(b + "\n" + "\n" * g for b, g in zip(blocks, gaps)),
+                     st.lists(_cm_block, max_size=8), st.lists(st.integers(0, 2), min_size=8, max_size=8)
+                     ).filter(lambda t: not t.startswith("---\n"))     # YAML front matter: not CommonMark's
+
+
+def _commonmark_blocks(text):
+    """What markdown-it (full CommonMark, inline parsing on) reports: top-level blocks, the items
+    of a top-level list, each with the heading as written above it; trailing blank lines left out."""
+    from markdown_it import MarkdownIt
+    lines = text.split("\n")
+    out, heading = [], None
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.map is None or not ((tok.level == 0 and not tok.type.endswith("list_open"))
+                                   or (tok.level == 1 and tok.type == "list_item_open")):
+            continue
+        start, end = tok.map
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        if tok.type == "heading_open":
+            heading = "\n".join(line.strip() for line in lines[start:end])
+        elif tok.type != "hr":
+            out.append((heading, start, end))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(_cm_docs)
+def test_entries_are_the_top_level_commonmark_blocks(text):
+    es = split_entries(text)
+    assert [(e.heading, e.start, e.end) for e in es] == _commonmark_blocks(text)
+    lines = text.split("\n")
+    assert all(e.text == "\n".join(line.rstrip() for line in lines[e.start:e.end]) for e in es)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_cm_docs, st.integers(0, 50))
+def test_an_entry_taken_out_comes_back_under_its_heading(text, pick):
+    es = split_entries(text)
+    if not es:
+        return
+    e = es[pick % len(es)]
+    lines = text.split("\n")
+    out = insert_entry("\n".join(lines[:e.start] + lines[e.end:]), e.text, e.heading)
+    back = [(x.heading, x.text) for x in split_entries(out)]
+    text = dedent_entry(e.text)  # it comes back at the section's own indentation
+    if e.heading is None:        # no heading: it goes at the end, under whatever section ends the file
+        assert text in [t for _, t in back]
+    else:
+        assert (e.heading, text) in back
+
+
+def test_crlf_and_a_lone_cr_keep_line_numbers():
+    """A CRLF's \r is part of the line ending; a lone \r inside a line does not start a new one."""
+    text = "- b\rstill b\r\n## A\r\n- a\r\n  more\r\n\r\n```\r\n# c\r\n```\r\n"
+    es = split_entries(text)
+    assert [(e.heading, e.text, e.start, e.end) for e in es] == [
+        (None, "- b\rstill b", 0, 1), ("## A", "- a\n  more", 2, 4), ("## A", "```\n# c\n```", 5, 8)]
+
+
+def test_a_code_block_nobody_closed_comes_back_only_where_it_swallows_nothing():
+    text = "## A\n- a\n\n## B\n- b\n"
+    out = insert_entry(text, "```\ncode", "## A")
+    assert out == text + "\n## A\n\n```\ncode\n"       # never over "## B": the heading is written again
+    assert [(e.heading, e.text) for e in split_entries(out)][-1] == ("## A", "```\ncode")
+    twice = "# tea\n- tea\n# tea\n"
+    assert insert_entry(twice, "```", "# tea") == twice + "\n```\n"     # the later section of that name
+
+
+def test_quotes_html_and_reference_definitions_are_entries():
+    text = "## A\n> quoted\n> # not a heading\n\n<!-- a note -->\n\n[docs]: https://example.org\n\n    indented code\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        ("## A", "quote", "> quoted\n> # not a heading"), ("## A", "html", "<!-- a note -->"),
+        ("## A", "reference", "[docs]: https://example.org"), ("## A", "code", "    indented code")]
+    # one that leaves is archived like any entry
+    gone = removed_entries(text, text.replace("[docs]: https://example.org\n", ""))
+    assert [(r.entry.kind, r.entry.text) for r in gone] == [("reference", "[docs]: https://example.org")]
+
+
+def test_indented_code_comes_back_as_code_where_no_item_takes_it():
+    """Its indentation is what makes it code, so it is kept; after a list item it would be that
+    item's continuation, so it goes right under the heading."""
+    out = insert_entry("## A\n- item\n", "    make build\n    make test", "## A")
+    assert out == "## A\n\n    make build\n    make test\n\n- item\n"
+    assert [(e.kind, e.text) for e in split_entries(out)] == [("code", "    make build\n    make test"),
+                                                              ("item", "- item")]
+    assert insert_entry("## A\nPara.\n", "  - VM 102", "## A") == "## A\nPara.\n\n- VM 102\n"   # an item is dedented
+
+
+def test_one_parse_per_text(monkeypatch):
+    from engine import entries
+    calls = []
+    parse = entries._MD.parse
+    monkeypatch.setattr(entries._MD, "parse", lambda src, *a: calls.append(src) or parse(src, *a))
+    old = "".join(f"## H{i}\n- item {i}\n\n" for i in range(200))
+    new = old.replace("- item 7\n", "")
+    assert [r.entry.text for r in removed_entries(old, new)] == ["- item 7"]
+    assert len(calls) == 2          # old and new, each once, though both are split and their headings read
+    split_entries(new)
+    assert len(calls) == 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(st.sampled_from("-*+1.)#=~`> \t\r\n\u2028x"), max_size=60), st.text(max_size=20))
+def test_any_text_splits_into_valid_ranges_and_takes_an_entry_back(text, extra):
+    lines = text.split("\n")
+    es = split_entries(text)
+    assert all(0 <= e.start < e.end <= len(lines) for e in es)
+    assert all(a.end <= b.start for a, b in zip(es, es[1:]))
+    insert_entry(text, extra or "x", "## A")        # no crash on any input
+
+
+def test_yaml_front_matter_is_one_entry_as_nanobot_reads_a_skill():
+    """Not CommonMark (there: a break, then a setext heading), but how nanobot reads SKILL.md."""
+    text = "---\nname: blog\ndescription: Publish it.\n---\n\n# Blog\n\n1. Build.\n"
+    assert [(e.heading, e.kind, e.text) for e in split_entries(text)] == [
+        (None, "front matter", "---\nname: blog\ndescription: Publish it.\n---"), ("# Blog", "item", "1. Build.")]
+    assert _heading_lines(text.split("\n")) == [5]
+    # only at the very top, and only with a closing line and something between
+    assert [e.kind for e in split_entries("\n---\nname: x\n---\n")] == []
+    assert [e.kind for e in split_entries("---\n---\n- a\n")] == ["item"]

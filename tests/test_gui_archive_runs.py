@@ -17,7 +17,7 @@ import pytest
 from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 
 from engine import cli
-from engine.archive import Archive, ArchiveRecord, append_records, read_archive, search
+from engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
 from engine.dream import records
 from engine.dream.run import DreamOptions, run_dream
 from engine.entries import split_entries
@@ -164,7 +164,7 @@ def test_archive_model_passes_modeltester(qtmodeltester, qtbot, ws):
     qtmodeltester.check(model)                               # empty
     model.set_records(recs)
     qtmodeltester.check(model)
-    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 8
+    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 9
     model.sort(COL_ID, Qt.SortOrder.DescendingOrder)
     qtmodeltester.check(model)
     ids = [model.record(r).id for r in range(model.rowCount())]
@@ -318,7 +318,7 @@ def test_restore_puts_the_entries_back_under_their_headings(qtbot, archive_view,
     for rec in (todoist, dagster):
         on_disk = (ws.root / rec.file).read_text(encoding="utf-8")
         assert any(e.text == rec.text and e.heading == rec.heading for e in split_entries(on_disk)), rec.file
-    assert messages[-1].startswith("Restored 2 entries to USER.md, memory/MEMORY.md (undo: restore snapshot ")
+    assert messages[-1].startswith("Restored 2 entries to USER.md, memory/MEMORY.md (undo each from Snapshots")
     # The archive is append-only: both entries are still there, and the browser re-read it.
     assert {todoist.id, dagster.id} <= {r.id for r in read_archive(ws).records}
     qtbot.waitUntil(lambda: not view.busy and view.model.row_for_id(todoist.id) is not None, timeout=5000)
@@ -373,6 +373,34 @@ def test_where_a_restore_would_put_each_entry(make_workspace):
     assert got[5].startswith("a-19990101-1: cannot be restored (no archive entry")
 
 
+def test_setext_headings_in_the_table_and_the_restore_plan(qtbot, engine, make_workspace):
+    """A setext heading is recorded as both lines; the table and the plan show its text on one
+    line, and the plan finds it as a restore will (by level and text, however it is written)."""
+    root = make_workspace({"USER.md": "User\n====\n\nPreferences\n-----------\n- Likes tea\n"})
+    ws = Workspace.open(root)
+    recs = append_records(ws, [
+        {"file": "USER.md", "text": "- Likes coffee", "reason": "edit", "heading": "Preferences\n-----------"},
+        {"file": "USER.md", "text": "- Runs", "reason": "edit", "heading": "## Preferences"},
+        {"file": "USER.md", "text": "- Has a cat", "reason": "dream", "heading": "Pets\n----"}])
+    a, b, c = (r.id for r in recs)
+    assert [p.describe() for p in plan_placements(ws, [a, b, c])] == [
+        f"{a} → USER.md, at the end of the section “Preferences”",
+        f"{b} → USER.md, at the end of the section “## Preferences”",
+        f"{c} → USER.md, under “Pets” (the heading is gone; recreated at the end)"]
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1000, 420)
+    view.show()
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 3, timeout=5000)
+    row = view.proxy.mapFromSource(view.model.index(view.model.row_for_id(a), 0)).row()
+    assert cell(view.proxy, row, COL_HEADING) == "Preferences"
+    assert cell(view.proxy, row, COL_HEADING, Qt.ToolTipRole) == "Preferences\n-----------"
+    assert view.select_id(a)
+    assert "USER.md, under Preferences\n-----------\n" in view.detail.toPlainText()     # the detail: as written
+    grab(view, "archive-setext.png")
+
+
 def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
     """20,000 entries: load, sort, filter and select-all stay well under a second each."""
     n = 20_000
@@ -385,7 +413,7 @@ def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
     view.resize(1100, 600)
     view.show()
     t0 = time.perf_counter()
-    view._set_archive(Archive(recs), True)
+    view._set_archive(Archive(recs), fold(recs, {}), True)
     qtbot.wait(1)
     assert view.proxy.rowCount() == n and time.perf_counter() - t0 < 1.0
     t0 = time.perf_counter()
@@ -652,3 +680,44 @@ def test_refused_counts_only_size_refusals(qtbot):
     from gui.views.runs_view import detail_colors
     html_text = run_detail_html(run, None, "monospace", detail_colors(QApplication.palette()))
     assert "Refused writes (1)" in html_text and "1 write(s) refused because they would have grown a file" in html_text
+
+
+def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(qtbot, engine, make_workspace):
+    """A restore and its undo archive the entry again each time: one row, with how often and
+    whether its text is back in the file; deleting that row erases every record of it."""
+    from engine.archive import write_memory
+    from engine.restore import restore_snapshot, undo_restore
+    from engine.snapshots import SnapshotStore
+    from gui.models.archive_model import COL_NOW, COL_TEXT
+    root = make_workspace({"SOUL.md": "s\n", "memory/MEMORY.md": "# Memory\n",
+                           "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"})
+    ws = Workspace.open(root)
+    v1 = SnapshotStore(ws).snapshot("init: test")
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
+    SnapshotStore(ws).snapshot("edit: USER.md")
+    restore_snapshot(ws, v1, path="USER.md")
+    undo_restore(ws)
+    assert len([r for r in read_archive(ws).records if r.text == "- Has a cat."]) == 2
+
+    view = ArchiveView(engine)
+    qtbot.addWidget(view)
+    view.resize(1200, 500)
+    view.show()
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
+    assert cell(view.proxy, 0, COL_TEXT) == "- Has a cat."
+    assert cell(view.proxy, 0, COL_NOW) == "removed ×2"
+    undo_restore(ws)                                   # the undo undone: the cat is back
+    view.refresh()
+    qtbot.waitUntil(lambda: cell(view.proxy, 0, COL_NOW).startswith("back since "), timeout=5000)
+    assert cell(view.proxy, 0, COL_NOW).endswith(" ×2")
+    assert "Back in USER.md since " in cell(view.proxy, 0, COL_NOW, Qt.ToolTipRole)
+    select_ids(view, [read_archive(ws).records[0].id])    # the older id finds the folded row
+    assert "back in USER.md since" in view.detail.toPlainText() and "2 times" in view.detail.toPlainText()
+    grab(view, "archive-folded.png")
+
+    view.dialogs = Dialogs(True)
+    view.delete_selected()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 0, timeout=5000)
+    assert not [r for r in read_archive(ws).records if r.text == "- Has a cat."]

@@ -412,6 +412,7 @@ def test_declining_writes_nothing(gui_env, qtbot, engine, history, where):
         click_link(view, qtbot, view.diff.hrefs()[-1])
     else:
         qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(answers.asked) > n, timeout=10000)   # asked once the undo is planned
     assert len(answers.asked) > n
     if where == "cursor-cancel":
         assert [a[0] for a in answers.asked[n:]] == ["move"]           # cancelled before the confirmation
@@ -572,3 +573,67 @@ def test_charts_say_when_the_size_history_cannot_be_read(gui_env, qtbot, engine,
     view.set_workspace(ws, {})
     qtbot.waitUntil(lambda: view.empty.text().startswith("The size history cannot be read"), timeout=5000)
     assert "git is not installed" in view.empty.text() and not view.top_bar.isVisible()
+
+
+# -- undo: exactly what a restore wrote, after a restart too -----------------------------------------
+
+def test_undo_after_a_restart_reverts_only_what_that_restore_wrote(gui_env, qtbot, engine, history):
+    """The seen case: MEMORY.md restored here, then an archived entry restored into USER.md and a
+    hand edit of USER.md. After a restart the undo menu lists both restores; undoing the MEMORY.md
+    one names only MEMORY.md and leaves USER.md as the person left it."""
+    from engine.archive import append_records
+    from engine.restore import restore_archive_entry
+    root, ws, store, (v1, v2, v3) = history
+    view = make_view(qtbot, engine, ws, Answers(confirm=True))
+    wait_listed(view, qtbot, 3)
+    click_row(view, qtbot, v1)
+    wait_diff(view, qtbot, [v1])
+    memory_before = (root / "memory/MEMORY.md").read_bytes()
+    with qtbot.waitSignal(view.restored, timeout=10000):
+        view.restore_file("memory/MEMORY.md")
+    rec = append_records(ws, [{"file": "USER.md", "text": "- Has a cat.", "reason": "dream", "heading": "## Facts"}])[0]
+    restore_archive_entry(ws, rec.id)
+    write(root, "USER.md", (root / "USER.md").read_text(encoding="utf-8") + "- Typed by hand.\n")
+    user_now = (root / "USER.md").read_bytes()
+    view.close()
+
+    answers = Answers(confirm=True)
+    again = make_view(qtbot, engine, Workspace.open(root), answers)     # a new window on the same home
+    qtbot.waitUntil(lambda: len(again.recent) == 2 and again.undo_button.isEnabled(), timeout=10000)
+    items = [a.text() for a in again.undo_menu.actions()]
+    assert items[0].startswith(f"Undo archived entry {rec.id} into USER.md")
+    assert items[1].startswith("Undo ") and "memory/MEMORY.md" in items[1]
+    grab(again, "snapshots-undo-menu.png")
+    with qtbot.waitSignal(again.restored, timeout=10000):
+        again.undo_menu.actions()[1].trigger()
+    kind, title, text = answers.asked[-1]
+    assert title == "Undo restore?" and "memory/MEMORY.md" in text and "USER.md" not in text
+    assert (root / "memory/MEMORY.md").read_bytes() == memory_before
+    assert (root / "USER.md").read_bytes() == user_now
+
+
+def test_undo_over_a_later_edit_shows_what_would_be_lost(gui_env, qtbot, engine, history):
+    root, ws, store, (v1, v2, v3) = history
+    answers = Answers(confirm=False)
+    view = make_view(qtbot, engine, ws, Answers(confirm=True))
+    wait_listed(view, qtbot, 3)
+    click_row(view, qtbot, v1)
+    wait_diff(view, qtbot, [v1])
+    soul_before = (root / "SOUL.md").read_bytes()
+    with qtbot.waitSignal(view.restored, timeout=10000):
+        view.restore_file("SOUL.md")
+    write(root, "SOUL.md", V1["SOUL.md"] + "Edited after the restore.\n")
+    view.dialogs = answers
+    qtbot.waitUntil(view.undo_button.isEnabled, timeout=10000)
+    from gui.qt import Qt
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(answers.asked), timeout=10000)
+    kind, title, text = answers.asked[-1]
+    assert title == "Undo anyway?"
+    assert "Changed since that restore" in text and "+ Edited after the restore." in text
+    qtbot.wait(200)
+    assert (root / "SOUL.md").read_bytes() == (V1["SOUL.md"] + "Edited after the restore.\n").encode()   # declined
+    answers.confirm_answer = True
+    with qtbot.waitSignal(view.restored, timeout=10000):
+        qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    assert (root / "SOUL.md").read_bytes() == soul_before

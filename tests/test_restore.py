@@ -15,7 +15,7 @@ from engine.archive import read_archive
 from engine.cli import main
 from engine.files import LockHeld
 from engine.problems import UnsafePathError, WorkspaceError
-from engine.restore import restore_snapshot
+from engine.restore import restore_snapshot, undo_restore
 from engine.snapshots import SnapshotStore
 from engine.workspace import Workspace
 from nanobot_repo import DREAM_SOUL, DREAM_USER, INIT_USER, build_nanobot_repo, git
@@ -413,7 +413,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
-def test_cli_restore_hunk_prints_the_undo_sha_and_it_undoes(capsys, history):
+def test_cli_restore_hunk_prints_how_to_undo_it_and_it_undoes(capsys, history):
     root, ws, v1, v2 = history
     before = read(root, "USER.md")
     code, out, err = run(capsys, "diff", root, v1, "--file", "USER.md")
@@ -423,11 +423,10 @@ def test_cli_restore_hunk_prints_the_undo_sha_and_it_undoes(capsys, history):
     assert "- fact 2: something about Inès\n" in read(root, "USER.md").decode()
     assert "- fact 21: added by dream\n" in read(root, "USER.md").decode()
     undo = out.strip().splitlines()[-1]
-    assert len(undo) == 40 and SnapshotStore(ws).resolve(undo) == undo
-    assert f"Undo with: dreamdesk restore {root} {undo}" in out
+    assert undo.startswith(f"Undo with: dreamdesk restore {root} --undo r-")
     assert "Archived 1 removed entry" in out
-    code, out, err = run(capsys, "restore", root, undo)
-    assert code == 0
+    code, out, err = run(capsys, "restore", root, "--undo", undo.rsplit(" ", 1)[1])
+    assert code == 0, err
     assert read(root, "USER.md") == before
 
 
@@ -482,7 +481,8 @@ def test_a_restore_stopped_part_way_says_what_landed_and_how_to_undo(history, mo
     monkeypatch.setattr(restore_mod, "write_memory", racing)
     with pytest.raises(WorkspaceError, match=r"stopped at memory/MEMORY.md .*Undo with: dreamdesk restore") as info:
         restore_snapshot(ws, v1)
+    assert "--undo r-" in str(info.value)
     undo = str(info.value).rsplit(" ", 1)[1]
     monkeypatch.setattr(restore_mod, "write_memory", real)
-    restore_snapshot(ws, undo)
+    undo_restore(ws, undo)
     assert {rel: read(root, rel) for rel in MEMORY_FILES} == before

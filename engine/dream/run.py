@@ -254,7 +254,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         "prompt": {"consolidation": PROMPT_REL if own_prompt else "Dreamdesk's",
                    "chars": len(own_prompt or "")},
         "snapshot_before": snapshot_before,
-        "snapshot_error": snapshot_error, "passes": [], "sizes": {}, "created": [], "removed": [],
+        "snapshot_error": snapshot_error, "snapshot_notes": list(store.notes) if not dry else [],
+        "passes": [], "sizes": {}, "created": [], "removed": [],
         "user_md": None, "writes": [], "refused": [], "tokens": {}, "error": None,
         "cursor": {"before": dream_cursor, "after": dream_cursor, "held": False}, "review": None,
     }
@@ -352,6 +353,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     elif snapshot_error:
         outcome += (f" No snapshot was taken before the run ({snapshot_error}); everything it removed from "
                     "USER.md and MEMORY.md is still in memory/archive/.")
+    elif store.notes:
+        outcome += " Snapshots: " + "; ".join(store.notes) + "."
     outcome += hold_note
     if stuck and status == "held":
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "

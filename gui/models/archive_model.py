@@ -1,4 +1,6 @@
-"""The archive table: every record of memory/archive/*.jsonl (spec section 3) as one row.
+"""The archive table: every entry of memory/archive/*.jsonl (spec section 3) as one row, the
+records of the same text folded together (engine.archive.fold), with whether it is back in its
+file now.
 
 The model keeps the engine's ArchiveRecord list as read_archive returned it plus a row order
 (a permutation, so sorting by a column is one Python sort and a layout change, with no per-cell
@@ -12,14 +14,14 @@ import html
 import re
 
 from engine import clock
-from engine.archive import ArchiveRecord, search
+from engine.archive import ArchivedEntry, ArchiveRecord, fold, search
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
 from .base import TableModel, blend, rich_tooltip, theme
 from .history_model import preview
 
-COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED = range(8)
-COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by")
+COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED, COL_NOW = range(9)
+COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by", "Now")
 COLUMN_TIPS = (
     "The archive id (a-<day>-<n>): restore and delete name an entry by it",
     "When the entry left its file (local time)",
@@ -30,6 +32,8 @@ COLUMN_TIPS = (
     "The heading the entry stood under; a restore puts it back there",
     "The entry as it read when it was removed (the full text is in the detail pane)",
     "The entry that took its place, when it was updated rather than dropped",
+    "Whether the entry is back in its file now (and since when a restore put it back), and how often "
+    "it was archived (a restore and its undo archive it again; the rows are folded into one)",
 )
 
 IdRole = Qt.UserRole + 1         # the record's id (a str)
@@ -39,9 +43,13 @@ _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
 
 
 def heading_label(heading: str | None) -> str:
-    """'## Preferences' -> 'Preferences' (the raw heading is in the tooltip and the detail)."""
+    """'## Preferences', or setext 'Preferences' over '---', -> 'Preferences' (the raw heading is
+    in the tooltip and the detail)."""
     if not heading:
         return ""
+    lines = heading.strip().split("\n")
+    if len(lines) > 1:       # setext (engine/entries.py records both lines): the text over its underline
+        return " ".join(line.strip() for line in lines[:-1])
     return heading.strip().lstrip("#").strip() or heading.strip()
 
 
@@ -55,6 +63,13 @@ def _id_key(rid: str) -> str:
     return f"{m.group(1)}{int(m.group(2)):012d}" if m else "~" + rid
 
 
+def now_label(e: ArchivedEntry) -> str:
+    """'back since 2026-12-01 ×3' / 'removed' (what the Now column says; the time is in its tooltip)."""
+    out = ("back since " + archived_label(e.back_since)[:10] if e.back_since else "back in file") if e.back \
+        else "removed"
+    return out + (f" ×{len(e.records)}" if len(e.records) > 1 else "")
+
+
 class ArchiveModel(TableModel):
     """Read-only rows over a list of ArchiveRecord (read_archive order until sorted)."""
 
@@ -62,7 +77,8 @@ class ArchiveModel(TableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.records: list[ArchiveRecord] = []
+        self.records: list[ArchiveRecord] = []     # each row's latest record
+        self.entries: list[ArchivedEntry] = []
         self.exists = False                 # is there an archive folder at all
         self._order: list[int] = []         # row -> index into self.records
         self._rows: dict[str, int] = {}     # id -> row (rebuilt lazily)
@@ -74,10 +90,16 @@ class ArchiveModel(TableModel):
     # ---- data in ---------------------------------------------------------------------------
 
     def set_records(self, records: list[ArchiveRecord], exists: bool = True) -> None:
-        """Replace every row (a model reset); keeps the current sort column and order."""
+        """Rows for raw records (folded here, none known to be back)."""
+        self.set_entries(fold(records, {}), exists)
+
+    def set_entries(self, entries: list[ArchivedEntry], exists: bool = True) -> None:
+        """Replace every row (a model reset); keeps the current sort column and order. A row's
+        record is the entry's latest; every id of the entry finds its row."""
         self.beginResetModel()
-        self.records = list(records)
-        self.exists = exists or bool(records)
+        self.entries = list(entries)
+        self.records = [e.latest for e in self.entries]
+        self.exists = exists or bool(entries)
         self._order = list(range(len(self.records)))
         if self._sort is not None:
             self._order = self._sorted_order(*self._sort)
@@ -105,9 +127,15 @@ class ArchiveModel(TableModel):
         """The row's index into `records` (read_archive order)."""
         return self._order[row]
 
+    def entry(self, row: int) -> ArchivedEntry | None:
+        if 0 <= row < len(self._order):
+            return self.entries[self._order[row]]
+        return None
+
     def row_for_id(self, record_id: str) -> int | None:
+        """The row of any of an entry's ids (a run record names the one it archived)."""
         if not self._rows and self._order:
-            self._rows = {self.records[i].id: row for row, i in enumerate(self._order)}
+            self._rows = {rid: row for row, i in enumerate(self._order) for rid in self.entries[i].ids}
         return self._rows.get(record_id)
 
     def files(self) -> list[str]:
@@ -123,10 +151,12 @@ class ArchiveModel(TableModel):
 
     def matching(self, text: str, file: str | None, reason: str | None,
                  since: str | None = None, until: str | None = None) -> bytearray:
-        """A 0/1 byte per record (in `records` order): what engine.archive.search keeps."""
-        hits = {id(r) for r in search(self.records, text=text.strip() or None, file=file, reason=reason,
+        """A 0/1 byte per row (in `records` order): 1 when engine.archive.search keeps any record
+        of the entry (as `dreamdesk archive` finds it)."""
+        every = [r for e in self.entries for r in e.records]
+        hits = {id(r) for r in search(every, text=text.strip() or None, file=file, reason=reason,
                                       since=since, until=until)}
-        return bytearray(1 if id(r) in hits else 0 for r in self.records)
+        return bytearray(1 if any(id(r) in hits for r in e.records) else 0 for e in self.entries)
 
     # ---- sorting (by the model itself: one key per row, not N log N calls from C++) ---------
 
@@ -148,9 +178,13 @@ class ArchiveModel(TableModel):
         return lambda r: (r.replaced_by or "").casefold()
 
     def _sorted_order(self, column: int, order: Qt.SortOrder) -> list[int]:
-        key = self._sort_key(column)
         recs = self.records
-        out = sorted(range(len(recs)), key=lambda i: (key(recs[i]), i))
+        if column == COL_NOW:
+            ents = self.entries
+            out = sorted(range(len(recs)), key=lambda i: (ents[i].back, ents[i].back_since or "", i))
+        else:
+            key = self._sort_key(column)
+            out = sorted(range(len(recs)), key=lambda i: (key(recs[i]), i))
         if order == Qt.SortOrder.DescendingOrder:
             out.reverse()
         return out
@@ -182,6 +216,8 @@ class ArchiveModel(TableModel):
             return None
         r = self.records[self._order[index.row()]]
         col = index.column()
+        if col == COL_NOW:
+            return self._now_data(self.entries[self._order[index.row()]], role)
         if role == Qt.DisplayRole:
             return self._display(r, col)
         if role == Qt.ToolTipRole:
@@ -196,6 +232,19 @@ class ArchiveModel(TableModel):
             return self._italic
         if role == IdRole:
             return r.id
+        return None
+
+    def _now_data(self, e: ArchivedEntry, role):
+        if role == Qt.DisplayRole:
+            return now_label(e)
+        if role == Qt.ToolTipRole:
+            where = (f"Back in {e.latest.file}" + (f" since {archived_label(e.back_since)}" if e.back_since else "")
+                     if e.back else f"Not in {e.latest.file}")
+            return where + (f"; archived {len(e.records)} times ({', '.join(e.ids)})" if len(e.records) > 1 else "")
+        if role == Qt.ForegroundRole:
+            return self._colors["restore"] if e.back else self._colors["dim"]
+        if role == IdRole:
+            return e.id
         return None
 
     def _display(self, r: ArchiveRecord, col: int) -> str:

@@ -12,15 +12,16 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from engine import clock
-from engine.archive import Archive, ArchiveRecord, archive_dir, plan_entry_restore, read_archive
+from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive, plan_entry_restore, read_archive
+from engine.entries import has_heading
 from engine.oserrors import explain
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
 from engine.workspace import Workspace
 
 from ..errors import report_error
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_RUN, COL_TEXT,
-                                    ArchiveFilterProxy, ArchiveModel)
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
+                                    ArchiveFilterProxy, ArchiveModel, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                   Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
@@ -44,7 +45,7 @@ EMPTY_TEXT = ("<h3>No archive yet</h3>"
               "it stood under and what replaced it. Nothing has been removed from this workspace so far, so "
               "there is nothing to browse or restore.</p>")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
-             "(restore that snapshot). The archive itself keeps every entry: restoring removes nothing from it.")
+             "(Snapshots → Undo last restore). The archive itself keeps every entry: restoring removes nothing from it.")
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,10 @@ class Placement:
             return f"{self.id}: already in {self.file} — nothing to restore"
         if not self.heading:
             return f"{self.id} → the end of {self.file}"
+        shown = heading_label(self.heading) if "\n" in self.heading else self.heading     # setext: one line
         if self.heading_exists:
-            return f"{self.id} → {self.file}, at the end of the section “{self.heading}”"
-        return f"{self.id} → {self.file}, under “{self.heading}” (the heading is gone; recreated at the end)"
+            return f"{self.id} → {self.file}, at the end of the section “{shown}”"
+        return f"{self.id} → {self.file}, under “{shown}” (the heading is gone; recreated at the end)"
 
 
 def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
@@ -83,7 +85,7 @@ def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
         if rec.heading and plan.inserted:
             state, _ = ws.read_file(rec.file)
             text = state.text if state.exists else ""
-            exists = any(line.strip() == rec.heading.strip() for line in text.split("\n"))
+            exists = has_heading(text, rec.heading)      # found as insert_entry finds it
         out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
     return out
 
@@ -99,14 +101,23 @@ class ArchiveDialogs:
         return box.exec() == QMessageBox.StandardButton.Ok
 
 
-def detail_html(rec: ArchiveRecord, link_colour: str = "") -> str:
+def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry | None = None) -> str:
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
+    heading = e(rec.heading or "").replace("\n", "<br>")      # a setext heading: both lines, as written
     rows = [("Archived", e(clock.show_iso(rec.archived_at, seconds=True))),
-            ("From", e(rec.file) + (f", under <b>{e(rec.heading)}</b>" if rec.heading else ", no heading above it")),
+            ("From", e(rec.file) + (f", under <b>{heading}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
             ("Stored in", f"{e(rec.source)}, line {rec.line}")]
+    if entry is not None:
+        rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {clock.show_iso(entry.back_since)}"
+                                                         if entry.back_since else "")
+                                 if entry.back else f"not in {rec.file}")))
+        if len(entry.records) > 1:
+            rows.insert(2, ("Archived", e(f"{len(entry.records)} times, first "
+                                          f"{clock.show_iso(entry.records[0].archived_at)} ({', '.join(entry.ids)})")))
+            rows[0] = ("Last archived", rows[0][1])
     table = "".join(f"<tr><td style='padding-right:12px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
     out = [f"<h3 style='margin:0'>{e(rec.id)}</h3>", f"<table cellspacing='0' cellpadding='1'>{table}</table>",
            "<p style='margin-bottom:2px'><b>Text</b></p>",
@@ -190,10 +201,13 @@ class ArchiveView(QWidget):
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
         fm = self.table.fontMetrics()
         widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
-                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)"}
+                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
+                  COL_NOW: "back since 0000-00-00 ×00"}
         for col, sample in widths.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
         self.table.setColumnWidth(COL_TEXT, 420)
+        hh = self.table.horizontalHeader()
+        hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
         self._text_user_sized = False
         self._sizing_text = False
         self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
@@ -261,8 +275,9 @@ class ArchiveView(QWidget):
 
     def refresh(self) -> None:
         """Re-read memory/archive/ on the reader thread; keeps the selection by id."""
-        def job(ws: Workspace) -> tuple[Archive, bool]:
-            return read_archive(ws), archive_dir(ws).is_dir()
+        def job(ws: Workspace) -> tuple[Archive, list, bool]:
+            arc = read_archive(ws)
+            return arc, folded_archive(ws, arc), archive_dir(ws).is_dir()
 
         read_latest(self, self._token, "read the archive", job, lambda result: self._set_archive(*result),
                     lambda msg: self.status.emit(f"Could not read the archive: {msg}"))
@@ -355,9 +370,9 @@ class ArchiveView(QWidget):
         parts = []
         if done:
             files = sorted({f for _rid, res in done for f in res.files})
-            undo = next((res.undo for _rid, res in done if res.undo), None)
+            undoable = any(res.id for _rid, res in done)
             parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
-                         + (f" (undo: restore snapshot {undo[:8]})" if undo else ""))
+                         + (" (undo each from Snapshots → Undo last restore ▾)" if undoable else ""))
         if errors:
             parts.append("not restored: " + "; ".join(errors))
         if warnings:
@@ -371,8 +386,11 @@ class ArchiveView(QWidget):
         self.refresh()
 
     def delete_selected(self) -> None:
-        """Erase entries (a privacy deletion): the one action that removes from the archive."""
-        ids = self.selected_ids()
+        """Erase entries (a privacy deletion): the one action that removes from the archive. Every
+        record of a folded entry goes: the text is what the person wants gone."""
+        ids = [rid for latest in self.selected_ids()
+               for rid in (self.model.entry(self.model.row_for_id(latest)).ids
+                           if self.model.row_for_id(latest) is not None else [latest])]
         ws = self.ws
         if not ids or ws is None or self.busy:
             return
@@ -408,12 +426,12 @@ class ArchiveView(QWidget):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _set_archive(self, archive: Archive, exists: bool) -> None:
+    def _set_archive(self, archive: Archive, entries: list, exists: bool) -> None:
         selected = self.selected_ids()
         current = self._current_record()
         self.problems = list(archive.problems)
         self.loaded = True
-        self.model.set_records(archive.records, exists)
+        self.model.set_entries(entries, exists)
         self._fill_combos()
         sel = self.table.selectionModel()
         for rid in selected:
@@ -511,7 +529,9 @@ class ArchiveView(QWidget):
         if rec is None:
             self.detail.clear()
         else:
-            self.detail.setHtml(detail_html(rec, link_color(self.detail.palette()).name()))
+            row = self.model.row_for_id(rec.id)
+            entry = self.model.entry(row) if row is not None else None
+            self.detail.setHtml(detail_html(rec, link_color(self.detail.palette()).name(), entry))
 
     def _selection_changed(self, *args) -> None:
         self._update_buttons()
@@ -531,7 +551,7 @@ class ArchiveView(QWidget):
         if self._text_user_sized:
             return
         fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING))
+                                                       COL_HEADING, COL_NOW))
         avail = self.table.viewport().width() - fixed
         self._sizing_text = True
         self.table.setColumnWidth(COL_TEXT, max(240, int(avail * 0.58)))

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import clock
 from engine.cursors import read_cursor
 from engine.diffs import FileDiff
 from engine.problems import WorkspaceError
-from engine.restore import RestoreResult, restore_snapshot
+from engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
+from engine.restore_log import RestoreEntry
 from engine.snapshots import Snapshot, SnapshotStore
 from engine.workspace import Workspace
 
@@ -40,6 +42,7 @@ EMPTY_NOTE = ("Snapshots are kept in the workspace's own git repository (shared 
 PICK_TEXT = "Select a snapshot to see what changed since it, or two (Ctrl+click) to compare them."
 UNDO_NOTE = ("The current files are snapshotted first, so this can be undone "
              "(Undo last restore).")
+RECENT_IN_MENU = 15
 
 
 @dataclass
@@ -90,6 +93,10 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+def _when(iso: str) -> str:
+    return clock.show_iso(iso)
+
+
 def _preview(lines: list[str], limit: int = 4) -> str:
     out = []
     for t in lines[:limit]:
@@ -135,6 +142,8 @@ class SnapshotsView(QWidget):
         self.dialogs = SnapshotDialogs()
         self.last_restore: RestoreResult | None = None
         self.last_restore_what = ""
+        self.recent: list[RestoreEntry] = []          # undoable restores, newest first (from the restore log)
+        self._recent_token = Latest()
         self.shown: DiffResult | None = None          # the diff on screen (restores act on it)
         self.listing: Listing | None = None
         self.busy = False                             # a restore is running
@@ -208,11 +217,16 @@ class SnapshotsView(QWidget):
         self.file_button.setToolTip("Put one file back as it is in this snapshot; asks first (Ctrl+Shift+F)")
         self.file_menu = QMenu(self.file_button)
         self.file_button.setMenu(self.file_menu)
-        self.undo_button = QPushButton("Undo last restore")
+        # the button undoes the newest restore; its menu lists the recent ones (kept across restarts)
+        self.undo_button = QToolButton()
+        self.undo_button.setText("Undo last restore")
+        self.undo_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.undo_button.setShortcut("Ctrl+Alt+Z")
         self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
                                     "(Ctrl+Alt+Z)")
         self.undo_button.clicked.connect(self.undo_last)
+        self.undo_menu = QMenu(self.undo_button)
+        self.undo_button.setMenu(self.undo_menu)
 
         self.diff = DiffView()
         self.diff.setObjectName("snapshotDiff")
@@ -285,6 +299,8 @@ class SnapshotsView(QWidget):
         if self.ws is None or ws.root != self.ws.root:
             self.last_restore = None
             self.last_restore_what = ""
+            self.recent = []
+            self._recent_token.next()
             self.shown = None
             self.listing = None
             self._first_list = True
@@ -300,6 +316,18 @@ class SnapshotsView(QWidget):
         """List the snapshots again (reader thread) and redo the diff of the selection."""
         read_latest(self, self._list_token, "list snapshots", list_snapshots, self._apply_listing,
                     self._listing_failed)
+        read_latest(self, self._recent_token, "recent restores", recent_restores, self._apply_recent,
+                    lambda msg: self.status.emit(f"Could not read the recent restores: {msg}"))
+
+    def _apply_recent(self, recent: list[RestoreEntry]) -> None:
+        self.recent = recent
+        self.undo_menu.clear()
+        for e in recent[:RECENT_IN_MENU]:
+            a = self.undo_menu.addAction(f"Undo {e.what}   ({_when(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
+            a.triggered.connect(lambda _=False, rid=e.id: self.undo_entry(rid))
+        if not recent:
+            self.undo_menu.addAction("No restore to undo").setEnabled(False)
+        self._update_buttons()
 
     def _listing_failed(self, msg: str) -> None:
         """git could not list them: say so where the timeline would be (never "no snapshots yet",
@@ -473,10 +501,10 @@ class SnapshotsView(QWidget):
         else:
             tip = "Put every memory file back as it is in this snapshot (asks first)"
         self.restore_button.setToolTip(tip)
-        last = self.last_restore
-        self.undo_button.setEnabled(not self.busy and last is not None and last.undo is not None
-                                    and bool(last.files or last.cursor))
-        self.undo_button.setToolTip(f"Undo the last restore ({self.last_restore_what}); asks first"
+        last = self.recent[0] if self.recent else None
+        self.undo_button.setEnabled(not self.busy and last is not None)
+        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {_when(last.at)}); asks first. "
+                                    "The arrow lists the recent ones (Ctrl+Alt+Z)"
                                     if last is not None else "No restore to undo yet")
 
     def _fill_file_menu(self) -> None:
@@ -600,23 +628,48 @@ class SnapshotsView(QWidget):
         self._run_restore(f"{path} hunk {n} from {sha[:8]}", job)
 
     def undo_last(self) -> None:
-        last = self.last_restore
-        if self.ws is None or self.busy or last is None or last.undo is None:
+        if self.recent:
+            self.undo_entry(self.recent[0].id, last=True)
+
+    def undo_entry(self, entry_id: str, last: bool = False) -> None:
+        """Work out what undoing that restore writes (reader thread), then ask: which files go
+        back, and what changed in them since, which the undo would drop."""
+        if self.ws is None or self.busy:
             return
-        files = ", ".join(last.files) or "no files"
-        text = (f"Undo the last restore ({self.last_restore_what})?\n\n"
-                f"The files it wrote ({files}) go back to how they were just before it "
-                f"(snapshot {last.undo[:8]}).\n")
-        move = last.cursor is not None
-        if move:
-            text += f"memory/.dream_cursor goes back from {last.cursor[1]} to {last.cursor[0]}.\n"
+        ws = self.ws
+        self.engine.read("plan undo", lambda ctx: plan_undo(ws, entry_id),
+                         lambda plan: self._ask_undo(ws, plan, last),
+                         lambda msg, tb: self.dialogs.error(self, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))
+
+    def _ask_undo(self, ws: Workspace, plan: UndoPlan, last: bool) -> None:
+        if ws is not self.ws or self.busy:
+            return
+        e = plan.entry
+        text = f"Undo {'the last restore' if last else 'the restore'} ({e.what}, {_when(e.at)})?\n\n"
+        back = [f.path for f in plan.files]
+        if back:
+            text += (f"These files it wrote go back to how they were just before it: {', '.join(back)}. "
+                     "No other file changes.\n")
+        else:
+            text += "Its files already are as they were before it.\n"
+        if plan.cursor is not None:
+            text += f"memory/.dream_cursor goes back from {plan.cursor[0]} to {plan.cursor[1]}.\n"
+        for w in plan.warnings:
+            text += w[0].upper() + w[1:] + ".\n"
+        title = "Undo last restore?" if last else "Undo restore?"
+        if plan.changed:
+            title = "Undo anyway?"
+            text += "\nChanged since that restore — undoing it drops these changes:\n"
+            for f in plan.changed:
+                text += f"  {f.path}:\n" + _preview(f.since, 8) + "\n"
+            if any(f.path in ("USER.md", "memory/MEMORY.md") for f in plan.changed):
+                text += "Entries dropped from USER.md or MEMORY.md go to the archive.\n"
         text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
-        if not self.dialogs.confirm(self, "Undo last restore?", text):
+        if not self.dialogs.confirm(self, title, text):
             self.status.emit("Undo cancelled; nothing was written")
             return
-        ws, target = self.ws, last.undo
-        self._run_restore(f"undo of {self.last_restore_what}", lambda ctx: restore_snapshot(ws, target, move_cursor=move),
-                          undo=True)
+        accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
+        self._run_restore(f"undo of {e.what}", lambda ctx: undo_restore(ws, e.id, accept=accept), undo=True)
 
     def _run_restore(self, what: str, job, undo: bool = False) -> None:
         queued = self.engine.busy

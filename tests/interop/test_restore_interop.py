@@ -35,8 +35,8 @@ def test_restore_and_its_undo_are_read_back(nanobot, nanobot_home, kind):
     assert memory_texts(home.ws) != before
     mid = assert_nanobot_fine(nanobot, home, home.baseline)
     assert mid["git"]["unstaged"] == [], f"restored files nanobot's git sees uncommitted: {mid['git']['unstaged']}"
-    undo = dreamdesk_json("restore", home, res["undo"])
-    assert undo["files"]
+    undo = dreamdesk_json("restore", home, "--undo", res["id"])     # the undo of exactly that restore
+    assert undo["files"] == res["files"]
     assert memory_texts(home.ws) == before
     assert_nanobot_fine(nanobot, home, mid)
 

@@ -1,0 +1,119 @@
+"""Healing the snapshot repository after a kill: a half-made `git init` and a stale index.lock.
+
+A kill can leave a repository git no longer opens (HEAD without objects/, a HEAD.lock or
+config.lock from an init cut short) or an `index.lock` from an add or commit cut short, after
+which git refuses every snapshot. Only what cannot lose anything is repaired: a half-made
+repository holding no object and no ref (nothing was ever committed into it), and a lock file
+nobody has open that is older than any git operation of ours takes. Anything else is reported
+with the command that fixes it, and left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+STALE_LOCK_SECONDS = 60        # a git add/commit on memory files takes milliseconds
+SETTLE_SECONDS = 10            # a repository touched more recently may still be being created
+INIT_TMP_TAG = ".dreamdesk-init-"
+_TOP_LOCKS = ("HEAD.lock", "config.lock", "index.lock")
+
+
+def half_made(git_dir: Path) -> str | None:
+    """Why `git_dir` is not a whole repository (None: it is, or it does not exist)."""
+    if not git_dir.is_dir():
+        return None
+    missing = [n for n in ("HEAD", "config", "objects", "refs") if not (git_dir / n).exists()]
+    if missing:
+        return f"{', '.join(missing)} missing"
+    if (git_dir / "HEAD.lock").exists() or (git_dir / "config.lock").exists():
+        return "an interrupted git init left HEAD.lock or config.lock"
+    return None
+
+
+def holds_nothing(git_dir: Path) -> bool:
+    """No object, no ref, no packed-refs: nothing was ever committed, so re-running init loses
+    nothing."""
+    objects = git_dir / "objects"
+    if objects.is_dir():
+        for _dirpath, _dirs, files in os.walk(objects):
+            if files:
+                return False
+    refs = git_dir / "refs"
+    if refs.is_dir():
+        for _dirpath, _dirs, files in os.walk(refs):
+            if files:
+                return False
+    return not (git_dir / "packed-refs").exists()
+
+
+def settled(path: Path, now: float | None = None) -> bool:
+    """Nobody is creating it right now (the assistant may be running its own git init)."""
+    now = time.time() if now is None else now
+    try:
+        newest = max([os.lstat(path).st_mtime] + [os.lstat(path / n).st_mtime for n in os.listdir(path)])
+    except OSError:
+        return False
+    return now - newest >= SETTLE_SECONDS
+
+
+def open_by_someone(path: Path) -> bool | None:
+    """Does any process have this file open? None where that cannot be told (no /proc)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return None
+    target = os.path.realpath(path)
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.listdir(proc / pid / "fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(proc / pid / "fd" / fd) == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def stale_lock(lock: Path, now: float | None = None) -> bool:
+    """A lock whose owner is gone: old, and (where that can be told) open by no process."""
+    now = time.time() if now is None else now
+    try:
+        age = now - os.lstat(lock).st_mtime
+    except OSError:
+        return False
+    if age < STALE_LOCK_SECONDS:
+        return False
+    return open_by_someone(lock) is not True
+
+
+def clear_stale_locks(git_dir: Path, now: float | None = None) -> list[str]:
+    """Remove the top-level lock files of `git_dir` whose owner is gone; their names."""
+    cleared = []
+    for name in _TOP_LOCKS:
+        lock = git_dir / name
+        if lock.is_file() and stale_lock(lock, now):
+            try:
+                os.unlink(lock)
+                cleared.append(name)
+            except OSError:
+                continue
+    return cleared
+
+
+def sweep_init_temps(parent: Path, now: float | None = None) -> None:
+    """Folders our atomic init left when killed before its rename (never anyone else's)."""
+    import shutil
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(".") and INIT_TMP_TAG in n]
+    except OSError:
+        return
+    for n in names:
+        p = parent / n
+        if p.is_dir() and not p.is_symlink() and settled(p, now):
+            shutil.rmtree(p, ignore_errors=True)

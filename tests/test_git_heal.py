@@ -1,0 +1,207 @@
+"""The snapshot repository heals itself after a kill: a half-made `git init` is repaired when it
+holds nothing (reported with the fixing command otherwise), a stale index.lock is cleared with a
+note, a live one is waited out by refusing, and a restore that cannot snapshot first writes
+nothing. Repositories that hold commits are never touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, tree_state
+from engine import git_repair
+from engine.archive import append_records
+from engine.cli import main
+from engine.problems import WorkspaceError
+from engine.restore import restore_archive_entry, restore_snapshot
+from engine.snapshots import SnapshotError, SnapshotStore
+from engine.workspace import Workspace
+
+FILES = {"SOUL.md": "I am Jenny.\n", "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n",
+         "memory/MEMORY.md": "# Memory\n"}
+
+
+def age(path: Path, seconds: float) -> None:
+    """Make a file (and, for a folder, everything in it) look `seconds` old."""
+    t = time.time() - seconds
+    for p in [path, *(path.rglob("*") if path.is_dir() else [])]:
+        os.utime(p, (t, t), follow_symlinks=False)
+
+
+@pytest.fixture
+def ws(make_workspace) -> Workspace:
+    return Workspace.open(make_workspace(FILES))
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+
+def test_a_half_made_init_is_reported_on_read_and_repaired_by_the_next_snapshot(ws, capsys):
+    git(ws.root, "init", "-q")
+    import shutil
+    shutil.rmtree(ws.root / ".git" / "objects")                    # the recipe from the report
+    age(ws.root / ".git", 60)
+    before = tree_state(ws.root)
+    assert main(["snapshots", str(ws.root)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "half-made" in err and "git --git-dir=" in err and "Traceback" not in err
+    assert tree_state(ws.root) == before                            # reading repairs nothing
+
+    store = SnapshotStore(ws)
+    sha = store.snapshot("snapshot: before dream r1")
+    assert sha and git_repair.half_made(store.git_dir) is None
+    assert any("repaired the snapshot repository .git" in n for n in store.notes)
+    assert (ws.root / ".gitignore").is_file()
+    assert main(["snapshots", str(ws.root), "--json"]) == 0
+    assert [s["sha"] for s in json.loads(capsys.readouterr().out)["snapshots"]] == [sha]
+
+
+def test_dream_on_a_half_made_repository_takes_its_snapshot_and_says_it_repaired(demo_home, capsys):
+    root = demo_home / "workspace"
+    git(root, "init", "-q")
+    import shutil
+    shutil.rmtree(root / ".git" / "objects")
+    age(root / ".git", 60)
+    assert main(["dream", str(demo_home), "--replay", str(demo_home / "dream-replay.jsonl"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    run = out["record"]
+    assert run["snapshot_before"] and not run["snapshot_error"]
+    assert any("repaired" in n for n in run["snapshot_notes"])
+    assert "repaired the snapshot repository" in out["outcome"]
+
+
+def test_an_init_killed_holding_head_lock_is_repaired(ws):
+    git(ws.root, "init", "-q")
+    (ws.root / ".git" / "HEAD").rename(ws.root / ".git" / "HEAD.lock")
+    age(ws.root / ".git", 60)
+    store = SnapshotStore(ws)
+    assert store.snapshot("init: test")
+    assert not (store.git_dir / "HEAD.lock").exists()
+
+
+def test_a_repository_that_holds_commits_is_never_repaired(ws):
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    (store.git_dir / "HEAD").unlink()                               # damaged, but not ours to fix
+    age(store.git_dir, 60)
+    before = tree_state(store.git_dir)
+    with pytest.raises(SnapshotError, match="holds commits, so Dreamdesk leaves it alone"):
+        store.snapshot("dream: x")
+    assert tree_state(store.git_dir) == before
+
+
+def test_a_repository_being_created_right_now_is_left_to_its_creator(ws):
+    git(ws.root, "init", "-q")
+    (ws.root / ".git" / "HEAD").rename(ws.root / ".git" / "HEAD.lock")     # fresh: mid-init
+    with pytest.raises(SnapshotError, match="being created by another program"):
+        SnapshotStore(ws).snapshot("init: test")
+    assert (ws.root / ".git" / "HEAD.lock").exists()
+
+
+def test_a_stale_index_lock_is_cleared_with_a_note_and_the_restore_goes_ahead(ws):
+    store = SnapshotStore(ws)
+    v1 = store.snapshot("init: test")
+    (ws.root / "SOUL.md").write_text("changed\n")
+    store.snapshot("dream: x")
+    lock = store.git_dir / "index.lock"
+    lock.write_bytes(b"")
+    age(lock, 600)
+    result = restore_snapshot(ws, v1, path="SOUL.md")
+    assert (ws.root / "SOUL.md").read_text() == "I am Jenny.\n"
+    assert any("cleared index.lock" in w for w in result.warnings)
+    assert not lock.exists()
+
+
+def test_a_live_index_lock_refuses_both_restores_and_nothing_is_written(ws):
+    store = SnapshotStore(ws)
+    v1 = store.snapshot("init: test")
+    (ws.root / "USER.md").write_text("# User\n\n## Facts\n")
+    store.snapshot("dream: x")
+    rec = append_records(ws, [{"file": "USER.md", "text": "- Lives in Lyon.", "reason": "dream",
+                               "heading": "## Facts"}])[0]
+    lock = store.git_dir / "index.lock"
+    lock.write_bytes(b"")                                           # a git at work right now
+    before = tree_state(ws.root)
+    with pytest.raises(WorkspaceError):
+        restore_snapshot(ws, v1)
+    with pytest.raises(WorkspaceError, match="was not restored: the snapshot taken before every restore failed"):
+        restore_archive_entry(ws, rec.id)
+    assert tree_state(ws.root) == before
+
+
+def test_an_old_lock_that_a_process_has_open_is_not_cleared(ws, tmp_path):
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    lock = store.git_dir / "index.lock"
+    lock.write_bytes(b"")
+    age(lock, 600)
+    holder = subprocess.Popen([sys.executable, "-c", f"f = open({str(lock)!r}, 'rb'); import time; time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        while git_repair.open_by_someone(lock) is not True and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if git_repair.open_by_someone(lock) is None:
+            pytest.skip("no /proc here: an open lock cannot be told from a stale one")
+        assert git_repair.clear_stale_locks(store.git_dir) == []
+        assert lock.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert git_repair.clear_stale_locks(store.git_dir) == ["index.lock"]
+
+
+KILLER = """
+import sys, time
+from pathlib import Path
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+ws = Workspace.open(sys.argv[1])
+go = Path(sys.argv[2])
+print("ready", flush=True)
+while not go.exists():
+    time.sleep(0.001)
+SnapshotStore(ws).snapshot("init: test")
+"""
+
+
+def _git_folder_appeared(root: Path) -> bool:
+    return any(n.startswith(".git") for n in os.listdir(root))
+
+
+@pytest.mark.parametrize("when", ["repo-appears", "repo-appears+1ms", "0ms", "3ms", "6ms", "10ms", "15ms"])
+def test_a_kill_during_the_first_snapshot_leaves_no_repository_or_a_whole_one(make_workspace, tmp_path, when):
+    """kill -9 (the whole process group) while git init / add / commit run: at the moment a git
+    folder appears (watched), or after a fixed delay."""
+    ws = Workspace.open(make_workspace(FILES, root=tmp_path / f"ws-{when}"))
+    go = tmp_path / f"go-{when}"
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(ws.root), str(go)], cwd=REPO,
+                            stdout=subprocess.PIPE, start_new_session=True)
+    assert proc.stdout.readline().strip() == b"ready"
+    go.touch()
+    if when.startswith("repo-appears"):
+        deadline = time.monotonic() + 10
+        while not _git_folder_appeared(ws.root) and time.monotonic() < deadline and proc.poll() is None:
+            pass                                                    # spin: the init takes milliseconds
+        if when.endswith("+1ms"):
+            time.sleep(0.001)
+    else:
+        time.sleep(int(when[:-2]) / 1000)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    git_dir = ws.root / ".git"
+    assert not git_dir.exists() or git_repair.half_made(git_dir) is None
+    for p in ws.root.iterdir():
+        age(p, 60)                                                  # what the kill left is long stale now
+    store = SnapshotStore(ws)
+    store.snapshot("init: again")                                  # converges
+    assert store.head() and git_repair.half_made(git_dir) is None
+    assert not [p for p in ws.root.iterdir() if git_repair.INIT_TMP_TAG in p.name]

@@ -1,0 +1,156 @@
+"""The assistant writes memory files in place, without Dreamdesk's lock. A real second process
+writes at the worst moment — after Dreamdesk's last hash check, just before its rename — and
+after the rename into the file it had open; none of its bytes are lost, and the archive never
+claims a removal that did not land."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import files
+from engine.archive import append_records, read_archive, write_memory
+from engine.files import LateWrite
+from engine.problems import ConflictError
+from engine.restore import restore_archive_entry, restore_snapshot
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+
+USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
+MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n- Backups at 03:00.\n"
+
+
+@pytest.fixture
+def ws(make_workspace) -> Workspace:
+    return Workspace.open(make_workspace({"SOUL.md": "s\n", "USER.md": USER, "memory/MEMORY.md": MEMORY}))
+
+
+def assistant(*code: str) -> None:
+    """Run the assistant's write in its own process, to completion."""
+    subprocess.run([sys.executable, "-c", "\n".join(code)], check=True)
+
+
+def at_worst_moment(monkeypatch, action) -> list[Path]:
+    fired: list[Path] = []
+
+    def hook(path: Path) -> None:
+        if not fired:
+            fired.append(path)
+            action(path)
+    monkeypatch.setattr(files, "_before_replace", hook)
+    return fired
+
+
+def test_an_append_at_the_worst_moment_is_kept_after_dreamdesks_write(ws, monkeypatch):
+    target = ws.root / "memory/MEMORY.md"
+    fired = at_worst_moment(monkeypatch, lambda p: assistant(
+        f"open({str(target)!r}, 'a', encoding='utf-8').write('- Appended by the assistant.\\n')"))
+    state, _ = ws.read_file("memory/MEMORY.md")
+    write_memory(ws, "memory/MEMORY.md", MEMORY.replace("- Backups at 03:00.\n", ""), state.hash, "edit")
+    assert fired
+    text = target.read_text(encoding="utf-8")
+    assert "- Appended by the assistant." in text and "Backups" not in text
+    assert [r.text for r in read_archive(ws).records] == ["- Backups at 03:00."]
+
+
+def test_an_in_place_rewrite_at_the_worst_moment_wins_and_the_archive_claims_nothing(ws, monkeypatch):
+    target = ws.root / "USER.md"
+    theirs = "# User\n\n## Facts\n- Lives in Nantes now.\n- Has a cat.\n"
+    at_worst_moment(monkeypatch, lambda p: assistant(
+        f"open({str(target)!r}, 'w', encoding='utf-8').write({theirs!r})"))
+    state, _ = ws.read_file("USER.md")
+    with pytest.raises(LateWrite, match="rewritten by another program"):
+        write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
+    assert target.read_text(encoding="utf-8") == theirs
+    assert read_archive(ws).records == []                    # "Has a cat." never left
+
+
+def test_a_file_renamed_over_at_the_worst_moment_is_a_conflict_and_theirs_stays(ws, monkeypatch):
+    target = ws.root / "USER.md"
+    theirs = "# User\n\nRenamed into place.\n"
+    at_worst_moment(monkeypatch, lambda p: assistant(
+        "import os",
+        f"open({str(target) + '.new'!r}, 'w').write({theirs!r})",
+        f"os.replace({str(target) + '.new'!r}, {str(target)!r})"))
+    state, _ = ws.read_file("USER.md")
+    with pytest.raises(ConflictError):
+        write_memory(ws, "USER.md", "# User\n", state.hash, "edit")
+    assert target.read_text() == theirs
+    assert read_archive(ws).records == []
+
+
+def test_a_write_into_the_old_file_just_after_the_rename_is_kept(ws, monkeypatch):
+    """The assistant opened MEMORY.md before Dreamdesk's rename and appends just after it."""
+    target = ws.root / "memory/MEMORY.md"
+    procs = []
+
+    def late(p: Path) -> None:
+        proc = subprocess.Popen([sys.executable, "-c",
+                                 f"import sys, time\nf = open({str(target)!r}, 'a')\nprint('open', flush=True)\n"
+                                 "time.sleep(0.005)\nf.write('- Written into the old file.\\n')\nf.close()"],
+                                stdout=subprocess.PIPE)
+        assert proc.stdout.readline().strip() == b"open"
+        procs.append(proc)
+    at_worst_moment(monkeypatch, late)
+    state, _ = ws.read_file("memory/MEMORY.md")
+    write_memory(ws, "memory/MEMORY.md", MEMORY + "- Added by Dreamdesk.\n", state.hash, "edit")
+    procs[0].wait()
+    procs[0].stdout.close()
+    text = target.read_text()
+    assert "- Added by Dreamdesk." in text and "- Written into the old file." in text
+
+
+def test_whole_restore_and_archive_restore_keep_a_worst_moment_append(ws, monkeypatch):
+    store = SnapshotStore(ws)
+    v1 = store.snapshot("init: test")
+    (ws.root / "memory/MEMORY.md").write_text(MEMORY + "- Dream added this.\n")
+    store.snapshot("dream: x")
+    target = ws.root / "memory/MEMORY.md"
+    at_worst_moment(monkeypatch, lambda p: p.name == "MEMORY.md" and assistant(
+        f"open({str(target)!r}, 'a').write('- Assistant, during the restore.\\n')"))
+    restore_snapshot(ws, v1)
+    assert "- Assistant, during the restore." in target.read_text()
+
+    rec = append_records(ws, [{"file": "USER.md", "text": "- Plays chess.", "reason": "dream", "heading": "## Facts"}])[0]
+    user = ws.root / "USER.md"
+    monkeypatch.setattr(files, "_before_replace", None)
+    at_worst_moment(monkeypatch, lambda p: assistant(f"open({str(user)!r}, 'a').write('- Typed meanwhile.\\n')"))
+    restore_archive_entry(ws, rec.id)
+    text = user.read_text()
+    assert "- Plays chess." in text and "- Typed meanwhile." in text
+
+
+def test_a_second_process_writing_every_few_ms_never_loses_a_line(ws):
+    """No hook: a real assistant appending to MEMORY.md every ~2 ms while Dreamdesk rewrites it
+    twenty times. Every line it appended is in the file at the end."""
+    target = ws.root / "memory/MEMORY.md"
+    stop = ws.root.parent / "stop"
+    writer = subprocess.Popen([sys.executable, "-c", f"""
+import os, time
+n = 0
+while not os.path.exists({str(stop)!r}):
+    with open({str(target)!r}, 'a') as f:
+        f.write(f'- line {{n}} from the assistant\\n')
+    n += 1
+    time.sleep(0.002)
+print(n)
+"""], stdout=subprocess.PIPE, text=True)
+    conflicts = 0
+    try:
+        for i in range(20):
+            state, _ = ws.read_file("memory/MEMORY.md")
+            try:
+                write_memory(ws, "memory/MEMORY.md", state.text + f"- note {i} from Dreamdesk\n", state.hash, "edit")
+            except ConflictError:
+                conflicts += 1                                  # it wrote between our read and check
+    finally:
+        stop.touch()
+        n = int(writer.communicate(timeout=20)[0])
+    text = target.read_text()
+    missing = [k for k in range(n) if f"- line {k} from the assistant\n" not in text]
+    assert n > 0 and missing == []
+    assert conflicts < 20

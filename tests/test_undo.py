@@ -1,0 +1,290 @@
+"""Undo of a restore: exactly the files it wrote, asked first when they changed since, and
+available after a restart (the restore log lives in Dreamdesk's state), from the CLI too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import restore_log
+from engine.archive import append_records, read_archive
+from engine.cli import main
+from engine.problems import WorkspaceError
+from engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
+from engine.snapshots import SnapshotStore
+from engine.state import workspace_state_dir
+from engine.workspace import Workspace
+
+USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
+MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n"
+
+
+@pytest.fixture
+def ws(make_workspace) -> Workspace:
+    root = make_workspace({"SOUL.md": "I am Jenny.\n", "USER.md": USER, "memory/MEMORY.md": MEMORY,
+                           "memory/.dream_cursor": "3"})
+    return Workspace.open(root)
+
+
+def read(ws: Workspace, rel: str) -> bytes:
+    return (ws.root / rel).read_bytes()
+
+
+def write(ws: Workspace, rel: str, text: str | bytes) -> None:
+    (ws.root / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
+
+
+def snap(ws: Workspace, message: str = "dream: test") -> str:
+    return SnapshotStore(ws).snapshot(message)
+
+
+def test_undo_reverts_only_the_files_its_restore_wrote(ws):
+    """The seen case: restore MEMORY.md, then an archived entry into USER.md, then a hand edit of
+    USER.md. Undoing the MEMORY.md restore leaves USER.md exactly as the person left it."""
+    v1 = snap(ws)
+    write(ws, "memory/MEMORY.md", MEMORY + "- Backups at 03:00.\n")
+    write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n")           # the cat went away
+    snap(ws, "dream: pruned")
+    rec = append_records(ws, [{"file": "USER.md", "text": "- Has a cat.", "reason": "dream",
+                               "heading": "## Facts"}])[0]
+    memory_before = read(ws, "memory/MEMORY.md")
+    first = restore_snapshot(ws, v1, path="memory/MEMORY.md")
+    assert first.files == ["memory/MEMORY.md"] and first.id
+    restore_archive_entry(ws, rec.id)
+    write(ws, "USER.md", read(ws, "USER.md").decode() + "- Typed by hand.\n")
+    user_now = read(ws, "USER.md")
+
+    result = undo_restore(ws, first.id)
+    assert result.files == ["memory/MEMORY.md"]
+    assert read(ws, "memory/MEMORY.md") == memory_before
+    assert read(ws, "USER.md") == user_now
+
+
+def test_a_file_changed_since_is_shown_and_refused_until_accepted(ws):
+    v1 = snap(ws)
+    write(ws, "USER.md", USER + "- Likes tea.\n")
+    snap(ws, "dream: tea")
+    restored = restore_snapshot(ws, v1, path="USER.md")
+    write(ws, "USER.md", read(ws, "USER.md").decode() + "- Typed after the restore.\n")
+    edited = read(ws, "USER.md")
+
+    plan = plan_undo(ws)
+    assert [f.path for f in plan.changed] == ["USER.md"]
+    assert "+ - Typed after the restore." in plan.changed[0].since
+    assert not any("Likes tea" in line for line in plan.changed[0].since)   # the restore's own change is not "since"
+    with pytest.raises(UndoChanged, match="USER.md changed since that restore"):
+        undo_restore(ws)
+    assert read(ws, "USER.md") == edited                                   # nothing was written
+
+    # accepted with the hash the person saw: a change after that is still refused
+    seen = {f.path: f.current_hash for f in plan.changed}
+    write(ws, "USER.md", edited.decode() + "- And more.\n")
+    with pytest.raises(UndoChanged):
+        undo_restore(ws, accept=seen)
+    write(ws, "USER.md", edited)
+    result = undo_restore(ws, restored.id, accept=seen)
+    assert read(ws, "USER.md") == (USER + "- Likes tea.\n").encode()
+    assert "- Typed after the restore." in [r.text for r in result.archived]    # what it dropped is archived
+
+
+def test_undo_survives_a_restart_and_the_cli_lists_and_undoes(ws, capsys):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "I am Jenny, brief.\n")
+    snap(ws)
+    changed = read(ws, "SOUL.md")
+    restore_snapshot(ws, v1)
+    assert read(ws, "SOUL.md") == b"I am Jenny.\n"
+
+    again = Workspace.open(ws.root)                                         # a new process, same state dir
+    live = recent_restores(again)
+    assert len(live) == 1 and live[0].paths == ["SOUL.md"]
+    assert main(["restore", str(ws.root), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert live[0].id in out and "wrote: SOUL.md" in out
+    assert main(["restore", str(ws.root), "--undo", live[0].id[:12]]) == 0
+    out = capsys.readouterr().out
+    assert "Undid restore" in out and "--undo r-" in out
+    assert read(ws, "SOUL.md") == changed
+    assert main(["restore", str(ws.root), "--undo", live[0].id]) == 2
+    assert "already undone" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_undo_over_later_changes_and_shows_them(ws, capsys):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "I am Jenny, brief.\n")
+    snap(ws)
+    restore_snapshot(ws, v1)
+    write(ws, "SOUL.md", "I am Jenny.\nEdited later.\n")
+    assert main(["restore", str(ws.root), "--undo"]) == 1
+    err = capsys.readouterr().err
+    assert "SOUL.md changed since that restore" in err and "+ Edited later." in err and "--force" in err
+    assert read(ws, "SOUL.md") == b"I am Jenny.\nEdited later.\n"
+    assert main(["restore", str(ws.root), "--undo", "--force", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["files"] == ["SOUL.md"]
+    assert read(ws, "SOUL.md") == b"I am Jenny, brief.\n"
+
+
+def test_undo_of_an_undo_redoes_and_the_list_follows(ws):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    snap(ws)
+    r = restore_snapshot(ws, v1)
+    u = undo_restore(ws)
+    assert read(ws, "SOUL.md") == b"v2\n"
+    assert [e.id for e in recent_restores(ws)] == [u.id]                    # the undo, itself undoable
+    redo = undo_restore(ws)
+    assert read(ws, "SOUL.md") == b"I am Jenny.\n"
+    assert [e.id for e in recent_restores(ws)] == [r.id]                    # the restore is back in effect
+    assert redo.id not in [e.id for e in recent_restores(ws)]
+    undo_restore(ws)
+    assert read(ws, "SOUL.md") == b"v2\n"
+
+
+def test_undo_puts_back_crlf_bom_and_missing_final_newline_byte_for_byte(ws):
+    odd = b"\xef\xbb\xbf# User\r\n\r\n- Lives in Lyon.\r\n- Has a cat."
+    write(ws, "USER.md", odd)
+    snap(ws)
+    v_lf = None
+    write(ws, "USER.md", USER)
+    v_lf = snap(ws)
+    write(ws, "USER.md", odd)
+    r = restore_snapshot(ws, v_lf, path="USER.md")
+    assert read(ws, "USER.md") == USER.encode()
+    undo_restore(ws, r.id)
+    assert read(ws, "USER.md") == odd
+
+
+def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
+    (ws.root / "skills" / "tea").mkdir(parents=True)
+    write(ws, "skills/tea/SKILL.md", "# Tea\n")
+    v1 = snap(ws)
+    (ws.root / "skills/tea/SKILL.md").unlink()
+    snap(ws)
+    r = restore_snapshot(ws, v1, path="skills/tea/SKILL.md")
+    assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n"
+    undo_restore(ws, r.id)
+    assert not (ws.root / "skills/tea/SKILL.md").exists()
+
+
+def test_undo_moves_the_cursor_back_only_when_it_was_left_where_the_restore_put_it(ws):
+    v1 = snap(ws)
+    write(ws, "memory/.dream_cursor", "9")
+    write(ws, "SOUL.md", "v2\n")
+    snap(ws)
+    r = restore_snapshot(ws, v1, move_cursor=True)
+    assert r.cursor == (9, 3)
+    undo_restore(ws, r.id)
+    assert read(ws, "memory/.dream_cursor").strip() == b"9"
+    r2 = undo_restore(ws)                   # redo, then Dream moves the cursor on
+    write(ws, "memory/.dream_cursor", "5")
+    plan = plan_undo(ws, r.id)
+    assert plan.cursor is None and "moved since the restore" in plan.warnings[0]
+    assert r2.id
+
+
+def test_an_archive_restore_is_undone_exactly_and_records_what_it_returned(ws):
+    rec = append_records(ws, [{"file": "USER.md", "text": "- Plays chess.", "reason": "dream", "heading": "## Facts"}])[0]
+    snap(ws)
+    before = read(ws, "USER.md")
+    r = restore_archive_entry(ws, rec.id)
+    entry = restore_log.find(restore_log.read_log(ws.root), r.id)
+    assert entry.kind == "archive" and entry.returned == [rec.id]
+    undo_restore(ws, r.id)
+    assert read(ws, "USER.md") == before
+
+
+def test_the_log_lives_in_dreamdesk_state_not_the_workspace(ws):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    snap(ws)
+    restore_snapshot(ws, v1)
+    assert (workspace_state_dir(ws.root) / "restores.jsonl").is_file()
+    assert not list(ws.root.rglob("restores.jsonl"))
+
+
+def test_a_torn_log_line_is_skipped_and_unknown_ids_are_said_in_words(ws):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    snap(ws)
+    r = restore_snapshot(ws, v1)
+    with open(restore_log.log_path(ws.root), "ab") as fh:
+        fh.write(b'{"id": "r-torn", "kind": "snap')
+    assert [e.id for e in recent_restores(ws)] == [r.id]
+    with pytest.raises(WorkspaceError, match="no restore with id r-nope"):
+        undo_restore(ws, "r-nope")
+
+
+def test_no_restore_to_undo(ws):
+    with pytest.raises(WorkspaceError, match="no restore to undo"):
+        plan_undo(ws)
+    assert read_archive(ws).records == []
+
+
+# -- the archive folded: one entry per text, and whether it is back ---------------------------------
+
+def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys):
+    from engine.archive import folded_archive, write_memory
+    v1 = snap(ws)
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")   # the cat leaves
+    snap(ws, "edit: USER.md")
+    [cat] = folded_archive(ws)
+    assert cat.latest.text == "- Has a cat." and not cat.back and cat.back_since is None
+
+    r = restore_snapshot(ws, v1, path="USER.md")                   # back
+    [cat] = folded_archive(ws)
+    assert cat.back and cat.back_since == restore_log.find(restore_log.read_log(ws.root), r.id).at
+    undo_restore(ws)                                                # gone again: archived a second time
+    undo_restore(ws)                                                # and back (the undo undone)
+    undo_restore(ws)
+    undo_restore(ws)
+    raw = [x for x in read_archive(ws).records if x.text == "- Has a cat."]
+    assert len(raw) == 3                                            # the archive stays append-only
+    [cat] = folded_archive(ws)
+    assert cat.ids == [x.id for x in raw] and cat.back and cat.back_since
+
+    assert main(["archive", str(ws.root), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["entries"]) == 1 and out["total"] == 3
+    e = out["entries"][0]
+    assert e["times_archived"] == 3 and e["back"] is True and e["back_since"] == cat.back_since
+    assert e["ids"] == cat.ids and e["id"] == cat.ids[-1]
+    assert main(["archive", str(ws.root)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("- Has a cat.") == 1 and "archived 3 times" in text and "back in USER.md since" in text
+
+
+def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
+    from engine.archive import folded_archive, write_memory
+    state, _ = ws.read_file("USER.md")
+    write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
+    write(ws, "USER.md", USER)
+    [cat] = folded_archive(ws)
+    assert cat.back and cat.back_since is None
+
+
+def test_replaced_by_is_the_same_for_a_file_restore_a_hunk_restore_and_an_undo(ws, make_workspace):
+    """One rule on every path: the entry that the same write put in the removed one's place."""
+    from engine.archive import write_memory
+    results = {}
+    for how in ("file", "hunk", "undo"):
+        w = Workspace.open(make_workspace({"USER.md": USER, "memory/MEMORY.md": MEMORY, "SOUL.md": "s\n"},
+                                          root=ws.root.parent / f"ws-{how}"))
+        v1 = snap(w)
+        state, _ = w.read_file("USER.md")
+        write_memory(w, "USER.md", USER.replace("- Has a cat.", "- Has two cats."), state.hash, "edit")
+        snap(w)
+        n = len(read_archive(w).records)
+        if how == "undo":
+            r = restore_snapshot(w, v1, path="USER.md")
+            n = len(read_archive(w).records)
+            undo_restore(w, r.id)
+        else:
+            restore_snapshot(w, v1, path="USER.md", hunk=1 if how == "hunk" else None)
+        new = read_archive(w).records[n:]
+        results[how] = [(x.text, x.replaced_by) for x in new]
+    assert results["file"] == [("- Has two cats.", "- Has a cat.")]
+    assert results["hunk"] == results["file"]
+    assert results["undo"] == [("- Has a cat.", "- Has two cats.")]
