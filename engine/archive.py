@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from . import clock
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
@@ -225,7 +226,7 @@ def search(records: list[ArchiveRecord], text: str | None = None, file: str | No
             continue
         if reason and r.reason != reason:
             continue
-        day = r.archived_at[:10]
+        day = clock.show_iso(r.archived_at)[:10] if since or until else ""   # the day on the user's clock
         if since and day < since:
             continue
         if until and day > until:

@@ -12,9 +12,10 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from . import __version__, redact
+from . import __version__, clock, redact
 from . import config as config_mod
 from .files import LockHeld
+from .oserrors import describe as describe_os_error
 from .archive import folded_archive, REASONS, read_archive, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
@@ -75,10 +76,18 @@ def cmd_status(args) -> int:
     d = st.config.dream
     out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
                f"review every {d['reviewEveryRuns']} runs")
+    out.append(f"Clock      {_clock_line(clock.home_zone(st.config))}")
     if st.problems:
         out += ["", f"Problems ({len(st.problems)})"] + _problem_lines(st.problems)
     print("\n".join(out))
     return EXIT_OK
+
+
+def _clock_line(home) -> str:
+    """Which zone the times are shown in, and which one history.jsonl is stamped in."""
+    stamped = f"history.jsonl is stamped in {home} (config.json)" if home is not None else \
+        "history.jsonl is taken as stamped on this machine (config.json names no timezone)"
+    return f"{clock.zone_label()}; {stamped}"
 
 
 def _entry_status(cursor: int, dream_cursor: int, in_prompt: set[int]) -> str:
@@ -94,11 +103,13 @@ def cmd_history(args) -> int:
     pending = hist.pending(dream)
     in_prompt = in_prompt_cursors(ws, hist, dream)
     entries = pending if args.pending else hist.entries
+    home = clock.home_zone(ws.config())
     if args.json:
         _dump({
             "cursor": cur, "dream_cursor": dream,
             "entries": [dict(e.to_json(), line=e.line, status="dreamed" if e.cursor <= dream else "pending",
-                             in_prompt=e.cursor in in_prompt) for e in entries],
+                             in_prompt=e.cursor in in_prompt, time=clock.iso(clock.from_history(e.timestamp, home)))
+                        for e in entries],
             "bad_lines": [] if args.pending else [{"line": b.line, "reason": b.reason, "text": b.text}
                                                   for b in hist.bad_lines],
             "problems": [p.to_json() for p in hist.problems + cprobs],
@@ -110,7 +121,7 @@ def cmd_history(args) -> int:
         if len(preview) > 72:
             preview = preview[:71] + "…"
         status = _entry_status(e.cursor, dream, in_prompt)
-        rows.append((e.line, f"{e.cursor:>6}  {e.timestamp:<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}"))
+        rows.append((e.line, f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}"))
     if not args.pending:
         rows += [(b.line, f"{'!':>6}  line {b.line}: {b.reason}") for b in hist.bad_lines]
     rows.sort(key=lambda r: r[0])
@@ -245,7 +256,7 @@ def cmd_snapshots(args) -> int:
         print("No snapshots yet (the first Dream run, edit or restore creates them).")
         return EXIT_OK
     for x in snaps:
-        when = datetime.fromtimestamp(x.time).strftime("%Y-%m-%d %H:%M")
+        when = clock.show_epoch(x.time)
         changes = ", ".join(f"{p} +{a} -{r}" for p, (a, r) in x.files.items())
         print(f"{x.short}  {when}  {x.kind:<9}  {x.subject}")
         if changes:
@@ -319,7 +330,7 @@ def _restore_list(args) -> int:
     if not live:
         print("No restore to undo.")
     for e in live:
-        print(f"{e.id}  {e.at[:16].replace('T', ' ')}  {e.what}")
+        print(f"{e.id}  {clock.show_iso(e.at)}  {e.what}")
         print("    wrote: " + (", ".join(e.paths) or "no files") +
               (f"; .dream_cursor {e.cursor[0]} -> {e.cursor[1]}" if e.cursor else ""))
     return EXIT_OK
@@ -415,7 +426,7 @@ def cmd_archive(args) -> int:
         print("No archived entries" + (" match." if arc.records else " yet."))
     for e in found:
         r = e.latest
-        print(f"{r.id}  {r.archived_at[:16]}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+        print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
               + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
@@ -549,7 +560,7 @@ def cmd_schedule(args) -> int:
         return EXIT_OK
     print(st.text)
     if st.last_run:
-        print(f"Last run: {st.last_run.get('finished')} — {st.last_run.get('outcome')}")
+        print(f"Last run: {clock.show_iso(st.last_run.get('finished'))} — {st.last_run.get('outcome')}")
     if st.last_error:
         print(f"Last error: {st.last_error}")
     if st.stuck:
@@ -592,7 +603,8 @@ def cmd_runs(args) -> int:
         if args.json:
             _dump(rec)
             return EXIT_OK
-        print(f"{rec['id']}  {rec.get('trigger')}  {rec.get('status')}  {rec.get('started')} → {rec.get('finished')}")
+        print(f"{rec['id']}  {rec.get('trigger')}  {rec.get('status')}  {clock.show_iso(rec.get('started'), True)} → "
+              f"{clock.show_iso(rec.get('finished'), True)}")
         print(rec.get("outcome") or "")
         b = rec.get("batch") or {}
         print(f"Batch: cursors {b.get('first')}–{b.get('last')} ({b.get('count')} entries)")
@@ -637,7 +649,7 @@ def cmd_runs(args) -> int:
     for r in runs:
         b = r.get("batch") or {}
         tok = (r.get("tokens") or {}).get("total", 0)
-        print(f"{r['id']}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
+        print(f"{r['id']}  {clock.show_iso(r.get('started'))}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
               f"+{len(r.get('created', []))} -{len(r.get('removed', []))}  {tok:,} tokens")
     return EXIT_OK
 
@@ -767,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:
-        print(f"dreamdesk: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"dreamdesk: {redact.scrub(describe_os_error(exc))}", file=sys.stderr)
         return EXIT_FAILED
 
 

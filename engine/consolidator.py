@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from . import clock
 from .files import ConflictError, FileLock, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
 from .cursors import read_cursor
 from .history import append_entry, read_history
@@ -373,7 +374,7 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
     if result.error is not None:
         contents = raw_entries(msgs)
         result.raw = True
-    ts = now.strftime("%Y-%m-%d %H:%M")
+    ts = clock.history_stamp(now, clock.home_zone(ws.config()))   # in the zone the assistant stamps in
     journal = {"path": str(plan.session.path), "display": plan.session.display, "key": plan.session.key,
                "from": plan.session.last_consolidated, "to": plan.end, "trigger": plan.trigger, "raw": result.raw,
                "after_cursor": _last_cursor(ws),

@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from . import clock
 from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from .cursors import read_cursor
 from .dream import records
@@ -219,14 +220,14 @@ class Scheduler:
         cooldown = timedelta(hours=float(cfg.get("cooldownH")))
         if last is not None and now < last + cooldown:
             until = last + cooldown
-            return ScheduleStatus(COOLING, f"Cooling down until {until:%Y-%m-%d %H:%M} "
+            return ScheduleStatus(COOLING, f"Cooling down until {clock.show(until)} "
                                            f"({cfg.get('cooldownH'):g} h after the last dream).", next_at=until, **base)
         idle = timedelta(minutes=float(cfg.get("idleMinutes")))
         latest = self.last_activity or self._history_mtime()
         if latest is not None and now < latest + idle:
             until = latest + idle
             return ScheduleStatus(WAITING_IDLE, f"Waiting for the conversation to settle: dreaming at "
-                                                f"{until:%H:%M} unless a new history line arrives first.",
+                                                f"{clock.show(until)[11:]} unless a new history line arrives first.",
                                   next_at=until, **base)
         return None
 
@@ -296,7 +297,7 @@ class Scheduler:
         if other is not None:
             done = len(other.get("passes") or [])
             started = _parse(other.get("started"))
-            when = f" started {started:%H:%M}" if started else ""
+            when = f" started {clock.show(started)[11:]}" if started else ""
             text = (f"A Dream run ({other.get('trigger') or 'manual'}){when} is in progress in another window or "
                     f"process — {done} pass{'es' if done != 1 else ''} done so far.")
             return ScheduleStatus(RUNNING, text, mode, bool(cfg.get("enabled")),
@@ -319,7 +320,7 @@ class Scheduler:
                 return ScheduleStatus(BY_ASSISTANT, f"Dreamdesk is not scheduling Dream here: the assistant runs it "
                                                     f"every {cfg.get('intervalH'):g} h. Dream now works any time.",
                                       mode, True, **extra)
-            return ScheduleStatus(SCHEDULED, f"Next dream at {d:%Y-%m-%d %H:%M} (every {cfg.get('intervalH'):g} h).",
+            return ScheduleStatus(SCHEDULED, f"Next dream at {clock.show(d)} (every {cfg.get('intervalH'):g} h).",
                                   mode, True, next_at=d, **extra)
         why = self._activity_ready(now, cfg)
         if why is None:

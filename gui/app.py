@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from . import settings_store
-from .errors import install_excepthook
+from .errors import install_excepthook, setup_log
 from .qt import QApplication
 
 # in a PyInstaller bundle the data files sit under sys._MEIPASS
@@ -63,12 +63,13 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def run(path: str | None = None) -> int:
     app = make_app()
+    setup_log()
     install_excepthook()
     from .main_window import MainWindow
     win = MainWindow()
     target = path or settings_store.last_workspace()
-    if target is None or not Path(target).exists():
-        target = str(ensure_demo_copy())
+    if path is None and (target is None or not Path(target).exists()):
+        target = str(ensure_demo_copy())   # only when nobody named a path (the launcher checked it)
     win.show()
     win.open_workspace(target)
     return app.exec()

@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from engine import clock
 from engine import config as config_mod
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
@@ -99,6 +100,10 @@ class MainWindow(QMainWindow):
 
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
+        # every view shows times on this one clock; it is named once, here
+        self.clock_label = QLabel(clock.zone_label())
+        self.clock_label.setObjectName("clock")
+        self.statusBar().addPermanentWidget(self.clock_label)
         for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
             view.status.connect(self.show_message)
         self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
@@ -245,7 +250,7 @@ class MainWindow(QMainWindow):
         self.state = state
         st = state.status
         self.dashboard.set_state(state)
-        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt)
+        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
         self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
                                  state.provenance)
         self.settings.set_state(ws, state)
@@ -255,7 +260,12 @@ class MainWindow(QMainWindow):
             self.charts.set_workspace(ws, self._budgets)
         # the same count as the dashboard's Problems box
         self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
-                                  f"read {state.read_at:%H:%M:%S}")
+                                  f"read {clock.show(state.read_at, seconds=True)[11:]}")
+        self.clock_label.setText(clock.zone_label())
+        self.clock_label.setToolTip(
+            "Every time Dreamdesk shows is on this clock. history.jsonl is "
+            + (f"stamped in {state.home_zone} (agents.defaults.timezone in config.json)."
+               if state.home_zone is not None else "taken as stamped on this machine (config.json names no timezone)."))
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:

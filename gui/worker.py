@@ -11,12 +11,17 @@ no longer wants (a newer one replaced it) is dropped via its token.
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from engine.oserrors import explain
+
 from .qt import QObject, QThread, Signal, Slot
+
+log = logging.getLogger("dreamdesk")
 
 
 @dataclass
@@ -35,9 +40,12 @@ class Job:
 
 
 class _Runner(QObject):
+    """Runs one lane's jobs. `verb` says what a failing OS call was doing ("write", "read")."""
+
+    verb = "write"
     progress = Signal(int, dict)
     done = Signal(int, object)
-    failed = Signal(int, str, str)      # job id, message for the user, traceback
+    failed = Signal(int, str, str)      # job id, message for the user (words), traceback (for logs only)
 
     @Slot(int, object)
     def run(self, job_id: int, payload: object) -> None:
@@ -46,24 +54,26 @@ class _Runner(QObject):
         try:
             result = fn(ctx)
         except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-            self.failed.emit(job_id, _message(exc), traceback.format_exc())
+            log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
+            self.failed.emit(job_id, _message(exc, self.verb), traceback.format_exc())
             return
         self.done.emit(job_id, result)
 
 
-def _message(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
+def _message(exc: BaseException, verb: str) -> str:
+    text = explain(exc, verb)
     return text if len(text) < 600 else text[:600] + "…"
 
 
 class _Lane(QObject):
     submit = Signal(int, object)
 
-    def __init__(self, name: str, parent: QObject):
+    def __init__(self, name: str, parent: QObject, verb: str):
         super().__init__(parent)
         self.thread = QThread(parent)
         self.thread.setObjectName(name)
         self.runner = _Runner()
+        self.runner.verb = verb
         self.runner.moveToThread(self.thread)
         self.submit.connect(self.runner.run)
         self.thread.start()
@@ -79,8 +89,8 @@ class Engine(QObject):
         super().__init__(parent)
         self._ids = itertools.count(1)
         self._callbacks: dict[int, tuple[Callable, Callable | None, Callable | None, Job]] = {}
-        self.writer = _Lane("dreamdesk-writer", self)
-        self.reader = _Lane("dreamdesk-reader", self)
+        self.writer = _Lane("dreamdesk-writer", self, "write")
+        self.reader = _Lane("dreamdesk-reader", self, "read")
         for lane in (self.writer, self.reader):
             lane.runner.done.connect(self._on_done)
             lane.runner.failed.connect(self._on_failed)
@@ -131,7 +141,7 @@ class Engine(QObject):
             cb[1](message, tb)
         elif cb:
             from .errors import report_error
-            report_error(f"{cb[3].name} failed", message, tb)
+            report_error(f"{cb[3].name} failed", message)   # the traceback went to the log
 
     @Slot(int, dict)
     def _on_progress(self, job_id: int, event: dict) -> None:

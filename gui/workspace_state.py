@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 
+from engine.clock import home_zone
 from engine.dream.records import list_runs
 from engine.prompt import PromptPreview, build_prompt
 from engine.scheduler import ScheduleStatus, Scheduler
@@ -34,6 +35,7 @@ class WorkspaceState:
     recent_writes: list[tuple[str, int, int]] = field(default_factory=list)   # (file, before, size)
     recent_runs: int = 0
     provenance: dict[tuple[str, str], Provenance] = field(default_factory=dict)  # (file, text) -> who
+    home_zone: tzinfo | None = None   # the zone history.jsonl is stamped in (None: this machine's)
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
@@ -43,7 +45,7 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
     pv = build_prompt(ws, st.history, st.dream_cursor, st.assistant)
     now = datetime.now().astimezone()
     sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
-    state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now)
+    state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now, home_zone=home_zone(st.config))
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1

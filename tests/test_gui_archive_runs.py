@@ -500,7 +500,10 @@ def test_run_detail_created_facts_and_source_links(qtbot, runs_view, runs, ws):
     pos = anchor_point(view.detail, "cursor:111", "cursor 111")
     assert view.detail.anchorAt(pos) == "cursor:111"
     block = view.detail.cursorForPosition(pos).block().text()
-    assert block.startswith(f"from cursor 111 ({hist[111].timestamp}): ")
+    # the stamp is shown on the user's clock (the demo's history was stamped in Europe/Brussels)
+    from engine import clock
+    shown = clock.show_history(hist[111].timestamp, clock.home_zone(ws.config()))
+    assert clock.home_zone(ws.config()) is not None and block.startswith(f"from cursor 111 ({shown}): ")
     assert hist[111].content.split("\n")[0].removeprefix("- ")[:60] in block
     history = HistoryView()
     qtbot.addWidget(history)

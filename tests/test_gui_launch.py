@@ -111,3 +111,56 @@ def test_crash_handler_keeps_the_unsaved_edit(main_window, qtbot, gui_env):
     found = list((gui_env / "xdg-data").rglob("*.recovered.md"))
     assert found and found[0].read_text() == "my precious unsaved words"
     assert main_window.files.editor.toPlainText() == "my precious unsaved words"   # still there too
+
+
+def _launch(tmp_path: Path, *args: str):
+    """The real `dreamdesk` entry point in a subprocess, offscreen, with its own settings and
+    data folders (seeded with a last workspace). A window that opens would block: that is a
+    timeout, and the test fails."""
+    import os
+    import subprocess
+    conf = tmp_path / "xdg-config" / "Dreamdesk" / "Dreamdesk.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text(f"[General]\nlast={DEMO_HOME}\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "xdg-config"),
+               XDG_DATA_HOME=str(tmp_path / "xdg-data"), PYTHONPATH=str(Path(__file__).parents[1]))
+    code = "import sys; from gui.launcher import main; sys.exit(main(sys.argv[1:]))"
+    before = conf.read_bytes()
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=30, env=env)
+    assert conf.read_bytes() == before                      # the last workspace is untouched
+    assert not (tmp_path / "xdg-data" / "dreamdesk" / "demo").exists()   # and no demo was made
+    return proc
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "not a workspace"])
+def test_open_refuses_a_path_that_is_no_workspace_in_one_line(tmp_path, kind):
+    target = tmp_path / "typo"
+    if kind == "file":
+        target.write_text("x")
+    elif kind == "not a workspace":
+        target.mkdir()
+    proc = _launch(tmp_path, "open", str(target))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"dreamdesk open: {target}: ")
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_open_help_prints_help_without_a_window(tmp_path, flag):
+    proc = _launch(tmp_path, "open", flag)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: dreamdesk open PATH") and proc.stderr == ""
+
+
+def test_the_open_dialog_refuses_a_folder_that_is_no_workspace(main_window, tmp_path, monkeypatch, demo_home):
+    from gui import main_window as mw
+    from gui import settings_store
+    shown = []
+    monkeypatch.setattr(mw, "report_error", lambda title, message, details="": shown.append((title, message, details)))
+    picked = tmp_path / "empty"
+    picked.mkdir()
+    monkeypatch.setattr(mw.QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(picked)))
+    main_window.choose_workspace()
+    assert shown == [("Cannot open this folder", f"{picked}: does not look like an assistant workspace "
+                      "(no SOUL.md, USER.md, AGENTS.md or memory/ here or in ./workspace)", "")]
+    assert main_window.ws.root == demo_home / "workspace" and settings_store.last_workspace() == str(demo_home)

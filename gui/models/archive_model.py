@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 
+from engine import clock
 from engine.archive import ArchivedEntry, ArchiveRecord, fold, search
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
@@ -53,10 +54,8 @@ def heading_label(heading: str | None) -> str:
 
 
 def archived_label(iso: str) -> str:
-    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25' (anything else shown as it is)."""
-    if len(iso) >= 16 and iso[10] in "T ":
-        return f"{iso[:10]} {iso[11:16]}"
-    return iso
+    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25' in local time (anything else shown as it is)."""
+    return clock.show_iso(iso)
 
 
 def _id_key(rid: str) -> str:
@@ -147,7 +146,8 @@ class ArchiveModel(TableModel):
 
     def months(self) -> list[str]:
         """The YYYY-MM months entries were archived in, newest first."""
-        return sorted({r.archived_at[:7] for r in self.records if len(r.archived_at) >= 7}, reverse=True)
+        return sorted({archived_label(r.archived_at)[:7] for r in self.records if len(r.archived_at) >= 7},
+                      reverse=True)
 
     def matching(self, text: str, file: str | None, reason: str | None,
                  since: str | None = None, until: str | None = None) -> bytearray:

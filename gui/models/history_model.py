@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from datetime import tzinfo
 
+from engine import clock
 from engine.history import BadLine, History, HistoryEntry
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
@@ -30,7 +32,7 @@ COL_CURSOR, COL_TIME, COL_SESSION, COL_CONTENT, COL_STATUS = range(5)
 COLUMNS = ("Cursor", "Time", "Session", "Content", "Status")
 COLUMN_TIPS = (
     "The entry's cursor (its number in memory/history.jsonl)",
-    "When the entry was compacted (YYYY-MM-DD HH:MM)",
+    "When the entry was compacted (YYYY-MM-DD HH:MM, local time)",
     "The conversation the entry was compacted from",
     "The entry's text (whitespace collapsed; the full text is in the tooltip and the detail pane)",
     "dreamed: folded into memory by Dream · pending: not yet dreamed · "
@@ -61,6 +63,7 @@ class HistoryModel(TableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.history = History(exists=False)
+        self.home_zone: tzinfo | None = None
         self.cursor = 0
         self.dream_cursor = 0
         self.in_prompt: frozenset[int] = frozenset()
@@ -82,10 +85,12 @@ class HistoryModel(TableModel):
     # ---- data in ---------------------------------------------------------------------------
 
     def set_history(self, history: History, cursor: int, dream_cursor: int,
-                    in_prompt: set[int] | frozenset[int] = frozenset()) -> None:
-        """Replace everything (a model reset). O(n), C-speed array building."""
+                    in_prompt: set[int] | frozenset[int] = frozenset(), home_zone: tzinfo | None = None) -> None:
+        """Replace everything (a model reset). O(n), C-speed array building. `home_zone`: the
+        zone the stamps were written in (engine.clock.home_zone; None: this machine's)."""
         self.beginResetModel()
         self.history = history
+        self.home_zone = home_zone
         self.cursor = int(cursor)
         self.dream_cursor = int(dream_cursor)
         self.in_prompt = frozenset(in_prompt)
@@ -285,7 +290,7 @@ class HistoryModel(TableModel):
             if col == COL_CURSOR:
                 return str(e.cursor)
             if col == COL_TIME:
-                return e.timestamp
+                return clock.show_history(e.timestamp, self.home_zone)
             if col == COL_SESSION:
                 return e.session_key or "—"
             if col == COL_CONTENT:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from engine import clock
 from engine.dream.records import size_refusals
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
@@ -42,10 +43,8 @@ def _parse(iso) -> datetime | None:
 
 
 def time_label(iso) -> str:
-    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25:44'."""
-    if not isinstance(iso, str) or not iso:
-        return "—"
-    return iso[:19].replace("T", " ") if len(iso) >= 19 and iso[10] == "T" else iso
+    """'2026-11-29T21:25:44+01:00' -> '2026-11-29 21:25:44' in local time (UTC+01:00 here)."""
+    return clock.show_iso(iso, seconds=True)
 
 
 def duration_seconds(rec: dict) -> float | None:

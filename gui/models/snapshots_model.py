@@ -6,8 +6,8 @@ screen reader or a copy gets the same information."""
 from __future__ import annotations
 
 import html
-from datetime import datetime
 
+from engine import clock
 from engine.snapshots import AUTHOR_NAME, Snapshot
 
 from ..qt import (QAbstractTableModel, QColor, QModelIndex, QPalette, QRect, QSize, QStyle,
@@ -45,7 +45,7 @@ def badge_of(snap: Snapshot) -> str:
 
 
 def when(snap: Snapshot, seconds: bool = False) -> str:
-    return datetime.fromtimestamp(snap.time).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    return clock.show_epoch(snap.time, seconds)
 
 
 def files_text(files: dict[str, tuple[int, int]]) -> str:

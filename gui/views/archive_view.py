@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import calendar
 import html
+import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from engine import clock
 from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive, plan_entry_restore, read_archive
 from engine.entries import has_heading
+from engine.oserrors import explain
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, restore_archive_entry
 from engine.textform import normalise
 from engine.workspace import Workspace
 
+from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
                                     ArchiveFilterProxy, ArchiveModel, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
@@ -25,6 +29,8 @@ from ..worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
                      setup_table)
 from .runs_view import link_color
+
+log = logging.getLogger("dreamdesk")
 
 SEARCH_DEBOUNCE_MS = 200
 RESTORE_KEY = "Ctrl+Shift+R"
@@ -100,18 +106,18 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry 
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
     heading = e(rec.heading or "").replace("\n", "<br>")      # a setext heading: both lines, as written
-    rows = [("Archived", e(rec.archived_at.replace("T", " "))),
+    rows = [("Archived", e(clock.show_iso(rec.archived_at, seconds=True))),
             ("From", e(rec.file) + (f", under <b>{heading}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
             ("Stored in", f"{e(rec.source)}, line {rec.line}")]
     if entry is not None:
-        rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {entry.back_since[:16].replace('T', ' ')}"
+        rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {clock.show_iso(entry.back_since)}"
                                                          if entry.back_since else "")
                                  if entry.back else f"not in {rec.file}")))
         if len(entry.records) > 1:
-            rows.insert(2, ("Archived", e(f"{len(entry.records)} times, first {entry.records[0].archived_at[:16]}"
-                                          .replace("T", " ") + f" ({', '.join(entry.ids)})")))
+            rows.insert(2, ("Archived", e(f"{len(entry.records)} times, first "
+                                          f"{clock.show_iso(entry.records[0].archived_at)} ({', '.join(entry.ids)})")))
             rows[0] = ("Last archived", rows[0][1])
     table = "".join(f"<tr><td style='padding-right:12px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
     out = [f"<h3 style='margin:0'>{e(rec.id)}</h3>", f"<table cellspacing='0' cellpadding='1'>{table}</table>",
@@ -350,7 +356,8 @@ class ArchiveView(QWidget):
                 try:
                     results.append((rid, restore_archive_entry(ws, rid), None))
                 except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
-                    results.append((rid, None, str(exc) or type(exc).__name__))
+                    log.error("restoring archive entry %s failed", rid, exc_info=True)
+                    results.append((rid, None, explain(exc)))
             return results
 
         self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
@@ -372,6 +379,9 @@ class ArchiveView(QWidget):
         if warnings:
             parts.append("; ".join(warnings))
         self.status.emit(". ".join(parts) or "Nothing was restored")
+        if errors:   # a failure is said where it cannot be missed, not only in the status bar
+            report_error("Restore failed", ("Not restored:\n" if len(errors) > 1 else "Not restored: ")
+                         + "\n".join(errors))
         for rid, _res in done:
             self.restored.emit(rid)
         self.refresh()

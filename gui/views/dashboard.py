@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from html import escape
 
+from engine import clock
+
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
@@ -139,7 +141,7 @@ class Dashboard(QWidget):
         sc = state.schedule
         self.schedule.setText(sc.text)
         if sc.last_run:
-            self.last_run.setText(f"Last run {str(sc.last_run.get('finished', ''))[:16].replace('T', ' ')}: "
+            self.last_run.setText(f"Last run {clock.show_iso(sc.last_run.get('finished'))}: "
                                   f"{sc.last_run.get('outcome', '')}")
         else:
             self.last_run.setText("No Dream run recorded by Dreamdesk yet.")

@@ -14,6 +14,7 @@ from engine.problems import ConflictError
 from engine.textform import BOM, normalise, prompt_chars
 from engine.workspace import Workspace
 
+from ..errors import report_error
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
                   QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
@@ -396,7 +397,11 @@ class FilesView(QWidget):
             if on_saved:
                 on_saved()
 
-        self.engine.write(f"save {path}", job, done)
+        def failed(message: str, tb: str) -> None:   # the edit stays in the editor, unsaved
+            self.status.emit(f"Not saved: {message}")
+            report_error(f"{path} was not saved", message)
+
+        self.engine.write(f"save {path}", job, done, failed)
 
     def _conflict(self, disk_text: str, disk_hash: str, disk_bom: bool,
                   on_saved: Callable[[], None] | None = None) -> None:

@@ -3,6 +3,9 @@ unreadable lines shown where they are, and the selected row in full below."""
 
 from __future__ import annotations
 
+from datetime import tzinfo
+
+from engine import clock
 from engine.history import BadLine, History, HistoryEntry
 from engine.prompt import select_pending
 
@@ -25,7 +28,7 @@ def _plural(n: int, one: str, many: str) -> str:
 def detail_text(model: HistoryModel, item) -> str:
     """The detail pane's text for an entry or an unreadable line."""
     if isinstance(item, HistoryEntry):
-        return (f"Cursor {item.cursor} · {item.timestamp} · "
+        return (f"Cursor {item.cursor} · {clock.show_history(item.timestamp, model.home_zone)} · "
                 f"session {item.session_key or '(none: older format)'} · {model.status(item)} · "
                 f"line {item.line} of memory/history.jsonl\n\n{item.content}")
     if isinstance(item, BadLine):
@@ -105,12 +108,12 @@ class HistoryView(QWidget):
     # ---- public API ------------------------------------------------------------------------
 
     def set_data(self, history: History, cursor: int, dream_cursor: int,
-                 in_prompt: set[int] | None = None) -> None:
+                 in_prompt: set[int] | None = None, home_zone: tzinfo | None = None) -> None:
         """Show a history. `in_prompt` (cursors in the next prompt) defaults to the engine's rule."""
         if in_prompt is None:
             in_prompt = {e.cursor for e in select_pending(history.pending(dream_cursor))}
         selected = self.selected_item()
-        self.model.set_history(history, cursor, dream_cursor, in_prompt)
+        self.model.set_history(history, cursor, dream_cursor, in_prompt, home_zone)
         self._fill_sessions()
         if isinstance(selected, HistoryEntry):          # keep the selection across a reload
             self.select_cursor(selected.cursor, clear_filters=False)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import html
 import json
+from datetime import tzinfo
 
+from engine import clock
 from engine.diffs import diff_texts
 from engine.dream import records
 from engine.workspace import Workspace
@@ -129,8 +131,10 @@ def diff_html(unified: str, mono: str, c: dict[str, str]) -> str:
     return f"<div style='margin-left:16px'>{''.join(out)}</div>"
 
 
-def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str]) -> str:
-    """The detail pane for one resolved run record (records.resolve)."""
+def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                    home_zone: tzinfo | None = None) -> str:
+    """The detail pane for one resolved run record (records.resolve). `home_zone`: the zone of
+    the history stamps (engine.clock.home_zone)."""
     e = html.escape
     rid = str(run.get("id"))
     status = str(run.get("status") or "—")
@@ -208,7 +212,7 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
             if s.get("status") == "current" and s.get("content") is not None:
                 text = e(source_text(str(s["content"])))
                 ts = s.get("timestamp")
-                when = f" <span style='color:{c['dim']}'>({e(str(ts))})</span>" if ts else ""
+                when = f" <span style='color:{c['dim']}'>({e(clock.show_history(ts, home_zone))})</span>" if ts else ""
                 anchor = link(f"cursor:{int(cursor)}", f"cursor {int(cursor)}", c)
                 out.append(f"<p style='margin:0 0 0 16px'>from {anchor}{when}: {text}</p>")
             else:
@@ -308,6 +312,7 @@ class RunsView(QWidget):
         self.shown: dict | None = None           # the resolved record in the detail pane
         self.loaded = False                      # the current workspace's runs have been read
         self._shown_diff: str | None = None
+        self._home_zone = None                    # the zone of the history stamps it shows
         self._list_token = Latest()
         self._detail_token = Latest()
         self.mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
@@ -447,7 +452,7 @@ class RunsView(QWidget):
             diff = None
             if isinstance(um, dict) and isinstance(um.get("before"), str) and isinstance(um.get("after"), str):
                 diff = diff_texts(um["before"], um["after"], "USER.md").unified("before", "after") or None
-            return resolved, diff
+            return resolved, diff, clock.home_zone(ws.config())
 
         read_latest(self, self._detail_token, f"resolve run {rec.get('id')}", job,
                     lambda result: self._show(*result), lambda msg: self._show_error(rec.get("id"), msg))
@@ -458,15 +463,15 @@ class RunsView(QWidget):
                             f"{html.escape(msg)}</p>")
         self.status.emit(f"Could not read run {run_id}: {msg}")
 
-    def _show(self, resolved: dict | None, diff: str | None) -> None:
+    def _show(self, resolved: dict | None, diff: str | None, home_zone: tzinfo | None = None) -> None:
         same = resolved is not None and self.shown is not None and resolved.get("id") == self.shown.get("id")
         scroll = self.detail.verticalScrollBar().value() if same else 0
-        self.shown, self._shown_diff = resolved, diff
+        self.shown, self._shown_diff, self._home_zone = resolved, diff, home_zone
         if resolved is None:
             self.detail.clear()
             return
         try:
-            text = run_detail_html(resolved, diff, self.mono, detail_colors(self.detail.palette()))
+            text = run_detail_html(resolved, diff, self.mono, detail_colors(self.detail.palette()), home_zone)
         except Exception as exc:  # noqa: BLE001 - a damaged record is shown as such, never a crash
             self._show_error(resolved.get("id"), f"{type(exc).__name__}: {exc}")
             return
@@ -492,4 +497,4 @@ class RunsView(QWidget):
 
     def _rerender(self) -> None:
         if self.shown is not None:
-            self._show(self.shown, self._shown_diff)
+            self._show(self.shown, self._shown_diff, self._home_zone)

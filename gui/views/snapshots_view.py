@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import clock
 from engine.cursors import read_cursor
 from engine.diffs import FileDiff
 from engine.problems import WorkspaceError
@@ -93,7 +94,7 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def _when(iso: str) -> str:
-    return iso[:16].replace("T", " ")
+    return clock.show_iso(iso)
 
 
 def _preview(lines: list[str], limit: int = 4) -> str:
@@ -127,7 +128,7 @@ class SnapshotDialogs:
         return True if clicked is yes else False if clicked is no else None
 
     def error(self, parent: QWidget, title: str, text: str) -> None:
-        QMessageBox.warning(parent, title, text)
+        QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent).exec()
 
 
 class SnapshotsView(QWidget):
