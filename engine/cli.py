@@ -547,6 +547,8 @@ def cmd_compact(args) -> int:
         _dump({"results": [r.to_json() for r in results], "log": lines})
     else:
         print("\n".join(lines) if lines else "Nothing to compact: every session has at most 8 live messages.")
+        for note in (n for r in results for n in r.notes):
+            print(f"Note: {note}")
     return EXIT_OK
 
 

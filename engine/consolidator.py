@@ -128,11 +128,12 @@ class CompactResult:
     nothing: bool = False
     error: str | None = None
     recovered: bool = False
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"session": self.session, "trigger": self.trigger, "messages": self.messages,
                 "cursors": self.entries, "raw": self.raw, "nothing": self.nothing, "error": self.error,
-                "recovered": self.recovered}
+                "recovered": self.recovered, "notes": self.notes}
 
 
 _UNKNOWN = object()     # plan_session's `ahead` when the caller has not looked it up
@@ -383,7 +384,11 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
     jp.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(jp, json.dumps(journal, ensure_ascii=False))
     for c in contents:
-        result.entries.append(append_entry(ws.memory_dir, c, plan.session.key, ts).entry.cursor)
+        appended = append_entry(ws.memory_dir, c, plan.session.key, ts)
+        result.entries.append(appended.entry.cursor)
+        if appended.collided_with is not None:
+            result.notes.append(f"the assistant wrote history cursor {appended.collided_with} at the same moment; "
+                                f"Dreamdesk's entry moved to {appended.entry.cursor}")
         _crash_point("after-history-append")
     _set_last_consolidated(plan.session, plan.session.last_consolidated, plan.end)
     _remember_compacted(ws, plan.session, plan.end)

@@ -189,6 +189,7 @@ class AppendResult:
     entry: HistoryEntry
     dropped: int              # dreamed entries dropped by the cap
     started_new_line: bool    # the file ended in a truncated line
+    collided_with: int | None = None   # the cursor another writer took at the same moment (ours moved on)
 
 
 def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
@@ -216,10 +217,46 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
         line = json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n"
         prefix = b"" if ends_nl else b"\n"
         append_durably(path, prefix + line)
-        write_cursor(memory_dir / ".cursor", cursor)
+        collided = None
+        for _attempt in range(COLLISION_RETRIES):
+            moved = _move_if_collided(path, obj)
+            if moved is None:
+                break
+            collided = collided if collided is not None else obj["cursor"]
+            obj = moved
+        cursor = obj["cursor"]
+        write_cursor(memory_dir / ".cursor", max(cursor, read_cursor(memory_dir / ".cursor", "memory/.cursor")[0]))
         dropped = enforce_cap(memory_dir, cap) if cap else 0
     entry = HistoryEntry(0, cursor, ts, content, session_key)
-    return AppendResult(entry, dropped, not ends_nl)
+    return AppendResult(entry, dropped, not ends_nl, collided)
+
+
+COLLISION_RETRIES = 5
+
+
+def _move_if_collided(path: Path, obj: dict) -> dict | None:
+    """The assistant appends without our lock, so it can hand out the cursor we just used; the
+    reader then skips whichever of the two lines comes later. Ours is the one that moves: it is
+    taken out (a rewrite that keeps any append made meanwhile) and appended again above every
+    cursor in the file. Returns the entry as appended again, or None when nothing collided."""
+    data = read_bytes(path)
+    line = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    hist = parse_history(data)
+    same = [raw for _n, _off, raw, _t in _split_lines(data) if raw != line and _cursor_of(raw) == obj["cursor"]]
+    if not same:
+        return None
+    at = data.rfind(line + b"\n")
+    if at < 0 or not replace_keeping_appends(path, data, data[:at] + data[at + len(line) + 1:]):
+        return None                   # the file changed under us: the next append looks again
+    rest = parse_history(read_bytes(path))
+    moved = dict(obj, cursor=max(rest.last_cursor, hist.last_cursor, obj["cursor"]) + 1)
+    append_durably(path, json.dumps(moved, ensure_ascii=False).encode("utf-8") + b"\n")
+    return moved
+
+
+def _cursor_of(raw: bytes) -> int | None:
+    obj, _ = parse_line(raw.rstrip(b"\r"))
+    return obj["cursor"] if obj is not None else None
 
 
 def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:

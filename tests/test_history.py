@@ -558,3 +558,62 @@ def test_two_processes_appending_at_once_never_share_a_cursor(tmp_path):
         assert mine == [f"{who}-{i}" for i in range(n)]
     assert (memory / ".cursor").read_bytes() == b"1000"
     assert sorted(os.listdir(memory)) == [".cursor", "history.jsonl"]   # no lock in memory/
+
+
+# -- the assistant hands out the same cursor at the same moment (issue 12.4) -------------------------
+
+ASSISTANT_APPEND = r"""
+import json, sys
+path, mode = sys.argv[1], sys.argv[2]
+def last(p):
+    top = 0
+    for line in open(p, encoding="utf-8"):
+        try:
+            top = max(top, json.loads(line)["cursor"])
+        except Exception:
+            pass
+    return top
+cursor = last(path) + 1             # the assistant's own rule, read before Dreamdesk appends
+if mode == "wait":
+    print("read", flush=True)
+    sys.stdin.readline()
+with open(path, "a", encoding="utf-8") as f:
+    f.write(json.dumps({"cursor": cursor, "timestamp": "2026-12-01 10:00", "content": "from the assistant"}) + "\n")
+"""
+
+
+@pytest.mark.parametrize("theirs_first", [True, False])
+def test_a_cursor_the_assistant_took_at_the_same_moment_moves_ours_and_both_entries_stay(tmp_path, monkeypatch,
+                                                                                         theirs_first):
+    import subprocess
+    import sys
+    import engine.history as history_mod
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    (mem / "history.jsonl").write_text(
+        json.dumps({"cursor": 1, "timestamp": "2026-12-01 09:00", "content": "old"}) + "\n")
+    real = history_mod.append_durably
+    state = {}
+
+    def racing(path, data):
+        if "done" in state or path.name != "history.jsonl":
+            return real(path, data)
+        state["done"] = True
+        if theirs_first:     # the assistant read cursor 1 and appends 2 before ours lands
+            subprocess.run([sys.executable, "-c", ASSISTANT_APPEND, str(path), "now"], check=True)
+            return real(path, data)
+        # the assistant read cursor 1 before ours landed, and appends 2 after it
+        proc = subprocess.Popen([sys.executable, "-c", ASSISTANT_APPEND, str(path), "wait"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "read"
+        real(path, data)
+        proc.communicate("go\n", timeout=20)
+    monkeypatch.setattr(history_mod, "append_durably", racing)
+    result = append_entry(mem, "from Dreamdesk")
+    hist = read_history(mem / "history.jsonl")
+    contents = [e.content for e in hist.entries]
+    assert sorted(contents) == ["from Dreamdesk", "from the assistant", "old"]
+    assert [e.cursor for e in hist.entries] == sorted({e.cursor for e in hist.entries})   # none skipped
+    assert not hist.bad_lines
+    assert result.collided_with == 2 and result.entry.cursor == 3
+    assert (mem / ".cursor").read_text().strip() == "3"
