@@ -170,8 +170,8 @@ def read_history(path: Path, display: str = DISPLAY) -> History:
     return parse_history(data, display)
 
 
-def _last_accepted(path: Path) -> tuple[int, bool]:
-    """(the cursor the reader would accept last, file ends with \n).
+def _last_accepted(path: Path) -> tuple[int, bool, int]:
+    """(the cursor the reader would accept last, file ends with \n, its size).
 
     That is the highest cursor on any parseable line (a line is accepted only above every
     earlier one), so the whole file is read: a tail scan could pick a line the reader skips and
@@ -180,8 +180,8 @@ def _last_accepted(path: Path) -> tuple[int, bool]:
     try:
         data = read_bytes(path)
     except FileNotFoundError:
-        return 0, True
-    return parse_history(data).last_cursor, (not data or data.endswith(b"\n"))
+        return 0, True, 0
+    return parse_history(data).last_cursor, (not data or data.endswith(b"\n")), len(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +208,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
     ts = timestamp or datetime.now().strftime("%Y-%m-%d %H:%M")
     memory_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(lock_path(memory_dir.parent, "history"), timeout=lock_timeout, what="the history lock"):
-        last, ends_nl = _last_accepted(path)
+        last, ends_nl, size = _last_accepted(path)
         cur, _ = read_cursor(memory_dir / ".cursor", "memory/.cursor")
         cursor = max(cur, last) + 1
         obj = {"cursor": cursor, "timestamp": ts, "content": content}
@@ -219,7 +219,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
         append_durably(path, prefix + line)
         collided = None
         for _attempt in range(COLLISION_RETRIES):
-            moved = _move_if_collided(path, obj)
+            moved = _move_if_collided(path, obj, size)
             if moved is None:
                 break
             collided = collided if collided is not None else obj["cursor"]
@@ -234,17 +234,20 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
 COLLISION_RETRIES = 5
 
 
-def _move_if_collided(path: Path, obj: dict) -> dict | None:
+def _move_if_collided(path: Path, obj: dict, since: int) -> dict | None:
     """The assistant appends without our lock, so it can hand out the cursor we just used; the
     reader then skips whichever of the two lines comes later. Ours is the one that moves: it is
     taken out (a rewrite that keeps any append made meanwhile) and appended again above every
-    cursor in the file. Returns the entry as appended again, or None when nothing collided."""
-    data = read_bytes(path)
+    cursor in the file. Only what was appended since our read (`since`) can collide: the rest
+    was below our cursor then. Returns the entry as appended again, or None when nothing collided."""
     line = json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    hist = parse_history(data)
-    same = [raw for _n, _off, raw, _t in _split_lines(data) if raw != line and _cursor_of(raw) == obj["cursor"]]
-    if not same:
+    with open(path, "rb") as fh:
+        fh.seek(since)
+        tail = fh.read()
+    if not any(raw != line and _cursor_of(raw) == obj["cursor"] for _n, _o, raw, _t in _split_lines(tail)):
         return None
+    data = read_bytes(path)
+    hist = parse_history(data)
     at = data.rfind(line + b"\n")
     if at < 0 or not replace_keeping_appends(path, data, data[:at] + data[at + len(line) + 1:]):
         return None                   # the file changed under us: the next append looks again

@@ -785,3 +785,21 @@ def test_the_cursor_moves_only_after_the_record_is_final(ws, llm_server, monkeyp
     monkeypatch.setattr(run_mod, "write_cursor", check)
     result = run_dream(ws, OpenAIClient(srv.url, "m", "k"), DreamOptions())
     assert result.status == "completed" and seen == [("completed", 3, 3)]
+
+
+def test_a_write_dream_cannot_make_is_said_in_words_in_its_outcome(ws, llm_server, monkeypatch):
+    import errno
+    import engine.files as files_mod
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
+                                         "sources": [1]})), turn(content="ok")], default=turn(content="nothing"))
+    real = files_mod.atomic_write_bytes
+
+    def refuse(path, data, *a, **kw):
+        if path.name == "USER.md":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path.with_name(".USER.md.dreamdesk-ab.tmp")))
+        return real(path, data, *a, **kw)
+    monkeypatch.setattr(files_mod, "atomic_write_bytes", refuse)
+    result = run_dream(ws, OpenAIClient(srv.url, "m", "k"), DreamOptions())
+    text = json.dumps(result.record)
+    assert "Errno" not in text and "PermissionError" not in text
+    assert "Could not write USER.md" in text

@@ -293,6 +293,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             res = run_pass(client, name, msgs, sandbox, cancel, progress, total)
         except ConflictError as exc:
             res = PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
+        except OSError as exc:          # a read-only memory/, a full disk: said in words
+            from ..oserrors import describe
+            res = PassResult(name, ended="error", error=describe(exc))
         except Exception as exc:  # noqa: BLE001 - the run must end recorded, whatever broke
             res = PassResult(name, ended="error", error=f"internal error in the {name} pass: "
                                                         f"{type(exc).__name__}: {str(exc)[:200]}")
@@ -356,6 +359,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                     "USER.md and MEMORY.md is still in memory/archive/.")
     elif store.notes:
         outcome += " Snapshots: " + "; ".join(store.notes) + "."
+    if sandbox.io_errors:
+        outcome += " " + " ".join(sandbox.io_errors)
     outcome += hold_note
     if stuck and status == "held":
         outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "

@@ -253,6 +253,7 @@ class Sandbox:
         self.shrink_only = False
         self.writes: list[Write] = []
         self.refused: list[Refusal] = []
+        self.io_errors: list[str] = []      # writes the file system refused, in words (said in the outcome)
         self.created: list[CreatedFact] = []
         self.removed: list[RemovedFact] = []
         self.archived: list[ArchiveRecord] = []
@@ -308,7 +309,10 @@ class Sandbox:
         except WorkspaceError as exc:
             msg = f"refused: {exc}"
         except OSError as exc:
-            msg = f"the file cannot be used ({exc.strerror or type(exc).__name__})"
+            from ..oserrors import describe
+            msg = describe(exc)
+            if msg not in self.io_errors:
+                self.io_errors.append(msg)
         except TypeError as exc:   # wrong argument names or types
             msg = f"bad arguments for {name}: {exc}"
         if key in self._failures:

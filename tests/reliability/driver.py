@@ -1,0 +1,34 @@
+"""Runs one Dreamdesk operation in its own process for the kill trials: prints "ready" once
+everything is imported, waits for a line on stdin, then runs the operation to completion."""
+
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    op, home = sys.argv[1], Path(sys.argv[2])
+    from engine.cli import main as cli
+    from engine.restore import restore_archive_entry, restore_snapshot
+    from engine.snapshots import SnapshotStore
+    from engine.workspace import Workspace
+    ws = Workspace.open(home)
+    target = sys.argv[3] if len(sys.argv) > 3 else ""
+    print("ready", flush=True)
+    sys.stdin.readline()
+    if op == "dream":
+        sys.exit(cli(["dream", str(home), "--replay", str(home / "dream-replay.jsonl"), "--review", "--json"]))
+    if op == "compact":
+        sys.exit(cli(["compact", str(home), "--json"]))
+    if op == "restore-whole":
+        restore_snapshot(ws, target, move_cursor=True)
+    elif op == "restore-file":
+        restore_snapshot(ws, target, path="USER.md")
+    elif op == "restore-hunk":
+        restore_snapshot(ws, target, path="memory/MEMORY.md", hunk=1)
+    elif op == "archive-restore":
+        for rid in target.split(","):
+            restore_archive_entry(ws, rid, SnapshotStore(ws))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""kill -9 (the whole process group) at seeded random moments during dream, whole / file / hunk
+restore, archive restore and compact, each on a fresh copy of the demo home with its recorded
+past. After every kill: nothing that left USER.md or MEMORY.md is missing from the archive, no
+memory file is torn, the snapshot repository is whole, the Dream cursor never passed a run
+nobody can see, no record stays "running", and running the same operation again converges
+(and leaves no temp file where git sees it).
+
+A few kills per operation run by default; `-m slow` runs KILLS_SLOW per operation (CI does)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DEMO_HOME, REPO
+
+OPS = ("dream", "restore-whole", "restore-file", "restore-hunk", "archive-restore", "compact")
+KILLS_DEFAULT = 2
+KILLS_SLOW = 50
+DRIVER = Path(__file__).with_name("driver.py")
+SEED = 20261201
+TOTALS: dict[str, int] = {}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> dict:
+    """The demo home with its month of history, and what each operation acts on."""
+    from engine.archive import read_archive
+    from engine.demo_history import build_demo_history
+    from engine.snapshots import SnapshotStore
+    from engine.workspace import Workspace
+    home = tmp_path_factory.mktemp("kill-template") / "demo"
+    shutil.copytree(DEMO_HOME, home, symlinks=True)
+    build_demo_history(home, REPO / "resources" / "demo-history")
+    ws = Workspace.open(home)
+    snaps = SnapshotStore(ws).list()
+    oldest = snaps[-1].sha
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    memory = (ws.root / "memory/MEMORY.md").read_text(encoding="utf-8")
+    gone = [r.id for r in read_archive(ws).records
+            if r.text not in (user if r.file == "USER.md" else memory)][:3]
+    return {"home": home, "targets": {"restore-whole": oldest, "restore-file": oldest, "restore-hunk": oldest,
+                                      "archive-restore": ",".join(gone)}}
+
+
+def _copy(template: dict, dest: Path) -> Path:
+    shutil.copytree(template["home"], dest, symlinks=True)
+    return dest
+
+
+def _start(op: str, home: Path, target: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, str(DRIVER), op, str(home), target], cwd=REPO,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stdout.readline().strip() == b"ready"
+    return proc
+
+
+def _run_to_end(op: str, home: Path, target: str) -> tuple[int, str, float]:
+    proc = _start(op, home, target)
+    t0 = time.monotonic()
+    _out, err = proc.communicate(b"go\n", timeout=120)
+    return proc.returncode, err.decode(errors="replace"), time.monotonic() - t0
+
+
+def _state(home: Path) -> dict:
+    from engine.textform import normalise
+    ws_root = home / "workspace"
+    out = {}
+    for rel in ("USER.md", "memory/MEMORY.md"):
+        raw = (ws_root / rel).read_bytes()
+        out[rel] = normalise(raw.decode("utf-8"))       # a torn multi-byte sequence fails right here
+    return out
+
+
+def check_invariants(home: Path, before: dict, label: str) -> None:
+    from engine.archive import read_archive
+    from engine.dream.records import list_runs
+    from engine.entries import removed_entries
+    from engine.git_repair import half_made
+    from engine.history import read_history
+    from engine.workspace import Workspace
+    ws = Workspace.open(home)
+    now = _state(home)
+    archived = {(r.file, r.text) for r in read_archive(ws).records}
+    for rel, old in before["files"].items():
+        lost = [r.entry.text for r in removed_entries(old, now[rel]) if (rel, r.entry.text) not in archived]
+        assert lost == [], f"{label}: left {rel} without reaching the archive: {lost[:3]}"
+    git_dir = ws.root / ".git"
+    assert half_made(git_dir) is None, f"{label}: the snapshot repository is half-made"
+    hist = read_history(ws.history_path)
+    assert len(hist.bad_lines) <= before["bad_lines"], f"{label}: history has new unreadable lines"
+    dream = int((ws.root / "memory/.dream_cursor").read_text().strip() or 0)
+    assert dream <= max(hist.last_cursor, before["dream_cursor"]), f"{label}: dream cursor past history"
+    runs, _ = list_runs(ws)
+    assert not [r for r in runs if r.get("status") == "running"], f"{label}: a run still reads as running"
+    if dream != before["dream_cursor"]:
+        assert any((r.get("cursor") or {}).get("after") == dream and r.get("status") not in ("interrupted",)
+                   for r in runs), f"{label}: the cursor moved to {dream} with no record saying so"
+
+
+def _before(home: Path) -> dict:
+    from engine.history import read_history
+    ws_root = home / "workspace"
+    return {"files": _state(home), "bad_lines": len(read_history(ws_root / "memory/history.jsonl").bad_lines),
+            "dream_cursor": int((ws_root / "memory/.dream_cursor").read_text().strip() or 0)}
+
+
+def _trials(template: dict, tmp_path: Path, op: str, kills: int) -> None:
+    target = template["targets"].get(op, "")
+    code, err, duration = _run_to_end(op, _copy(template, tmp_path / "whole"), target)
+    assert code == 0 and "Traceback" not in err, err
+    rng = random.Random(f"{SEED}-{op}")
+    for i in range(kills):
+        home = _copy(template, tmp_path / f"k{i}")
+        before = _before(home)
+        proc = _start(op, home, target)
+        delay = rng.uniform(0, duration * 1.1)
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        label = f"{op} killed at {delay * 1000:.0f} ms (trial {i})"
+        check_invariants(home, before, label)
+        # the same operation again, to the end: it converges and cleans up after the kill
+        for p in home.rglob("*"):
+            if ".dreamdesk-" in p.name:
+                t = time.time() - 3600
+                os.utime(p, (t, t), follow_symlinks=False)    # what the kill left is long stale now
+        code, err, _ = _run_to_end(op, home, target)
+        assert "Traceback" not in err and code in (0, 1, 2), f"{label}: the next run crashed: {err}"
+        check_invariants(home, before, label + ", then run again")
+        listed = subprocess.run(["git", "-C", str(home / "workspace"), "ls-files"], capture_output=True,
+                                text=True).stdout
+        assert ".dreamdesk-" not in listed, f"{label}: a temp file was committed"
+        assert subprocess.run([sys.executable, "-m", "engine.cli", "snapshots", str(home), "--json"], cwd=REPO,
+                              capture_output=True).returncode == 0, f"{label}: snapshots no longer list"
+        shutil.rmtree(home, ignore_errors=True)
+    TOTALS[op] = TOTALS.get(op, 0) + kills
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_few_kills_per_operation_lose_nothing(template, tmp_path, op):
+    _trials(template, tmp_path, op, KILLS_DEFAULT)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", OPS)
+def test_fifty_kills_per_operation_lose_nothing(template, tmp_path, op):
+    _trials(template, tmp_path, op, KILLS_SLOW)
+    print(f"\n{op}: {KILLS_SLOW} kills, nothing lost")
