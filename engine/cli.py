@@ -312,13 +312,18 @@ def cmd_restore(args) -> int:
         print(f"Nothing to restore: the files already match {result.target[:8]}.")
         return EXIT_OK
     print(f"Restored {', '.join(result.files) or '.dream_cursor'} from {result.target[:8]}.")
+    _print_effects(result)
+    print(f"Undo with: dreamdesk restore {args.path} --undo {result.id}")
+    return EXIT_OK
+
+
+def _print_effects(result) -> None:
+    """What a restore or undo did besides the files it names."""
     if result.cursor:
         print(f".dream_cursor moved {result.cursor[0]} -> {result.cursor[1]}")
     if result.archived:
         print(f"Archived {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'}: "
               + ", ".join(r.id for r in result.archived))
-    print(f"Undo with: dreamdesk restore {args.path} --undo {result.id}")
-    return EXIT_OK
 
 
 def _restore_list(args) -> int:
@@ -360,11 +365,7 @@ def _restore_undo(args) -> int:
         print("Nothing to undo: " + "; ".join(result.warnings))
         return EXIT_OK
     print(f"Undid restore {result.target}: put back {', '.join(result.files) or '.dream_cursor'}.")
-    if result.cursor:
-        print(f".dream_cursor moved {result.cursor[0]} -> {result.cursor[1]}")
-    if result.archived:
-        print(f"Archived {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'}: "
-              + ", ".join(r.id for r in result.archived))
+    _print_effects(result)
     for w in result.warnings:
         print(f"dreamdesk: {w}", file=sys.stderr)
     print(f"Undo this with: dreamdesk restore {args.path} --undo {result.id}")

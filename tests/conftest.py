@@ -35,6 +35,13 @@ def no_known_secrets():
     redact.forget_all()
 
 
+@pytest.fixture(scope="session")
+def history_home(tmp_path_factory) -> Path:
+    """The demo with its recorded past (snapshots, runs, archive), built once; tests copy it."""
+    from gui.app import build_demo_copy
+    return build_demo_copy(tmp_path_factory.mktemp("demo-data"))
+
+
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the demo home (config.json, sessions/, workspace/)."""

@@ -93,12 +93,6 @@ def test_the_label_names_the_zone_and_its_offset():
 
 # ---- every view and command, on a machine in another zone than the home ------------------------
 
-@pytest.fixture(scope="module")
-def history_home(tmp_path_factory) -> Path:
-    from gui.app import build_demo_copy
-    return build_demo_copy(tmp_path_factory.mktemp("demo-data"))
-
-
 @pytest.fixture
 def home(history_home, tmp_path) -> Path:
     """The demo with its past, one more history entry stamped at the last run's end (Brussels)."""

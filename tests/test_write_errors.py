@@ -53,13 +53,6 @@ def read_only_memory(tmp_path):
         d.chmod(0o755)
 
 
-@pytest.fixture(scope="module")
-def history_home(tmp_path_factory) -> Path:
-    """The demo with its recorded past (snapshots, runs, archive), built once; tests copy it."""
-    from gui.app import build_demo_copy
-    return build_demo_copy(tmp_path_factory.mktemp("demo-data"))
-
-
 @pytest.fixture
 def home(history_home, tmp_path) -> Path:
     import shutil
