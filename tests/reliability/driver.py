@@ -5,6 +5,9 @@ import sys
 from pathlib import Path
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))     # this checkout's engine, not an installed one
+
+
 def main() -> None:
     op, home = sys.argv[1], Path(sys.argv[2])
     from engine.cli import main as cli
@@ -31,4 +34,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from engine.problems import WorkspaceError
+    try:
+        main()
+    except WorkspaceError as exc:        # a refusal, said as the CLI says it
+        print(f"dreamdesk: {exc}", file=sys.stderr)
+        sys.exit(2)

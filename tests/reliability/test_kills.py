@@ -26,6 +26,7 @@ from conftest import DEMO_HOME, REPO
 OPS = ("dream", "restore-whole", "restore-file", "restore-hunk", "archive-restore", "compact")
 KILLS_DEFAULT = 2
 KILLS_SLOW = 50
+KILLS_WATCHED = 5
 DRIVER = Path(__file__).with_name("driver.py")
 SEED = 20261201
 TOTALS: dict[str, int] = {}
@@ -115,7 +116,29 @@ def _before(home: Path) -> dict:
             "dream_cursor": int((ws_root / "memory/.dream_cursor").read_text().strip() or 0)}
 
 
-def _trials(template: dict, tmp_path: Path, op: str, kills: int) -> None:
+def _archive_size(ws_root: Path) -> int:
+    try:
+        return sum(e.stat().st_size for e in os.scandir(ws_root / "memory" / "archive") if e.name.endswith(".jsonl"))
+    except OSError:
+        return 0
+
+
+def _seen(ws_root: Path, watch: str, start: dict) -> bool:
+    """Has the moment a watched trial kills at come? (scanned in a spin: the moments last ms)"""
+    if watch == "index-lock":
+        return os.path.exists(ws_root / ".git" / "index.lock")
+    if watch == "archive-grows":
+        return _archive_size(ws_root) > start["archive"]
+    for d in (ws_root, ws_root / "memory", ws_root / "memory" / "archive", ws_root / "memory" / "dreams"):
+        try:
+            if any(".dreamdesk-" in n for n in os.listdir(d)):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | None = None) -> None:
     target = template["targets"].get(op, "")
     code, err, duration = _run_to_end(op, _copy(template, tmp_path / "whole"), target)
     assert code == 0 and "Traceback" not in err, err
@@ -125,18 +148,30 @@ def _trials(template: dict, tmp_path: Path, op: str, kills: int) -> None:
         before = _before(home)
         proc = _start(op, home, target)
         delay = rng.uniform(0, duration * 1.1)
+        start = {"archive": _archive_size(home / "workspace")}
         proc.stdin.write(b"go\n")
         proc.stdin.flush()
-        time.sleep(delay)
-        os.killpg(proc.pid, signal.SIGKILL)
+        t0 = time.monotonic()
+        if watch is None:
+            time.sleep(delay)
+        else:
+            while proc.poll() is None and not _seen(home / "workspace", watch, start) \
+                    and time.monotonic() - t0 < duration * 3:
+                pass
+            delay = time.monotonic() - t0
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass                       # it ended before the watched moment came
         proc.wait()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             stream.close()
-        label = f"{op} killed at {delay * 1000:.0f} ms (trial {i})"
+        label = f"{op} killed at {delay * 1000:.0f} ms{f' ({watch})' if watch else ''} (trial {i})"
         check_invariants(home, before, label)
-        # the same operation again, to the end: it converges and cleans up after the kill
+        # the same operation again, to the end, a while later (what the kill left is aged by an
+        # hour): it converges and cleans up after the kill
         for p in home.rglob("*"):
-            if ".dreamdesk-" in p.name:
+            if ".dreamdesk-" in p.name or (p.suffix == ".lock" and p.parent.name == ".git"):
                 t = time.time() - 3600
                 os.utime(p, (t, t), follow_symlinks=False)    # what the kill left is long stale now
         code, err, _ = _run_to_end(op, home, target)
@@ -154,6 +189,20 @@ def _trials(template: dict, tmp_path: Path, op: str, kills: int) -> None:
 @pytest.mark.parametrize("op", OPS)
 def test_a_few_kills_per_operation_lose_nothing(template, tmp_path, op):
     _trials(template, tmp_path, op, KILLS_DEFAULT)
+
+
+@pytest.mark.parametrize("op, watch", [("dream", "temp-file"), ("restore-whole", "index-lock"),
+                                       ("archive-restore", "archive-grows")])
+def test_a_kill_at_a_watched_moment_loses_nothing(template, tmp_path, op, watch):
+    """Killed the moment a temp file appears, git's index.lock appears, or the archive grows."""
+    _trials(template, tmp_path, op, 1, watch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("watch", ["temp-file", "index-lock", "archive-grows"])
+def test_kills_at_watched_moments_lose_nothing(template, tmp_path, op, watch):
+    _trials(template, tmp_path, op, KILLS_WATCHED, watch)
 
 
 @pytest.mark.slow
