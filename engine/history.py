@@ -286,3 +286,33 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
         return 0
     return len(drop)
 
+
+
+class AppendDetector:
+    """Tells a real append to history.jsonl from the other events a watcher sees: the file grew,
+    or a rewrite (the cap, an atomic save) brought a cursor above the last one seen. A read, a
+    touch or a rewrite to the same size is not activity (issue 13.5: serve's own reads restarted
+    the idle wait forever)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._seen = self._look()
+
+    def _look(self) -> tuple[int, int]:
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return 0, 0
+        return size, read_history(self.path).last_cursor
+
+    def check(self) -> bool:
+        """Has the file been appended to since the last check?"""
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return False
+        old_size, old_cursor = self._seen
+        if size == old_size:
+            return False
+        self._seen = self._look()
+        return size > old_size or self._seen[1] > old_cursor

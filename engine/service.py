@@ -18,19 +18,27 @@ from .workspace import Workspace
 
 
 class HistoryWatcher:
-    """watchdog on memory/: every change to history.jsonl (including atomic saves, which
-    arrive as a move whose dest_path is the file) calls `on_change`."""
+    """watchdog on memory/: a real append to history.jsonl (the file grew, or an atomic save
+    brought a cursor above the last one seen) calls `on_change`. Reads are not activity:
+    inotify reports every open and close, and serve's own Consolidator reads the file at start
+    and every minute, which would restart the idle wait forever."""
+
+    IGNORED = ("opened", "closed_no_write")
 
     def __init__(self, ws: Workspace, on_change: Callable[[], None]):
         from watchdog.events import FileSystemEventHandler
         from watchdog.observers import Observer
 
+        from .history import AppendDetector
         target = str(ws.history_path)
+        appended = AppendDetector(ws.history_path)
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event):
+                if event.event_type in HistoryWatcher.IGNORED:
+                    return
                 paths = {getattr(event, "src_path", None), getattr(event, "dest_path", None)}
-                if target in {str(p) for p in paths if p}:
+                if target in {str(p) for p in paths if p} and appended.check():
                     on_change()
 
         self.observer = Observer()

@@ -9,6 +9,7 @@ from typing import Callable
 
 from engine import clock
 from engine import config as config_mod
+from engine.history import AppendDetector
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
 from engine.workspace import Workspace
@@ -218,6 +219,7 @@ class MainWindow(QMainWindow):
         self.ws = ws
         self.state = None
         self.scheduler = Scheduler(ws)
+        self._appends = AppendDetector(ws.history_path)     # only a real append is activity
         self.watcher = WorkspaceWatcher(ws.root, self)
         self.watcher.changed.connect(self._on_files_changed)
         self.watcher.failed.connect(lambda msg: self.show_message(
@@ -269,7 +271,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
-        if "memory/history.jsonl" in paths and self.scheduler is not None:
+        if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
             self.refresh()

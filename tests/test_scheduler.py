@@ -166,6 +166,25 @@ def test_idle_wait_restarted_by_a_line_from_another_process(make_workspace):
         w.stop()
 
 
+def test_reading_the_history_is_not_activity_only_an_append_is(make_workspace):
+    """Issue 13.5: serve's own Consolidator reads history.jsonl at start and every minute; those
+    opens and closes must not restart the idle wait, or an activity dream never starts."""
+    ws = make(make_workspace, {"schedule": "activity"})
+    seen = threading.Event()
+    w = HistoryWatcher(ws, seen.set)
+    w.start()
+    try:
+        for _ in range(5):
+            code = f"open({str(ws.history_path)!r}, 'rb').read(); import os; os.utime({str(ws.history_path)!r})"
+            subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        assert not seen.wait(1.0)
+        with open(ws.history_path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"cursor": 99, "timestamp": "2026-12-01 10:00", "content": "new"}) + "\n")
+        assert seen.wait(5)
+    finally:
+        w.stop()
+
+
 def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
     ws = make(make_workspace, {})
     srv = llm_server(default={"delay": 1.0, **turn(content="nothing")})
