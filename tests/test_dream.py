@@ -436,6 +436,26 @@ def test_fact_status_across_two_runs(ws, llm_server):
     assert second["removed"][0]["replaced_by"] == "- Drinks coffee, not tea"
 
 
+def test_two_runs_in_the_same_second_keep_their_order(ws, llm_server):
+    """Issue 13.5: run B started in the same second as run A and removed A's fact: it reads as
+    removed in B (the run number orders them), not unavailable."""
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
+                      turn(content="ok")])
+    r1 = run_dream(ws, client(srv), only_consolidation())
+    with open(ws.history_path, "a") as fh:
+        fh.write(hist("- [correction] Maya quit tea", start=4))
+    srv.add(turn(("remove_fact", {"path": "USER.md", "text": "- Likes tea"})), turn(content="ok"))
+    r2 = run_dream(ws, client(srv), only_consolidation())
+    path = ws.memory_dir / "dreams" / f"{r2.run_id}.json"
+    rec = json.loads(path.read_text())
+    rec["started"] = records.load_run(ws, r1.run_id)["started"]        # the same second as A
+    path.write_text(json.dumps(rec))
+    first = records.resolve(ws, records.load_run(ws, r1.run_id))
+    assert first["created"][0]["status"] == "removed" and first["created"][0]["removed_in_run"] == r2.run_id
+    runs, _ = records.list_runs(ws)
+    assert [r["id"] for r in runs] == [r2.run_id, r1.run_id]
+
+
 def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
     script = [turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"}),
                    ("add_fact", {"path": "memory/MEMORY.md", "text": "Blog on Eleventy", "section": "Projects",

@@ -566,6 +566,8 @@ def test_removed_facts_peer_card_refusals_sizes_and_passes(qtbot, runs_view, run
 
 def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
     later = datetime.fromisoformat(runs[0]["started"]) + timedelta(days=31)
+    bare = dict(runs[-1], id="r-20200101-000000", started="2020-01-01T00:00:00+00:00", created=[], removed=[])
+    records.save_record(ws, bare)                   # a run none of whose facts is left
     assert records.prune(ws, later)
     view = RunsView(engine)
     qtbot.addWidget(view)
@@ -575,6 +577,13 @@ def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
     assert pruned and all(r.get("pruned_at") for r in pruned)
     assert all(view.model.cell_text(r, COL_PRUNED) == "pruned" for r in range(view.model.rowCount()))
     assert "Pruned" in view.detail.toPlainText() and "30-day" in view.detail.toPlainText()
+    # a run with nothing left is kept, counts only: the deliberate difference from Honcho is said
+    for r in pruned:
+        assert view.select_run(r["id"])
+        qtbot.waitUntil(lambda: view.shown is not None and view.shown.get("id") == r["id"], timeout=5000)
+        said = "Honcho deletes such a run; Dreamdesk keeps it" in view.detail.toPlainText()
+        assert said == (not r.get("created")), r["id"]
+    assert any(not r.get("created") for r in pruned) and any(r.get("created") for r in pruned)
 
 
 def test_empty_state_without_runs(qtbot, engine, make_workspace):

@@ -35,6 +35,16 @@ def new_run_id(ws: Workspace, now: datetime) -> str:
 
 
 _ID = re.compile(r"^r-\d{8}-\d{6}(-\d+)?$")
+
+
+def run_order(rec: dict) -> tuple:
+    """The real sequence of runs: start time to the second, then the run number Dream counts,
+    then the same-second suffix of the id (r-…-2 after r-…), never the text of the id alone."""
+    rid = rec.get("id") or ""
+    m = re.search(r"-(\d+)$", rid[len("r-00000000-000000"):]) if len(rid) > 17 else None
+    number = rec.get("run_number")
+    return (rec.get("started") or "", number if isinstance(number, int) and not isinstance(number, bool) else 0,
+            int(m.group(1)) if m else 1, rid)
 _LIST_KEYS = ("created", "removed", "writes", "refused", "passes")
 
 
@@ -139,7 +149,7 @@ def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
         for key in _LIST_KEYS:
             rec[key] = rec.get(key) or []
         runs.append(rec)
-    runs.sort(key=lambda r: (r.get("started") or "", r["id"]), reverse=True)
+    runs.sort(key=run_order, reverse=True)
     _interrupted(ws, runs)
     return runs, problems
 
@@ -208,8 +218,8 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
         # consecutive lines of one
         return text in entries_of(rel) or contains_entry(raw[rel], text)
 
-    later = [r for r in runs if (r.get("started") or "") > (record.get("started") or "") and r["id"] != record["id"]]
-    later.sort(key=lambda r: r.get("started") or "")
+    mine = run_order(record)
+    later = sorted((r for r in runs if run_order(r) > mine and r["id"] != record["id"]), key=run_order)
     archived_by_hand = {(a.file, a.text) for a in read_archive(ws).records if a.reason in ("edit", "restore")}
     hist = {e.cursor: e for e in ws.history().entries}
     out = json.loads(json.dumps(record))

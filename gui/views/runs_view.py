@@ -180,6 +180,10 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
                    "retention this record keeps only the facts it created that still exist, and its counts "
                    f"(created {_num(run.get('created_count'))}, removed {_num(run.get('removed_count'))}, "
                    f"peer card {'updated' if run.get('peer_card_updated') else 'not updated'}).</p>")
+        if not run.get("created"):
+            out.append(f"<p style='color:{c['dim']}'>Nothing it created is left. Honcho deletes such a run; "
+                       "Dreamdesk keeps it, counts only, so the run history has no gaps (the run numbers and "
+                       "the cursor moves stay explained).</p>")
 
     created = run.get("created") or []
     out.append(f"<h4 style='margin-bottom:0'>Created facts ({len(created)})</h4>")
