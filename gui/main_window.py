@@ -220,7 +220,11 @@ class MainWindow(QMainWindow):
         self.state = None
         self.scheduler = Scheduler(ws)
         self._appends = AppendDetector(ws.history_path)     # only a real append is activity
-        self.watcher = WorkspaceWatcher(ws.root, self)
+        cfg = ws.config_create_path
+        # the home's config.json lies outside the workspace: watched too, so a setting the
+        # assistant's own save dropped shows on the Dashboard at once
+        outside = {cfg: "config.json"} if cfg.parent != ws.root else {}
+        self.watcher = WorkspaceWatcher(ws.root, self, outside=outside)
         self.watcher.changed.connect(self._on_files_changed)
         self.watcher.failed.connect(lambda msg: self.show_message(
             f"Live updates are off for this workspace ({msg}); F5 reads it again"))

@@ -23,9 +23,13 @@ class WorkspaceWatcher(QObject):
     changed = Signal(object)          # set[str] of paths relative to the workspace
     failed = Signal(str)              # live updates could not start (inotify limit, permissions...)
 
-    def __init__(self, root: Path, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS):
+    def __init__(self, root: Path, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS,
+                 outside: dict[Path, str] | None = None):
+        """`outside`: files beyond the workspace to watch too (the home's config.json), each with
+        the name it is reported under."""
         super().__init__(parent)
         self.root = Path(root)
+        self._outside = {str(Path(p)): name for p, name in (outside or {}).items()}
         self._pending: set[str] = set()
         self._lock = threading.Lock()
         self._timer = QTimer(self)
@@ -44,6 +48,7 @@ class WorkspaceWatcher(QObject):
 
         bridge = self._bridge
         root = str(self.root)
+        outside = self._outside
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event):
@@ -52,7 +57,8 @@ class WorkspaceWatcher(QObject):
                 for p in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
                     if p:
                         p = p.decode() if isinstance(p, bytes) else p
-                        if p.startswith(root) and "/.git/" not in p and not p.endswith((".tmp", ".lock")):
+                        if p in outside or (p.startswith(root) and "/.git/" not in p
+                                            and not p.endswith((".tmp", ".lock"))):
                             bridge.raw.emit(p)
 
         self._observer = Observer()
@@ -72,6 +78,9 @@ class WorkspaceWatcher(QObject):
                     return                  # stopped before it started
                 # the root shallowly (never into .git or .dreamdesk), memory/ and skills/ deeply
                 observer.schedule(self._handler, root, recursive=False)
+                for folder in {str(Path(p).parent) for p in self._outside} - {root}:
+                    if Path(folder).is_dir():
+                        observer.schedule(self._handler, folder, recursive=False)
                 self._sync_subdirs_locked()
                 observer.start()
         except Exception as exc:  # noqa: BLE001 - said in the window, never a dead thread
@@ -130,7 +139,7 @@ class WorkspaceWatcher(QObject):
     @Slot(str)
     def _on_raw(self, path: str) -> None:
         try:
-            rel = Path(path).relative_to(self.root).as_posix()
+            rel = self._outside.get(path) or Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return
         self._pending.add(rel)

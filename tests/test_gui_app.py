@@ -915,6 +915,32 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
     watcher.stop()
 
 
+def test_the_home_config_outside_the_workspace_is_watched_too(qtbot, tmp_path):
+    """The assistant's own config save (in the home, beside the workspace) reaches the window at
+    once, so a setting it dropped shows on the Dashboard without a reload."""
+    from gui.watcher import WorkspaceWatcher
+    ws = tmp_path / "home" / "workspace"
+    (ws / "memory").mkdir(parents=True)
+    cfg = tmp_path / "home" / "config.json"
+    cfg.write_text("{}")
+    (tmp_path / "home" / "other.json").write_text("{}")
+    watcher = WorkspaceWatcher(ws, outside={cfg: "config.json"})
+    seen: list[set] = []
+    watcher.changed.connect(seen.append)
+    watcher.start()
+    try:
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)     # the first look after starting
+        seen.clear()
+        (tmp_path / "home" / "other.json").write_text('{"x": 1}')     # not ours to report
+        tmp = cfg.with_name(".config.json.tmp")
+        tmp.write_text('{"agents": {}}')
+        tmp.replace(cfg)                                   # an atomic save, as nanobot's
+        qtbot.waitUntil(lambda: any("config.json" in s for s in seen), timeout=5000)
+        assert all(p == "config.json" or not p.endswith("other.json") for s in seen for p in s)
+    finally:
+        watcher.stop()
+
+
 def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path, fake_templates):
     """Issue 10.6/10.7: a home nanobot 0.3.5 wrote (provider "auto", its templates, its own
     prompts/dream.md) shows the assistant on the Dashboard, nanobot's prompt on the Prompt tab,
