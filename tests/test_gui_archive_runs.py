@@ -581,6 +581,11 @@ def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
         said = "Honcho deletes such a run; Dreamdesk keeps it" in view.detail.toPlainText()
         assert said == (not r.get("created")), r["id"]
     assert any(not r.get("created") for r in pruned) and any(r.get("created") for r in pruned)
+    view.resize(1200, 700)
+    view.show()
+    assert view.select_run(next(r["id"] for r in pruned if not r.get("created")))
+    qtbot.wait(50)
+    grab(view, "runs-pruned-bare.png")
 
 
 def test_empty_state_without_runs(qtbot, engine, make_workspace):

@@ -128,5 +128,6 @@ def test_every_undo_gives_back_exactly_what_its_restore_wrote(first, steps):
             apply(ws, store, snaps, op)
         # and the last restore standing can always be undone over whatever came after, when asked
         check_undo(ws, store, 0, True)
+        assert snaps and store.head()
     finally:
         shutil.rmtree(root, ignore_errors=True)

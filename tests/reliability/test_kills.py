@@ -138,7 +138,7 @@ def _seen(ws_root: Path, watch: str, start: dict) -> bool:
     return False
 
 
-def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | None = None) -> None:
+def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | None = None) -> int:
     target = template["targets"].get(op, "")
     code, err, duration = _run_to_end(op, _copy(template, tmp_path / "whole"), target)
     assert code == 0 and "Traceback" not in err, err
@@ -184,29 +184,30 @@ def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | No
                               capture_output=True).returncode == 0, f"{label}: snapshots no longer list"
         shutil.rmtree(home, ignore_errors=True)
     TOTALS[op] = TOTALS.get(op, 0) + kills
+    return i + 1                                  # trials checked (each asserts its invariants)
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_a_few_kills_per_operation_lose_nothing(template, tmp_path, op):
-    _trials(template, tmp_path, op, KILLS_DEFAULT)
+    assert _trials(template, tmp_path, op, KILLS_DEFAULT) == KILLS_DEFAULT
 
 
 @pytest.mark.parametrize("op, watch", [("dream", "temp-file"), ("restore-whole", "index-lock"),
                                        ("archive-restore", "archive-grows")])
 def test_a_kill_at_a_watched_moment_loses_nothing(template, tmp_path, op, watch):
     """Killed the moment a temp file appears, git's index.lock appears, or the archive grows."""
-    _trials(template, tmp_path, op, 1, watch)
+    assert _trials(template, tmp_path, op, 1, watch) == 1
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("watch", ["temp-file", "index-lock", "archive-grows"])
 def test_kills_at_watched_moments_lose_nothing(template, tmp_path, op, watch):
-    _trials(template, tmp_path, op, KILLS_WATCHED, watch)
+    assert _trials(template, tmp_path, op, KILLS_WATCHED, watch) == KILLS_WATCHED
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("op", OPS)
 def test_fifty_kills_per_operation_lose_nothing(template, tmp_path, op):
-    _trials(template, tmp_path, op, KILLS_SLOW)
+    assert _trials(template, tmp_path, op, KILLS_SLOW) == KILLS_SLOW
     print(f"\n{op}: {KILLS_SLOW} kills, nothing lost")
