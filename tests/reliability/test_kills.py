@@ -24,7 +24,7 @@ import pytest
 from conftest import DEMO_HOME, REPO
 
 OPS = ("dream", "restore-whole", "restore-file", "restore-hunk", "archive-restore", "compact")
-KILLS_DEFAULT = 1
+KILLS_DEFAULT = 3
 KILLS_SLOW = 50
 KILLS_WATCHED = 5
 DRIVER = Path(__file__).with_name("driver.py")
