@@ -27,8 +27,8 @@ def half_made(git_dir: Path) -> str | None:
     missing = [n for n in ("HEAD", "config", "objects", "refs") if not (git_dir / n).exists()]
     if missing:
         return f"{', '.join(missing)} missing"
-    if (git_dir / "HEAD.lock").exists() or (git_dir / "config.lock").exists():
-        return "an interrupted git init left HEAD.lock or config.lock"
+    # a HEAD.lock or config.lock beside a whole HEAD and config is a commit cut short, not an
+    # init: a stale lock (clear_stale_locks), never a reason to call the repository half-made
     return None
 
 
@@ -92,12 +92,22 @@ def stale_lock(lock: Path, now: float | None = None) -> bool:
     return open_by_someone(lock) is not True
 
 
+def _locks(git_dir: Path) -> list[Path]:
+    """git's lock files: the top-level ones and a ref's (refs/heads/master.lock), which a kill
+    during a commit leaves too."""
+    found = [git_dir / n for n in _TOP_LOCKS + ("packed-refs.lock",)]
+    refs = git_dir / "refs"
+    if refs.is_dir():
+        found += sorted(refs.rglob("*.lock"))
+    return found
+
+
 def clear_stale_locks(git_dir: Path, now: float | None = None) -> list[str]:
-    """Remove the top-level lock files of `git_dir` whose owner is gone; their names."""
+    """Remove the lock files of `git_dir` whose owner is gone; their names (relative)."""
     cleared = []
-    for name in _TOP_LOCKS:
-        lock = git_dir / name
-        if lock.is_file() and stale_lock(lock, now):
+    for lock in _locks(git_dir):
+        name = lock.relative_to(git_dir).as_posix()
+        if lock.is_file() and not lock.is_symlink() and stale_lock(lock, now):
             try:
                 os.unlink(lock)
                 cleared.append(name)

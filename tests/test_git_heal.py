@@ -241,3 +241,27 @@ def test_a_corrupt_object_is_said_in_one_line_that_names_the_damage(ws, capsys):
         assert main(argv) != 0
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "is damaged" in err and "fsck" in err
+
+
+def test_a_commit_cut_short_leaves_locks_that_are_stale_not_a_half_made_repository(ws, capsys):
+    """Found by the kill trials: a kill during git commit leaves HEAD.lock and the branch's
+    ref lock in a whole repository. That is not a half-made one (reads go on), and once stale
+    the locks are cleared by the next snapshot."""
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    branch = git(ws.root, "symbolic-ref", "HEAD").stdout.strip()          # refs/heads/master or main
+    locks = [store.git_dir / "HEAD.lock", store.git_dir / (branch + ".lock")]
+    for lock in locks:
+        lock.write_text("0" * 40 + "\n")
+    assert git_repair.half_made(store.git_dir) is None
+    assert main(["snapshots", str(ws.root), "--json"]) == 0                # reading is fine
+    capsys.readouterr()
+    (ws.root / "SOUL.md").write_text("changed\n")
+    with pytest.raises(SnapshotError):
+        SnapshotStore(ws).snapshot("dream: x")                             # fresh: someone may hold them
+    for lock in locks:
+        age(lock, 600)
+    again = SnapshotStore(ws)
+    assert again.snapshot("dream: x")
+    assert not any(lock.exists() for lock in locks)
+    assert any("HEAD.lock" in n and branch + ".lock" in n for n in again.notes)

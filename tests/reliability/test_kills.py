@@ -171,7 +171,7 @@ def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | No
         # the same operation again, to the end, a while later (what the kill left is aged by an
         # hour): it converges and cleans up after the kill
         for p in home.rglob("*"):
-            if ".dreamdesk-" in p.name or (p.suffix == ".lock" and p.parent.name == ".git"):
+            if ".dreamdesk-" in p.name or (p.suffix == ".lock" and ".git" in p.parts):
                 t = time.time() - 3600
                 os.utime(p, (t, t), follow_symlinks=False)    # what the kill left is long stale now
         code, err, _ = _run_to_end(op, home, target)
