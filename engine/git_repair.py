@@ -1,11 +1,11 @@
 """Healing the snapshot repository after a kill: a half-made `git init` and a stale index.lock.
 
-A kill can leave a repository git no longer opens (HEAD without objects/, a HEAD.lock or
-config.lock from an init cut short) or an `index.lock` from an add or commit cut short, after
-which git refuses every snapshot. Only what cannot lose anything is repaired: a half-made
-repository holding no object and no ref (nothing was ever committed into it), and a lock file
-nobody has open that is older than any git operation of ours takes. Anything else is reported
-with the command that fixes it, and left alone.
+A kill can leave a repository git no longer opens (HEAD without objects/, HEAD renamed to
+HEAD.lock by an init cut short) or lock files from an add or commit cut short (index.lock,
+HEAD.lock, a ref's lock), after which git refuses every snapshot. Only what cannot lose
+anything is repaired: a half-made repository holding no object and no ref (nothing was ever
+committed into it), and a lock file nobody has open that is older than any git operation of
+ours takes. Anything else is reported with the command that fixes it, and left alone.
 """
 
 from __future__ import annotations
