@@ -290,9 +290,10 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
 
 class AppendDetector:
     """Tells a real append to history.jsonl from the other events a watcher sees: the file grew,
-    or a rewrite (the cap, an atomic save) brought a cursor above the last one seen. A read, a
-    touch or a rewrite to the same size is not activity (issue 13.5: serve's own reads restarted
-    the idle wait forever)."""
+    or it was rewritten (the cap, an atomic save) while .cursor, which every appender writes,
+    rose. A read, a touch or a rewrite without a new cursor is not activity (issue 13.5: serve's
+    own reads restarted the idle wait forever). Two stats and a read of .cursor, never a parse
+    of the history: the window calls it on the GUI thread."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -302,17 +303,13 @@ class AppendDetector:
         try:
             size = self.path.stat().st_size
         except OSError:
-            return 0, 0
-        return size, read_history(self.path).last_cursor
+            size = 0
+        cursor, _ = read_cursor(self.path.with_name(".cursor"), "memory/.cursor")
+        return size, cursor
 
     def check(self) -> bool:
         """Has the file been appended to since the last check?"""
-        try:
-            size = self.path.stat().st_size
-        except OSError:
-            return False
         old_size, old_cursor = self._seen
-        if size == old_size:
-            return False
         self._seen = self._look()
-        return size > old_size or self._seen[1] > old_cursor
+        size, cursor = self._seen
+        return size > old_size or (size != old_size and cursor > old_cursor)
