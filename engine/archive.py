@@ -244,12 +244,19 @@ class EntryRestore:
 
 
 def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
-    """Where the entry would go, without writing (the GUI shows it before restoring)."""
+    """Where the archived entry would go, without writing (the GUI shows it before restoring)."""
     rec = read_archive(ws).get(record_id)
     if rec is None:
         raise WorkspaceError(f"no archive entry with id {record_id}")
+    return plan_record_restore(ws, rec)
+
+
+def plan_record_restore(ws: Workspace, rec: ArchiveRecord) -> EntryRestore:
+    """Where an entry (file, text, heading) would go back, without writing. `rec` may come from
+    the archive file or be made by the caller for an entry known elsewhere (a commit that removed
+    it, a pin): the same placement rules apply to all."""
     if rec.file not in ARCHIVED_FILES:
-        raise WorkspaceError(f"archive entry {record_id} names {rec.file}, which is not a memory file")
+        raise WorkspaceError(f"entry {rec.id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
     raw = state.text if state.exists else None
     current = normalise(raw or "")      # entries are parsed and inserted in \n text

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import restore_log
-from .archive import ArchiveRecord, archive_removed, plan_entry_restore, read_archive, write_memory
+from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
@@ -215,36 +215,49 @@ def _now() -> str:
 
 
 def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | None = None) -> RestoreResult:
-    """Put an archived entry back under its heading. Snapshots first (best effort: the entry
-    only adds text, so a git failure is reported as a warning and the restore goes on)."""
-    store = store or SnapshotStore(ws)
+    """Put an archived entry back under its heading (see restore_record)."""
     with job_lock(ws):
-        plan = plan_entry_restore(ws, record_id)
-        rec = plan.record
-        result = RestoreResult(record_id, None, None)
-        if not plan.inserted:
-            result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")
-            return result
-        try:
-            result.undo = store.snapshot(f"snapshot: before restore archive {record_id}") or store.head()
-        except SnapshotError as exc:
-            # without it the restore could not be undone: nothing is written
-            raise WorkspaceError(f"{record_id} was not restored: the snapshot taken before every restore failed "
-                                 f"({exc})") from None
-        result.warnings += store.notes
-        resolve_inside(ws.root, rec.file)
-        after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore", form=AS_GIVEN)
-        result.archived.extend(recs)
-        result.files.append(rec.file)
-        result.writes.append(FileWrite(rec.file, plan.base_hash or MISSING_HASH, after))
-        what = f"archived entry {record_id} into {rec.file}"
-        try:
-            result.commit = store.snapshot(restore_subject(what), with_summary=True)
-        except SnapshotError as exc:
-            result.warnings.append(f"the restore was not committed to snapshots: {exc}")
-        same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
-        _log(ws, result, what, "archive", same or [record_id])
+        rec = read_archive(ws).get(record_id)
+        if rec is None:
+            raise WorkspaceError(f"no archive entry with id {record_id}")
+        return _restore_record(ws, rec, store or SnapshotStore(ws), f"archived entry {record_id}")
+
+
+def restore_record(ws: Workspace, rec: ArchiveRecord, what: str, store: SnapshotStore | None = None) -> RestoreResult:
+    """Put one entry (file, text, heading) back under its heading, by the archive-restore rules:
+    snapshot first (a failing snapshot writes nothing), the file's own line endings, a commit
+    and a restore-log line (so it can be undone). `rec` need not be in the archive file: an
+    entry known from a commit or a pin is restored the same way; `what` names it for people."""
+    with job_lock(ws):
+        return _restore_record(ws, rec, store or SnapshotStore(ws), what)
+
+
+def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, what: str) -> RestoreResult:
+    plan = plan_record_restore(ws, rec)
+    result = RestoreResult(rec.id, None, None)
+    if not plan.inserted:
+        result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")
         return result
+    try:
+        result.undo = store.snapshot(f"snapshot: before restore {what}") or store.head()
+    except SnapshotError as exc:
+        # without it the restore could not be undone: nothing is written
+        raise WorkspaceError(f"{what} was not restored: the snapshot taken before every restore failed "
+                             f"({exc})") from None
+    result.warnings += store.notes
+    resolve_inside(ws.root, rec.file)
+    after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore", form=AS_GIVEN)
+    result.archived.extend(recs)
+    result.files.append(rec.file)
+    result.writes.append(FileWrite(rec.file, plan.base_hash or MISSING_HASH, after))
+    what = f"{what} into {rec.file}"
+    try:
+        result.commit = store.snapshot(restore_subject(what), with_summary=True)
+    except SnapshotError as exc:
+        result.warnings.append(f"the restore was not committed to snapshots: {exc}")
+    same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
+    _log(ws, result, what, "archive", same or [rec.id])
+    return result
 
 
 # -- undo -------------------------------------------------------------------------------------------
