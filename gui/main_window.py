@@ -486,7 +486,10 @@ class MainWindow(QMainWindow):
             s = settings_store.settings()
             for name, splitter in self._splitters():
                 v = s.value(f"splitters/{name}")
-                if v is not None and splitter.restoreState(v) and splitter is self.runs.splitter:
+                # an earlier version saved splitters never laid out: those are not restored
+                if v is None or not _laid_out(_saved_sizes(v)):
+                    continue
+                if splitter.restoreState(v) and splitter is self.runs.splitter:
                     self.runs.keep_splitter()       # the user's sizes win over fitting the table
 
     def _save_settings(self) -> None:
@@ -494,7 +497,10 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         for name, splitter in self._splitters():
-            s.setValue(f"splitters/{name}", splitter.saveState())
+            # a tab never shown has a splitter never laid out (its state holds -1 sizes, which
+            # squeeze the panes at the next start): the last real one is kept
+            if _laid_out(_saved_sizes(state := splitter.saveState())):
+                s.setValue(f"splitters/{name}", state)
 
     def _splitters(self):
         return (("files", self.files.splitter), ("history", self.history.splitter), ("prompt", self.prompt.splitter),
@@ -510,3 +516,22 @@ class MainWindow(QMainWindow):
         from engine.files import atomic_write_text
         atomic_write_text(out, text)
         return str(out)
+
+
+def _laid_out(sizes: list[int]) -> bool:
+    """Splitter sizes a person could have chosen (the panes never collapse to nothing)."""
+    return bool(sizes) and all(size > 0 for size in sizes)
+
+
+def _saved_sizes(state) -> list[int]:
+    """The pane sizes a saved QSplitter state holds: Qt writes a 0xff marker, a version, then the
+    sizes as a count and big-endian int32s; a splitter saved before it was laid out holds -1s."""
+    import struct
+    data = bytes(state) if state is not None else b""
+    try:
+        marker, _version, count = struct.unpack_from(">iii", data)
+        if marker != 0xFF or not 0 < count <= 64:
+            return []
+        return list(struct.unpack_from(f">{count}i", data, 12))
+    except struct.error:
+        return []
