@@ -255,7 +255,8 @@ def plan_record_restore(ws: Workspace, rec: ArchiveRecord) -> EntryRestore:
     """Where an entry (file, text, heading) would go back, without writing. `rec` may come from
     the archive file or be made by the caller for an entry known elsewhere (a commit that removed
     it, a pin): the same placement rules apply to all."""
-    if rec.file not in ARCHIVED_FILES:
+    from .snapshots import is_memory_path
+    if not is_memory_path(rec.file):     # a pin may name SOUL.md or a skill too
         raise WorkspaceError(f"entry {rec.id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
     raw = state.text if state.exists else None
