@@ -38,6 +38,7 @@ class Pin:
     text: str
     heading: str | None
     pinned_at: str
+    section: tuple[str, ...] = ()    # the other entries under its heading when pinned (to tell a rewrite)
 
     @property
     def id(self) -> str:
@@ -48,6 +49,9 @@ class Pin:
     def to_json(self) -> dict:
         return {"id": self.id, "file": self.file, "heading": self.heading, "text": self.text,
                 "pinned_at": self.pinned_at}
+
+    def to_store(self) -> dict:
+        return {k: v for k, v in self.to_json().items() if k != "id"} | {"section": list(self.section)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +103,14 @@ def list_pins(ws: Workspace) -> list[Pin]:
     for p in items:
         if isinstance(p, dict) and isinstance(p.get("file"), str) and isinstance(p.get("text"), str):
             heading = p.get("heading") if isinstance(p.get("heading"), str) else None
-            out.append(Pin(p["file"], p["text"], heading, str(p.get("pinned_at") or "")))
+            section = p.get("section") if isinstance(p.get("section"), list) else []
+            out.append(Pin(p["file"], p["text"], heading, str(p.get("pinned_at") or ""),
+                           tuple(x for x in section if isinstance(x, str))))
     return out
 
 
 def _save(ws: Workspace, pins: list[Pin]) -> None:
-    body = {"version": 1, "pins": [{k: v for k, v in p.to_json().items() if k != "id"} for p in pins]}
+    body = {"version": 1, "pins": [p.to_store() for p in pins]}
     atomic_write_text(pins_path(ws.root, create=True), json.dumps(body, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -178,13 +184,15 @@ def pin(ws: Workspace, file: str, text: str | None = None, line: int | None = No
     that is already pinned changes nothing."""
     rel = pin_file(file)
     entry = entry_at(ws, rel, text, line)
+    section = tuple(e.text for e in split_entries(_file_text(ws, rel) or "")
+                    if e.heading == entry.heading and e.text != entry.text)
     with _lock(ws):
         pins = list_pins(ws)
         old = next((p for p in pins if p.file == rel and p.text == entry.text), None)
         if old is not None:
             return old, False
         stamp = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
-        new = Pin(rel, entry.text, entry.heading, stamp)
+        new = Pin(rel, entry.text, entry.heading, stamp, section)
         _save(ws, pins + [new])
         return new, True
 
@@ -254,11 +262,18 @@ def pin_alerts(ws: Workspace) -> list[PinState]:
 
 def _replacement(store: SnapshotStore, p: Pin, current: str) -> str | None:
     """What took a missing pin's place: removed_entries between the newest snapshot of its file
-    that still holds it (the last snapshot, or one of the commits before it) and the file now."""
+    that still holds it (the last snapshot, or one of the commits before it) and the file now;
+    without one, between its section as it was pinned and that section now."""
     base = _last_version_with(store, p)
     if base is None:
-        return None
+        base, current = _section_text(p.heading, (p.text,) + p.section), _section_text(p.heading, tuple(
+            e.text for e in split_entries(current) if e.heading == p.heading))
     return next((r.replaced_by for r in removed_entries(base, current) if r.entry.text == p.text), None)
+
+
+def _section_text(heading: str | None, entries: tuple[str, ...]) -> str:
+    """A section made of these entries under this heading, for removed_entries to compare."""
+    return "\n\n".join(((heading,) if heading else ()) + entries) + "\n"
 
 
 def _last_version_with(store: SnapshotStore, p: Pin) -> str | None:

@@ -249,3 +249,11 @@ def test_an_entry_another_writer_already_removed_does_not_block_dream(ws, llm_se
     assert records.load_run(ws, res.run_id)["refused"] == [] and "- Lives in Porto" not in \
         (ws.root / "USER.md").read_text()
     assert len(pins.pin_alerts(ws)) == 1                                        # and nothing restored it
+
+
+def test_without_snapshots_the_replacement_is_told_from_the_section_as_pinned(ws):
+    pins.pin(ws, "USER.md", "- Allergic to penicillin")
+    write(ws, "USER.md", USER.replace("- Allergic to penicillin", "- Allergic to penicillin and amoxicillin")
+          .replace("- Lives in Porto", "- Lives in Porto, near the river"))
+    assert not (ws.root / ".git").exists()
+    assert pins.pin_alerts(ws)[0].replaced_by == "- Allergic to penicillin and amoxicillin"
