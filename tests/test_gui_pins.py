@@ -95,7 +95,8 @@ def test_the_pin_alert_stays_until_restore_or_unpin(qtbot, main_window):
     user.write_bytes(changed)
     qtbot.waitUntil(lambda: dash.pin_alerts.isVisible(), timeout=10000)  # seen through the watcher
     text = dash.pin_alerts.rows[0].findChild(type(dash.assistant)).text()
-    assert "A pinned entry was changed in USER.md" in text and "on Thursdays" in text and "Tuesdays" in text
+    assert "A pinned entry of <b>USER.md</b> under <b>## Identity</b> was changed" in text
+    assert "Now: <code>- Dutch at B1: evening class on Thursdays" in text and "Tuesdays" in text
     assert dash.pin_alerts.title() == "Pinned entry changed (1)"
     win.tabs.setCurrentWidget(dash)
     grab(win, "dashboard-pin-alert.png")

@@ -83,10 +83,11 @@ class PinAlertBox(_PinRows):
         for s in missing:
             p = s.pin
             under = f" under <b>{escape(p.heading)}</b>" if p.heading else ""
-            now = (f"<br>It now reads: {_entry_html(s.replaced_by)}" if s.replaced_by else
-                   "<br>Nothing took its place.")
-            html = (f"<span style='font-weight:normal'>{escape(s.message)}. You pinned{under} "
-                    f"({escape(clock.show_iso(p.pinned_at))}):<br>{_entry_html(p.text)}{now}</span>")
+            what = "was changed" if s.replaced_by else "is gone"
+            where = "" if s.file_exists else f" ({escape(p.file)} no longer exists)"
+            now = (f"<br>Now: {_entry_html(s.replaced_by)}" if s.replaced_by else "<br>Nothing took its place.")
+            html = (f"<span style='font-weight:normal'>A pinned entry of <b>{escape(p.file)}</b>{under} {what}"
+                    f"{where}. Pinned {escape(clock.show_iso(p.pinned_at))}:<br>{_entry_html(p.text)}{now}</span>")
             self._row(html, p.id, [
                 ("restore", "Restore", f"Put it back under its heading in {p.file} (a snapshot is taken first; "
                                        "undo from Snapshots)"),
