@@ -4,12 +4,8 @@ and the Archive's Restore and pin. Real widgets, real files, real watchdog."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
-import pytest
 from conftest import tree_state
+from test_gui_app import grab
 
 from engine import pins
 from engine.archive import read_archive, write_memory
@@ -17,18 +13,8 @@ from engine.files import current_hash
 from engine.workspace import Workspace
 from gui.qt import Qt, QTextCursor
 from gui.views.archive_view import ArchiveView
-from gui.worker import Engine
 
 DUTCH = "- Dutch at B1: evening class on Tuesdays at CVO Gent, 19:00–21:30 (teacher Mieke)."
-SHOTS = (Path(__file__).resolve().parent.parent / "docs" / "screenshots" if os.environ.get("DREAMDESK_SCREENSHOTS")
-         else Path(tempfile.gettempdir()) / "dreamdesk-screenshots")
-
-
-def grab(widget, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    assert widget.grab().save(str(SHOTS / name))
-
-
 def workspace(main_window) -> Workspace:
     return main_window.ws
 
@@ -119,13 +105,6 @@ def test_the_pin_alert_stays_until_restore_or_unpin(qtbot, main_window):
     assert pins.list_pins(ws) == [] and user.read_bytes() == changed   # unpinning leaves the file alone
 
 
-@pytest.fixture
-def engine(qtbot):
-    e = Engine()
-    yield e
-    e.shutdown()
-
-
 class Yes:
     asked: list = []
 
@@ -134,12 +113,12 @@ class Yes:
         return True
 
 
-def test_restore_and_pin_from_the_archive(qtbot, engine, make_workspace):
+def test_restore_and_pin_from_the_archive(qtbot, gui_engine, make_workspace):
     root = make_workspace({"USER.md": "# User\n\n## Health\n- Allergic to penicillin\n- Runs on Sundays\n"})
     ws = Workspace.open(root)
     write_memory(ws, "USER.md", "# User\n\n## Health\n- Runs on Sundays\n", current_hash(root / "USER.md"), "edit")
     [rec] = read_archive(ws).records
-    view = ArchiveView(engine)
+    view = ArchiveView(gui_engine)
     qtbot.addWidget(view)
     view.resize(1000, 560)
     view.show()
