@@ -301,4 +301,4 @@ def restore_pin(ws: Workspace, pin_id: str):
     if p is None:
         raise WorkspaceError(f"no pin with id {pin_id} (it may have been unpinned)")
     rec = ArchiveRecord(p.id, p.pinned_at, p.file, p.text, "restore", heading=p.heading)
-    return restore_record(ws, rec, f"pinned entry {_short(p.text, 40)}")
+    return restore_record(ws, rec, f"pinned entry {_short(p.text, 40)}", any_memory_file=True)
