@@ -428,6 +428,7 @@ def cmd_archive(args) -> int:
     for e in found:
         r = e.latest
         print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+              + (f"  commit {r.commit[:8]}" if r.commit else "")
               + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
