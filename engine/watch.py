@@ -128,11 +128,13 @@ def observe(ws: Workspace) -> list[WatchEvent]:
     landed for earlier removals. The first observe only remembers the files as they are."""
     with _lock(ws):
         state = _load(ws)
+        was = json.dumps(state)
         events = _recover(ws, state)
         for rel in ARCHIVED_FILES:
             events += _observe_file(ws, state, rel, read_version(ws, rel))
         events += _note_commits(ws, state)
-        _save(ws, state)
+        if json.dumps(state) != was:      # nothing changed (a touch, our own write): nothing written
+            _save(ws, state)
     return events
 
 

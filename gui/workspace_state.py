@@ -10,6 +10,7 @@ from engine.dream.records import list_runs
 from engine.prompt import PromptPreview, build_prompt
 from engine.scheduler import ScheduleStatus, Scheduler
 from engine.status import Status, read_status
+from engine.watch import SinceLooked, since_last_looked
 from engine.workspace import Workspace
 
 
@@ -36,6 +37,7 @@ class WorkspaceState:
     recent_runs: int = 0
     provenance: dict[tuple[str, str], Provenance] = field(default_factory=dict)  # (file, text) -> who
     home_zone: tzinfo | None = None   # the zone history.jsonl is stamped in (None: this machine's)
+    since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
@@ -46,6 +48,7 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
     now = datetime.now().astimezone()
     sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
     state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now, home_zone=home_zone(st.config))
+    state.since = since_last_looked(ws)
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1
