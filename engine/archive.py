@@ -18,7 +18,7 @@ from .state import lock_path
 from .textform import KEEP_FORM, fit, normalise
 
 ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
-REASONS = ("dream", "review", "edit", "restore")
+REASONS = ("dream", "review", "edit", "restore", "outside")   # outside: another writer (engine/watch.py)
 _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
 
 
@@ -34,10 +34,14 @@ class ArchiveRecord:
     heading: str | None = None
     source: str = ""            # archive file it was read from
     line: int = 0
+    commit: str | None = None   # the snapshot commit of an outside change (engine/watch.py)
 
     def to_json(self) -> dict:
-        return {"id": self.id, "archived_at": self.archived_at, "file": self.file, "heading": self.heading,
-                "text": self.text, "reason": self.reason, "run": self.run, "replaced_by": self.replaced_by}
+        out = {"id": self.id, "archived_at": self.archived_at, "file": self.file, "heading": self.heading,
+               "text": self.text, "reason": self.reason, "run": self.run, "replaced_by": self.replaced_by}
+        if self.commit:
+            out["commit"] = self.commit
+        return out
 
 
 @dataclass
@@ -56,6 +60,7 @@ def archive_dir(ws: Workspace) -> Path:
 def read_archive(ws: Workspace) -> Archive:
     arc = Archive()
     voided: set[str] = set()
+    commits: dict[str, str] = {}
     d = archive_dir(ws)
     if not d.is_dir():
         return arc
@@ -81,6 +86,10 @@ def read_archive(ws: Workspace) -> Archive:
                     and "text" not in obj:
                 voided.add(obj["id"])     # archived for a write that then did not land
                 continue
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("commit"), str) \
+                    and "noted_at" in obj and "text" not in obj:
+                commits[obj["id"]] = obj["commit"]   # the commit of an outside change, found later
+                continue
             if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
                     and isinstance(obj.get("file"), str)):
                 arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
@@ -89,9 +98,12 @@ def read_archive(ws: Workspace) -> Archive:
                 obj["id"], str(obj.get("archived_at", "")), obj["file"], obj["text"], str(obj.get("reason", "")),
                 obj.get("run") if isinstance(obj.get("run"), str) else None,
                 obj.get("replaced_by") if isinstance(obj.get("replaced_by"), str) else None,
-                obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno))
+                obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno,
+                obj.get("commit") if isinstance(obj.get("commit"), str) else None))
     if voided:
         arc.records = [r for r in arc.records if r.id not in voided]
+    for r in arc.records:
+        r.commit = r.commit or commits.get(r.id)
     return arc
 
 
@@ -110,7 +122,7 @@ def _next_numbers(d: Path, day: str) -> int:
 
 
 def append_records(ws: Workspace, items: list[dict], now: datetime | None = None) -> list[ArchiveRecord]:
-    """Append entries ({file, text, reason, run, replaced_by, heading}) and return them with ids.
+    """Append entries ({file, text, reason, run, replaced_by, heading, commit}) and return them with ids.
 
     One O_APPEND write of whole lines, fsynced, under the archive lock; a torn line from a
     crash mid-append is skipped by the reader and the next append starts on a fresh line.
@@ -129,7 +141,7 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
         for i, it in enumerate(items):
             rec = ArchiveRecord(f"a-{day}-{n + i}", now.isoformat(timespec="seconds"), it["file"], it["text"],
                                 it["reason"], it.get("run"), it.get("replaced_by"), it.get("heading"),
-                                f"memory/archive/{path.name}")
+                                f"memory/archive/{path.name}", commit=it.get("commit"))
             out.append(rec)
             lines.append(json.dumps(rec.to_json(), ensure_ascii=False))
         _append_lines(path, lines)
@@ -198,19 +210,30 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
         raise
 
 
+def append_annotations(ws: Workspace, notes: list[dict], now: datetime | None = None) -> None:
+    """Lines `{"id", "commit", "noted_at"}` naming the commit of records appended earlier (an
+    outside change whose commit landed after it was archived); the reader merges them."""
+    now = now or datetime.now().astimezone()
+    _append_marks(ws, [{"id": n["id"], "commit": n["commit"], "noted_at": now.isoformat(timespec="seconds")}
+                       for n in notes], now)
+
+
+def _append_marks(ws: Workspace, marks: list[dict], now: datetime) -> None:
+    """Lines about records already in the archive (voided, commit noted), under the archive lock."""
+    if not marks:
+        return
+    d = archive_dir(ws)
+    d.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
+        _append_lines(d / f"{now.strftime('%Y-%m')}.jsonl", [json.dumps(m) for m in marks])
+
+
 def void_records(ws: Workspace, records: list[ArchiveRecord], now: datetime | None = None) -> None:
     """Append a line per record saying its write did not land; readers then leave it out (the
     archive stays append-only)."""
-    if not records:
-        return
     now = now or datetime.now().astimezone()
-    d = archive_dir(ws)
-    path = d / f"{now.strftime('%Y-%m')}.jsonl"
-    lines = [json.dumps({"id": r.id, "voided_at": now.isoformat(timespec="seconds"),
-                         "why": "archived before a write that then did not land"}) for r in records]
-    d.mkdir(parents=True, exist_ok=True)
-    with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
-        _append_lines(path, lines)
+    _append_marks(ws, [{"id": r.id, "voided_at": now.isoformat(timespec="seconds"),
+                        "why": "archived before a write that then did not land"} for r in records], now)
 
 
 def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,
@@ -296,7 +319,7 @@ class ArchivedEntry:
 
     def to_json(self) -> dict:
         out = self.latest.to_json()
-        out.update({"ids": self.ids, "times_archived": len(self.records),
+        out.update({"commit": self.latest.commit, "ids": self.ids, "times_archived": len(self.records),
                     "first_archived_at": self.records[0].archived_at, "back": self.back,
                     "back_since": self.back_since})
         return out

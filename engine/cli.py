@@ -428,6 +428,7 @@ def cmd_archive(args) -> int:
     for e in found:
         r = e.latest
         print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+              + (f"  commit {r.commit[:8]}" if r.commit else "")
               + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
@@ -641,7 +642,7 @@ def cmd_serve(args) -> int:
 
     try:
         return serve(ws, _client_factory(ws, args), stop, log, tick_seconds=args.tick,
-                     consolidate_every=args.compact_every)
+                     consolidate_every=args.compact_every, watch_removals=args.watch_removals)
     finally:
         for sig, h in handlers.items():
             signal.signal(sig, h)
@@ -817,6 +818,8 @@ def build_parser() -> argparse.ArgumentParser:
                  cmd_serve, json=False)
     s.add_argument("--tick", type=float, default=1.0, metavar="S", help="seconds between scheduler checks")
     s.add_argument("--compact-every", type=float, default=60.0, metavar="S")
+    s.add_argument("--watch", dest="watch_removals", action="store_true",
+                   help="archive (reason outside) every entry another writer removes from USER.md or MEMORY.md")
     _model_args(s)
     return p
 

@@ -17,33 +17,28 @@ from .scheduler import Scheduler
 from .workspace import Workspace
 
 
-class HistoryWatcher:
-    """watchdog on memory/: a real append to history.jsonl (the file grew, or an atomic save
-    brought a cursor above the last one seen) calls `on_change`. Reads are not activity:
-    inotify reports every open and close, and serve's own Consolidator reads the file at start
-    and every minute, which would restart the idle wait forever."""
+class _FileEvents:
+    """watchdog on a few folders (shallow): an event naming one of `targets` (as src_path or, for
+    an atomic save, dest_path) calls `on_event`. Opens and closes without a write are never
+    changes: inotify reports every read."""
 
     IGNORED = ("opened", "closed_no_write")
 
-    def __init__(self, ws: Workspace, on_change: Callable[[], None]):
+    def __init__(self, folders: list, targets: set[str], on_event: Callable[[], None]):
         from watchdog.events import FileSystemEventHandler
         from watchdog.observers import Observer
 
-        from .history import AppendDetector
-        target = str(ws.history_path)
-        appended = AppendDetector(ws.history_path)
-
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event):
-                if event.event_type in HistoryWatcher.IGNORED:
+                if event.event_type in _FileEvents.IGNORED:
                     return
                 paths = {getattr(event, "src_path", None), getattr(event, "dest_path", None)}
-                if target in {str(p) for p in paths if p} and appended.check():
-                    on_change()
+                if targets & {str(p) for p in paths if p}:
+                    on_event()
 
         self.observer = Observer()
-        ws.memory_dir.mkdir(exist_ok=True) if ws.memory_dir.exists() else None
-        self.observer.schedule(Handler(), str(ws.memory_dir), recursive=False)
+        for folder in folders:
+            self.observer.schedule(Handler(), str(folder), recursive=False)
 
     def start(self) -> None:
         self.observer.start()
@@ -53,9 +48,64 @@ class HistoryWatcher:
         self.observer.join(timeout=5)
 
 
+class HistoryWatcher(_FileEvents):
+    """A real append to history.jsonl (the file grew, or an atomic save brought a cursor above
+    the last one seen) calls `on_change`. Reads are not activity: serve's own Consolidator reads
+    the file at start and every minute, which would restart the idle wait forever."""
+
+    def __init__(self, ws: Workspace, on_change: Callable[[], None]):
+        from .history import AppendDetector
+        appended = AppendDetector(ws.history_path)
+        super().__init__([ws.memory_dir], {str(ws.history_path)},
+                         lambda: on_change() if appended.check() else None)
+
+
+class RemovalWatch:
+    """`serve --watch`: what other writers remove from USER.md and memory/MEMORY.md is archived
+    (engine/watch.py). Events only wake it; the serve loop then compares content hashes, so a
+    read or a touch is never a change, and all archiving happens on that one thread."""
+
+    def __init__(self, ws: Workspace, log: Callable[[str], None]):
+        from .archive import ARCHIVED_FILES
+        from .watch import ContentDetector
+        self.ws, self.log = ws, log
+        self.poked = threading.Event()
+        self.detector = ContentDetector(ws)
+        folders = [ws.root] + ([ws.memory_dir] if ws.memory_dir.is_dir() else [])
+        self.events = _FileEvents(folders, {str(ws.root / rel) for rel in ARCHIVED_FILES}, self.poked.set)
+
+    def start(self) -> None:
+        self.events.start()
+        self._report(self._observe())
+        self.log("watch: on (what other writers remove from USER.md and memory/MEMORY.md is archived)")
+
+    def _observe(self):
+        from .watch import observe
+        return observe(self.ws)
+
+    def tick(self) -> None:
+        from .watch import check_commits
+        events = []
+        if self.poked.is_set():
+            self.poked.clear()
+            if self.detector.changed():
+                events += self._observe()
+        self._report(events + check_commits(self.ws))
+
+    def _report(self, events) -> None:
+        for e in events:
+            self.log(f"watch: {e.message}" + ("" if e.later else f" (archived: {', '.join(e.ids)})"))
+
+    def stop(self) -> None:
+        self.events.stop()
+
+
 def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,
           log: Callable[[str], None], now: Callable[[], datetime] | None = None,
-          tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True) -> int:
+          tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True,
+          watch_removals: bool = False) -> int:
+    """`watch`: the history activity watcher (the activity trigger); `watch_removals`: the
+    opt-in watch that archives what other writers remove (`serve --watch`)."""
     now = now or (lambda: datetime.now().astimezone())
     sched = Scheduler(ws)
     sched.start(now())
@@ -64,6 +114,10 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
         watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
         watcher.start()
     log(f"serving {ws.root}")
+    removals = None
+    if watch_removals:
+        removals = RemovalWatch(ws, log)
+        removals.start()
     settings = _schedule_settings(ws)
     last_text = None
     last_compact: float | None = None
@@ -108,12 +162,25 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
                 except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
                     log(f"dream: failed: {type(exc).__name__}: {exc}")
                     sched.finished(now(), error=str(exc))
+            if removals:
+                _guarded(removals.tick, log)
             stop.wait(tick_seconds)
     finally:
         if watcher:
             watcher.stop()
+        if removals:
+            removals.stop()
         log("stopped")
     return 0
+
+
+def _guarded(fn: Callable[[], None], log: Callable[[str], None]) -> None:
+    try:
+        fn()
+    except LockHeld as exc:
+        log(f"watch: skipped, {exc}")
+    except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
+        log(f"watch: {type(exc).__name__}: {exc}")
 
 
 def _schedule_settings(ws: Workspace) -> tuple | None:

@@ -149,5 +149,7 @@ class Workspace:
     # -- writing (never called on open) ---------------------------------------------------
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
         """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
+        from .watch import own_write      # our own write is never another writer's (the watch)
         target = resolve_inside(self.root, rel)
-        return checked_write(target, text, expected_hash, display=rel)
+        with own_write(self, rel):
+            return checked_write(target, text, expected_hash, display=rel)

@@ -4,6 +4,7 @@ action, QSettings for geometry and splitters, drag-and-drop of a folder, live re
 from __future__ import annotations
 
 from datetime import datetime
+from html import escape
 from pathlib import Path
 from typing import Callable
 
@@ -13,12 +14,13 @@ from engine import pins as pins_mod
 from engine.history import AppendDetector
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
+from engine import watch as watch_mod
 from engine.workspace import Workspace
 
 from . import settings_store
 from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
-                 QObject, QTabWidget, QTimer, Qt, QtWidgets, Slot)
+                 QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, Slot)
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .views.files_view import FilesView
@@ -34,6 +36,9 @@ from .worker import Engine, Latest
 from .workspace_state import WorkspaceState, read_state
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
+WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
+WATCHED = ("USER.md", "memory/MEMORY.md")
+COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
 REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
 
 
@@ -106,6 +111,20 @@ class MainWindow(QMainWindow):
         self.clock_label = QLabel(clock.zone_label())
         self.clock_label.setObjectName("clock")
         self.statusBar().addPermanentWidget(self.clock_label)
+        # the watch's last word ("The assistant's Dream removed 3 entries from USER.md"): a link to it
+        self.watch_note = QLabel()
+        self.watch_note.setObjectName("watchNote")
+        self.watch_note.setTextFormat(Qt.TextFormat.RichText)
+        self.watch_note.linkActivated.connect(lambda _l: self.show_watched_change())
+        self.watch_note.hide()
+        self.statusBar().addPermanentWidget(self.watch_note)
+        self._watching = False
+        self._last_change: watch_mod.WatchEvent | None = None
+        self._tray: QSystemTrayIcon | None = None
+        self._watch_checks = QTimer(self)
+        self._watch_checks.setInterval(COMMIT_CHECK_MS)
+        self._watch_checks.timeout.connect(self._watch_commits)
+        self._watch_busy = False
         for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
             view.status.connect(self.show_message)
         self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
@@ -123,6 +142,9 @@ class MainWindow(QMainWindow):
         self.files.pinsChanged.connect(self.refresh)
         self.archive.pinsChanged.connect(self.refresh)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
+        self.settings.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
+        self.dashboard.restoreSinceRequested.connect(self._restore_since)
+        self.dashboard.gotItRequested.connect(self._got_it)
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
         self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
@@ -243,6 +265,10 @@ class MainWindow(QMainWindow):
         self.snapshots.set_workspace(ws)
         self.setWindowTitle(f"Dreamdesk — {ws.root}")
         self._schedule_toggled(settings_store.schedules(str(ws.root)))
+        self.watch_note.hide()
+        self._watch_toggled(settings_store.watches(str(ws.root)), by_user=False)
+        # the first time: these versions are the ones looked at (Dreamdesk's own state only)
+        self.engine.write(f"{WATCH_JOB}remember", lambda ctx: watch_mod.remember_looked(ws), lambda _r: None)
         self.refresh()
         return True
 
@@ -282,6 +308,8 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
+        if self._watching and any(p in WATCHED for p in paths):
+            self._watch_job("observe", watch_mod.observe)
         if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
@@ -462,6 +490,97 @@ class MainWindow(QMainWindow):
 
         self.engine.read("scheduler tick", lambda ctx: sched.tick(datetime.now().astimezone()), done, failed)
 
+    # -- the watch (opt-in per workspace) ------------------------------------------------------
+    # observe() writes the archive: on the writer thread, never here. It compares content
+    # hashes with the versions last seen, so an event for a read or a touch archives nothing.
+    def _watch_toggled(self, on: bool, by_user: bool) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        self._watching = on
+        if on:
+            self._watch_job("start", watch_mod.observe)     # remembers the files, or catches up
+            self._watch_checks.start()
+        else:
+            self._watch_checks.stop()
+            if by_user:
+                self.engine.write(f"{WATCH_JOB}off", lambda ctx: watch_mod.forget_watch(ws), lambda _r: None)
+
+    def _watch_job(self, what: str, fn: Callable[[Workspace], list]) -> None:
+        ws = self.ws
+        self.engine.write(f"{WATCH_JOB}{what}", lambda ctx: fn(ws), lambda events: self._watch_report(ws, events),
+                          lambda msg, tb: self.show_message(f"Watch: {msg}"))
+
+    def _watch_commits(self) -> None:
+        if self._watch_busy or self.ws is None:
+            return
+        self._watch_busy = True
+        ws = self.ws
+
+        def done(events) -> None:
+            self._watch_busy = False
+            self._watch_report(ws, events)
+
+        def failed(msg: str, tb: str) -> None:
+            self._watch_busy = False
+
+        self.engine.write(f"{WATCH_JOB}commits", lambda ctx: watch_mod.check_commits(ws), done, failed)
+
+    def _watch_report(self, ws: Workspace, events: list) -> None:
+        if ws is not self.ws or not events:
+            return
+        for e in events:
+            if e.later and not e.by_dream:
+                continue             # a commit found later only matters when it names the Dream
+            self._last_change = e
+            self.watch_note.setText(f"<a href='change'>{escape(e.message)}</a>")
+            self.watch_note.setToolTip("Archived with reason “outside”; click to see the entries")
+            self.watch_note.show()
+            self._notify(e.message)
+        self.archive.refresh()
+        self.refresh()
+
+    def _notify(self, text: str) -> None:
+        """A desktop notification where there is a tray; the status bar line says it anyway."""
+        if not QSystemTrayIcon.isSystemTrayAvailable():
+            return
+        if self._tray is None:
+            self._tray = QSystemTrayIcon(self.windowIcon(), self)
+            self._tray.messageClicked.connect(self.show_watched_change)
+            self._tray.show()
+        self._tray.showMessage("Dreamdesk", text)
+
+    def show_watched_change(self) -> None:
+        """The Archive, filtered to what the watch archived, the last change's entries selected."""
+        e = self._last_change
+        if e is None:
+            return
+        self.tabs.setCurrentWidget(self.archive)
+        self.archive.show_reason("outside", e.ids)
+
+    def _restore_since(self, file: str, removal) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        from engine.restore import restore_record
+        rec = watch_mod.as_record(file, removal)
+
+        def done(result) -> None:
+            self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
+            self.refresh()
+            self.archive.refresh()
+            self._refresh_snapshots()
+        self.engine.write("restore an entry removed since you last looked",
+                          lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
+                          lambda msg, tb: self.show_message(f"Not restored: {msg}"))
+
+    def _got_it(self) -> None:
+        ws, shown = self.ws, self.state.since if self.state else None
+        if ws is None or shown is None:
+            return
+        self.engine.write(f"{WATCH_JOB}got it", lambda ctx: watch_mod.remember_looked(ws, shown),
+                          lambda _r: self.refresh())
+
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
         urls = event.mimeData().urls()
@@ -500,6 +619,9 @@ class MainWindow(QMainWindow):
         remove_rescuer(self._rescue_unsaved)
         QApplication.instance().removeEventFilter(self._typing_keys)
         self._tick.stop()
+        self._watch_checks.stop()
+        if self._tray is not None:
+            self._tray.hide()
         if self.watcher:
             self.watcher.stop()
         self.engine.shutdown()

@@ -1,5 +1,5 @@
 """Dreamdesk's own settings (QSettings): window state, recent workspaces, the per-workspace
-scheduling opt-in, and this machine's model override. Nothing here is ever written into a
+scheduling and watch opt-ins, and this machine's model override. Nothing here is ever written into a
 workspace, a snapshot or a log."""
 
 from __future__ import annotations
@@ -40,13 +40,25 @@ def _key(path: str) -> str:
     return "workspaces/" + hashlib.sha1(path.encode()).hexdigest()[:16]
 
 
+def _flag(path: str, name: str) -> bool:
+    return settings().value(f"{_key(path)}/{name}", False) in (True, "true", "1", 1)
+
+
 def schedules(path: str) -> bool:
-    v = settings().value(_key(path) + "/schedule", False)
-    return v in (True, "true", "1", 1)
+    return _flag(path, "schedule")
 
 
 def set_schedules(path: str, on: bool) -> None:
     settings().setValue(_key(path) + "/schedule", bool(on))
+
+
+def watches(path: str) -> bool:
+    """The watch (archive what other writers remove): opt-in per workspace, off by default."""
+    return _flag(path, "watch")
+
+
+def set_watches(path: str, on: bool) -> None:
+    settings().setValue(_key(path) + "/watch", bool(on))
 
 
 @dataclass

@@ -12,6 +12,7 @@ from engine.problems import WorkspaceError
 from engine.prompt import PromptPreview, build_prompt
 from engine.scheduler import ScheduleStatus, Scheduler
 from engine.status import Status, read_status
+from engine.watch import SinceLooked, since_last_looked
 from engine.workspace import Workspace
 
 
@@ -40,6 +41,7 @@ class WorkspaceState:
     home_zone: tzinfo | None = None   # the zone history.jsonl is stamped in (None: this machine's)
     pins: list[PinState] = field(default_factory=list)   # each pin, present or missing, from the files now
     pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
+    since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
@@ -54,6 +56,7 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
         state.pins = pin_states(ws)
     except WorkspaceError as exc:
         state.pins_error = str(exc)
+    state.since = since_last_looked(ws)
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1

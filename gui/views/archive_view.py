@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from engine import clock
-from engine.archive import Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive, plan_entry_restore, read_archive
+from engine.archive import (REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
+                            plan_entry_restore, read_archive)
 from engine.entries import has_heading
 from engine.oserrors import explain
 from engine.problems import WorkspaceError
@@ -130,6 +131,7 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry 
             ("From", e(rec.file) + (f", under <b>{heading}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
             ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
+            *((("Commit", e(rec.commit[:12])),) if rec.commit else ()),
             ("Stored in", f"{e(rec.source)}, line {rec.line}")]
     if entry is not None:
         rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {clock.show_iso(entry.back_since)}"
@@ -333,6 +335,16 @@ class ArchiveView(QWidget):
         return row is not None and select_source_row(self.table, self.proxy, row,
                                                      self.clear_filters if clear_filters else None)
 
+    def show_reason(self, reason: str, ids: list[str]) -> None:
+        """Only the entries archived for `reason`, the first of `ids` selected (the watch's "go to
+        the change")."""
+        self.clear_filters()
+        if reason in self._reasons:
+            self.reason_combo.setCurrentIndex(self._reasons.index(reason))
+            self._apply_filter()
+        if ids:
+            self.select_id(ids[0], clear_filters=False)
+
     def clear_filters(self) -> None:
         reset_filters(self._debounce, self.search_edit, (self.file_combo, self.reason_combo, self.when_combo),
                       self._apply_filter)
@@ -499,7 +511,7 @@ class ArchiveView(QWidget):
         file, reason = self._combo_value(self.file_combo, self._files), self._combo_value(self.reason_combo,
                                                                                          self._reasons)
         files = [None] + sorted(set(self.model.files()) | {"USER.md", "memory/MEMORY.md"})
-        reasons = [None] + sorted(set(self.model.reasons()) | {"dream", "review", "edit", "restore"})
+        reasons = [None] + sorted(set(self.model.reasons()) | set(REASONS))
         for combo, values, label, current in ((self.file_combo, files, ALL_FILES, file),
                                                (self.reason_combo, reasons, ALL_REASONS, reason)):
             combo.blockSignals(True)

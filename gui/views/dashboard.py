@@ -18,6 +18,8 @@ from .pins_panel import PinAlertBox, PinListBox
 class Dashboard(QWidget):
     reapplyRequested = Signal()     # write back the settings config.json lost
     forgetRequested = Signal()      # stop offering them
+    restoreSinceRequested = Signal(str, object)   # (file, engine.entries.Removal): put it back
+    gotItRequested = Signal()       # "Since you last looked" acknowledged
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -65,6 +67,11 @@ class Dashboard(QWidget):
         # a pinned entry another writer removed or changed: here until Restore or Unpin
         self.pin_alerts = PinAlertBox()
         lay.addWidget(self.pin_alerts)
+
+        self.since_box = SinceBox()
+        self.since_box.restoreRequested.connect(self.restoreSinceRequested)
+        self.since_box.gotIt.clicked.connect(self.gotItRequested)
+        lay.addWidget(self.since_box)
 
         self.files_box = QGroupBox("Memory files")
         self.files_layout = QVBoxLayout(self.files_box)
@@ -173,6 +180,7 @@ class Dashboard(QWidget):
         self.forget.setEnabled(bool(lost))
         self.pin_alerts.set_pins(state.pins, state.pins_error)
         self.pin_list.set_pins(state.pins)
+        self.since_box.set_since(state.since)
         self.problems.clear()
         for p in st.problems:
             item = QListWidgetItem(f"{p.severity.upper():<8} {p}")
@@ -181,3 +189,84 @@ class Dashboard(QWidget):
         if not st.problems:
             self.problems.addItem("No problems found.")
         self.problems_box.setTitle(f"Problems ({len(st.problems)})")
+
+
+MAX_SINCE_ROWS = 40
+
+
+class SinceBox(QGroupBox):
+    """"Since you last looked": what any writer removed or added in USER.md / MEMORY.md since
+    the versions last acknowledged, each removal with Restore; "Got it" acknowledges them."""
+
+    restoreRequested = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Since you last looked", parent)
+        lay = QVBoxLayout(self)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        lay.addWidget(self.intro)
+        self.rows = QVBoxLayout()
+        self.rows.setSpacing(2)
+        lay.addLayout(self.rows)
+        buttons = QHBoxLayout()
+        self.gotIt = QPushButton("Got it")
+        self.gotIt.setToolTip("These versions become the ones you last looked at; the list empties")
+        buttons.addWidget(self.gotIt)
+        buttons.addStretch(1)
+        lay.addLayout(buttons)
+        self.restore_buttons: list[QPushButton] = []
+        self._shown: tuple | None = None
+        self.hide()
+
+    def set_since(self, since) -> None:
+        key = None if since is None or since.empty else tuple(
+            (f.file, tuple(r.entry.text for r in f.removed), tuple(e.text for e in f.added)) for f in since.files)
+        if key == self._shown:
+            return                   # the same list: the buttons (and the focus) stay
+        self._shown = key
+        while self.rows.count():
+            w = self.rows.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.restore_buttons = []
+        self.setVisible(key is not None)
+        if key is None:
+            return
+        removed = sum(len(f.removed) for f in since.files)
+        added = sum(len(f.added) for f in since.files)
+        when = min((t for t in since.looked_at.values() if t), default="")
+        self.intro.setText(f"Since you last looked{' (' + clock.show_iso(when) + ')' if when else ''}, "
+                           f"{removed} entr{'y was' if removed == 1 else 'ies were'} removed and "
+                           f"{added} added in USER.md and MEMORY.md, by any writer.")
+        shown = 0
+        for f in since.files:
+            for r in f.removed:
+                if shown < MAX_SINCE_ROWS:
+                    self.rows.addWidget(self._row(f.file, r.entry.text, r.entry.heading, r))
+                shown += 1
+            for e in f.added:
+                if shown < MAX_SINCE_ROWS:
+                    self.rows.addWidget(self._row(f.file, e.text, e.heading, None))
+                shown += 1
+        if shown > MAX_SINCE_ROWS:
+            self.rows.addWidget(QLabel(f"… and {shown - MAX_SINCE_ROWS} more"))
+
+    def _row(self, file: str, text: str, heading: str | None, removal) -> QWidget:
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        sign, colour = ("−", "#d64541") if removal is not None else ("+", "#2e8b57")
+        where = f"{file}" + (f", under {heading.splitlines()[0]}" if heading else "")
+        label = QLabel(f"<span style='color:{colour}; font-weight:bold'>{sign}</span> {escape(text).replace(chr(10), '<br>')}"
+                       f" <span style='color: gray'>— {escape(where)}</span>")
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        h.addWidget(label, 1)
+        if removal is not None:
+            button = QPushButton("Restore")
+            button.setToolTip(f"Put this entry back into {file} under its heading (a snapshot is taken first)")
+            button.clicked.connect(lambda _=False, f=file, r=removal: self.restoreRequested.emit(f, r))
+            h.addWidget(button)
+            self.restore_buttons.append(button)
+        return row

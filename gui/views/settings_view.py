@@ -47,6 +47,7 @@ class SettingsView(QWidget):
     changed = Signal()                    # config.json was written
     status = Signal(str)
     scheduleToggled = Signal(bool)
+    watchToggled = Signal(bool)
     modelChanged = Signal()
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
@@ -138,6 +139,12 @@ class SettingsView(QWidget):
                                       "only if it does not, so the two never race.")
         self.schedule_here.toggled.connect(self._schedule_toggled)
         sl.addWidget(self.schedule_here)
+        self.watch_here = QCheckBox("Watch this workspace: archive what other writers remove")
+        self.watch_here.setToolTip("Off by default. While Dreamdesk is open, every entry another writer (the "
+                                   "assistant's Dream, a chat turn, an editor) removes from USER.md or MEMORY.md "
+                                   "is added to the Archive (reason: outside). Nothing is restored by itself.")
+        self.watch_here.toggled.connect(self._watch_toggled)
+        sl.addWidget(self.watch_here)
         lay.addWidget(sched)
 
         model = QGroupBox("Model")
@@ -178,7 +185,7 @@ class SettingsView(QWidget):
         self._loading = True
         try:
             for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
-                      self.schedule_here):
+                      self.schedule_here, self.watch_here):
                 w.blockSignals(True)
             self.enabled.setChecked(bool(d["enabled"]))
             outside = []
@@ -202,9 +209,10 @@ class SettingsView(QWidget):
             for name, cb in self.passes.items():
                 cb.setChecked(bool(d.get(f"passes.{name}", True)))
             self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
+            self.watch_here.setChecked(settings_store.watches(str(ws.root)))
         finally:
             for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
-                      self.schedule_here):
+                      self.schedule_here, self.watch_here):
                 w.blockSignals(False)
             self._loading = False
         provs = cfg.providers()
@@ -292,6 +300,11 @@ class SettingsView(QWidget):
         if self.ws is not None:
             settings_store.set_schedules(str(self.ws.root), on)
             self.scheduleToggled.emit(on)
+
+    def _watch_toggled(self, on: bool) -> None:
+        if self.ws is not None:
+            settings_store.set_watches(str(self.ws.root), on)
+            self.watchToggled.emit(on)
 
     def _load_override(self) -> None:
         o = settings_store.model_override()

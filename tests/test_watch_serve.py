@@ -1,0 +1,106 @@
+"""`dreamdesk serve --watch`: the real command, real watchdog, a real second process rewriting
+USER.md; every removed entry archived once (with the commit when one lands), nothing without it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from conftest import REPO
+from engine.archive import read_archive
+from engine.workspace import Workspace
+from nanobot_repo import build_nanobot_repo, git, head
+
+USER = "# User\n\n## Identity\n- Inès, data engineer in Ghent.\n\n## Preferences\n- Tea.\n- Cycling.\n- Sci-fi.\n"
+
+
+def rewrite_in_another_process(root: Path, drop: list[str], commit: str | None = None) -> None:
+    """The assistant's side: an atomic save of USER.md without `drop`, then maybe its commit."""
+    code = ("import sys, os; p = os.path.join(sys.argv[1], 'USER.md'); t = open(p, encoding='utf-8').read()\n"
+            "for d in sys.argv[2:]: t = t.replace(d + '\\n', '')\n"
+            "open(p + '.tmp', 'w', encoding='utf-8').write(t); os.replace(p + '.tmp', p)\n")
+    subprocess.run([sys.executable, "-c", code, str(root), *drop], check=True, timeout=30)
+    if commit:
+        git(root, "add", "--", "USER.md")
+        git(root, "commit", "--quiet", "--no-verify", "-m", commit)
+
+
+class Serve:
+    def __init__(self, root: Path, *flags: str):
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", str(root), "--tick", "0.05",
+                                      "--compact-every", "3600", *flags], cwd=REPO,
+                                     env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.reader = threading.Thread(target=lambda: self.lines.extend(line.rstrip("\n") for line in self.proc.stdout),
+                                       daemon=True)
+        self.reader.start()
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            hit = next((line for line in self.lines if text in line), None)
+            if hit:
+                return hit
+            time.sleep(0.05)
+        raise AssertionError(f"serve never said {text!r}: {self.lines}")
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=30)
+        self.reader.join(10)
+        self.proc.stdout.close()
+        return code
+
+
+def outside(root: Path) -> list:
+    return [r for r in read_archive(Workspace.open(root)).records if r.reason == "outside"]
+
+
+def test_serve_watch_archives_each_removal_once_with_its_commit(tmp_path):
+    repo = build_nanobot_repo(tmp_path / "ws")
+    (repo.root / "USER.md").write_text(USER, encoding="utf-8")
+    serve = Serve(repo.root, "--watch")
+    try:
+        serve.wait_for("watch: on")
+        rewrite_in_another_process(repo.root, ["- Tea.", "- Cycling."], commit="dream: periodic memory consolidation")
+        line = serve.wait_for("removed 2 entries from USER.md")
+        sha = head(repo.root)
+        # written first, committed after (nanobot's order): the commit is noted when it lands
+        if "Another writer" in line:
+            serve.wait_for(f"The assistant's Dream removed 2 entries from USER.md (commit {sha[:8]})")
+        else:
+            assert "The assistant's Dream removed 2 entries" in line
+        # a read and a touch are not changes
+        (repo.root / "USER.md").read_bytes()
+        os.utime(repo.root / "USER.md")
+        rewrite_in_another_process(repo.root, ["- Sci-fi."])
+        serve.wait_for("Another writer removed 1 entry from USER.md")
+        time.sleep(0.5)
+    finally:
+        assert serve.stop() == 0, serve.lines
+    recs = outside(repo.root)
+    assert sorted(r.text for r in recs) == ["- Cycling.", "- Sci-fi.", "- Tea."]
+    assert {r.text: r.commit for r in recs if r.text != "- Sci-fi."} == {"- Tea.": sha, "- Cycling.": sha}
+    assert all(r.heading == "## Preferences" for r in recs)
+    assert sum("removed" in line for line in serve.lines) in (2, 3)    # +1 when the commit came later
+
+
+def test_serve_without_watch_archives_nothing(tmp_path):
+    repo = build_nanobot_repo(tmp_path / "ws")
+    (repo.root / "USER.md").write_text(USER, encoding="utf-8")
+    serve = Serve(repo.root)
+    try:
+        serve.wait_for("serving")
+        time.sleep(0.3)
+        rewrite_in_another_process(repo.root, ["- Tea."], commit="dream: periodic memory consolidation")
+        time.sleep(1.0)
+    finally:
+        assert serve.stop() == 0, serve.lines
+    assert not (repo.root / "memory" / "archive").exists()
+    assert not any(line.split(" ", 2)[-1].startswith("watch") for line in serve.lines)
