@@ -16,6 +16,11 @@ def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
         return 0, Problem(display, "missing; reading it as 0", severity=INFO)
     except OSError as exc:
         return 0, Problem(display, f"cannot be read ({exc.strerror or exc}); reading it as 0", severity=WARNING)
+    return parse_cursor(data, display)
+
+
+def parse_cursor(data: bytes, display: str) -> tuple[int, Problem | None]:
+    """A cursor file's bytes (from disk or a snapshot) as its value; not a number reads as 0."""
     text = data.decode("utf-8", errors="replace").strip()
     if text.isascii() and text.isdigit():
         try:
