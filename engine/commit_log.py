@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import commit_cache
+from . import clock, commit_cache
 from .cursors import parse_cursor
 from .entry_delta import Parsed, additions, parse, removals, reparse
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
@@ -72,6 +72,11 @@ class CommitRecord:
     @property
     def writer(self) -> str:
         return "dreamdesk" if self.by_dreamdesk else "assistant"
+
+    @property
+    def who(self) -> str:
+        """The writer in words: "the assistant" or "Dreamdesk"."""
+        return "Dreamdesk" if self.by_dreamdesk else "the assistant"
 
     @property
     def changed_memory(self) -> bool:
@@ -267,6 +272,17 @@ def _cursor(blobs: dict[str, bytes], sha: str | None) -> int | None:
 
 
 # -- what people ask of it ------------------------------------------------------------------------
+def run_summary(rec: CommitRecord) -> dict:
+    """An assistant's run in `dreamdesk runs --json`: the keys Dreamdesk's own runs have where they
+    mean the same, plus what only a commit tells."""
+    at = clock.iso(clock.from_epoch(rec.time))
+    return {"id": rec.sha, "writer": "assistant", "commit": rec.sha, "author": rec.author, "subject": rec.subject,
+            "kind": rec.kind, "started": at, "finished": at, "trigger": rec.kind, "status": "committed",
+            "outcome": rec.subject, "files": [f.path for f in rec.files],
+            "created_count": len(rec.added()), "removed_count": len(rec.removed()),
+            "cursor": {"before": rec.cursor[0], "after": rec.cursor[1]}}
+
+
 def assistant_runs(ws: Workspace, history: CommitHistory | None = None) -> list[CommitRecord]:
     """Commits Dreamdesk did not make that changed SOUL.md, USER.md, MEMORY.md or a skill
     (nanobot's `dream:` and `revert:`, or any other writer's), newest first."""
