@@ -218,7 +218,8 @@ class _Walk:
     def records(self, commits: list[_Raw], known: dict[str, CommitRecord]) -> list[CommitRecord]:
         todo = [c for c in commits if c[0] not in known]
         wanted = [b for c in todo for p, pair in c[5].items() for b in pair if b]
-        wanted += [b for b in (self.tip.get(CURSOR),) if b]
+        # a cursor's value before a commit may come from a commit analysed earlier (tiny blobs)
+        wanted += [b for c in commits for b in c[5].get(CURSOR, ()) if b] + [b for b in (self.tip.get(CURSOR),) if b]
         if wanted:
             self.out.git_calls.append("cat-file")
         blobs = self.store.blob_bytes(wanted) if wanted else {}
