@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import clock, commit_cache
 from .cursors import parse_cursor
-from .entry_delta import Parsed, additions, parse, removals, reparse
+from .entry_delta import Parsed, changes, parse, reparse
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
 from .textform import normalise
 from .workspace import Workspace
@@ -254,8 +254,9 @@ class _Walk:
         new = reparse(old, _text(blobs, after))
         if after:
             self.parsed[path] = (after, new)
-        added = tuple(EntryChange(e.heading, e.text) for e in additions(old, new))
-        removed = tuple(EntryChange(r.entry.heading, r.entry.text, r.replaced_by) for r in removals(old, new))
+        gone, came = changes(old, new)
+        added = tuple(EntryChange(e.heading, e.text) for e in came)
+        removed = tuple(EntryChange(r.entry.heading, r.entry.text, r.replaced_by) for r in gone)
         return FileChange(path, before, after, added, removed)
 
 

@@ -129,10 +129,10 @@ def _entries(text: str) -> tuple[Entry, ...]:
     return entries_from(text.split("\n"), _blocks(text))
 
 
-def entries_from(lines: list[str], blocks: tuple[_Block, ...]) -> tuple[Entry, ...]:
-    """The entries a file's blocks make (each under the nearest heading above)."""
+def entries_from(lines: list[str], blocks: tuple[_Block, ...], heading: str | None = None) -> tuple[Entry, ...]:
+    """The entries a file's blocks make (each under the nearest heading above; `heading`: the one
+    above the first block)."""
     out: list[Entry] = []
-    heading: str | None = None
     for b in blocks:
         if b.kind == "heading":
             heading = b.written
@@ -186,9 +186,10 @@ def pair_removals(old_entries, new_entries, old_heads, new_heads) -> list[Remova
     return out
 
 
-def added_entries(old_entries, new_entries, old_heads, new_heads) -> list[Entry]:
-    """The entries (and headings) of the new file that the old one did not have (multiset)."""
-    return _unmatched(new_entries, old_entries) + _unmatched(new_heads, old_heads)
+def entry_changes(old_entries, new_entries, old_heads, new_heads) -> tuple[list[Removal], list[Entry]]:
+    """pair_removals, and the entries (and headings) of the new file the old one did not have."""
+    removals = pair_removals(old_entries, new_entries, old_heads, new_heads)
+    return removals, _unmatched(new_entries, old_entries) + _unmatched(new_heads, old_heads)
 
 
 def _headings(text: str) -> list[Entry]:
@@ -196,9 +197,8 @@ def _headings(text: str) -> list[Entry]:
     return headings_from(text.split("\n"), _blocks(text))
 
 
-def headings_from(lines: list[str], blocks: tuple[_Block, ...]) -> list[Entry]:
+def headings_from(lines: list[str], blocks: tuple[_Block, ...], parent: str | None = None) -> list[Entry]:
     out: list[Entry] = []
-    parent: str | None = None
     for b in blocks:
         if b.kind == "heading":
             out.append(Entry(parent, _norm(lines[b.start:b.end]), "heading", b.start, b.end))

@@ -3,9 +3,9 @@
 A history of 5,000 commits cannot afford a CommonMark parse of every version (a few ms each).
 Two versions share a prefix and a suffix of lines; the blocks there are the old version's,
 shifted. Only the lines between two *rest points* are parsed again. A rest point is a line
-that starts a top-level block right after a blank line, at no indentation: the parser has
-nothing open there (no fence, no HTML block, no paragraph to continue), so what follows it
-reads the same whatever came before. The end point is checked in the new version too (its
+that starts a top-level block (or a top-level list item: nanobot's lists are tight) at no
+indentation: no fence, HTML block or paragraph runs through it, so what follows it reads the
+same whatever came before. The end point is checked in the new version too (its
 changed lines may open a fence that runs on); when it does not hold, the whole file is parsed.
 removed_entries on the whole texts is the rule; tests/test_entry_delta.py proves the two agree.
 """
@@ -13,9 +13,10 @@ removed_entries on the whole texts is the rule; tests/test_entry_delta.py proves
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass
 
-from .entries import (Entry, Removal, _blank, _Block, _front_matter, _indent, added_entries, entries_from,
+from .entries import (Entry, Removal, _blank, _Block, _front_matter, _indent, entries_from, entry_changes,
                       headings_from, pair_removals, parse_blocks)
 
 
@@ -38,12 +39,12 @@ def _made(lines: list[str], blocks: tuple[_Block, ...]) -> Parsed:
 
 
 def reparse(old: Parsed, new_text: str) -> Parsed:
-    """`new_text` parsed, reusing `old`'s blocks outside the changed lines."""
+    """`new_text` parsed, reusing `old`'s blocks and entries outside the changed lines."""
     new = new_text.split("\n")
     if tuple(new) == old.lines:
         return old
-    blocks = _spliced(old, new)
-    return _made(new, blocks if blocks is not None else parse_blocks(new))
+    cut = _spliced(old, new)
+    return _made(new, parse_blocks(new)) if cut is None else _joined(old, new, *cut)
 
 
 def removals(old: Parsed, new: Parsed) -> list[Removal]:
@@ -51,17 +52,47 @@ def removals(old: Parsed, new: Parsed) -> list[Removal]:
     return pair_removals(old.entries, new.entries, list(old.headings), list(new.headings))
 
 
-def additions(old: Parsed, new: Parsed) -> list[Entry]:
-    return added_entries(old.entries, new.entries, list(old.headings), list(new.headings))
+def changes(old: Parsed, new: Parsed) -> tuple[list[Removal], list[Entry]]:
+    """removals(old, new), and the entries (headings too) new has that old had not."""
+    return entry_changes(old.entries, new.entries, list(old.headings), list(new.headings))
+
+
+def _joined(old: Parsed, new: list[str], a: int, b: int, region: tuple[_Block, ...]) -> Parsed:
+    """The new version from old's blocks, entries and headings above line `a` and from line `b`
+    (moved by the change in length), and the region's in between (under the heading above)."""
+    shift = len(new) - len(old.lines)
+    ia, ib = (bisect.bisect_left([x.start for x in old.blocks], i) for i in (a, b))
+    mid = tuple(_moved(blk, a) for blk in region)
+    blocks = old.blocks[:ia] + mid + tuple(_moved(blk, shift) for blk in old.blocks[ib:])
+    above = next((x.written for x in reversed(old.blocks[:ia]) if x.kind == "heading"), None)
+    at_b = next((x.written for x in reversed(blocks[:ia + len(mid)]) if x.kind == "heading"), None)
+    # the old entries from b up to the next heading sit under whatever heading is above b now
+    until = next((x.start for x in old.blocks[ib:] if x.kind == "heading"), len(old.lines))
+    e_above, e_below = _kept(old.entries, a, b, shift, at_b, until)
+    h_above, h_below = _kept(old.headings, a, b, shift, at_b, until + 1)
+    return Parsed(tuple(new), blocks, e_above + entries_from(new, mid, above) + e_below,
+                  h_above + tuple(headings_from(new, mid, above)) + h_below)
+
+
+def _kept(items, a: int, b: int, shift: int, heading: str | None, until: int
+          ) -> tuple[tuple[Entry, ...], tuple[Entry, ...]]:
+    """Entries above `a` as they were, and those from `b` moved by `shift` (those starting before
+    `until` now under `heading`)."""
+    starts = [e.start for e in items]
+    before = tuple(items[:bisect.bisect_left(starts, a)])
+    after = tuple(Entry(heading if e.start < until else e.heading, e.text, e.kind, e.start + shift, e.end + shift)
+                  for e in items[bisect.bisect_left(starts, b):])
+    return before, after
 
 
 def _rest_point(lines, starts: set[int], i: int) -> bool:
-    return i in starts and _blank(lines[i - 1]) and not _blank(lines[i]) and _indent(lines[i]) == 0
+    return i in starts and not _blank(lines[i]) and _indent(lines[i]) == 0
 
 
-def _spliced(old: Parsed, new: list[str]) -> tuple[_Block, ...] | None:
-    """The new version's blocks from old's plus a parse of the changed stretch; None when the
-    stretch cannot be bounded by rest points (then the caller parses the whole file)."""
+def _spliced(old: Parsed, new: list[str]) -> tuple[int, int, tuple[_Block, ...]] | None:
+    """Where the changed stretch starts (a) and ends in old (b), and its blocks parsed (lines
+    counted from a); None when it cannot be bounded by rest points (then the caller parses the
+    whole file)."""
     lines, n_old, n_new = old.lines, len(old.lines), len(new)
     short = min(n_old, n_new)
     p = 0
@@ -80,20 +111,43 @@ def _spliced(old: Parsed, new: list[str]) -> tuple[_Block, ...] | None:
     shift = n_new - n_old
     end_new = b + shift
     region = list(new[a:end_new + 1]) if b < n_old else list(new[a:])
-    got = parse_blocks(region, front_matter=a == 0)
-    if a == 0 and _front_matter(new) != _front_matter(region):
-        return None              # front matter that closes beyond the stretch
+    got = _simple_blocks(region) if a else None
+    if got is None:
+        got = parse_blocks(region, front_matter=a == 0)
+    if _front_matter(new) != (_front_matter(region) if a == 0 else _front_matter(list(lines))):
+        return None              # front matter opened, closed or moved by the change
     cut = end_new - a
     if b < n_old:
         tail = [blk for blk in got if blk.start >= cut]
         if len(tail) != 1 or tail[0].start != cut or any(blk.end > cut for blk in got if blk.start < cut):
             return None          # the new lines leave something open across the end point
         got = tuple(blk for blk in got if blk.start < cut)
-    ia = bisect.bisect_left(starts_list, a)
-    ib = bisect.bisect_left(starts_list, b)
-    return (old.blocks[:ia] + tuple(_moved(blk, a) for blk in got)
-            + tuple(_moved(blk, shift) for blk in old.blocks[ib:]))
+    return a, b, got
+
+
+# The lines most memory-file edits touch: a one-line bullet item starting with a word, or an ATX
+# heading without a closing sequence. A stretch made only of these (and blank lines) has one
+# block per line and needs no parser (no thematic break "- ---", no ordered list, no
+# continuation lines).
+_ITEM = re.compile(r"[-*+] [\w\[(\"'`][^\t]*\Z")
+_ATX = re.compile(r"(#{1,6}) +(\S[^\t]*)\Z")
+
+
+def _simple_blocks(lines: list[str]) -> tuple[_Block, ...] | None:
+    out = []
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        if _ITEM.match(line) and "`" not in line[:3 + 3]:
+            out.append(_Block("item", "list_item_open", i, i + 1))
+            continue
+        m = _ATX.match(line)
+        if m is None or line.rstrip().endswith("#"):
+            return None
+        out.append(_Block("heading", "heading_open", i, i + 1, line.strip(), (len(m.group(1)), " ".join(m.group(2).split()))))
+    return tuple(out)
 
 
 def _moved(block: _Block, by: int) -> _Block:
-    return block if by == 0 else replace(block, start=block.start + by, end=block.end + by)
+    return block if by == 0 else _Block(block.kind, block.token, block.start + by, block.end + by, block.written,
+                                        block.key)

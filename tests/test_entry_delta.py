@@ -5,12 +5,14 @@ front matter, HTML blocks, setext underlines, lazy and indented continuations, n
 from hypothesis import given, settings, strategies as st
 
 from engine.entries import parse_blocks, removed_entries
-from engine.entry_delta import additions, parse, removals, reparse
+from engine.entry_delta import changes, parse, removals, reparse
 
 LINES = ["", "", "", "- likes tea", "- likes coffee", "* star item", "1. first", "2. second", "  continued",
          "    indented code", "lazy line", "## Preferences", "# Memory", "Setext", "---", "===", "```", "~~~",
          "> quoted", "<div>", "</div>", "<!-- note", "-->", "[ref]: /url", "- [durable] fact one",
-         "- fact two", "- fact three", "\t- tabbed", "plain paragraph", "---", "***"]
+         "- fact two", "- fact three", "\t- tabbed", "plain paragraph", "---", "***", "- ---", "* * *",
+         "## C# notes", "- # heading item", "#NoSpace", "- ```", "- `code` span", "##  Spaced   out  ", "- a  ",
+         "+ (aside)", "- 'quoted'"]
 
 line = st.sampled_from(LINES)
 doc = st.lists(line, max_size=30)
@@ -34,15 +36,17 @@ def edited(draw):
     return "\n".join(old) + "\n", "\n".join(new) + "\n"
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(edited())
 def test_fast_path_equals_a_whole_parse(pair):
     old_text, new_text = pair
     old = parse(old_text)
     new = reparse(old, new_text)
+    assert new == parse(new_text)                      # blocks, entries and headings, as a whole parse
     assert new.blocks == parse_blocks(new_text.split("\n"))
-    assert removals(old, new) == removed_entries(old_text, new_text)
-    assert {e.text for e in additions(old, new)} == {r.entry.text for r in removed_entries(new_text, old_text)}
+    gone, added = changes(old, new)
+    assert gone == removals(old, new) == removed_entries(old_text, new_text)
+    assert [e.text for e in added] == [r.entry.text for r in removed_entries(new_text, old_text)]
 
 
 def test_an_edit_far_from_a_fence_reuses_the_blocks_and_a_new_fence_is_seen():
