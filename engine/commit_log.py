@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import clock, commit_cache
 from .cursors import parse_cursor
-from .entry_delta import Parsed, changes, parse, reparse
+from .entry_delta import Parsed, parse, step
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
 from .textform import normalise
 from .workspace import Workspace
@@ -251,10 +251,9 @@ class _Walk:
             return FileChange(path, before, after)
         known = self.parsed.get(path)
         old = known[1] if known and known[0] == before else parse(_text(blobs, before))
-        new = reparse(old, _text(blobs, after))
+        new, gone, came = step(old, _text(blobs, after))
         if after:
             self.parsed[path] = (after, new)
-        gone, came = changes(old, new)
         added = tuple(EntryChange(e.heading, e.text) for e in came)
         removed = tuple(EntryChange(r.entry.heading, r.entry.text, r.replaced_by) for r in gone)
         return FileChange(path, before, after, added, removed)

@@ -40,11 +40,40 @@ def _made(lines: list[str], blocks: tuple[_Block, ...]) -> Parsed:
 
 def reparse(old: Parsed, new_text: str) -> Parsed:
     """`new_text` parsed, reusing `old`'s blocks and entries outside the changed lines."""
+    return step(old, new_text)[0]
+
+
+def step(old: Parsed, new_text: str) -> tuple[Parsed, list[Removal], list[Entry]]:
+    """reparse, and changes(old, new) compared over the changed stretch alone when no entry
+    that came or went there has a twin outside it (else over the whole files)."""
     new = new_text.split("\n")
     if tuple(new) == old.lines:
-        return old
+        return old, [], []
     cut = _spliced(old, new)
-    return _made(new, parse_blocks(new)) if cut is None else _joined(old, new, *cut)
+    if cut is None:
+        parsed = _made(new, parse_blocks(new))
+        return (parsed, *changes(old, parsed))
+    parsed = _joined(old, new, *cut)
+    a, b = cut[0], cut[1]
+    b_new = b + len(new) - len(old.lines)
+    parts = [_split(items, a, end) for items, end in ((old.entries, b), (parsed.entries, b_new),
+                                                      (old.headings, b), (parsed.headings, b_new))]
+    gone, added = entry_changes(*(mid for _, mid in parts))
+    if any(_twin(e.text, *parts[i][0]) for e in [r.entry for r in gone] + added
+           for i in ((2,) if e.kind == "heading" else (0,))):
+        gone, added = changes(old, parsed)
+    return parsed, gone, added
+
+
+def _split(items, a: int, b: int):
+    """(entries outside [a, b), entries inside it)."""
+    starts = [e.start for e in items]
+    i, j = bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
+    return (items[:i], items[j:]), list(items[i:j])
+
+
+def _twin(text: str, above, below) -> bool:
+    return any(e.text == text for e in above) or any(e.text == text for e in below)
 
 
 def removals(old: Parsed, new: Parsed) -> list[Removal]:

@@ -5,7 +5,7 @@ front matter, HTML blocks, setext underlines, lazy and indented continuations, n
 from hypothesis import given, settings, strategies as st
 
 from engine.entries import parse_blocks, removed_entries
-from engine.entry_delta import changes, parse, removals, reparse
+from engine.entry_delta import changes, parse, removals, reparse, step
 
 LINES = ["", "", "", "- likes tea", "- likes coffee", "* star item", "1. first", "2. second", "  continued",
          "    indented code", "lazy line", "## Preferences", "# Memory", "Setext", "---", "===", "```", "~~~",
@@ -47,6 +47,7 @@ def test_fast_path_equals_a_whole_parse(pair):
     gone, added = changes(old, new)
     assert gone == removals(old, new) == removed_entries(old_text, new_text)
     assert [e.text for e in added] == [r.entry.text for r in removed_entries(new_text, old_text)]
+    assert step(old, new_text) == (new, gone, added)   # the stretch-only comparison agrees
 
 
 def test_an_edit_far_from_a_fence_reuses_the_blocks_and_a_new_fence_is_seen():
