@@ -24,7 +24,7 @@ from .workspace import Workspace
 CURSOR = "memory/.dream_cursor"
 USER = "USER.md"
 CACHE_NAME = "commits"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _NULL = "0" * 40
 _LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%s"
 
@@ -41,6 +41,9 @@ class EntryChange:
 
     def to_json(self) -> dict:
         return {"heading": self.heading, "text": self.text, "replaced_by": self.replaced_by}
+
+    def __iter__(self):
+        return iter((self.heading, self.text, self.replaced_by))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +98,18 @@ class CommitRecord:
                 "cursor": {"before": self.cursor[0], "after": self.cursor[1]},
                 "user_md": {"before": self.user_md[0], "after": self.user_md[1]}}
 
+    def to_row(self) -> list:
+        """The compact form the cache keeps (lists decode faster than objects)."""
+        return [self.sha, self.parent, self.time, self.author, self.subject, self.kind, self.by_dreamdesk,
+                [[f.path, f.before, f.after, [list(e) for e in f.added], [list(e) for e in f.removed]]
+                 for f in self.files], list(self.cursor), list(self.user_md)]
+
     @classmethod
-    def from_json(cls, d: dict) -> "CommitRecord":
-        files = tuple(FileChange(f["path"], f["before"], f["after"], _changes(f["added"]), _changes(f["removed"]))
-                      for f in d["files"])
-        return cls(str(d["sha"]), d["parent"], int(d["time"]), str(d["author"]), str(d["subject"]),
-                   str(d["kind"]), bool(d["by_dreamdesk"]), files, (d["cursor"]["before"], d["cursor"]["after"]),
-                   (d["user_md"]["before"], d["user_md"]["after"]))
-
-
-def _changes(items: list) -> tuple[EntryChange, ...]:
-    return tuple(EntryChange(e["heading"], e["text"], e["replaced_by"]) for e in items)
+    def from_row(cls, row: list) -> "CommitRecord":
+        sha, parent, ct, author, subject, kind, ours, files, cursor, user = row
+        return cls(sha, parent, int(ct), author, subject, kind, bool(ours),
+                   tuple(FileChange(p, b, a, tuple(EntryChange(*e) for e in add), tuple(EntryChange(*e) for e in rem))
+                         for p, b, a, add, rem in files), tuple(cursor), tuple(user))
 
 
 @dataclass
@@ -155,7 +159,7 @@ def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHis
 
 def _save(store: SnapshotStore, walk: "_Walk", out: CommitHistory) -> None:
     commit_cache.save(store.git_dir, CACHE_NAME, CACHE_VERSION,
-                      {"head": out.head, "tip": walk.tip, "commits": [r.to_json() for r in out.records]})
+                      {"head": out.head, "tip": walk.tip, "commits": [r.to_row() for r in out.records]})
 
 
 def _cached(store: SnapshotStore) -> tuple[str, dict, list[CommitRecord]] | None:
@@ -164,7 +168,7 @@ def _cached(store: SnapshotStore) -> tuple[str, dict, list[CommitRecord]] | None
         return None
     try:
         tip = {str(k): str(v) for k, v in data["tip"].items()}
-        return str(data["head"]), tip, [CommitRecord.from_json(d) for d in data["commits"]]
+        return str(data["head"]), tip, [CommitRecord.from_row(d) for d in data["commits"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None                      # a cache of another shape: rebuilt
 

@@ -173,8 +173,8 @@ def test_a_corrupt_or_rewritten_cache_is_rebuilt(tmp_path):
     ws = Workspace.open(ws_path)
     good = [r.to_json() for r in load_history(ws).records]
     path = cache_file(SnapshotStore(ws).git_dir, CACHE_NAME)
-    for junk in (b"{not json", b'{"version": 1, "head": 3}', json.dumps(
-            {"version": 1, "repo": os.path.realpath(SnapshotStore(ws).git_dir), "head": shas[-1],
+    for junk in (b"{not json", b'{"version": 2, "head": 3}', json.dumps(
+            {"version": 2, "repo": os.path.realpath(SnapshotStore(ws).git_dir), "head": shas[-1],
              "tip": {}, "commits": [{"sha": 1}]}).encode()):
         path.write_bytes(junk)
         again = load_history(ws)
