@@ -18,11 +18,8 @@ ENV = "DREAMDESK_CACHE_DIR"
 
 
 def cache_root() -> Path:
-    env = os.environ.get(ENV)
-    if env:
-        return Path(env)
-    from platformdirs import user_cache_dir
-    return Path(user_cache_dir("dreamdesk", "dreamdesk"))
+    from .state import user_dir
+    return user_dir(ENV, "user_cache_dir")
 
 
 def cache_file(git_dir: Path, name: str) -> Path:
