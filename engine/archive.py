@@ -32,9 +32,17 @@ class ArchiveRecord:
     run: str | None = None
     replaced_by: str | None = None
     heading: str | None = None
-    source: str = ""            # archive file it was read from
+    source: str = ""            # archive file it was read from ("commit <sha8>": known from a commit)
     line: int = 0
-    commit: str | None = None   # the snapshot commit of an outside change (engine/watch.py)
+    # the snapshot commit that removed it (a commit's row, engine/prunes.py), or that recorded an
+    # outside change the watch archived (engine/watch.py)
+    commit: str | None = None
+    writer: str | None = None   # who made a commit row's commit: "assistant" or "dreamdesk"
+
+    @property
+    def known_from(self) -> str:
+        """"commit" for a row derived from a commit (id c-<sha12>-<n>), else "archive"."""
+        return "commit" if self.id.startswith("c-") else "archive"
 
     def to_json(self) -> dict:
         out = {"id": self.id, "archived_at": self.archived_at, "file": self.file, "heading": self.heading,
@@ -236,10 +244,15 @@ def void_records(ws: Workspace, records: list[ArchiveRecord], now: datetime | No
                         "why": "archived before a write that then did not land"} for r in records], now)
 
 
+ORIGINS = ("archive", "commit", "assistant", "dreamdesk")
+
+
 def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,
-           reason: str | None = None, since: str | None = None, until: str | None = None) -> list[ArchiveRecord]:
-    """Filter by text (case-insensitive, in text, heading or replaced_by), file, reason, and an
-    archived_at date range (YYYY-MM-DD, inclusive)."""
+           reason: str | None = None, since: str | None = None, until: str | None = None,
+           origin: str | None = None) -> list[ArchiveRecord]:
+    """Filter by text (case-insensitive, in text, heading or replaced_by), file, reason, an
+    archived_at date range (YYYY-MM-DD, inclusive) and where it is known from (ORIGINS: the
+    archive file, any commit, or a commit by that writer)."""
     needle = text.casefold() if text else None
     out = []
     for r in records:
@@ -248,6 +261,8 @@ def search(records: list[ArchiveRecord], text: str | None = None, file: str | No
         if file and r.file != file and Path(r.file).name != file:
             continue
         if reason and r.reason != reason:
+            continue
+        if origin and origin != r.known_from and origin != r.writer:
             continue
         day = clock.show_iso(r.archived_at)[:10] if since or until else ""   # the day on the user's clock
         if since and day < since:
@@ -301,13 +316,24 @@ class ArchivedEntry:
     file folded together (a restore and its undo archive it again each time), and whether its
     text is back in that file now."""
 
-    records: list[ArchiveRecord]       # oldest first; the archive itself keeps every one
+    records: list[ArchiveRecord]       # archive records oldest first, then the commits that removed it
     back: bool = False                 # the file holds this entry again now
     back_since: str | None = None      # when a restore put it back (None: not known, or not back)
 
     @property
     def latest(self) -> ArchiveRecord:
-        return self.records[-1]
+        """The latest archive record (its id restores it), else the latest commit's."""
+        kept = [r for r in self.records if r.known_from == "archive"]
+        return (kept or self.records)[-1]
+
+    @property
+    def commits(self) -> list[ArchiveRecord]:
+        return [r for r in self.records if r.known_from == "commit"]
+
+    @property
+    def known_from(self) -> str:
+        """"archive", "commit" or "archive + commit"."""
+        return " + ".join(w for w in ("archive", "commit") if any(r.known_from == w for r in self.records))
 
     @property
     def id(self) -> str:
@@ -319,9 +345,12 @@ class ArchivedEntry:
 
     def to_json(self) -> dict:
         out = self.latest.to_json()
-        out.update({"commit": self.latest.commit, "ids": self.ids, "times_archived": len(self.records),
-                    "first_archived_at": self.records[0].archived_at, "back": self.back,
-                    "back_since": self.back_since})
+        out.update({"ids": self.ids, "times_archived": len(self.records),
+                    "first_archived_at": min((r.archived_at for r in self.records), key=_instant), "back": self.back,
+                    "back_since": self.back_since, "known_from": self.known_from,
+                    "commit": self.commits[-1].commit if self.commits else self.latest.commit,
+                    "commits": [{"id": r.id, "commit": r.commit, "writer": r.writer, "at": r.archived_at,
+                                 "reason": r.reason} for r in self.commits]})
         return out
 
 
@@ -346,17 +375,26 @@ def fold(records: list[ArchiveRecord], files: dict[str, str], returns: dict[str,
         if current is not None and text.strip():
             e.back = contains_entry(current, text) or contains_entry(current, dedent_entry(text))
         if e.back:
-            last_archived = recs[-1].archived_at
+            last_archived = e.latest.archived_at
             times = [returns[i] for i in e.ids if i in returns and returns[i] >= last_archived]
             e.back_since = max(times) if times else None
         out.append(e)
-    out.sort(key=lambda e: (e.latest.source, e.latest.line))     # archive order of the latest record
+    if any(r.known_from == "commit" for r in records):
+        out.sort(key=lambda e: max(_instant(r.archived_at) for r in e.records))   # when it last left
+    else:
+        out.sort(key=lambda e: (e.latest.source, e.latest.line))     # archive order of the latest record
     return out
 
 
-def folded_archive(ws: Workspace, arc: Archive | None = None) -> list[ArchivedEntry]:
-    """The archive folded, with each entry's back-in-its-file state read from the files now and
-    the restore log."""
+def _instant(iso_time: str) -> float:
+    t = clock.from_iso(iso_time)
+    return t.timestamp() if t is not None else 0.0
+
+
+def folded_archive(ws: Workspace, arc: Archive | None = None,
+                   extra: list[ArchiveRecord] | None = None) -> list[ArchivedEntry]:
+    """The archive folded (with `extra` records known from elsewhere, engine/prunes.py), with each
+    entry's back-in-its-file state read from the files now and the restore log."""
     from .restore_log import read_log
     arc = arc if arc is not None else read_archive(ws)
     files = {}
@@ -370,4 +408,4 @@ def folded_archive(ws: Workspace, arc: Archive | None = None) -> list[ArchivedEn
             continue
         for rid in entry.returned:
             returns[rid] = max(returns.get(rid, ""), entry.at)
-    return fold(arc.records, files, returns)
+    return fold(arc.records + list(extra or ()), files, returns)

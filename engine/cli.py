@@ -16,10 +16,12 @@ from . import __version__, clock, redact
 from . import config as config_mod
 from .files import LockHeld
 from .oserrors import describe as describe_os_error
-from .archive import folded_archive, REASONS, read_archive, search
+from .archive import ORIGINS, REASONS, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
-from .restore import job_lock, restore_archive_entry, restore_snapshot
+from .commit_log import assistant_runs, run_summary
+from .prunes import COMMIT_REASONS, all_prunes, restore_prune
+from .restore import job_lock, restore_snapshot
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
 from .status import read_status
@@ -392,17 +394,9 @@ def cmd_archive(args) -> int:
     if rest and rest[0] == "restore":
         if len(rest) != 3:
             raise UsageError("dreamdesk archive restore: usage: dreamdesk archive restore PATH ID")
-        ws = _open(rest[1])
-        result = restore_archive_entry(ws, rest[2])
-        if args.json:
-            _dump(result.to_json())
-        elif result.files:
-            print(f"Restored {rest[2]} into {result.files[0]}.")
-            if result.id:
-                print(f"Undo with: dreamdesk restore {rest[1]} --undo {result.id}")
-        for w in result.warnings:
-            print(f"dreamdesk: {w}", file=sys.stderr)
-        return EXIT_OK
+        return _archive_restore(rest[1], rest[2], args)
+    if len(rest) == 1 and args.restore:
+        return _archive_restore(rest[0], args.restore, args)
     if len(rest) != 1:
         raise UsageError("dreamdesk archive: usage: dreamdesk archive PATH [--search TEXT] | "
                          "dreamdesk archive restore PATH ID")
@@ -415,21 +409,23 @@ def cmd_archive(args) -> int:
             if not ok:
                 raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
     ws = _open(rest[0])
-    arc = read_archive(ws)
-    hits = {id(r) for r in search(arc.records, args.search, args.file, args.reason, args.since, args.until)}
+    arc, extra, folded = all_prunes(ws)
+    every = arc.records + extra
+    hits = {id(r) for r in search(every, args.search, args.file, args.reason, args.since, args.until, args.origin)}
     # one entry per text, however often it was archived; found when any of its records matches
-    found = [e for e in folded_archive(ws, arc) if any(id(r) in hits for r in e.records)]
+    found = [e for e in folded if any(id(r) in hits for r in e.records)]
     if args.json:
-        _dump({"entries": [e.to_json() for e in found], "total": len(arc.records),
+        _dump({"entries": [e.to_json() for e in found], "total": len(every),
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
     if not found:
-        print("No archived entries" + (" match." if arc.records else " yet."))
+        print("No archived entries" + (" match." if every else " yet."))
     for e in found:
         r = e.latest
         print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
               + (f"  commit {r.commit[:8]}" if r.commit else "")
               + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
+        print(f"    from {from_label(e)}")
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:
             print("    → replaced by: " + r.replaced_by.replace("\n", " "))
@@ -490,6 +486,28 @@ def cmd_pins(args) -> int:
         if not s.present:
             print("    → " + ("now reads: " + s.replaced_by.replace("\n", " ") if s.replaced_by
                              else "gone from the file (restore it in the Dashboard, or unpin it)"))
+    return EXIT_OK
+
+
+def from_label(e) -> str:
+    """Where an entry is known from: "archive", "commit 1a2b3c4d · assistant", "archive + commit ..."."""
+    if not e.commits:
+        return "archive"
+    c = e.commits[-1]
+    return f"{'archive + ' if e.known_from != 'commit' else ''}commit {c.commit[:8]} · {c.writer}"
+
+
+def _archive_restore(path: str, record_id: str, args) -> int:
+    ws = _open(path)
+    result = restore_prune(ws, record_id)
+    if args.json:
+        _dump(result.to_json())
+    elif result.files:
+        print(f"Restored {record_id} into {result.files[0]}.")
+        if result.id:
+            print(f"Undo with: dreamdesk restore {path} --undo {result.id}")
+    for w in result.warnings:
+        print(f"dreamdesk: {w}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -655,6 +673,8 @@ def cmd_runs(args) -> int:
     ws = _open(rest[0]) if rest else None
     if not rest or len(rest) not in (1, 3) or (len(rest) == 3 and rest[1] != "show"):
         raise UsageError("dreamdesk runs: usage: dreamdesk runs PATH [--json] | dreamdesk runs PATH show ID [--json]")
+    if len(rest) == 3 and not rest[2].startswith("r-"):
+        return _show_commit_run(ws, rest[2], args)
     if len(rest) == 3:
         rec = records.resolve(ws, records.load_run(ws, rest[2]))
         if args.json:
@@ -692,23 +712,66 @@ def cmd_runs(args) -> int:
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
     runs, problems = records.list_runs(ws)
+    for r in runs:
+        r["writer"] = "dreamdesk"
+    theirs = [run_summary(c) for c in assistant_runs(ws)]
+    every = sorted(runs + theirs, key=lambda r: _run_instant(r.get("started")), reverse=True)
     if args.json:
-        _dump({"runs": [{k: r.get(k) for k in ("id", "started", "finished", "trigger", "status", "outcome",
+        _dump({"runs": [r if r["writer"] == "assistant" else
+                        {k: r.get(k) for k in ("id", "writer", "started", "finished", "trigger", "status", "outcome",
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
-                           "refused_count": len(records.counted_refusals(r))} for r in runs],
+                           "refused_count": len(records.counted_refusals(r))} for r in every],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
     for p in problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
-    if not runs:
+    if not every:
         print("No Dream runs recorded yet.")
-    for r in runs:
+    for r in every:
+        if r["writer"] == "assistant":
+            cur = r["cursor"]
+            moved = f"cursor {cur['before']}→{cur['after']}" if cur["before"] != cur["after"] else ""
+            print(f"{r['id'][:8]}  {clock.show_iso(r.get('started'))}  assistant {r['kind']:<8} "
+                  f"+{r['created_count']} -{r['removed_count']}  {moved}  {r['subject']}")
+            continue
         b = r.get("batch") or {}
         tok = (r.get("tokens") or {}).get("total", 0)
         print(f"{r['id']}  {clock.show_iso(r.get('started'))}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
               f"+{len(r.get('created', []))} -{len(r.get('removed', []))}  {tok:,} tokens")
+    return EXIT_OK
+
+
+def _run_instant(iso_time) -> float:
+    t = clock.from_iso(iso_time)
+    return t.timestamp() if t is not None else 0.0
+
+
+def _show_commit_run(ws: Workspace, rev: str, args) -> int:
+    """One assistant's run (any snapshot commit), named by its sha."""
+    from .commit_log import load_history, peer_card
+    from .diffs import diff_texts
+    rec = load_history(ws).find(rev)
+    if rec is None:
+        raise WorkspaceError(f"no run {rev} in this workspace (a run id r-…, or a commit's sha, 7 characters or more)")
+    before, after = peer_card(ws, rec)
+    if args.json:
+        _dump(rec.to_json() | {"peer_card": {"before": before, "after": after}})
+        return EXIT_OK
+    print(f"{rec.sha}  {clock.show_epoch(rec.time, True)}  by {rec.who} ({rec.author})  {rec.kind}")
+    print(rec.subject)
+    if rec.cursor[0] != rec.cursor[1]:
+        print(f".dream_cursor {rec.cursor[0]} -> {rec.cursor[1]}")
+    for f in rec.files:
+        print(f"{f.path}:")
+        for e in f.added:
+            print("  + " + e.text.replace("\n", "\n    "))
+        for e in f.removed:
+            print("  - " + e.text.replace("\n", "\n    ") + (f"  → {e.replaced_by}" if e.replaced_by else ""))
+    if before != after:
+        print("USER.md (peer card) before -> after:")
+        sys.stdout.write(diff_texts(before, after, "USER.md").unified("before", "after"))
     return EXIT_OK
 
 
@@ -772,13 +835,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
                  cmd_archive, path=False,
-                 usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R]\n"
-                       "       dreamdesk archive restore PATH ID [--json]\n"
+                 usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R] [--from W]\n"
+                       "       dreamdesk archive restore PATH ID [--json] | dreamdesk archive PATH --restore ID\n"
                        "       dreamdesk archive delete PATH ID --yes")
     s.add_argument("args", nargs="+", metavar="ARGS")
     s.add_argument("--search", metavar="TEXT")
     s.add_argument("--file", metavar="F")
-    s.add_argument("--reason", choices=REASONS)
+    s.add_argument("--reason", choices=REASONS + COMMIT_REASONS)
+    s.add_argument("--from", dest="origin", choices=ORIGINS,
+                   help="only entries known from the archive file, from a commit, or from a commit by that writer")
+    s.add_argument("--restore", metavar="ID", help="restore the entry with this id (a-… or c-…), like archive restore")
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.add_argument("--yes", action="store_true", help="confirm archive delete")
@@ -804,7 +870,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "runs", "Dream run history; runs PATH show ID for one run with provenance",
                  cmd_runs, path=False,
-                 usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID [--json]")
+                 usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID|SHA [--json]")
     s.add_argument("args", nargs="+", metavar="ARGS")
 
     s = _command(sub, "compact", "run the Consolidator now: sessions -> history.jsonl (keeps the last 8)",

@@ -8,7 +8,7 @@ from .files import atomic_write_text, read_bytes
 from .problems import INFO, WARNING, Problem
 
 
-def parse_cursor(text: str) -> int | None:
+def cursor_value(text: str) -> int | None:
     """A cursor's text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also
     accepts '²' or '٣', which int() then refuses or reads as another number."""
     text = text.strip()
@@ -28,8 +28,13 @@ def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
         return 0, Problem(display, "missing; reading it as 0", severity=INFO)
     except OSError as exc:
         return 0, Problem(display, f"cannot be read ({exc.strerror or exc}); reading it as 0", severity=WARNING)
+    return parse_cursor(data, display)
+
+
+def parse_cursor(data: bytes, display: str) -> tuple[int, Problem | None]:
+    """A cursor file's bytes (from disk or a snapshot) as its value; not a number reads as 0."""
     text = data.decode("utf-8", errors="replace").strip()
-    value = parse_cursor(text)
+    value = cursor_value(text)
     if value is not None:
         return value, None
     shown = text if len(text) <= 40 else text[:40] + "…"

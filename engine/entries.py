@@ -65,11 +65,16 @@ def _norm(lines: list[str]) -> str:
 @functools.lru_cache(maxsize=16)
 def _blocks(text: str) -> tuple[_Block, ...]:
     """The top-level blocks of `text`, in order. Cached: callers parse the same text many times."""
+    return parse_blocks(text.split("\n"))
+
+
+def parse_blocks(lines: list[str], front_matter: bool = True) -> tuple[_Block, ...]:
+    """The top-level blocks of a file's lines (`front_matter`: its first lines may be YAML front
+    matter; False for a region cut from the middle of a file)."""
     # Our lines are text.split("\n"); markdown-it also ends a line at a lone \r. A CRLF's \r is part
     # of the line ending, and a lone \r reads as a space, so both count lines the same way.
-    lines = text.split("\n")
-    front = _front_matter(lines)
-    src = "\n" * front + "\n".join(lines[front:]) if front else text      # front matter lines read as blank
+    front = _front_matter(lines) if front_matter else 0
+    src = "\n" * front + "\n".join(lines[front:])       # front matter lines read as blank
     tokens = _MD.parse(src.replace("\r\n", "\n").replace("\r", " "))
     out: list[_Block] = [_Block("front matter", "front_matter", 0, front)] if front else []
     for i, tok in enumerate(tokens):
@@ -121,10 +126,14 @@ def _with_references(blocks: list[_Block], lines: list[str]) -> list[_Block]:
 
 @functools.lru_cache(maxsize=16)
 def _entries(text: str) -> tuple[Entry, ...]:
-    lines = text.split("\n")
+    return entries_from(text.split("\n"), _blocks(text))
+
+
+def entries_from(lines: list[str], blocks: tuple[_Block, ...], heading: str | None = None) -> tuple[Entry, ...]:
+    """The entries a file's blocks make (each under the nearest heading above; `heading`: the one
+    above the first block)."""
     out: list[Entry] = []
-    heading: str | None = None
-    for b in _blocks(text):
+    for b in blocks:
         if b.kind == "heading":
             heading = b.written
         elif b.kind != "break":
@@ -148,13 +157,16 @@ def removed_entries(old: str, new: str) -> list[Removal]:
     """The entries of `old` that are not in `new` (as a multiset of texts; moving an entry to
     another heading is not a removal). Each is paired with the most similar added entry under
     the same heading, when one is similar enough to be its replacement."""
-    new_entries = split_entries(new)
-    old_entries = split_entries(old)
+    return pair_removals(split_entries(old), split_entries(new), _headings(old), _headings(new))
+
+
+def pair_removals(old_entries, new_entries, old_heads, new_heads) -> list[Removal]:
+    """removed_entries on parsed files (see engine.entry_delta, which parses only what changed)."""
     gone = _unmatched(old_entries, new_entries)
     added = _unmatched(new_entries, old_entries)
     # a heading carries text too ("## Medical: allergic to penicillin"): one that leaves is kept
-    gone += _unmatched(_headings(old), _headings(new))
-    added += _unmatched(_headings(new), _headings(old))
+    gone += _unmatched(old_heads, new_heads)
+    added += _unmatched(new_heads, old_heads)
     used: set[int] = set()
     out: list[Removal] = []
     for e in gone:
@@ -174,12 +186,20 @@ def removed_entries(old: str, new: str) -> list[Removal]:
     return out
 
 
+def entry_changes(old_entries, new_entries, old_heads, new_heads) -> tuple[list[Removal], list[Entry]]:
+    """pair_removals, and the entries (and headings) of the new file the old one did not have."""
+    removals = pair_removals(old_entries, new_entries, old_heads, new_heads)
+    return removals, _unmatched(new_entries, old_entries) + _unmatched(new_heads, old_heads)
+
+
 def _headings(text: str) -> list[Entry]:
     """The headings of `text` as entries (a heading can carry a fact), each under the one above."""
-    lines = text.split("\n")
+    return headings_from(text.split("\n"), _blocks(text))
+
+
+def headings_from(lines: list[str], blocks: tuple[_Block, ...], parent: str | None = None) -> list[Entry]:
     out: list[Entry] = []
-    parent: str | None = None
-    for b in _blocks(text):
+    for b in blocks:
         if b.kind == "heading":
             out.append(Entry(parent, _norm(lines[b.start:b.end]), "heading", b.start, b.end))
             parent = b.written

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
-from .cursors import parse_cursor, read_cursor, write_cursor
+from .cursors import cursor_value, read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
 from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
@@ -141,7 +141,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         target_cursor = None
         if move_cursor and path is None:
             text = store.file_at(sha, "memory/.dream_cursor")
-            target_cursor = parse_cursor(text) if text is not None else None
+            target_cursor = cursor_value(text) if text is not None else None
         old_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
         pre = store.snapshot(f"snapshot: before restore {what}")

@@ -20,11 +20,16 @@ ENV = "DREAMDESK_STATE_DIR"
 
 
 def state_root() -> Path:
-    env = os.environ.get(ENV)
-    if env:
-        return Path(env)
-    from platformdirs import user_state_dir
-    return Path(user_state_dir("dreamdesk", "dreamdesk"))
+    return user_dir(ENV, "user_state_dir")
+
+
+def user_dir(env: str, kind: str) -> Path:
+    """The folder `$env` names when set (tests, portable installs), else the platform's folder
+    of that kind (platformdirs' user_state_dir, user_cache_dir...) for Dreamdesk."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    import platformdirs
+    return Path(getattr(platformdirs, kind)("dreamdesk", "dreamdesk"))
 
 
 def workspace_key(root: Path) -> str:

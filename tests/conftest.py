@@ -22,6 +22,8 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     private folder in every test, never the user's, and is inherited by subprocesses."""
     d = tmp_path_factory.mktemp("dreamdesk-state")
     monkeypatch.setenv("DREAMDESK_STATE_DIR", str(d))
+    # and its cache of what it derived from snapshot repositories (engine/commit_cache.py)
+    monkeypatch.setenv("DREAMDESK_CACHE_DIR", str(tmp_path_factory.mktemp("dreamdesk-cache")))
     return d
 
 

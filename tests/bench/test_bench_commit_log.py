@@ -1,0 +1,111 @@
+"""Benchmark (issue 13 §2): the commit log of a 5,000-commit nanobot history, first open (nothing
+cached) and later opens (cache hit), against `git log` on the same repository, interleaved A,B,A,B.
+Run with `python -m pytest -m bench tests/bench/test_bench_commit_log.py` (the table prints
+without -s). Bounds: first open ≤ 2 s, a later open ≤ 200 ms."""
+
+import random
+import shutil
+import statistics
+import subprocess
+import time
+
+import pytest
+
+from engine.commit_cache import cache_file
+from engine.commit_log import CACHE_NAME, load_history
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+
+pytestmark = pytest.mark.bench
+COMMITS = 5000
+
+
+def _files(rng: random.Random, n: int, what: str) -> list[str]:
+    return [f"- {what} fact {i}: " + " ".join(rng.choice(["tea", "rain", "NAS", "Ghent", "runs", "cats", "code"])
+                                             for _ in range(6)) for i in range(n)]
+
+
+def build_history(ws, n: int = COMMITS, seed: int = 13) -> None:
+    """nanobot-style commits through git fast-import: each edits USER.md or MEMORY.md (~3 KB:
+    adds, removes or rewrites a line, under one of a few headings) and moves .dream_cursor."""
+    rng = random.Random(seed)
+    (ws / "memory").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    docs = {"USER.md": ["# User", "## Identity", "## Habits"], "memory/MEMORY.md": ["# Memory", "## Homelab", "## Work"]}
+    items = {p: {h: _files(rng, 20, h) for h in heads[1:]} for p, heads in docs.items()}
+    out, cursor, t = [], 0, 1_700_000_000
+
+    def render(path: str) -> bytes:
+        heads = docs[path]
+        body = [heads[0], ""]
+        for h in heads[1:]:
+            body += [h] + items[path][h] + [""]
+        return "\n".join(body).encode()
+
+    for i in range(n):
+        path = rng.choice(list(docs))
+        h = rng.choice(docs[path][1:])
+        lst = items[path][h]
+        op = rng.random()
+        if op < 0.4 or len(lst) < 10:
+            lst.insert(rng.randrange(len(lst) + 1), _files(rng, 1, f"new {i}")[0])
+        elif op < 0.75:
+            lst.pop(rng.randrange(len(lst)))
+        else:
+            lst[rng.randrange(len(lst))] += " (updated)"
+        while len("\n".join(lst)) > 1500:
+            lst.pop(0)
+        cursor += rng.randint(0, 3)
+        who = "Dreamdesk <dreamdesk@localhost>" if i % 10 == 9 else "nanobot <nanobot@dream>"
+        msg = b"dream: periodic memory consolidation\n"
+        out.append(b"commit refs/heads/master\n")
+        out.append(f"author {who} {t + i * 60} +0000\ncommitter {who} {t + i * 60} +0000\n".encode())
+        out.append(b"data %d\n%s" % (len(msg), msg))
+        for p, data in ((path, render(path)), ("memory/.dream_cursor", str(cursor).encode())):
+            out.append(f"M 100644 inline {p}\ndata {len(data)}\n".encode() + data + b"\n")
+        if i == 0:
+            other = next(p for p in docs if p != path)
+            data = render(other)
+            out.append(f"M 100644 inline {other}\ndata {len(data)}\n".encode() + data + b"\n")
+    subprocess.run(["git", "-C", str(ws), "fast-import", "--quiet"], input=b"".join(out), check=True)
+    subprocess.run(["git", "-C", str(ws), "symbolic-ref", "HEAD", "refs/heads/master"], check=True)
+
+
+def test_commit_log_at_5000_commits_vs_git_log(tmp_path, capsys):
+    ws_path = tmp_path / "ws"
+    build_history(ws_path)
+    ws = Workspace.open(ws_path)
+    git_dir = SnapshotStore(ws).git_dir
+
+    def git_log():
+        subprocess.run(["git", f"--git-dir={git_dir}", "log", "--first-parent", "--raw", "--no-abbrev"],
+                       capture_output=True, check=True)
+
+    def first_open():
+        shutil.rmtree(cache_file(git_dir, CACHE_NAME).parent, ignore_errors=True)
+        return load_history(ws)
+
+    def timed(fn):
+        t0 = time.perf_counter()
+        result = fn()
+        return time.perf_counter() - t0, result
+
+    rounds = {"git log --first-parent --raw": [], "first open (no cache)": [], "later open (cache hit)": []}
+    for _ in range(3):                          # interleaved: A, B, C, A, B, C, ...
+        rounds["git log --first-parent --raw"].append(timed(git_log)[0])
+        t, cold = timed(first_open)
+        rounds["first open (no cache)"].append(t)
+        assert cold.analysed == len(cold.records) > COMMITS * 0.99    # a few commits changed nothing
+        t, warm = timed(lambda: load_history(ws))
+        rounds["later open (cache hit)"].append(t)
+        assert warm.analysed == 0 and warm.git_calls == ["rev-parse"]
+    base = statistics.median(rounds["git log --first-parent --raw"])
+    rows = [f"{'':<30} {'median':>10} {'vs git log':>11}"]
+    for name, times in rounds.items():
+        m = statistics.median(times)
+        rows.append(f"{name:<30} {m * 1000:>8.0f} ms {m / base:>10.2f}x")
+    removed = sum(len(r.removed()) for r in warm.records)
+    with capsys.disabled():
+        print(f"\ncommit log, {COMMITS:,} commits ({removed:,} entries removed in all):\n" + "\n".join(rows))
+    assert statistics.median(rounds["first open (no cache)"]) <= 2.0
+    assert statistics.median(rounds["later open (cache hit)"]) <= 0.2

@@ -1,0 +1,223 @@
+"""Every prune from the snapshot commits (issue 13 §1-2): the assistant's own `dream:` commits in a
+nanobot-style repository become archive rows and runs; each restores byte for byte; listing
+writes nothing in the workspace; the walk is cached outside it and redone only for new commits."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import tree_state
+from engine.archive import write_memory
+from engine.cli import main
+from engine.commit_cache import cache_file
+from engine.commit_log import CACHE_NAME, assistant_runs, load_history
+from engine.entries import removed_entries
+from engine.files import current_hash
+from engine.prunes import all_prunes
+from engine.restore import undo_restore
+from engine.snapshots import SnapshotStore
+from engine.textform import normalise
+from engine.workspace import Workspace
+from nanobot_repo import NANOBOT_GITIGNORE, git, head
+
+BOM = "\ufeff".encode()
+USER_V1 = "# User\n\n## Identity\n- Inès, data engineer in Ghent.\n- Has a cat named Miso.\n\n## Habits\n" \
+          "- Runs three times a week.\n- Drinks oolong.\n  Loose leaf, never bags.\n"
+MEMORY_V1 = "# Memory\n\n## Homelab\n- The homelab runs Proxmox.\n- Backups go to a NAS.\n\n## Work\n" \
+            "- Ships on Fridays.\n\n```\nkubectl get pods\n```\n"
+
+
+def crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+def build(ws: Path, user_form=lambda t: t.encode(), memory_form=lambda t: t.encode()) -> list[str]:
+    """nanobot's init plus three dream commits that remove real lines (and one that edits one)."""
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
+    git(ws, "init", "--quiet")
+    (ws / ".gitignore").write_text(NANOBOT_GITIGNORE)
+    (ws / "SOUL.md").write_text("I am Jenny.\n")
+    shas = []
+
+    def commit(user: str, memory: str, cursor: int, subject: str) -> None:
+        (ws / "USER.md").write_bytes(user_form(user))
+        (ws / "memory/MEMORY.md").write_bytes(memory_form(memory))
+        (ws / "memory/.dream_cursor").write_text(str(cursor))
+        git(ws, "add", "--", "SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor", ".gitignore")
+        git(ws, "commit", "--quiet", "--no-verify", "-m", subject)
+        shas.append(head(ws))
+
+    commit(USER_V1, MEMORY_V1, 0, "init: nanobot memory store")
+    user2 = USER_V1.replace("- Has a cat named Miso.\n", "").replace("- Drinks oolong.\n  Loose leaf, never bags.\n",
+                                                                      "- Drinks oolong, loose leaf.\n")
+    commit(user2, MEMORY_V1, 4, "dream: periodic memory consolidation\n\nUSER.md: +1 -3")
+    memory2 = MEMORY_V1.replace("- Backups go to a NAS.\n", "").replace("## Work\n- Ships on Fridays.\n\n", "")
+    commit(user2, memory2, 9, "dream: periodic memory consolidation\n\nmemory/MEMORY.md: +0 -4")
+    commit(user2 + "- Moved to Antwerp.\n", memory2, 9, "dream: periodic memory consolidation")
+    return shas
+
+
+def expected_rows(ws: Path, shas: list[str]) -> list[tuple[str, str, str, str | None]]:
+    """What each commit's diff removed, by the entry rules, read with plain git."""
+    out = []
+    for parent, sha in zip(shas, shas[1:]):
+        n = 0
+        for path in ("USER.md", "memory/MEMORY.md"):
+            old = normalise(git(ws, "show", f"{parent}:{path}", binary=True).decode())
+            new = normalise(git(ws, "show", f"{sha}:{path}", binary=True).decode())
+            for r in removed_entries(old, new):
+                n += 1
+                out.append((f"c-{sha[:12]}-{n}", path, r.entry.text, r.entry.heading))
+    return out
+
+
+def only_inserted(before: bytes, after: bytes) -> list[bytes]:
+    """The lines `after` adds to `before`, asserting that it changes or drops none."""
+    import difflib
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    assert all(op in ("equal", "insert") for op, *_ in ops), ops
+    return [line for op, _, _, j1, j2 in ops if op == "insert" for line in b[j1:j2]]
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+FORMS = {"lf": (lambda t: t.encode(), lambda t: t.encode()),
+         "crlf+bom": (lambda t: BOM + crlf(t).encode(), lambda t: crlf(t).encode())}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_rows_are_what_each_dream_commit_removed_and_listing_writes_nothing(tmp_path, capsys, form):
+    ws = tmp_path / "ws"
+    shas = build(ws, *FORMS[form])
+    before = tree_state(ws)
+    code, out, err = cli(capsys, "archive", str(ws), "--json")
+    assert code == 0 and err == ""
+    rows = json.loads(out)["entries"]
+    want = expected_rows(ws, shas)
+    assert len(want) == 5        # Miso, the oolong item (edited), Backups, the Work heading and its item
+    assert sorted((r["id"], r["file"], r["text"], r["heading"]) for r in rows) == sorted(want)
+    assert {(r["known_from"], r["commits"][0]["writer"], r["reason"]) for r in rows} == {("commit", "assistant", "dream")}
+    oolong = next(r for r in rows if r["text"].startswith("- Drinks oolong.\n"))
+    assert oolong["replaced_by"] == "- Drinks oolong, loose leaf."
+    assert tree_state(ws) == before                      # nothing written inside the workspace
+    code, out, _ = cli(capsys, "archive", str(ws), "--search", "miso")
+    assert "from commit " + shas[1][:8] + " · assistant" in out and "- Has a cat named Miso." in out
+    code, out, _ = cli(capsys, "archive", str(ws), "--from", "archive")
+    assert "No archived entries match." in out
+
+
+def test_restoring_every_pruned_entry_brings_it_back_byte_for_byte(tmp_path, capsys):
+    ws = tmp_path / "ws"
+    shas = build(ws, *FORMS["crlf+bom"])
+    for rid, path, text, heading in expected_rows(ws, shas):
+        if text.startswith("#"):
+            continue                          # a heading comes back with the entries under it
+        original = (ws / path).read_bytes()
+        code, out, err = cli(capsys, "archive", str(ws), "--restore", rid)
+        assert code == 0, err
+        now = (ws / path).read_bytes()
+        want = crlf(text).encode()
+        assert want in now and want not in original
+        # the file is otherwise byte for byte what it was: its lines are all kept, in order, and
+        # what came in is the entry (with its heading when that was gone too), in the file's endings
+        inserted = only_inserted(original, now)
+        assert b"".join(inserted).strip(b"\r\n") in (want, crlf(heading + "\n\n" + text).encode())
+        assert now.startswith(BOM) == original.startswith(BOM) and all(line.endswith(b"\r\n") for line in inserted)
+        undone = undo_restore(Workspace.open(ws))
+        assert undone.files == [path] and (ws / path).read_bytes() == original
+
+
+def test_dreamdesks_own_removal_is_known_from_both(tmp_path):
+    ws_path = tmp_path / "ws"
+    build(ws_path)
+    ws = Workspace.open(ws_path)
+    text = (ws_path / "USER.md").read_text()
+    write_memory(ws, "USER.md", text.replace("- Runs three times a week.\n", ""), current_hash(ws_path / "USER.md"),
+                 "dream", run="r-20261201-100000")
+    SnapshotStore(ws).snapshot("dream: run r-20261201-100000")
+    _, _, entries = all_prunes(ws)
+    runs = next(e for e in entries if e.latest.text == "- Runs three times a week.")
+    assert runs.known_from == "archive + commit" and runs.id.startswith("a-")
+    assert [c.writer for c in runs.commits] == ["dreamdesk"]
+    assert all(r.by_dreamdesk is False for r in assistant_runs(ws))      # Dreamdesk's commit is not theirs
+
+
+def test_second_open_is_a_head_check_and_a_new_commit_is_analysed_alone(tmp_path):
+    ws_path = tmp_path / "ws"
+    shas = build(ws_path)
+    ws = Workspace.open(ws_path)
+    first = load_history(ws)
+    assert first.analysed == 4 and first.git_calls == ["rev-parse", "log", "cat-file"]
+    again = load_history(ws)
+    assert again.analysed == 0 and again.git_calls == ["rev-parse"]
+    assert [r.to_json() for r in again.records] == [r.to_json() for r in first.records]
+    assert not any(Path(p).is_relative_to(ws_path) for p in [cache_file(SnapshotStore(ws).git_dir, CACHE_NAME)])
+    (ws_path / "USER.md").write_text(USER_V1)
+    git(ws_path, "commit", "--quiet", "-am", "dream: put it all back")
+    grown = load_history(ws)
+    assert grown.analysed == 1 and grown.git_calls.count("log") == 1
+    assert [r.sha for r in grown.records] == shas + [head(ws_path)]
+    assert grown.records[-1].files[0].added and grown.records[-1].parent == shas[-1]
+
+
+def test_a_corrupt_or_rewritten_cache_is_rebuilt(tmp_path):
+    ws_path = tmp_path / "ws"
+    shas = build(ws_path)
+    ws = Workspace.open(ws_path)
+    good = [r.to_json() for r in load_history(ws).records]
+    path = cache_file(SnapshotStore(ws).git_dir, CACHE_NAME)
+    for junk in (b"{not json", b'{"version": 2, "head": 3}', json.dumps(
+            {"version": 2, "repo": os.path.realpath(SnapshotStore(ws).git_dir), "head": shas[-1],
+             "tip": {}, "commits": [{"sha": 1}]}).encode()):
+        path.write_bytes(junk)
+        again = load_history(ws)
+        assert [r.to_json() for r in again.records] == good and again.analysed == 4
+    git(ws_path, "reset", "--quiet", "--hard", shas[1])      # history rewritten under the cache
+    (ws_path / "memory/MEMORY.md").write_text("# Memory\n")
+    git(ws_path, "commit", "--quiet", "-am", "dream: other branch")
+    rewritten = load_history(ws)
+    assert [r.sha for r in rewritten.records] == shas[:2] + [head(ws_path)]
+    assert rewritten.analysed == 1            # the two kept commits came from the cache by sha
+
+
+def test_separate_git_dir_and_outside_edits(tmp_path):
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "--quiet")
+    ws_path = outer / "ws"
+    (ws_path / "memory").mkdir(parents=True)
+    (ws_path / "USER.md").write_text("# User\n\n- Likes tea.\n- Likes rain.\n")
+    ws = Workspace.open(ws_path)
+    store = SnapshotStore(ws)
+    assert store.separate
+    store.snapshot("snapshot: first")
+    (ws_path / "USER.md").write_text("# User\n\n- Likes tea.\n")        # another editor removed a line
+    store.snapshot("snapshot: before dream")
+    _, extra, _ = all_prunes(ws)
+    assert [(r.text, r.reason, r.writer) for r in extra] == [("- Likes rain.", "outside", "dreamdesk")]
+
+
+def test_runs_list_and_show_the_assistants_commits(tmp_path, capsys):
+    ws = tmp_path / "ws"
+    shas = build(ws)
+    code, out, _ = cli(capsys, "runs", str(ws), "--json")
+    runs = json.loads(out)["runs"]
+    assert [r["commit"] for r in runs] == shas[::-1] and {r["writer"] for r in runs} == {"assistant"}
+    assert runs[2]["removed_count"] == 2 and runs[2]["cursor"] == {"before": 0, "after": 4}
+    code, out, _ = cli(capsys, "runs", str(ws))
+    assert out.splitlines()[2].startswith(shas[1][:8]) and "cursor 0→4" in out
+    code, out, _ = cli(capsys, "runs", str(ws), "show", shas[1][:10], "--json")
+    shown = json.loads(out)
+    assert shown["cursor"] == {"before": 0, "after": 4} and "Miso" in shown["peer_card"]["before"]
+    assert "Miso" not in shown["peer_card"]["after"]
+    code, out, _ = cli(capsys, "runs", str(ws), "show", shas[1][:10])
+    assert "- - Has a cat named Miso." in out and ".dream_cursor 0 -> 4" in out
+    code, out, err = cli(capsys, "runs", str(ws), "show", "deadbeef00")
+    assert code == 2 and err.count("\n") == 1 and "no run deadbeef00" in err
