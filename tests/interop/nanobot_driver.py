@@ -2,7 +2,7 @@
 Dreamdesk's (nanobot lives in its own virtual environment; nothing here is imported by the
 tests). Every step prints JSON.
 
-    python nanobot_driver.py make-home HOME
+    python nanobot_driver.py make-home HOME [lf|crlf-bom]    (crlf-bom: USER.md saved by a Windows editor)
     python nanobot_driver.py check HOME
     python nanobot_driver.py append-history HOME TEXT
     python nanobot_driver.py save-config HOME
@@ -58,6 +58,25 @@ WARNINGS: list[str] = []
 logger.remove()
 logger.add(lambda m: WARNINGS.append(m.record["message"]), level="WARNING")
 
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def _loopback_only(event: str, args: tuple) -> None:
+    """Nothing driven here may reach beyond this machine: a connection or name lookup for
+    any other host fails (and nanobot's answer shows it in "warnings")."""
+    if event == "socket.connect" and isinstance(args[1], tuple):
+        host = args[1][0]
+    elif event == "socket.getaddrinfo":
+        host = args[0].decode() if isinstance(args[0], bytes) else args[0]
+    else:
+        return
+    if host is not None and host not in LOOPBACK:
+        WARNINGS.append(f"blocked a connection to {host}")
+        raise OSError(f"interop driver: no network beyond 127.0.0.1 ({host})")
+
+
+sys.addaudithook(_loopback_only)
+
 # Files nanobot itself keeps in memory/ without committing them.
 NANOBOT_UNTRACKED = {"memory/history.jsonl", "memory/.cursor"}
 
@@ -99,7 +118,12 @@ MEMORY_MD = """# Long-term Memory
 """
 
 
-def make_home(home: str) -> dict:
+def _in_form(text: str, form: str) -> str:
+    """USER.md as a user's editor saved it: `crlf-bom` is Windows line endings and a BOM."""
+    return "\ufeff" + text.replace("\n", "\r\n") if form == "crlf-bom" else text
+
+
+def make_home(home: str, form: str = "lf") -> dict:
     from nanobot.agent.memory import MemoryStore
     from nanobot.config.schema import Config
     from nanobot.utils.helpers import sync_workspace_templates
@@ -113,7 +137,7 @@ def make_home(home: str) -> dict:
     store = MemoryStore(ws)
     store.git.init()                                     # already initialised by onboard: a no-op
 
-    store.write_user(USER_MD)
+    store.write_user(_in_form(USER_MD, form))
     store.write_memory(MEMORY_MD)
     facts = ["User said they moved from Porto to Lisbon in May",
              "User prefers tea over coffee",
@@ -123,8 +147,8 @@ def make_home(home: str) -> dict:
 
     # One Dream run, as nanobot's Dream finishes it: the files are edited by the tools, the
     # diff grounds the commit message, the cursor advances, then the commit.
-    store.write_user(USER_MD.replace("- Lives in Porto", "- Lives in Lisbon (since May)")
-                     + "- Prefers tea over coffee\n")
+    store.write_user(_in_form(USER_MD.replace("- Lives in Porto", "- Lives in Lisbon (since May)")
+                              + "- Prefers tea over coffee\n", form))
     diff_body = store.dream_content_diff()
     store.set_last_dream_cursor(cursors[1])
     dream_sha = store.git.auto_commit(MemoryStore.build_dream_commit_message("dream: manual run", diff_body))
