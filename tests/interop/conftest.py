@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,12 +190,11 @@ class DreamedHome(Home):
         return [r["sha"] for r in self.runs if r["sha"]]
 
 
-def _next_second(stamp: str | None) -> None:
-    """nanobot names a Dream's session by the second it starts: a second run in the same
-    second would reuse (and append to) the first's transcript; real runs are hours apart."""
-    import time
-    from datetime import datetime
-    while stamp and f"dream:{datetime.now():%Y%m%d-%H%M%S}" == stamp:
+def _next_second(after: float | None) -> None:
+    """nanobot names a Dream's session by the second it starts and git keeps commit times in
+    seconds: a run starting in the second the last one committed would reuse its transcript
+    or blur which commit is whose. Real runs are hours apart."""
+    while after is not None and int(time.time()) <= int(after):
         time.sleep(0.05)
 
 
@@ -212,12 +212,14 @@ def make_dreamed_home(nanobot, llm_server, tmp_path):
         srv = llm_server(default=None)
         nanobot("use-model", home, srv.url)
         out = DreamedHome(home, made, nanobot.check(home), form=form)
+        done = time.time()       # make-home committed this second
         for n, run in enumerate(runs, 1):
             for line in run.history:
                 nanobot.append_history(home, line)
             srv.add(*run.script(n))
-            _next_second(out.runs[-1]["key"] if out.runs else None)
+            _next_second(done)
             res = nanobot("dream", home)
+            done = time.time()
             if res["failed"] or not res["completed"] or srv.script:
                 raise NanobotError(f"nanobot's Dream run {n} went wrong: {res}")
             out.runs.append(res)
