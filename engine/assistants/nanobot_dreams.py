@@ -194,26 +194,37 @@ def _text(content) -> str | None:
 
 
 # -- which commit a run made ----------------------------------------------------------------
-def match_commits(transcripts: Sequence[DreamTranscript], commits: Iterable[tuple[str, datetime | float]],
+Commit = tuple[str, datetime | float]     # (sha, commit time: aware datetime or epoch seconds)
+
+
+def match_commits(transcripts: Sequence[DreamTranscript], commits: Iterable[Commit],
                   window: timedelta = MATCH_WINDOW) -> dict[str, str]:
-    """{transcript key: commit sha}. nanobot saves a run's transcript, then commits, then the
-    next run starts: so a run's commit is the earliest one at or after the second its
-    transcript was last saved (else its start), within `window` of that and not after the next
-    run began. A commit goes to one run at most; a run that changed nothing gets none.
-    Commit times are aware datetimes or epoch seconds (git's); all compare in whole seconds,
-    as git keeps them (two runs in one second cannot be told apart)."""
-    times = sorted((_second(t), sha) for sha, t in commits)
+    """{transcript key: commit sha}: see assign_commits; a transcript's run ended when nanobot
+    last saved it (else: its start)."""
     runs = sorted(transcripts, key=lambda t: t.started)
-    out: dict[str, str] = {}
+    shas = assign_commits([(t.started, t.ended) for t in runs], commits, window)
+    return {t.key: sha for t, sha in zip(runs, shas) if sha is not None}
+
+
+def assign_commits(spans: Sequence[tuple[datetime, datetime | None]], commits: Iterable[Commit],
+                   window: timedelta = MATCH_WINDOW) -> list[str | None]:
+    """The commit each run made, for runs given as (start, end or None) in time order. nanobot
+    finishes a run (transcript saved, tokens spent), then commits, and only then can the next
+    run start: so a run's commit is the earliest one at or after its end (else its start),
+    within `window` of that and not after the next run began. A commit goes to one run at
+    most; a run that changed nothing has none. All compare in whole seconds, as git keeps
+    commit times (two runs in one second cannot be told apart)."""
+    times = sorted((_second(t), sha) for sha, t in commits)
+    out: list[str | None] = []
     used: set[str] = set()
-    for i, run in enumerate(runs):
-        lo = _second(run.ended or run.started)
+    for i, (start, end) in enumerate(spans):
+        lo = _second(end or start)
         hi = lo + int(window.total_seconds())
-        if i + 1 < len(runs):
-            hi = min(hi, _second(runs[i + 1].started))
+        if i + 1 < len(spans):
+            hi = min(hi, _second(spans[i + 1][0]))
         sha = next((sha for t, sha in times if lo <= t <= hi and sha not in used), None)
+        out.append(sha)
         if sha is not None:
-            out[run.key] = sha
             used.add(sha)
     return out
 
