@@ -15,6 +15,7 @@ tests). Every step prints JSON.
     python nanobot_driver.py dream-model HOME               (the model/provider/base Dream would use)
     python nanobot_driver.py use-model HOME API_BASE [MODEL] (nanobot's `custom` provider at API_BASE)
     python nanobot_driver.py dream HOME                     (nanobot's gateway cron Dream, for real)
+    python nanobot_driver.py close-usage HOME               (nanobot's usage store closed, as at exit)
     python nanobot_driver.py save-dream-session HOME KEY JSON (a Dream transcript saved by nanobot)
     python nanobot_driver.py batch        < [["check", HOME], ["dream-log", HOME], ...]
     python nanobot_driver.py serve        (one JSON request [op, args...] a line, one answer a line)
@@ -491,6 +492,15 @@ def _usage_rows() -> list[dict]:
     return get_llm_usage_store(path).recent_calls(limit=1000)
 
 
+def close_usage(home: str) -> dict:
+    """nanobot's usage store closed, as when its gateway exits: the last connection of a WAL
+    store checkpoints it and removes the -wal/-shm files."""
+    from nanobot.llm_usage import get_llm_usage_store, llm_usage_store_path
+    _paths(home)
+    get_llm_usage_store(llm_usage_store_path()).close()
+    return {"ok": True}
+
+
 def save_dream_session(home: str, key: str, messages: str) -> dict:
     """A `dream:<stamp>` transcript saved by nanobot's own SessionManager.save (the format
     prune_dream_sessions keeps ten of), from a JSON list of messages."""
@@ -507,6 +517,7 @@ def save_dream_session(home: str, key: str, messages: str) -> dict:
 OPS = {"make-home": make_home, "check": check, "append-history": append_history, "save-config": save_config,
        "archive-session": archive_session, "dream-log": dream_log, "dream-restore": dream_restore, "chat": chat, "system-prompt": system_prompt,
        "patch-config": patch_config, "dream-model": dream_model, "use-model": use_model, "dream": dream,
+       "close-usage": close_usage,
        "save-dream-session": save_dream_session}
 
 
