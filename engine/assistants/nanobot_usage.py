@@ -135,6 +135,8 @@ def _read_calls(path: Path) -> list[UsageCall]:
             head = f.read(100)
     except OSError as exc:
         raise _Unreadable(exc.strerror or str(exc)) from None
+    if not head:
+        return []                   # an empty file is an empty SQLite database
     if not head.startswith(_SQLITE_MAGIC) or len(head) < 100:
         raise _Unreadable("it is not an SQLite database (damaged, or another program's file)")
     con = _connect(path, wal=head[18] == 2)
