@@ -50,3 +50,29 @@ def test_transcripts_of_nanobots_dream_and_their_commits(nanobot_dreamed_home):
 
 def test_transcripts_on_a_crlf_bom_home(nanobot_dreamed_home_crlf):
     _check(nanobot_dreamed_home_crlf)
+
+
+def test_nanobot_keeps_ten_transcripts_and_all_ten_are_read(nanobot, nanobot_home, llm_server):
+    """Twelve older Dream transcripts saved by nanobot's own SessionManager.save, then one real
+    Dream: its prune_dream_sessions keeps the newest ten, and Dreamdesk reads those ten."""
+    import json
+    import time
+    home = nanobot_home
+    for day in range(1, 13):
+        nanobot("save-dream-session", home, f"dream:202611{day:02d}-030000", json.dumps([
+            {"role": "user", "content": "## Conversation History"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": f"c{day}", "type": "function",
+                 "function": {"name": "edit_file", "arguments": json.dumps(
+                     {"path": "USER.md", "old_text": f"- fact {day}", "new_text": ""})}}]},
+            {"role": "tool", "tool_call_id": f"c{day}", "name": "edit_file", "content": "Patch applied"},
+            {"role": "assistant", "content": f"run {day}"}]))
+        time.sleep(0.01)                     # nanobot prunes the oldest by file time
+    srv = llm_server(RUNS[3].script(1))
+    nanobot("use-model", home, srv.url)
+    nanobot.append_history(home, RUNS[3].history[0])
+    ran = nanobot("dream", home)
+    found = find_transcripts(Workspace.open(home))
+    assert len(ran["dream_sessions"]) == 10 and [t.key for t in found.transcripts] == ran["dream_sessions"]
+    assert found.transcripts[0].key == "dream:20261104-030000" and found.transcripts[-1].key == ran["key"]
+    assert found.transcripts[0].edits[0][1].old_text == "- fact 4"
