@@ -251,11 +251,13 @@ def plan_entry_restore(ws: Workspace, record_id: str) -> EntryRestore:
     return plan_record_restore(ws, rec)
 
 
-def plan_record_restore(ws: Workspace, rec: ArchiveRecord) -> EntryRestore:
+def plan_record_restore(ws: Workspace, rec: ArchiveRecord, any_memory_file: bool = False) -> EntryRestore:
     """Where an entry (file, text, heading) would go back, without writing. `rec` may come from
     the archive file or be made by the caller for an entry known elsewhere (a commit that removed
     it, a pin): the same placement rules apply to all."""
-    if rec.file not in ARCHIVED_FILES:
+    from .snapshots import is_memory_path
+    allowed = is_memory_path(rec.file) if any_memory_file else rec.file in ARCHIVED_FILES   # a pin: SOUL, skills too
+    if not allowed:
         raise WorkspaceError(f"entry {rec.id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
     raw = state.text if state.exists else None

@@ -439,6 +439,59 @@ def cmd_archive(args) -> int:
     return EXIT_OK
 
 
+def _entry_args(args, command: str) -> tuple[str | None, int | None]:
+    """TEXT or --line N, exactly one of them."""
+    if (args.text is None) == (args.line is None):
+        raise UsageError(f"dreamdesk {command}: name the entry by its TEXT or by --line N (one of the two)")
+    if args.line is not None and args.line < 1:
+        raise UsageError(f"dreamdesk {command}: --line counts from 1, not {args.line}")
+    return args.text, args.line
+
+
+def cmd_pin(args) -> int:
+    from .pins import pin
+    text, line = _entry_args(args, "pin")
+    ws = _open(args.path)
+    p, new = pin(ws, args.file, text, line)
+    if args.json:
+        _dump(p.to_json() | {"new": new})
+    else:
+        print(f"{'Pinned' if new else 'Already pinned'} in {p.file}: " + p.text.replace("\n", "\n    "))
+    return EXIT_OK
+
+
+def cmd_unpin(args) -> int:
+    from .pins import unpin
+    text, line = _entry_args(args, "unpin")
+    ws = _open(args.path)
+    p = unpin(ws, args.file, text, line)
+    if args.json:
+        _dump(p.to_json())
+    else:
+        print(f"Unpinned in {p.file}: " + p.text.replace("\n", "\n    "))
+    return EXIT_OK
+
+
+def cmd_pins(args) -> int:
+    from .pins import pin_states
+    ws = _open(args.path)
+    states = pin_states(ws)
+    if args.json:
+        _dump({"pins": [s.to_json() for s in states], "missing": sum(1 for s in states if not s.present)})
+        return EXIT_OK
+    if not states:
+        print("No pinned entries. Pin one with: dreamdesk pin PATH FILE TEXT|--line N")
+    for s in states:
+        state = "present" if s.present else "MISSING"
+        print(f"{s.pin.id}  {state:<8} {s.pin.file}  {s.pin.heading or '(no heading)'}  pinned "
+              f"{clock.show_iso(s.pin.pinned_at)}")
+        print("    " + s.pin.text.replace("\n", "\n    "))
+        if not s.present:
+            print("    → " + ("now reads: " + s.replaced_by.replace("\n", " ") if s.replaced_by
+                             else "gone from the file (restore it in the Dashboard, or unpin it)"))
+    return EXIT_OK
+
+
 def cmd_dream(args) -> int:
     import signal
     import threading
@@ -620,7 +673,8 @@ def cmd_runs(args) -> int:
             rb = f"  → {f['replaced_by']}" if f.get("replaced_by") else ""
             print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
         for r in rec.get("refused", []):
-            why = "the review pass only shrinks" if r.get("kind") == "shrink-only" else f"budget {r['budget']:,}"
+            why = {"shrink-only": "the review pass only shrinks", "pin": "a pinned entry"}.get(
+                r.get("kind"), f"budget {r.get('budget') or 0:,}")
             print(f"  ! refused {r['file']}: would be {r['size']:,} ({why})")
         for p in rec.get("passes", []):
             print(f"Pass {p['name']}: {p['iterations']} iteration(s), ended {p['ended']}, "
@@ -642,7 +696,7 @@ def cmd_runs(args) -> int:
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
-                           "refused_count": len(records.size_refusals(r))} for r in runs],
+                           "refused_count": len(records.counted_refusals(r))} for r in runs],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
     for p in problems:
@@ -766,6 +820,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.add_argument("--yes", action="store_true", help="confirm archive delete")
+
+    for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
+                       ("unpin", "unpin an entry (by its text, or a line of it)")):
+        s = _command(sub, name, what, {"pin": cmd_pin, "unpin": cmd_unpin}[name],
+                     usage=f"dreamdesk {name} PATH FILE TEXT | dreamdesk {name} PATH FILE --line N [--json]")
+        s.add_argument("file", metavar="FILE", help="SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
+        s.add_argument("text", metavar="TEXT", nargs="?", help="the entry's text (its list marker may be left off)")
+        s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
+
+    s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
 
     s = _command(sub, "dream", "run Dream once now (or --dry-run to preview its edits)", cmd_dream)
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")

@@ -8,6 +8,18 @@ from .files import atomic_write_text, read_bytes
 from .problems import INFO, WARNING, Problem
 
 
+def parse_cursor(text: str) -> int | None:
+    """A cursor's text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also
+    accepts '²' or '٣', which int() then refuses or reads as another number."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # beyond int's digit limit
+        return None
+
+
 def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
     """The cursor value; missing or unreadable reads as 0 and says so."""
     try:
@@ -17,11 +29,9 @@ def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:
     except OSError as exc:
         return 0, Problem(display, f"cannot be read ({exc.strerror or exc}); reading it as 0", severity=WARNING)
     text = data.decode("utf-8", errors="replace").strip()
-    if text.isascii() and text.isdigit():
-        try:
-            return int(text), None
-        except ValueError:  # beyond int's digit limit
-            pass
+    value = parse_cursor(text)
+    if value is not None:
+        return value, None
     shown = text if len(text) <= 40 else text[:40] + "…"
     return 0, Problem(display, f"does not hold a whole number ≥ 0 (holds {shown!r}); reading it as 0", severity=WARNING)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
-from .cursors import read_cursor, write_cursor
+from .cursors import parse_cursor, read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
 from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
@@ -141,8 +141,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
         target_cursor = None
         if move_cursor and path is None:
             text = store.file_at(sha, "memory/.dream_cursor")
-            if text is not None and text.strip().isdigit():
-                target_cursor = int(text.strip())
+            target_cursor = parse_cursor(text) if text is not None else None
         old_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         what = sha[:8] + (f" {path}" if path else "") + (f" hunk {hunk}" if hunk else "")
         pre = store.snapshot(f"snapshot: before restore {what}")
@@ -223,17 +222,21 @@ def restore_archive_entry(ws: Workspace, record_id: str, store: SnapshotStore | 
         return _restore_record(ws, rec, store or SnapshotStore(ws), f"archived entry {record_id}")
 
 
-def restore_record(ws: Workspace, rec: ArchiveRecord, what: str, store: SnapshotStore | None = None) -> RestoreResult:
+def restore_record(ws: Workspace, rec: ArchiveRecord, what: str, store: SnapshotStore | None = None,
+                   any_memory_file: bool = False) -> RestoreResult:
     """Put one entry (file, text, heading) back under its heading, by the archive-restore rules:
     snapshot first (a failing snapshot writes nothing), the file's own line endings, a commit
     and a restore-log line (so it can be undone). `rec` need not be in the archive file: an
-    entry known from a commit or a pin is restored the same way; `what` names it for people."""
+    entry known from a commit or a pin is restored the same way; `what` names it for people.
+    `any_memory_file`: a pin may name SOUL.md or a skill too (the archive holds only USER.md and
+    MEMORY.md entries)."""
     with job_lock(ws):
-        return _restore_record(ws, rec, store or SnapshotStore(ws), what)
+        return _restore_record(ws, rec, store or SnapshotStore(ws), what, any_memory_file)
 
 
-def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, what: str) -> RestoreResult:
-    plan = plan_record_restore(ws, rec)
+def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, what: str,
+                    any_memory_file: bool = False) -> RestoreResult:
+    plan = plan_record_restore(ws, rec, any_memory_file)
     result = RestoreResult(rec.id, None, None)
     if not plan.inserted:
         result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")

@@ -9,6 +9,7 @@ from typing import Callable
 
 from engine import clock
 from engine import config as config_mod
+from engine import pins as pins_mod
 from engine.history import AppendDetector
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
@@ -116,6 +117,11 @@ class MainWindow(QMainWindow):
         self.settings.changed.connect(self._settings_changed)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
         self.dashboard.forgetRequested.connect(self._forget_lost_settings)
+        for box in (self.dashboard.pin_alerts, self.dashboard.pin_list):
+            box.restoreRequested.connect(self.restore_pin)
+            box.unpinRequested.connect(self.unpin)
+        self.files.pinsChanged.connect(self.refresh)
+        self.archive.pinsChanged.connect(self.refresh)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
@@ -259,6 +265,7 @@ class MainWindow(QMainWindow):
         self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
         self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
                                  state.provenance)
+        self.files.set_pins(state.pins)
         self.settings.set_state(ws, state)
         self.prompt.set_preview(state.prompt)
         self._budgets = {f.path: f.budget for f in st.files}
@@ -360,6 +367,37 @@ class MainWindow(QMainWindow):
 
         self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
                           lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
+
+    def restore_pin(self, pin_id: str) -> None:
+        """The pin alert's Restore: the one way a pinned entry comes back (never on its own)."""
+        self._pin_job("restore pinned entry", lambda ws: pins_mod.restore_pin(ws, pin_id),
+                      lambda r: (f"Restored the pinned entry into {', '.join(r.files)}; undo from Snapshots"
+                                 if r.files else "; ".join(r.warnings) or "Nothing to restore"))
+
+    def unpin(self, pin_id: str) -> None:
+        self._pin_job("unpin", lambda ws: pins_mod.unpin_id(ws, pin_id),
+                      lambda p: f"Unpinned in {p.file}; the entry itself is unchanged")
+
+    def _pin_job(self, what: str, fn, said) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        boxes = (self.dashboard.pin_alerts, self.dashboard.pin_list)
+        for box in boxes:
+            box.show_error("")
+            box.set_busy(True)
+
+        def done(result) -> None:
+            self.show_message(said(result))
+            self.refresh()
+            self.archive.refresh()
+
+        def failed(message: str, tb: str) -> None:
+            self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
+            self.dashboard.pin_alerts.show()
+            self.refresh()
+
+        self.engine.write(what, lambda ctx: fn(ws), done, failed)
 
     def _settings_changed(self) -> None:
         # turning Dream on or off, or a new interval, applies at once to a running schedule
@@ -486,7 +524,10 @@ class MainWindow(QMainWindow):
             s = settings_store.settings()
             for name, splitter in self._splitters():
                 v = s.value(f"splitters/{name}")
-                if v is not None and splitter.restoreState(v) and splitter is self.runs.splitter:
+                # an earlier version saved splitters never laid out: those are not restored
+                if v is None or not _laid_out(_saved_sizes(v)):
+                    continue
+                if splitter.restoreState(v) and splitter is self.runs.splitter:
                     self.runs.keep_splitter()       # the user's sizes win over fitting the table
 
     def _save_settings(self) -> None:
@@ -494,7 +535,10 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         for name, splitter in self._splitters():
-            s.setValue(f"splitters/{name}", splitter.saveState())
+            # a tab never shown has a splitter never laid out (its state holds -1 sizes, which
+            # squeeze the panes at the next start): the last real one is kept
+            if _laid_out(_saved_sizes(state := splitter.saveState())):
+                s.setValue(f"splitters/{name}", state)
 
     def _splitters(self):
         return (("files", self.files.splitter), ("history", self.history.splitter), ("prompt", self.prompt.splitter),
@@ -510,3 +554,22 @@ class MainWindow(QMainWindow):
         from engine.files import atomic_write_text
         atomic_write_text(out, text)
         return str(out)
+
+
+def _laid_out(sizes: list[int]) -> bool:
+    """Splitter sizes a person could have chosen (the panes never collapse to nothing)."""
+    return bool(sizes) and all(size > 0 for size in sizes)
+
+
+def _saved_sizes(state) -> list[int]:
+    """The pane sizes a saved QSplitter state holds: Qt writes a 0xff marker, a version, then the
+    sizes as a count and big-endian int32s; a splitter saved before it was laid out holds -1s."""
+    import struct
+    data = bytes(state) if state is not None else b""
+    try:
+        marker, _version, count = struct.unpack_from(">iii", data)
+        if marker != 0xFF or not 0 < count <= 64:
+            return []
+        return list(struct.unpack_from(f">{count}i", data, 12))
+    except struct.error:
+        return []

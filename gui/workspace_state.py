@@ -7,6 +7,8 @@ from datetime import datetime, tzinfo
 
 from engine.clock import home_zone
 from engine.dream.records import list_runs
+from engine.pins import PinState, pin_states
+from engine.problems import WorkspaceError
 from engine.prompt import PromptPreview, build_prompt
 from engine.scheduler import ScheduleStatus, Scheduler
 from engine.status import Status, read_status
@@ -36,6 +38,8 @@ class WorkspaceState:
     recent_runs: int = 0
     provenance: dict[tuple[str, str], Provenance] = field(default_factory=dict)  # (file, text) -> who
     home_zone: tzinfo | None = None   # the zone history.jsonl is stamped in (None: this machine's)
+    pins: list[PinState] = field(default_factory=list)   # each pin, present or missing, from the files now
+    pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
@@ -46,6 +50,10 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
     now = datetime.now().astimezone()
     sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
     state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now, home_zone=home_zone(st.config))
+    try:
+        state.pins = pin_states(ws)
+    except WorkspaceError as exc:
+        state.pins_error = str(exc)
     runs, _ = list_runs(ws)
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1

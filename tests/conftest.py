@@ -130,6 +130,15 @@ def open_window(qtbot, home: Path):
 
 
 @pytest.fixture
+def gui_engine(qtbot):
+    """The window's worker lanes on their own, for a view tested without the window."""
+    from gui.worker import Engine
+    e = Engine()
+    yield e
+    e.shutdown()
+
+
+@pytest.fixture
 def main_window(gui_env, qtbot, demo_home):
     """The real main window on a private copy of the demo."""
     win = open_window(qtbot, demo_home)

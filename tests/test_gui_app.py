@@ -1085,3 +1085,31 @@ def test_a_reapply_the_file_refuses_is_said_on_the_dashboard(gui_env, qtbot, dem
     assert "dream is not an object" in win.dashboard.lost_error.text()
     assert (demo_home / "config.json").read_bytes() == before
     win.close()
+
+
+@pytest.mark.parametrize("old_version", [False, True])
+def test_a_splitter_never_shown_is_not_restored_squeezed(gui_env, qtbot, demo_home, old_version):
+    """Issue 17.2: a start where the Prompt tab was never shown saved that splitter unlaid-out;
+    the next start restored it and the parts table shrank to about a row and a half."""
+    from conftest import open_window
+    from gui.main_window import MainWindow
+
+    from gui import settings_store
+    win = open_window(qtbot, demo_home)          # the Dashboard only: Prompt is never shown
+    size = win.size()
+    unlaid = win.prompt.splitter.saveState()
+    win.close()
+    if old_version:                              # what earlier versions saved for it
+        settings_store.settings().setValue("splitters/prompt", unlaid)
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.resize(size)
+    again.show()
+    qtbot.waitExposed(again)
+    assert again.open_workspace(str(demo_home))
+    qtbot.waitUntil(lambda: again.state is not None, timeout=10000)
+    again.tabs.setCurrentWidget(again.prompt)
+    qtbot.wait(30)
+    table, rows = again.prompt.table, again.prompt.table.verticalHeader().defaultSectionSize()
+    assert table.height() >= 3 * rows, (table.height(), again.prompt.splitter.sizes())
+    again.close()

@@ -336,6 +336,30 @@ def test_file_restore_from_the_file_menu(gui_env, qtbot, engine, history):
     assert {k: v for k, v in after.items() if k != "SOUL.md"} == {k: v for k, v in before.items() if k != "SOUL.md"}
 
 
+def test_the_snapshots_a_restore_made_are_selected_and_in_sight(gui_env, qtbot, engine, history):
+    """Issue 17.3: a restore adds snapshots above the rows in view; the newest is selected and
+    scrolled to, instead of appearing out of sight."""
+    root, ws, store, (v1, v2, v3) = history
+    for i in range(40):                                  # enough rows that the list scrolls
+        write(root, "memory/MEMORY.md", f"# Memory\n\n- note {i}\n")
+        store.snapshot(f"edit: memory/MEMORY.md ({i})")
+    view = make_view(qtbot, engine, ws, Answers(confirm=True))
+    wait_listed(view, qtbot, 43)
+    view.table.scrollToBottom()
+    click_row(view, qtbot, v1)
+    wait_diff(view, qtbot, [v1])
+    action = next(a for a in view.file_menu.actions() if a.text().startswith("SOUL.md"))
+    with qtbot.waitSignal(view.restored, timeout=10000):
+        action.trigger()
+    head = store.head()
+    qtbot.waitUntil(lambda: view.model.rowCount() > 43, timeout=10000)
+    qtbot.waitUntil(lambda: view.selected_shas() == [head], timeout=5000)
+    rect = view.table.visualRect(view.model.index(view.model.row_of(head), 0))
+    assert view.table.viewport().rect().contains(rect.center()), "the new snapshot is out of sight"
+    wait_diff(view, qtbot, [head])
+    grab(view, "snapshots-after-restore.png")
+
+
 def test_whole_restore_moving_the_cursor_back(gui_env, qtbot, engine, history):
     from gui.qt import Qt
     root, ws, store, (v1, v2, v3) = history

@@ -233,6 +233,23 @@ def test_move_cursor(history):
     assert read(root, "memory/.cursor") == b"12"
 
 
+@pytest.mark.parametrize("odd", ["\u00b2", "\u0663", "-3", "7 8", ""])
+def test_move_cursor_from_a_snapshot_whose_cursor_is_not_a_number(make_workspace, odd):
+    """A snapshot's .dream_cursor that str.isdigit() accepts but is no ASCII number ('²', an
+    Arabic-Indic three) leaves the cursor where it is, instead of crashing the restore."""
+    files = dict(V1, **{"memory/.dream_cursor": odd})
+    root = make_workspace(files)
+    ws = Workspace.open(root)
+    store = SnapshotStore(ws)
+    old = store.snapshot("init: odd cursor")
+    write(root, "memory/.dream_cursor", "9")
+    write(root, "SOUL.md", "I am Jenny, changed.\n")
+    store.snapshot("dream: later")
+    result = restore_snapshot(ws, old, move_cursor=True)
+    assert result.cursor is None and read(root, "memory/.dream_cursor") == b"9"
+    assert read(root, "SOUL.md") == V1["SOUL.md"].encode()
+
+
 def test_without_move_cursor_the_cursor_is_untouched(history):
     root, ws, v1, v2 = history
     st = (root / "memory/.dream_cursor").stat().st_mtime_ns

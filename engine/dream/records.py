@@ -198,6 +198,17 @@ def size_refusals(record: dict) -> list[dict]:
     return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
 
 
+def pin_refusals(record: dict) -> list[dict]:
+    """The writes refused because they would have removed or rewritten a pinned entry."""
+    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind") == "pin"]
+
+
+def counted_refusals(record: dict) -> list[dict]:
+    """The refusals a run is counted by (size and pin: a write the model wanted that never
+    landed); the review pass's shrink-only rule is its own and is said apart."""
+    return size_refusals(record) + pin_refusals(record)
+
+
 def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict:
     """The record with a status on every fact it references: current (still in the file),
     removed (a later run removed it: removed_in_run names it; or a person's edit), unavailable."""

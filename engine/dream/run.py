@@ -306,7 +306,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
             review_refused = sandbox.refused[refused_before:]
             review_info = {"chars_freed": freed, "archived": [r.id for r in sandbox.archived[archived_before:]],
                            "refused": sum(1 for r in review_refused if r.by_size),
-                           "refused_growth": sum(1 for r in review_refused if r.kind == "shrink-only")}
+                           "refused_growth": sum(1 for r in review_refused if r.kind == "shrink-only"),
+                           "refused_pinned": sum(1 for r in review_refused if r.kind == "pin")}
             record["review"] = review_info
             growth_base = _sizes(sandbox, sorted(set(tracked) | {w.file for w in sandbox.writes}))
         save_progress()
@@ -485,11 +486,17 @@ def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult
                  + (f" ({', '.join(ids)})" if ids and not dry else "")
                  + f", {review['refused']} of its writes refused by a size budget"
                  + (f" ({review['refused_growth']} more refused because they would have grown a file)"
-                    if review.get("refused_growth") else "") + ".")
+                    if review.get("refused_growth") else "")
+                 + (f" ({review['refused_pinned']} more refused because they would have removed or changed a "
+                    "pinned entry)" if review.get("refused_pinned") else "") + ".")
     other_refusals = [r for r in sandbox.refused if r.pass_name != "review" and r.by_size]
     if other_refusals:
         text += (f" {'Other passes: ' if review is not None else ''}{len(other_refusals)} write(s) refused by a "
                  f"size budget and never landed ({', '.join(sorted({r.file for r in other_refusals}))}).")
+    pinned = [r for r in sandbox.refused if r.pass_name != "review" and r.kind == "pin"]
+    if pinned:
+        text += (f" {len(pinned)} write(s) refused because they would have removed or changed an entry the user "
+                 f"pinned ({', '.join(sorted({r.file for r in pinned}))}); the pinned entries were kept.")
     return text
 
 

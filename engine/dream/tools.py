@@ -4,7 +4,8 @@ Writable: SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md. Everything
 history.jsonl, cursors, config, archive, `..`, absolute paths, symlinks out — is refused with
 an error the model sees. Budgets bind these tools only: a write that would leave a file over
 its budget and larger than before is refused; shrinking is always allowed; an absolute cap of
-64,000 characters holds whatever the budget. Every write that removes entries from USER.md or
+64,000 characters holds whatever the budget. A write that would remove or rewrite an entry the
+user pinned (engine/pins.py) is refused whatever pass makes it. Every write that removes entries from USER.md or
 MEMORY.md is archived first (the backend goes through archive.write_memory).
 """
 
@@ -20,6 +21,7 @@ from typing import Any, Callable, Protocol
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
+from ..pins import is_present, pinned_texts
 from ..problems import ConflictError, WorkspaceError
 from ..workspace import Workspace
 from ..textform import normalise
@@ -81,7 +83,7 @@ class Refusal:
     before: int
     pass_name: str
     reason: str
-    kind: str = "budget"      # budget | cap (a size limit) | shrink-only (the review pass's rule)
+    kind: str = "budget"      # budget | cap (a size limit) | shrink-only (the review pass's rule) | pin
 
     @property
     def by_size(self) -> bool:
@@ -264,6 +266,7 @@ class Sandbox:
         self._last_event: dict[str, str] = {}     # file -> "write" | "refused" (size) | "moved", in call order
         self._refused_texts: dict[str, set[str]] = {}   # file -> what its refused writes tried to add
         self.on_write: Callable[[], None] = lambda: None    # the run saves its record after each write
+        self._pins: dict[str, list[str]] = {}    # file -> its pinned entries, read once a run
 
     def outstanding_refusals(self) -> list[str]:
         """Files whose last word in this run was a size refusal: the write the model wanted
@@ -483,12 +486,26 @@ class Sandbox:
         b = self.budgets.get(rel, 0)
         return f" of a {b:,} budget" if b else ""
 
+    def _unpinned(self, rel: str, old: str, new: str) -> str | None:
+        """The first pinned entry of `rel` that `old` holds and `new` would not: removed or rewritten.
+        A pinned entry already gone before this write (another writer's) is not Dream's to keep."""
+        if rel not in self._pins:
+            self._pins[rel] = pinned_texts(self.ws, rel)
+        return next((t for t in self._pins[rel] if is_present(old, t) and not is_present(new, t)), None)
+
     def _commit(self, rel: str, old: str, new: str, tool: str, facts: list[CreatedFact] | None = None,
                 replacements: dict[str, str] | None = None) -> str:
         before, after = len(old), len(new)
         budget = self.budgets.get(rel, 0)
         reason, kind = None, "budget"
-        if self.shrink_only and rel in CORE and after > before:
+        pinned = self._unpinned(rel, old, new)
+        if pinned is not None:
+            # the user's pin outranks every pass's rule: said first, and never a size matter
+            one = " ".join(pinned.split())
+            reason = (f"the entry {one[:120]!r} in {rel} is pinned by the user; leave it as it is "
+                      "(do not remove or reword it)")
+            kind = "pin"
+        elif self.shrink_only and rel in CORE and after > before:
             # the review pass's own rule comes first: growth there is never a size-budget matter
             reason = f"the review pass only makes files smaller; {rel} would grow from {before:,} to {after:,}"
             kind = "shrink-only"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine import clock
-from engine.dream.records import size_refusals
+from engine.dream.records import counted_refusals
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
 from .base import RIGHT, TableModel, blend, rich_tooltip, theme
@@ -25,7 +25,7 @@ COLUMN_TIPS = (
     "The history cursors the run read (first–last, and how many entries)",
     "Facts the run created (added, or an updated version of an old one)",
     "Facts the run removed (each one went to memory/archive/ first)",
-    "Writes refused because the file would have grown over its budget",
+    "Writes refused because the file would have grown over its budget, or would have removed or changed a pinned entry",
     "Past the 30-day retention: only the created facts that still exist and the counts are kept",
     "The run id (memory/dreams/<run id>.json)",
 )
@@ -120,7 +120,7 @@ class RunsModel(TableModel):
 
     @staticmethod
     def _row_cells(r: dict) -> tuple[str, ...]:
-        refused = len(size_refusals(r))
+        refused = len(counted_refusals(r))
         return (time_label(r.get("started")), str(r.get("trigger") or "—"), str(r.get("status") or "—"),
                 duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
                 f"−{removed_count(r)}", str(refused) if refused else "",
@@ -205,6 +205,6 @@ class RunsModel(TableModel):
                     "the created facts that still exist and its counts")
         if col == COL_DURATION:
             return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
-        if col == COL_REFUSED and size_refusals(r):
-            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in size_refusals(r)))
+        if col == COL_REFUSED and counted_refusals(r):
+            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in counted_refusals(r)))
         return COLUMN_TIPS[col]

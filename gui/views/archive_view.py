@@ -72,6 +72,26 @@ class Placement:
         return f"{self.id} → {self.file}, under “{shown}” (the heading is gone; recreated at the end)"
 
 
+PINNED = "pinned"      # a result row of Restore and pin: the entry is pinned now
+
+
+def _pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, str | None]]:
+    """Pin archived entries in their files (after their restore): (id, PINNED or None, error)."""
+    from engine.pins import pin
+    arc = read_archive(ws)
+    out = []
+    for rid in ids:
+        rec = arc.get(rid)
+        try:
+            if rec is None:
+                raise WorkspaceError(f"no archive entry with id {rid}")
+            pin(ws, rec.file, text=rec.text)
+            out.append((rid, PINNED, None))
+        except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
+            out.append((rid, None, f"not pinned: {explain(exc)}"))
+    return out
+
+
 def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
     """Where each entry would go, read only (runs on the reader thread)."""
     out = []
@@ -156,6 +176,7 @@ class ArchiveView(QWidget):
     status = Signal(str)           # a status-bar message
     restored = Signal(str)         # the id of an archive entry put back into its file
     runRequested = Signal(str)     # a run id link in the detail pane was clicked
+    pinsChanged = Signal()         # Restore and pin pinned entries
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -227,6 +248,10 @@ class ArchiveView(QWidget):
                                        "goes before anything is written; a snapshot is taken first.")
         self.restore_button.clicked.connect(self.restore_selected)
         self.restore_button.setShortcut(RESTORE_KEY)   # a button's key acts while it is shown: this tab only
+        self.pin_button = QPushButton("Restore and pin")
+        self.pin_button.setToolTip("Put the selected entries back (where they are not already) and pin them, so "
+                                   "Dreamdesk's Dream keeps them and the Dashboard says when anything else removes them")
+        self.pin_button.clicked.connect(lambda: self.restore_selected(pin=True))
         self.delete_button = QPushButton("Delete permanently…")
         self.delete_button.setToolTip("Erase the selected entries (Shift+Del) from the archive and their text from the Dream "
                                       "run records (for something that should not be kept anywhere).")
@@ -248,6 +273,7 @@ class ArchiveView(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.hint, 1)
         bottom.addWidget(self.delete_button)
+        bottom.addWidget(self.pin_button)
         bottom.addWidget(self.restore_button)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
@@ -313,8 +339,9 @@ class ArchiveView(QWidget):
 
     # ---- restoring -------------------------------------------------------------------------
 
-    def restore_selected(self) -> None:
-        """Show where each selected entry would go; on a yes, restore them on the writer thread."""
+    def restore_selected(self, pin: bool = False) -> None:
+        """Show where each selected entry would go; on a yes, restore them on the writer thread
+        (and with `pin`, pin each one, also one that is already back in its file)."""
         ids = self.selected_ids()
         ws = self.ws
         if not ids or ws is None or self.busy:
@@ -325,20 +352,24 @@ class ArchiveView(QWidget):
             return
         self._set_busy(True)
         self.engine.read("plan archive restore", lambda ctx: plan_placements(ws, ids),
-                         lambda placements: self._confirm_restore(ws, placements),
+                         lambda placements: self._confirm_restore(ws, placements, pin),
                          lambda msg, tb: self._failed("Could not plan the restore", msg))
 
-    def _confirm_restore(self, ws: Workspace, placements: list[Placement]) -> None:
+    def _confirm_restore(self, ws: Workspace, placements: list[Placement], pin: bool = False) -> None:
         todo = [p for p in placements if p.inserted and not p.error]
+        to_pin = [p for p in placements if not p.error] if pin else []
         if ws is not self.ws:
             self._set_busy(False)
+            return
+        if not todo and to_pin:
+            self._pin_only(ws, to_pin)
             return
         if not todo:
             self._set_busy(False)
             self.status.emit("Nothing to restore: " + "; ".join(p.describe() for p in placements))
             return
         n = len(todo)
-        text = (f"Restore {_plural(n, 'archived entry', 'archived entries')}?\n\n"
+        text = (f"Restore {'and pin ' if pin else ''}{_plural(n, 'archived entry', 'archived entries')}?\n\n"
                 + "\n".join("• " + p.describe() for p in placements[:LISTED])
                 + (f"\n… and {len(placements) - LISTED} more" if len(placements) > LISTED else "")
                 + "\n\n" + UNDO_NOTE)
@@ -347,6 +378,7 @@ class ArchiveView(QWidget):
             self.status.emit("Restore cancelled; nothing was written")
             return
         ids = [p.id for p in todo]
+        pin_ids = [p.id for p in to_pin]
 
         def job(ctx) -> list[tuple[str, RestoreResult | None, str | None]]:
             results = []
@@ -358,13 +390,22 @@ class ArchiveView(QWidget):
                 except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
                     log.error("restoring archive entry %s failed", rid, exc_info=True)
                     results.append((rid, None, explain(exc)))
-            return results
+            failed = {rid for rid, _res, err in results if err}
+            return results + _pin_records(ws, [i for i in pin_ids if i not in failed])
 
         self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
                           self._restored, lambda msg, tb: self._failed("Restore failed", msg))
 
+    def _pin_only(self, ws: Workspace, placements: list[Placement]) -> None:
+        """Restore and pin of entries that are all back already: pin them, nothing to restore."""
+        ids = [p.id for p in placements]
+        self.engine.write("pin archive entries", lambda ctx: _pin_records(ws, ids), self._restored,
+                          lambda msg, tb: self._failed("Not pinned", msg))
+
     def _restored(self, results) -> None:
         self._set_busy(False)
+        pinned = [rid for rid, res, _err in results if res == PINNED]
+        results = [r for r in results if r[1] != PINNED]
         done = [(rid, res) for rid, res, err in results if res is not None and res.files]
         errors = [f"{rid}: {err}" for rid, _res, err in results if err]
         warnings = [w for _rid, res, _err in results if res is not None for w in res.warnings]
@@ -378,12 +419,16 @@ class ArchiveView(QWidget):
             parts.append("not restored: " + "; ".join(errors))
         if warnings:
             parts.append("; ".join(warnings))
+        if pinned:
+            parts.append(f"pinned {_plural(len(pinned), 'entry', 'entries')}")
         self.status.emit(". ".join(parts) or "Nothing was restored")
         if errors:   # a failure is said where it cannot be missed, not only in the status bar
             report_error("Restore failed", ("Not restored:\n" if len(errors) > 1 else "Not restored: ")
                          + "\n".join(errors))
         for rid, _res in done:
             self.restored.emit(rid)
+        if pinned:
+            self.pinsChanged.emit()
         self.refresh()
 
     def delete_selected(self) -> None:
@@ -492,7 +537,7 @@ class ArchiveView(QWidget):
         self.empty.setVisible(self.loaded and not has)
         self.splitter.setVisible(has or not self.loaded)
         for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.count_label, self.hint,
-                  self.restore_button, self.delete_button):
+                  self.restore_button, self.pin_button, self.delete_button):
             w.setVisible(has)
         if not has:
             self.count_label.setText("")
@@ -515,6 +560,7 @@ class ArchiveView(QWidget):
         self.restore_button.setText("Restoring…" if self.busy else
                                     f"Restore selected ({n})" if n > 1 else "Restore selected")
         self.restore_button.setShortcut(RESTORE_KEY)     # setText resets a button's shortcut
+        self.pin_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
 
     def _current_record(self) -> ArchiveRecord | None:
         index = self.table.currentIndex()

@@ -12,6 +12,7 @@ from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidg
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
 from ..workspace_state import WorkspaceState
+from .pins_panel import PinAlertBox, PinListBox
 
 
 class Dashboard(QWidget):
@@ -61,10 +62,15 @@ class Dashboard(QWidget):
         ll.addLayout(buttons)
         self.lost_box.hide()
         lay.addWidget(self.lost_box)
+        # a pinned entry another writer removed or changed: here until Restore or Unpin
+        self.pin_alerts = PinAlertBox()
+        lay.addWidget(self.pin_alerts)
 
         self.files_box = QGroupBox("Memory files")
         self.files_layout = QVBoxLayout(self.files_box)
         lay.addWidget(self.files_box)
+        self.pin_list = PinListBox()
+        lay.addWidget(self.pin_list)
 
         row = QGridLayout()
         self.history_box = QGroupBox("History")
@@ -165,6 +171,8 @@ class Dashboard(QWidget):
         self.lost_box.setVisible(bool(lost))
         self.reapply.setEnabled(bool(lost))
         self.forget.setEnabled(bool(lost))
+        self.pin_alerts.set_pins(state.pins, state.pins_error)
+        self.pin_list.set_pins(state.pins)
         self.problems.clear()
         for p in st.problems:
             item = QListWidgetItem(f"{p.severity.upper():<8} {p}")

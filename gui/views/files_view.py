@@ -86,6 +86,7 @@ class FilesView(QWidget):
     saved = Signal(str)                   # path
     historyCursorRequested = Signal(int)  # a blame link to a history entry
     status = Signal(str)                  # a status-bar message
+    pinsChanged = Signal()                # an entry was pinned or unpinned here
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -96,6 +97,7 @@ class FilesView(QWidget):
         self.dialogs = ConflictDialogs()
         self._token = Latest()
         self._disk_changed = False
+        self._pin_busy = False
 
         self.list = QListWidget()
         self.list.setMaximumWidth(320)
@@ -125,6 +127,12 @@ class FilesView(QWidget):
         self._blame_timer.setInterval(BLAME_DELAY_MS)
         self._blame_timer.timeout.connect(self._update_blame)
         self.editor.cursorPositionChanged.connect(self._blame_timer.start)
+        self.pinned: set[tuple[str, str]] = set()      # (file, text) of every pin
+        self.pin_button = QPushButton("Pin entry")
+        self.pin_button.clicked.connect(self.toggle_pin)
+        self.editor.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.editor.customContextMenuRequested.connect(
+            lambda pos: self.context_menu().exec(self.editor.mapToGlobal(pos)))
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
@@ -148,6 +156,7 @@ class FilesView(QWidget):
         rl.addWidget(self.blame)
         bottom = QHBoxLayout()
         bottom.addWidget(self.size_line, 1)
+        bottom.addWidget(self.pin_button)
         bottom.addWidget(self.reload_button)
         bottom.addWidget(self.save_button)
         rl.addLayout(bottom)
@@ -158,6 +167,7 @@ class FilesView(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(self.splitter)
         self._update_size()
+        self._update_pin_action()
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -308,27 +318,106 @@ class FilesView(QWidget):
         super().changeEvent(event)
 
     # -- blame ------------------------------------------------------------------------------
-    def blame_line(self, line_no: int) -> str:
-        """Who put line `line_no` (0-based) of the editor's text there, in plain words (HTML)."""
+    def entry_at(self, line_no: int):
+        """The entry of the editor's text holding line `line_no` (0-based), or None."""
         from engine.entries import split_entries
         if self.loaded is None:
-            return ""
+            return None
         rev = self.editor.document().revision()
         if self._entries_cache is None or self._entries_cache[0] != rev:
             self._entries_cache = (rev, split_entries(self.editor.toPlainText()))
-        entry = next((e for e in self._entries_cache[1] if e.start <= line_no < e.end), None)
+        return next((e for e in self._entries_cache[1] if e.start <= line_no < e.end), None)
+
+    def blame_line(self, line_no: int) -> str:
+        """Who put line `line_no` (0-based) of the editor's text there, in plain words (HTML)."""
+        if self.loaded is None:
+            return ""
+        entry = self.entry_at(line_no)
         if entry is None:
             return f"Line {line_no + 1}: structure (a heading or a blank line)."
+        pinned = " <b>Pinned</b>: Dreamdesk's Dream keeps it as it is." \
+            if (self.loaded.path, entry.text) in self.pinned else ""
         who = self.provenance.get((self.loaded.path, entry.text))
         if who is None:
             return (f"Line {line_no + 1}: written by hand, or before Dreamdesk recorded Dream runs "
-                    "(no run record created it).")
+                    "(no run record created it)." + pinned)
         links = ", ".join(f"<a href='cursor:{c}'>{c}</a>" for c in who.sources) or "no history entry"
         return (f"Line {line_no + 1}: added by Dream run <b>{who.run}</b> ({who.pass_name} pass, {who.kind}) "
-                f"from history {links}.")
+                f"from history {links}." + pinned)
 
     def _update_blame(self) -> None:
         self.blame.setText(self.blame_line(self.editor.textCursor().blockNumber()))
+        self._update_pin_action()
+
+    # -- pins -------------------------------------------------------------------------------
+    def set_pins(self, states: list) -> None:
+        self.pinned = {(s.pin.file, s.pin.text) for s in states}
+        self._update_blame()
+
+    def _pin_target(self) -> tuple[object | None, str]:
+        """The entry at the cursor and the action's label; why not, when it cannot be pinned."""
+        line = self.editor.textCursor().blockNumber()
+        entry = self.entry_at(line)
+        if self.loaded is None or entry is None:
+            return None, "Place the cursor on an entry (a list item or a paragraph) to pin it"
+        if self.dirty:
+            return None, "Save your edit first: a pin names the entry as it is in the file"
+        return entry, ""
+
+    def _update_pin_action(self) -> None:
+        entry, why = self._pin_target()
+        pinned = entry is not None and (self.loaded.path, entry.text) in self.pinned
+        self.pin_button.setText("Unpin entry" if pinned else "Pin entry")
+        self.pin_button.setEnabled(entry is not None and not self._pin_busy)
+        self.pin_button.setToolTip(why or ("Stop keeping this entry as it is" if pinned else
+                                           "Keep this entry as it is: Dreamdesk's Dream may not remove or reword "
+                                           "it, and the Dashboard says when anything else does"))
+
+    def context_menu(self):
+        """The editor's own menu with Pin / Unpin for the entry at the cursor."""
+        menu = self.editor.createStandardContextMenu()
+        menu.addSeparator()
+        action = menu.addAction(self.pin_button.text())
+        action.setObjectName("pinAction")
+        action.setEnabled(self.pin_button.isEnabled())
+        action.setToolTip(self.pin_button.toolTip())
+        action.triggered.connect(self.toggle_pin)
+        return menu
+
+    def toggle_pin(self) -> None:
+        """Pin (or unpin) the entry at the cursor, on the writer lane."""
+        from engine import pins
+        entry, why = self._pin_target()
+        ws, path = self.ws, self.loaded.path if self.loaded else None
+        if entry is None or ws is None or self._pin_busy:
+            if why:
+                self.status.emit(why)
+            return
+        text, line = entry.text, entry.start + 1
+        unpin = (path, text) in self.pinned
+
+        def job(ctx):
+            if unpin:
+                return pins.unpin(ws, path, text=text)
+            return pins.pin(ws, path, line=line)[0]
+
+        def done(p) -> None:
+            self._set_pin_busy(False)
+            (self.pinned.discard if unpin else self.pinned.add)((p.file, p.text))
+            self._update_blame()
+            self.status.emit(f"{'Unpinned' if unpin else 'Pinned'} in {p.file}: {' '.join(p.text.split())[:80]}")
+            self.pinsChanged.emit()
+
+        def failed(message: str, tb: str) -> None:
+            self._set_pin_busy(False)
+            report_error("Not pinned" if not unpin else "Not unpinned", message)
+
+        self._set_pin_busy(True)
+        self.engine.write("unpin entry" if unpin else "pin entry", job, done, failed)
+
+    def _set_pin_busy(self, busy: bool) -> None:
+        self._pin_busy = busy
+        self._update_pin_action()
 
     def _blame_link(self, href: str) -> None:
         if href.startswith("cursor:"):

@@ -253,7 +253,8 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
         out.append(f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
 
     refused = records.size_refusals(run)
-    growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused]
+    pinned = records.pin_refusals(run)
+    growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused and r not in pinned]
     out.append(f"<h4 style='margin-bottom:0'>Refused writes ({len(refused)})</h4>")
     if refused:
         out.append(_table(["File", "Would have been", "Budget", "Before", "Pass"],
@@ -264,6 +265,11 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
                 out.append(f"<p style='margin:2px 0 0 16px; color:{c['dim']}'>{e(str(r['reason']))}</p>")
     else:
         out.append(f"<p style='color:{c['dim']}'>None: every write fit its budget.</p>")
+    if pinned:
+        out.append(f"<h4 style='margin-bottom:0'>Refused to change pinned entries ({len(pinned)})</h4>")
+        for r in pinned:
+            out.append(f"<p style='margin:2px 0 0 16px; color:{c['dim']}'>{e(str(r.get('pass') or ''))} pass: "
+                       f"{e(str(r.get('reason') or r.get('file')))}</p>")
     if growth:
         out.append(f"<p style='color:{c['dim']}'>The review pass also had {len(growth)} write(s) refused because "
                    "they would have grown a file (it only makes files smaller).</p>")

@@ -381,10 +381,13 @@ class SnapshotsView(QWidget):
             return
         self.stack.setCurrentWidget(self.splitter)
         keep = self.selected_shas()
+        newest = self.model.snapshots[0].sha if self.model.snapshots else None
         sm = self.table.selectionModel()
         sm.blockSignals(True)
         self.model.set_snapshots(listing.snapshots)
-        if self._first_list:
+        if self._first_list or (newest is not None and listing.snapshots[0].sha != newest):
+            # first listing, or an operation made snapshots: they land above the rows in view,
+            # so the newest is selected and scrolled to rather than appearing out of sight
             keep = [listing.snapshots[0].sha]
             self._first_list = False
         self.select_shas(keep)

@@ -81,6 +81,10 @@ def test_dashboard_names_what_nanobot_s_own_save_dropped(nanobot, nanobot_home, 
     spin.setValue(2800)
     spin.editingFinished.emit()
     qtbot.waitUntil(lambda: _dream(home).get("userBudgetChars") == 2800, timeout=5000)
+    # the save job ends by remembering what it wrote (after config.json): nanobot's save comes
+    # after the whole job, as it would for a person (seen: the record landing after nanobot's
+    # save, and no refresh after it, on a slower machine)
+    qtbot.waitUntil(lambda: not win.engine.busy, timeout=5000)
     assert nanobot.save_config(home)["ok"]
     assert "userBudgetChars" not in _dream(home)
     win.tabs.setCurrentWidget(win.dashboard)
