@@ -775,6 +775,46 @@ def _show_commit_run(ws: Workspace, rev: str, args) -> int:
     return EXIT_OK
 
 
+def cmd_usage(args) -> int:
+    """The tokens the assistant's own Dream spent (nanobot's usage store), per run and per day."""
+    from .assistants import nanobot_dreams, nanobot_usage
+
+    ws = _open(args.path)
+    usage = nanobot_usage.read_dream_usage(ws)
+    runs: list = []
+    if usage.calls:
+        transcripts = nanobot_dreams.find_transcripts(ws).transcripts
+        first = int(usage.calls[0].started.timestamp())
+        from .commit_log import load_history
+        commits = [(c.sha, c.time) for c in load_history(ws).records if c.time >= first]
+        runs = nanobot_usage.usage_by_run(usage.calls, transcripts, commits)
+    days = nanobot_usage.usage_by_day(usage.calls)
+    if args.json:
+        _dump({"state": usage.state, "message": usage.message, "store": str(usage.path) if usage.path else None,
+               "total": usage.total.to_json(), "runs": [r.to_json() for r in runs],
+               "days": [d.to_json() for d in days]})
+        return EXIT_FAILED if usage.error else EXIT_OK
+    if usage.error:
+        print(f"dreamdesk: {usage.message}", file=sys.stderr)
+        return EXIT_FAILED
+    print(usage.message)
+    if runs:
+        print("Per Dream run:")
+    for r in runs:
+        print(f"  {clock.show(r.started)}  {r.key or '(no transcript)':<22}  "
+              f"{('commit ' + r.sha[:8]) if r.sha else 'no commit':<15}  {_tokens_line(r.tokens)}")
+    if days:
+        print("Per day:")
+    peak = max((d.tokens.total for d in days), default=0)
+    for d in days:
+        print(f"  {d.day.isoformat()}  {_bar(d.tokens.total / peak if peak else 0)}  {_tokens_line(d.tokens)}")
+    return EXIT_OK
+
+
+def _tokens_line(t) -> str:
+    return f"{t.total:>9,} tokens ({t.input:,} in, {t.output:,} out; {t.calls} call{'s' if t.calls != 1 else ''})"
+
+
 # -- parser --------------------------------------------------------------------------------
 def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool = True, **kw):
     """A subcommand taking the workspace PATH (and --json): the shape most commands share."""
@@ -877,6 +917,9 @@ def build_parser() -> argparse.ArgumentParser:
                  cmd_compact)
     s.add_argument("--session", metavar="KEY")
     _model_args(s)
+
+    s = _command(sub, "usage", "tokens the assistant's own Dream spent (nanobot's usage store), per run "
+                 "and per day", cmd_usage)
 
     s = _command(sub, "schedule", "why a dream is (not) running, and when the next one is due", cmd_schedule)
 

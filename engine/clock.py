@@ -83,6 +83,12 @@ def from_history(stamp: Any, home: tzinfo | None = None) -> datetime | None:
         naive = datetime.strptime(stamp.strip(), HISTORY_FORMAT)
     except ValueError:
         return None
+    return from_wall(naive, home)
+
+
+def from_wall(naive: datetime, home: tzinfo | None = None) -> datetime:
+    """A naive wall-clock reading of the assistant's process (history stamps, its Dream
+    session keys) as an instant: in the home's zone, else this machine's."""
     return naive.replace(tzinfo=home) if home is not None else naive.astimezone()
 
 

@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .files import read_bytes
 from .problems import INFO, WARNING, Problem
@@ -192,9 +193,11 @@ def _marker(d: Path) -> str | None:
     return os.path.expanduser(named)
 
 
-def scan_sessions(home: Path | None, workspace_root: Path) -> tuple[list[Session], list[Problem]]:
+def scan_sessions(home: Path | None, workspace_root: Path,
+                  want: Callable[[str], bool] | None = None) -> tuple[list[Session], list[Problem]]:
     """The sessions that feed this workspace's memory, and what stood in the way of finding
-    them (sessions that exist but none bound to this workspace is said, never silent)."""
+    them (sessions that exist but none bound to this workspace is said, never silent).
+    `want` picks sessions by the key their file name gives, before any is read."""
     if home is None:
         return [], []
     sdir = home / "sessions"
@@ -202,11 +205,13 @@ def scan_sessions(home: Path | None, workspace_root: Path) -> tuple[list[Session
         return [], []
     found: list[Session] = []
     for p in sorted(sdir.glob("*.jsonl")):
-        found.append(read_session(p, f"sessions/{p.name}"))
+        if want is None or want(_key_from_filename(p, False)):
+            found.append(read_session(p, f"sessions/{p.name}"))
     bound, problems = _bound_folder(sdir, workspace_root)
     if bound is not None:
         for p in sorted(bound.glob("*.jsonl")):
-            found.append(read_session(p, f"sessions/{bound.name}/{p.name}", nanobot=True))
+            if want is None or want(_key_from_filename(p, True)):
+                found.append(read_session(p, f"sessions/{bound.name}/{p.name}", nanobot=True))
     elif not found and not problems:
         others = [d.name for d in sdir.iterdir() if d.is_dir() and any(d.glob("*.jsonl"))]
         if others:

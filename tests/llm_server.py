@@ -60,14 +60,18 @@ class ScriptedLLMServer:
                     return
                 if self.path.split("?", 1)[0].rstrip("/").endswith("/messages"):
                     payload = server._anthropic(item)
+                elif body.get("stream"):     # nanobot's own provider always streams
+                    self._send(200, server._openai_stream(item, body), item.get("headers", {}),
+                               "text/event-stream")
+                    return
                 else:
                     payload = server._openai(item, body)
                 self._send(200, json.dumps(payload).encode(), item.get("headers", {}))
 
-            def _send(self, status, payload, headers):
+            def _send(self, status, payload, headers, content_type="application/json"):
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(payload)))
                     for k, v in headers.items():
                         self.send_header(k, str(v))
@@ -119,6 +123,20 @@ class ScriptedLLMServer:
         return {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
                 "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": {"prompt_tokens": u.get("prompt_tokens", 0), "completion_tokens": u.get("completion_tokens", 0)}}
+
+    def _openai_stream(self, item: Turn, body: dict) -> bytes:
+        """The same answer as server-sent events: one delta with the content and every tool
+        call, a finish chunk, the usage chunk (stream_options.include_usage), [DONE]."""
+        whole = self._openai(item, body)
+        msg, choice = whole["choices"][0]["message"], whole["choices"][0]
+        delta = {"role": "assistant", "content": msg.get("content")}
+        if msg.get("tool_calls"):
+            delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(msg["tool_calls"])]
+        head = {"id": whole["id"], "object": "chat.completion.chunk", "model": whole["model"]}
+        chunks = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+                  {**head, "choices": [], "usage": whole["usage"]}]
+        return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
 
     def _anthropic(self, item: Turn) -> dict:
         blocks: list[dict] = []

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,3 +173,70 @@ def nanobot_home(nanobot, tmp_path) -> Home:
     made = nanobot.make_home(home)
     return Home(home, made, nanobot.check(home))
 
+
+
+# -- homes written by nanobot's own Dream ---------------------------------------------------------
+@dataclass
+class DreamedHome(Home):
+    """A nanobot home after several runs of nanobot's own gateway Dream (driver op `dream`)
+    against the scripted loopback model: `runs[i]` is what the driver reported for RUNS[i]
+    (its session key, whether it completed, its commit sha or None, the diff nanobot
+    summarised, every usage record in the home's store by then)."""
+    form: str = "lf"
+    runs: list[dict] = field(default_factory=list, repr=False)
+
+    @property
+    def commits(self) -> list[str]:
+        return [r["sha"] for r in self.runs if r["sha"]]
+
+
+def _next_second(after: float | None) -> None:
+    """nanobot names a Dream's session by the second it starts and git keeps commit times in
+    seconds: a run starting in the second the last one committed would reuse its transcript
+    or blur which commit is whose. Real runs are hours apart."""
+    while after is not None and int(time.time()) <= int(after):
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def make_dreamed_home(nanobot, llm_server, tmp_path):
+    """Factory: make_dreamed_home(name="home", form="lf"|"crlf-bom", runs=RUNS) builds a home
+    with make-home (crlf-bom: USER.md with CRLF line endings and a BOM), points its config at a
+    loopback model (nanobot's `custom` provider) and runs nanobot's own Dream once per run,
+    after nanobot appended that run's history lines."""
+    from .nanobot_dream_runs import RUNS
+
+    def make(name: str = "home", form: str = "lf", runs=RUNS) -> DreamedHome:
+        home = tmp_path / name
+        made = nanobot("make-home", home, form)
+        srv = llm_server(default=None)
+        nanobot("use-model", home, srv.url)
+        out = DreamedHome(home, made, nanobot.check(home), form=form)
+        done = time.time()       # make-home committed this second
+        for n, run in enumerate(runs, 1):
+            for line in run.history:
+                nanobot.append_history(home, line)
+            srv.add(*run.script(n))
+            _next_second(done)
+            res = nanobot("dream", home)
+            done = time.time()
+            if res["failed"] or not res["completed"] or srv.script:
+                raise NanobotError(f"nanobot's Dream run {n} went wrong: {res}")
+            out.runs.append(res)
+        return out
+
+    return make
+
+
+@pytest.fixture
+def nanobot_dreamed_home(make_dreamed_home) -> DreamedHome:
+    """A home (LF files) after nanobot's own Dream ran RUNS: three `dream: periodic memory
+    consolidation` commits that removed real lines of USER.md and memory/MEMORY.md, then a run
+    that changed nothing (no commit); four transcripts and the usage records nanobot kept."""
+    return make_dreamed_home()
+
+
+@pytest.fixture
+def nanobot_dreamed_home_crlf(make_dreamed_home) -> DreamedHome:
+    """The same runs on a home whose USER.md has CRLF line endings and a BOM."""
+    return make_dreamed_home(form="crlf-bom")

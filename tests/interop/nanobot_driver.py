@@ -2,7 +2,7 @@
 Dreamdesk's (nanobot lives in its own virtual environment; nothing here is imported by the
 tests). Every step prints JSON.
 
-    python nanobot_driver.py make-home HOME
+    python nanobot_driver.py make-home HOME [lf|crlf-bom]    (crlf-bom: USER.md saved by a Windows editor)
     python nanobot_driver.py check HOME
     python nanobot_driver.py append-history HOME TEXT
     python nanobot_driver.py save-config HOME
@@ -13,6 +13,10 @@ tests). Every step prints JSON.
     python nanobot_driver.py system-prompt HOME             (ContextBuilder's system prompt)
     python nanobot_driver.py patch-config HOME JSON         (merge, validate, save: nanobot's settings)
     python nanobot_driver.py dream-model HOME               (the model/provider/base Dream would use)
+    python nanobot_driver.py use-model HOME API_BASE [MODEL] (nanobot's `custom` provider at API_BASE)
+    python nanobot_driver.py dream HOME                     (nanobot's gateway cron Dream, for real)
+    python nanobot_driver.py close-usage HOME               (nanobot's usage store closed, as at exit)
+    python nanobot_driver.py save-dream-session HOME KEY JSON (a Dream transcript saved by nanobot)
     python nanobot_driver.py batch        < [["check", HOME], ["dream-log", HOME], ...]
     python nanobot_driver.py serve        (one JSON request [op, args...] a line, one answer a line)
 
@@ -55,6 +59,25 @@ WARNINGS: list[str] = []
 logger.remove()
 logger.add(lambda m: WARNINGS.append(m.record["message"]), level="WARNING")
 
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def _loopback_only(event: str, args: tuple) -> None:
+    """Nothing driven here may reach beyond this machine: a connection or name lookup for
+    any other host fails (and nanobot's answer shows it in "warnings")."""
+    if event == "socket.connect" and isinstance(args[1], tuple):
+        host = args[1][0]
+    elif event == "socket.getaddrinfo":
+        host = args[0].decode() if isinstance(args[0], bytes) else args[0]
+    else:
+        return
+    if host is not None and host not in LOOPBACK:
+        WARNINGS.append(f"blocked a connection to {host}")
+        raise OSError(f"interop driver: no network beyond 127.0.0.1 ({host})")
+
+
+sys.addaudithook(_loopback_only)
+
 # Files nanobot itself keeps in memory/ without committing them.
 NANOBOT_UNTRACKED = {"memory/history.jsonl", "memory/.cursor"}
 
@@ -96,7 +119,12 @@ MEMORY_MD = """# Long-term Memory
 """
 
 
-def make_home(home: str) -> dict:
+def _in_form(text: str, form: str) -> str:
+    """USER.md as a user's editor saved it: `crlf-bom` is Windows line endings and a BOM."""
+    return "\ufeff" + text.replace("\n", "\r\n") if form == "crlf-bom" else text
+
+
+def make_home(home: str, form: str = "lf") -> dict:
     from nanobot.agent.memory import MemoryStore
     from nanobot.config.schema import Config
     from nanobot.utils.helpers import sync_workspace_templates
@@ -110,7 +138,7 @@ def make_home(home: str) -> dict:
     store = MemoryStore(ws)
     store.git.init()                                     # already initialised by onboard: a no-op
 
-    store.write_user(USER_MD)
+    store.write_user(_in_form(USER_MD, form))
     store.write_memory(MEMORY_MD)
     facts = ["User said they moved from Porto to Lisbon in May",
              "User prefers tea over coffee",
@@ -120,8 +148,8 @@ def make_home(home: str) -> dict:
 
     # One Dream run, as nanobot's Dream finishes it: the files are edited by the tools, the
     # diff grounds the commit message, the cursor advances, then the commit.
-    store.write_user(USER_MD.replace("- Lives in Porto", "- Lives in Lisbon (since May)")
-                     + "- Prefers tea over coffee\n")
+    store.write_user(_in_form(USER_MD.replace("- Lives in Porto", "- Lives in Lisbon (since May)")
+                              + "- Prefers tea over coffee\n", form))
     diff_body = store.dream_content_diff()
     store.set_last_dream_cursor(cursors[1])
     dream_sha = store.git.auto_commit(MemoryStore.build_dream_commit_message("dream: manual run", diff_body))
@@ -365,9 +393,132 @@ def dream_restore(home: str, sha: str = "") -> dict:
     return _command(cmd_dream_restore, home, sha)
 
 
+# -- nanobot's own Dream ---------------------------------------------------------------------
+def use_model(home: str, api_base: str, model: str = "interop-dream-model") -> dict:
+    """Point the home at an OpenAI-compatible model the way a user would: nanobot's `custom`
+    provider with an apiBase, chosen by `agents.defaults.provider`, saved by nanobot's saver."""
+    return patch_config(home, json.dumps({
+        "providers": {"custom": {"apiBase": api_base, "apiKey": "interop-key"}},
+        "agents": {"defaults": {"provider": "custom", "model": model}}}))
+
+
+def _gateway_agent(cfg_path: Path):
+    """The AgentLoop nanobot's gateway builds (gateway_runtime), with its usage observer on
+    the provider snapshot, without the channels, cron service or web UI around it."""
+    from nanobot.agent.loop import AgentLoop
+    from nanobot.agent.tools.mcp import MCPProvider
+    from nanobot.agent.tools.registry import ToolRegistry
+    from nanobot.bus.queue import MessageBus
+    from nanobot.llm_usage import record_llm_call
+    from nanobot.providers.factory import build_provider_snapshot
+    from nanobot.session.manager import SessionManager
+
+    config = loader.load_config(cfg_path)
+    snapshot = build_provider_snapshot(config)
+    snapshot.provider.set_llm_call_observer(record_llm_call)
+    tools = ToolRegistry()
+    mcp = MCPProvider.from_config(config, tools)
+    agent = AgentLoop.from_config(config, MessageBus(), provider=snapshot.provider, model=snapshot.model,
+                                  context_window_tokens=snapshot.context_window_tokens,
+                                  session_manager=SessionManager(config.workspace_path), tool_registry=tools)
+    return agent, mcp
+
+
+async def _cron_dream(agent, mcp) -> dict:
+    """gateway_runtime.on_cron_job for job.name == "dream", step for step, with nanobot's own
+    objects; what it only logs is returned."""
+    from nanobot.agent.memory import MemoryStore
+    from nanobot.cli.gateway_runtime import _commit_dream_changes
+
+    async def _silent(*_a, **_k):
+        pass
+
+    store = agent.context.memory
+    out: dict = {"ran": False, "key": None, "completed": False, "sha": None, "failed": None}
+    resp = None
+    try:
+        result = store.build_dream_prompt()
+        if result is None:
+            return out
+        prompt, last_cursor = result
+        out.update(ran=True, key=MemoryStore.dream_session_key(), last_cursor=last_cursor)
+        await mcp.connect()
+        resp = await agent.process_direct(prompt, session_key=out["key"], ephemeral=True,
+                                          tools=store.build_dream_tools(), on_progress=_silent,
+                                          runtime=agent.dream_runtime())
+        out["diff"] = store.dream_content_diff()
+        out["completed"] = MemoryStore.dream_run_completed(resp)
+        if out["completed"]:
+            store.set_last_dream_cursor(last_cursor)
+        else:
+            out["reason"] = MemoryStore.dream_incompletion_reason(resp)
+    except Exception:
+        out["failed"] = traceback.format_exc()
+    finally:
+        out["sha"] = _commit_dream_changes(store)
+        store.compact_history()
+        MemoryStore.prune_dream_sessions(agent.sessions)
+    out["answer"] = getattr(resp, "content", None)
+    return out
+
+
+def dream(home: str) -> dict:
+    """One run of nanobot's gateway cron Dream on the home, through its real AgentLoop and
+    provider (the model the home's config names). Also reports what nanobot left behind:
+    whether the `dream:<stamp>` session was saved, and the usage store's records."""
+    _, cfg_path, ws = _paths(home)
+    agent, mcp = _gateway_agent(cfg_path)
+
+    async def run():
+        try:
+            return await _cron_dream(agent, mcp)
+        finally:
+            await mcp.aclose()
+
+    out = asyncio.run(run())
+    sm = _sessions(ws)
+    out["session_saved"] = bool(out["key"]) and sm._jsonl_store.get_session_path(out["key"]).exists()
+    out["dream_sessions"] = sorted(i["key"] for i in sm.list_sessions() if i["key"].startswith("dream:"))
+    out["usage"] = _usage_rows()
+    return out
+
+
+def _usage_rows() -> list[dict]:
+    """Every record in nanobot's usage store for this config (its data dir), read by nanobot."""
+    from nanobot.llm_usage import get_llm_usage_store, llm_usage_store_path
+    path = llm_usage_store_path()
+    if not path.exists():
+        return []
+    return get_llm_usage_store(path).recent_calls(limit=1000)
+
+
+def close_usage(home: str) -> dict:
+    """nanobot's usage store closed, as when its gateway exits: the last connection of a WAL
+    store checkpoints it and removes the -wal/-shm files."""
+    from nanobot.llm_usage import get_llm_usage_store, llm_usage_store_path
+    _paths(home)
+    get_llm_usage_store(llm_usage_store_path()).close()
+    return {"ok": True}
+
+
+def save_dream_session(home: str, key: str, messages: str) -> dict:
+    """A `dream:<stamp>` transcript saved by nanobot's own SessionManager.save (the format
+    prune_dream_sessions keeps ten of), from a JSON list of messages."""
+    _, _, ws = _paths(home)
+    sm = _sessions(ws)
+    s = sm.get_or_create(key)
+    for m in json.loads(messages):
+        m = dict(m)
+        s.add_message(m.pop("role"), m.pop("content", ""), **m)
+    sm.save(s)
+    return {"path": str(sm._jsonl_store.get_session_path(key))}
+
+
 OPS = {"make-home": make_home, "check": check, "append-history": append_history, "save-config": save_config,
        "archive-session": archive_session, "dream-log": dream_log, "dream-restore": dream_restore, "chat": chat, "system-prompt": system_prompt,
-       "patch-config": patch_config, "dream-model": dream_model}
+       "patch-config": patch_config, "dream-model": dream_model, "use-model": use_model, "dream": dream,
+       "close-usage": close_usage,
+       "save-dream-session": save_dream_session}
 
 
 def run(op: str, *args) -> dict:
