@@ -323,8 +323,12 @@ class ArchivedEntry:
     @property
     def latest(self) -> ArchiveRecord:
         """The latest archive record (its id restores it), else the latest commit's."""
-        kept = [r for r in self.records if r.known_from == "archive"]
-        return (kept or self.records)[-1]
+        return (self.archived or self.records)[-1]
+
+    @property
+    def archived(self) -> list[ArchiveRecord]:
+        """The archive file's records of this entry (a commit-only entry has none)."""
+        return [r for r in self.records if r.known_from == "archive"]
 
     @property
     def commits(self) -> list[ArchiveRecord]:
@@ -345,7 +349,9 @@ class ArchivedEntry:
 
     def to_json(self) -> dict:
         out = self.latest.to_json()
-        out.update({"ids": self.ids, "times_archived": len(self.records),
+        # ids: every id that finds this row (archive ids, then the commit rows'); times_archived:
+        # the archive file's records only, as before commit rows existed (the commits are listed)
+        out.update({"ids": self.ids, "times_archived": len(self.archived),
                     "first_archived_at": min((r.archived_at for r in self.records), key=_instant), "back": self.back,
                     "back_since": self.back_since, "known_from": self.known_from,
                     "commit": self.commits[-1].commit if self.commits else self.latest.commit,

@@ -424,7 +424,8 @@ def cmd_archive(args) -> int:
         r = e.latest
         print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
               + (f"  commit {r.commit[:8]}" if r.commit else "")
-              + (f"  (archived {len(e.records)} times: {', '.join(e.ids[:-1])} before)" if len(e.records) > 1 else ""))
+              + (f"  (archived {len(e.archived)} times: {', '.join(r.id for r in e.archived[:-1])} before)"
+                 if len(e.archived) > 1 else ""))
         print(f"    from {from_label(e)}")
         print("    " + r.text.replace("\n", "\n    "))
         if r.replaced_by:

@@ -247,10 +247,12 @@ def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys
 
     assert main(["archive", str(ws.root), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert len(out["entries"]) == 1 and out["total"] == 3
     e = out["entries"][0]
+    # every commit that took the cat out is a row of its own too (issue 13 §2), folded into the entry
+    removals = [c["id"] for c in e["commits"]]
+    assert len(out["entries"]) == 1 and removals and out["total"] == 3 + len(removals)
     assert e["times_archived"] == 3 and e["back"] is True and e["back_since"] == cat.back_since
-    assert e["ids"] == cat.ids and e["id"] == cat.ids[-1]
+    assert e["ids"] == cat.ids + removals and e["id"] == cat.ids[-1] and e["known_from"] == "archive + commit"
     assert main(["archive", str(ws.root)]) == 0
     text = capsys.readouterr().out
     assert text.count("- Has a cat.") == 1 and "archived 3 times" in text and "back in USER.md since" in text
