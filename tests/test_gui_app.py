@@ -1113,3 +1113,24 @@ def test_a_splitter_never_shown_is_not_restored_squeezed(gui_env, qtbot, demo_ho
     table, rows = again.prompt.table, again.prompt.table.verticalHeader().defaultSectionSize()
     assert table.height() >= 3 * rows, (table.height(), again.prompt.splitter.sizes())
     again.close()
+
+
+def test_a_file_without_a_budget_shows_no_bar_length(qtbot):
+    """Issue 17.8: the grey bar of a file without a budget had a length that meant nothing (its
+    size over 10,000). Now the track carries no length: two sizes paint the same bar area, while a
+    budgeted file's bar still grows with its size."""
+    from gui.widgets.gauge import Gauge
+
+    def bar_area(chars: int, budget: int, state: str):
+        g = Gauge("skills/x/SKILL.md")
+        qtbot.addWidget(g)
+        g.resize(400, g.sizeHint().height())
+        g.set_value(chars, budget, state)
+        image = g.grab().toImage()
+        top = g.fontMetrics().height() + 6
+        return image.copy(0, top, image.width(), image.height() - top), g.toolTip()
+
+    small, tip = bar_area(1_000, 0, "unbudgeted")
+    large, _ = bar_area(9_000, 0, "unbudgeted")
+    assert small == large and "1,000 characters" in tip
+    assert bar_area(1_000, 3_000, "ok")[0] != bar_area(2_000, 3_000, "ok")[0]

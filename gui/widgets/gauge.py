@@ -83,8 +83,13 @@ class Gauge(QWidget):
             p.setPen(pal.color(QPalette.ColorRole.WindowText))
             p.drawLine(int(w * 0.9), top - 2, int(w * 0.9), top + bar_h + 2)   # the 90% mark
         else:
-            c = QColor(colour)
-            c.setAlpha(120)
-            p.setBrush(c)
-            p.drawRoundedRect(0, top, min(w, max(4, int(w * min(self.chars / 10000, 1.0)))), bar_h, 4, 4)
+            # no budget: a bar would have a length that means nothing, so the track says so instead
+            # (the size is in the numbers above)
+            dim = pal.color(QPalette.ColorRole.PlaceholderText)
+            p.setPen(dim)
+            small = p.font()
+            small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
+            p.setFont(small)
+            p.drawText(8, top, w - 16, bar_h, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                       "no budget: size only")
         p.end()
