@@ -263,7 +263,8 @@ class MainWindow(QMainWindow):
         self.archive.set_workspace(ws)
         self.runs.set_workspace(ws)
         self.snapshots.set_workspace(ws)
-        self.setWindowTitle(f"Dreamdesk — {ws.root}")
+        # the platform adds " — Dreamdesk" (the application's display name) itself
+        self.setWindowTitle(str(ws.root))
         self._schedule_toggled(settings_store.schedules(str(ws.root)))
         self.watch_note.hide()
         self._watch_toggled(settings_store.watches(str(ws.root)), by_user=False)

@@ -1134,3 +1134,12 @@ def test_a_file_without_a_budget_shows_no_bar_length(qtbot):
     large, _ = bar_area(9_000, 0, "unbudgeted")
     assert small == large and "1,000 characters" in tip
     assert bar_area(1_000, 3_000, "ok")[0] != bar_area(2_000, 3_000, "ok")[0]
+
+
+def test_the_window_title_names_dreamdesk_once(main_window, demo_home, qapp):
+    """Issue 17.7: the title was "Dreamdesk — PATH", to which the window system adds the
+    application's display name again ("… — Dreamdesk")."""
+    from PySide6.QtGui import QGuiApplication
+    assert main_window.windowTitle() == str(demo_home / "workspace")
+    assert "Dreamdesk" not in main_window.windowTitle()
+    assert QGuiApplication.applicationDisplayName()     # what the platform appends
