@@ -38,6 +38,7 @@ class ArchiveRecord:
     # outside change the watch archived (engine/watch.py)
     commit: str | None = None
     writer: str | None = None   # who made a commit row's commit: "assistant" or "dreamdesk"
+    subject: str | None = None  # that commit's subject line (a commit row's only)
 
     @property
     def known_from(self) -> str:
@@ -350,7 +351,7 @@ class ArchivedEntry:
                     "back_since": self.back_since, "known_from": self.known_from,
                     "commit": self.commits[-1].commit if self.commits else self.latest.commit,
                     "commits": [{"id": r.id, "commit": r.commit, "writer": r.writer, "at": r.archived_at,
-                                 "reason": r.reason} for r in self.commits]})
+                                 "reason": r.reason, "subject": r.subject} for r in self.commits]})
         return out
 
 
