@@ -332,6 +332,18 @@ class ArchivedEntry:
         return [r for r in self.records if r.known_from == "commit"]
 
     @property
+    def first_removed_at(self) -> str:
+        """The earliest time any of its records says it left its file."""
+        return min((r.archived_at for r in self.records), key=_instant)
+
+    @property
+    def removals(self) -> int:
+        """How often it left its file: Dreamdesk archives and commits each removal it makes, so one
+        removal may be in both; the larger count of the two is the number of times."""
+        kept = sum(1 for r in self.records if r.known_from == "archive")
+        return max(kept, len(self.records) - kept)
+
+    @property
     def known_from(self) -> str:
         """"archive", "commit" or "archive + commit"."""
         return " + ".join(w for w in ("archive", "commit") if any(r.known_from == w for r in self.records))
@@ -347,7 +359,7 @@ class ArchivedEntry:
     def to_json(self) -> dict:
         out = self.latest.to_json()
         out.update({"ids": self.ids, "times_archived": len(self.records),
-                    "first_archived_at": min((r.archived_at for r in self.records), key=_instant), "back": self.back,
+                    "first_archived_at": self.first_removed_at, "back": self.back,
                     "back_since": self.back_since, "known_from": self.known_from,
                     "commit": self.commits[-1].commit if self.commits else self.latest.commit,
                     "commits": [{"id": r.id, "commit": r.commit, "writer": r.writer, "at": r.archived_at,

@@ -72,7 +72,7 @@ def now_label(e: ArchivedEntry) -> str:
     """'back since 2026-12-01 ×3' / 'removed' (what the Now column says; the time is in its tooltip)."""
     out = ("back since " + archived_label(e.back_since)[:10] if e.back_since else "back in file") if e.back \
         else "removed"
-    return out + (f" ×{len(e.records)}" if len(e.records) > 1 else "")
+    return out + (f" ×{e.removals}" if e.removals > 1 else "")
 
 
 def commit_line(r: ArchiveRecord) -> str:
@@ -261,7 +261,7 @@ class ArchiveModel(TableModel):
         if role == Qt.ToolTipRole:
             where = (f"Back in {e.latest.file}" + (f" since {archived_label(e.back_since)}" if e.back_since else "")
                      if e.back else f"Not in {e.latest.file}")
-            return where + (f"; archived {len(e.records)} times ({', '.join(e.ids)})" if len(e.records) > 1 else "")
+            return where + (f"; removed {e.removals} times ({', '.join(e.ids)})" if e.removals > 1 else "")
         if role == Qt.ForegroundRole:
             return self._colors["restore"] if e.back else self._colors["dim"]
         if role == IdRole:

@@ -168,9 +168,9 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry 
         rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {clock.show_iso(entry.back_since)}"
                                                          if entry.back_since else "")
                                  if entry.back else f"not in {rec.file}")))
-        if len(entry.records) > 1:
-            rows.insert(2, ("Archived" if in_archive else "Removed", e(f"{len(entry.records)} times, first "
-                                         f"{clock.show_iso(entry.records[0].archived_at)} ({', '.join(entry.ids)})")))
+        if entry.removals > 1:
+            rows.insert(2, ("Archived" if in_archive else "Removed", e(f"{entry.removals} times, first "
+                                         f"{clock.show_iso(entry.first_removed_at)} ({', '.join(entry.ids)})")))
             rows[0] = ("Last archived" if in_archive else "Last removed", rows[0][1])
     table = "".join(f"<tr><td style='padding-right:12px' valign='top'><b>{k}</b></td><td>{v}</td></tr>"
                     for k, v in rows)
