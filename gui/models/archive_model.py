@@ -305,9 +305,11 @@ class ArchiveModel(TableModel):
             return html.escape(r.heading) if r.heading else "No heading above it (top of the file)"
         if col == COL_ARCHIVED:
             return r.archived_at
+        if col == COL_RUN and r.known_from == "commit":
+            return "Known from a snapshot commit, not from a Dreamdesk run: the From column names it"
         if col == COL_RUN and not r.run:
             return "Not removed by a Dream run"
-        return f"{r.source}, line {r.line}"
+        return f"{r.source}, line {r.line}" if r.known_from == "archive" else commit_line(r)
 
 
 class ArchiveFilterProxy(QSortFilterProxyModel):

@@ -281,9 +281,9 @@ class ArchiveView(QWidget):
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
         fm = self.table.fontMetrics()
-        widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
+        widths = {COL_ID: "c-000000000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
                   COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
-                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "archive + commit 00000000 · assistant"}
+                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "archive + commit 00000000 · Dreamdesk__"}
         for col, sample in widths.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
         self.table.setColumnWidth(COL_TEXT, 420)
