@@ -289,7 +289,8 @@ class ArchiveView(QWidget):
         self.table.setColumnWidth(COL_TEXT, 420)
         hh = self.table.horizontalHeader()
         hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
-        hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_RUN))   # beside the run: who removed it
+        # after the text it is about (the text keeps its room), before what replaced it
+        hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
         self._text_user_sized = False
         self._sizing_text = False
         self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
