@@ -221,3 +221,18 @@ def test_screenshots_of_an_assistants_prunes(qtbot, engine, tmp_path, dark):
     select_ids(view, [f"c-{shas[1][:12]}-2"])           # the oolong entry: replaced, under a heading
     assert "Replaced by" in view.detail.toPlainText()
     grab(view, f"archive-assistant-prunes{'-dark' if dark else ''}.png")
+
+
+def test_the_cli_refuses_to_delete_a_commit_row_in_words(tmp_path, capsys):
+    from engine.cli import main
+    root = tmp_path / "home"
+    shas = build(root)
+    before = tree_state(root)
+    rid = f"c-{shas[1][:12]}-1"
+    assert main(["archive", "delete", str(root), rid, "--yes"]) != 0
+    out, err = capsys.readouterr()
+    assert err.strip().endswith(f"{rid} is known from commit {shas[1][:8]}; the repository's history is not "
+                                "rewritten, so there is nothing to delete") and err.count("\n") == 1
+    assert tree_state(root) == before
+    assert main(["archive", str(root), "--search", "miso"]) == 0
+    assert f"from commit {shas[1][:8]} · assistant" in capsys.readouterr().out
