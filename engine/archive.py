@@ -38,6 +38,7 @@ class ArchiveRecord:
     # outside change the watch archived (engine/watch.py)
     commit: str | None = None
     writer: str | None = None   # who made a commit row's commit: "assistant" or "dreamdesk"
+    subject: str | None = None  # that commit's subject line (a commit row's only)
 
     @property
     def known_from(self) -> str:
@@ -335,6 +336,17 @@ class ArchivedEntry:
         return [r for r in self.records if r.known_from == "commit"]
 
     @property
+    def first_removed_at(self) -> str:
+        """The earliest time any of its records says it left its file."""
+        return min((r.archived_at for r in self.records), key=_instant)
+
+    @property
+    def removals(self) -> int:
+        """How often it left its file: Dreamdesk archives and commits each removal it makes, so one
+        removal may be in both; the larger count of the two is the number of times."""
+        return max(len(self.archived), len(self.commits))
+
+    @property
     def known_from(self) -> str:
         """"archive", "commit" or "archive + commit"."""
         return " + ".join(w for w in ("archive", "commit") if any(r.known_from == w for r in self.records))
@@ -352,11 +364,11 @@ class ArchivedEntry:
         # ids: every id that finds this row (archive ids, then the commit rows'); times_archived:
         # the archive file's records only, as before commit rows existed (the commits are listed)
         out.update({"ids": self.ids, "times_archived": len(self.archived),
-                    "first_archived_at": min((r.archived_at for r in self.records), key=_instant), "back": self.back,
+                    "first_archived_at": self.first_removed_at, "back": self.back,
                     "back_since": self.back_since, "known_from": self.known_from,
                     "commit": self.commits[-1].commit if self.commits else self.latest.commit,
                     "commits": [{"id": r.id, "commit": r.commit, "writer": r.writer, "at": r.archived_at,
-                                 "reason": r.reason} for r in self.commits]})
+                                 "reason": r.reason, "subject": r.subject} for r in self.commits]})
         return out
 
 

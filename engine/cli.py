@@ -20,7 +20,7 @@ from .archive import ORIGINS, REASONS, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
 from .commit_log import assistant_runs, run_summary
-from .prunes import COMMIT_REASONS, all_prunes, restore_prune
+from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
 from .restore import job_lock, restore_snapshot
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
@@ -488,14 +488,6 @@ def cmd_pins(args) -> int:
             print("    → " + ("now reads: " + s.replaced_by.replace("\n", " ") if s.replaced_by
                              else "gone from the file (restore it in the Dashboard, or unpin it)"))
     return EXIT_OK
-
-
-def from_label(e) -> str:
-    """Where an entry is known from: "archive", "commit 1a2b3c4d · assistant", "archive + commit ..."."""
-    if not e.commits:
-        return "archive"
-    c = e.commits[-1]
-    return f"{'archive + ' if e.known_from != 'commit' else ''}commit {c.commit[:8]} · {c.writer}"
 
 
 def _archive_restore(path: str, record_id: str, args) -> int:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from . import clock
-from .archive import ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, folded_archive, read_archive
+from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
+                      plan_record_restore, read_archive)
 from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError
 from .workspace import Workspace
@@ -32,7 +33,8 @@ def commit_records(history: CommitHistory) -> list[ArchiveRecord]:
         when = clock.iso(clock.from_epoch(c.time)) or ""
         for n, (path, e) in enumerate(gone, 1):
             out.append(ArchiveRecord(f"c-{c.sha[:12]}-{n}", when, path, e.text, _REASONS.get(c.kind, "outside"),
-                                     None, e.replaced_by, e.heading, f"commit {c.sha[:8]}", n, c.sha, c.writer))
+                                     None, e.replaced_by, e.heading, f"commit {c.sha[:8]}", n, c.sha, c.writer,
+                                     c.subject))
     return out
 
 
@@ -46,13 +48,25 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
 
 def find_prune(ws: Workspace, record_id: str) -> ArchiveRecord:
     """An archive id's record or a commit removal's (c-<sha12>-<n>)."""
-    if COMMIT_ID.match(record_id or ""):
-        rec = next((r for r in commit_records(load_history(ws)) if r.id == record_id), None)
-    else:
-        rec = read_archive(ws).get(record_id)
+    rec = find_prunes(ws, [record_id]).get(record_id)
     if rec is None:
         raise WorkspaceError(f"no archive entry with id {record_id}")
     return rec
+
+
+def find_prunes(ws: Workspace, ids: list[str]) -> dict[str, ArchiveRecord]:
+    """The records of those ids that exist: the archive read once, the commits only when a c- id
+    is asked for (a selection of many rows is one read of each)."""
+    wanted = set(ids)
+    out = {r.id: r for r in read_archive(ws).records if r.id in wanted}
+    if any(COMMIT_ID.match(i or "") for i in wanted - out.keys()):
+        out.update((r.id, r) for r in commit_records(load_history(ws)) if r.id in wanted)
+    return out
+
+
+def plan_prune_restore(ws: Workspace, record_id: str) -> EntryRestore:
+    """Where a pruned entry (a- or c- id) would go back, without writing."""
+    return plan_record_restore(ws, find_prune(ws, record_id))
 
 
 def restore_prune(ws: Workspace, record_id: str):
@@ -61,5 +75,35 @@ def restore_prune(ws: Workspace, record_id: str):
     if not COMMIT_ID.match(record_id or ""):
         return restore_archive_entry(ws, record_id)
     rec = find_prune(ws, record_id)
-    return restore_record(ws, rec, f"entry {record_id} (removed in commit {rec.commit[:8]} by "
-                          f"{'Dreamdesk' if rec.writer == 'dreamdesk' else 'the assistant'})")
+    return restore_record(ws, rec, f"entry {record_id} (removed in commit {rec.commit[:8]} by {who(rec.writer)})")
+
+
+def delete_refusal(record_id: str) -> str | None:
+    """Why an entry known only from a commit is not deleted (None: an archive id, deletable)."""
+    m = COMMIT_ID.match(record_id or "")
+    if m is None:
+        return None
+    return (f"{record_id} is known from commit {m.group(1)[:8]}; the repository's history is not rewritten, "
+            "so there is nothing to delete")
+
+
+# -- the same words in the CLI and the GUI ---------------------------------------------------------
+_WRITERS = {"assistant": "assistant", "dreamdesk": "Dreamdesk"}
+
+
+def who(writer: str | None) -> str:
+    """A commit's writer in a sentence: "the assistant" or "Dreamdesk"."""
+    return "Dreamdesk" if writer == "dreamdesk" else "the assistant"
+
+
+def commit_label(rec: ArchiveRecord) -> str:
+    """"commit 1a2b3c4d · assistant" / "commit 1a2b3c4d · Dreamdesk"."""
+    return f"commit {(rec.commit or '')[:8]} · {_WRITERS.get(rec.writer or '', rec.writer or '?')}"
+
+
+def from_label(e: ArchivedEntry) -> str:
+    """Where an entry is known from: "archive", "commit 1a2b3c4d · assistant", "archive + commit ..."
+    (the latest commit that removed it)."""
+    if not e.commits:
+        return "archive"
+    return ("archive + " if e.known_from != "commit" else "") + commit_label(e.commits[-1])

@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
         self.archive.restored.connect(lambda _id: self.refresh())
         self.archive.runRequested.connect(self.show_run)
+        self.archive.snapshotRequested.connect(self.show_snapshot)
         self.runs.historyCursorRequested.connect(self.show_history_entry)
         self.runs.archiveEntryRequested.connect(self.show_archive_entry)
         self.files.saved.connect(lambda _p: self.refresh())
@@ -332,6 +333,11 @@ class MainWindow(QMainWindow):
     def show_archive_entry(self, record_id: str) -> None:
         self.tabs.setCurrentWidget(self.archive)
         self.archive.select_id(record_id)
+
+    def show_snapshot(self, sha: str) -> None:
+        """Click-through from a commit named elsewhere (the Archive's detail) to that snapshot."""
+        self.tabs.setCurrentWidget(self.snapshots)
+        self.snapshots.show_snapshot(sha)
 
     def show_history_entry(self, cursor: int) -> None:
         """Click-through from provenance (blame, run details) to the history row."""

@@ -18,6 +18,7 @@ from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 
 from engine import cli
 from engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
+from engine.prunes import all_prunes
 from engine.dream import records
 from engine.dream.run import DreamOptions, run_dream
 from engine.entries import split_entries
@@ -164,7 +165,7 @@ def test_archive_model_passes_modeltester(qtmodeltester, qtbot, ws):
     qtmodeltester.check(model)                               # empty
     model.set_records(recs)
     qtmodeltester.check(model)
-    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 9
+    assert model.rowCount() == len(recs) == 15 and model.columnCount() == 10
     model.sort(COL_ID, Qt.SortOrder.DescendingOrder)
     qtmodeltester.check(model)
     ids = [model.record(r).id for r in range(model.rowCount())]
@@ -439,7 +440,7 @@ def test_empty_state_without_an_archive(qtbot, engine, make_workspace):
     view.set_workspace(Workspace.open(root))
     qtbot.waitUntil(lambda: view.loaded, timeout=5000)
     assert view.empty.isVisible() and not view.splitter.isVisible()
-    assert "No archive yet" in view.empty.text()
+    assert "Nothing removed yet" in view.empty.text()
     assert not view.restore_button.isVisible() and not view.search_edit.isVisible()
     grab(view, "archive-empty.png")
 
@@ -673,7 +674,10 @@ def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
     view.dialogs = type("D", (), {"confirm": lambda self, parent, title, text: True})()
     view.delete_selected()
     qtbot.waitUntil(lambda: read_archive(ws).get(target.id) is None, timeout=5000)
-    qtbot.waitUntil(lambda: view.model.rowCount() == len(read_archive(ws).records), timeout=5000)
+    # the snapshot commit that removed it still names it: listed as known from that commit alone
+    qtbot.waitUntil(lambda: any(e.latest.text == target.text and e.known_from == "commit"
+                                for e in view.model.entries), timeout=5000)
+    assert view.model.rowCount() == len(all_prunes(ws)[2])
 
 
 def test_refused_counts_only_size_refusals(qtbot):
@@ -730,5 +734,7 @@ def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(
 
     view.dialogs = Dialogs(True)
     view.delete_selected()
-    qtbot.waitUntil(lambda: view.model.rowCount() == 0, timeout=5000)
+    assert "Still listed afterwards: 2 removals known from a snapshot commit" in view.dialogs.asked[0][1]
+    # gone from the archive; the snapshot commits that removed it still name it (history is not rewritten)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1 and view.model.entry(0).known_from == "commit", timeout=5000)
     assert not [r for r in read_archive(ws).records if r.text == "- Has a cat."]

@@ -1,6 +1,7 @@
-"""The archive table: every entry of memory/archive/*.jsonl (spec section 3) as one row, the
-records of the same text folded together (engine.archive.fold), with whether it is back in its
-file now.
+"""The archive table: every entry of memory/archive/*.jsonl (spec section 3) and every entry a
+snapshot commit removed (engine.prunes: the assistant's own Dream writes no archive) as one row,
+the records of the same text folded together (engine.archive.fold), with whether it is back in
+its file now and where its removal is known from.
 
 The model keeps the engine's ArchiveRecord list as read_archive returned it plus a row order
 (a permutation, so sorting by a column is one Python sort and a layout change, with no per-cell
@@ -15,15 +16,17 @@ import re
 
 from engine import clock
 from engine.archive import ArchivedEntry, ArchiveRecord, fold, search
+from engine.prunes import from_label, who
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
 from .base import TableModel, blend, rich_tooltip, theme
 from .history_model import preview
 
-COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED, COL_NOW = range(9)
-COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by", "Now")
+COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN, COL_HEADING, COL_TEXT, COL_REPLACED, COL_NOW, COL_FROM = range(10)
+COLUMNS = ("ID", "Archived", "File", "Reason", "Run", "Heading", "Text", "Replaced by", "Now", "From")
 COLUMN_TIPS = (
-    "The archive id (a-<day>-<n>): restore and delete name an entry by it",
+    "The archive id (a-<day>-<n>, or c-<commit>-<n> for an entry known only from the snapshot commit that "
+    "removed it): restore and delete name an entry by it",
     "When the entry left its file (local time)",
     "The memory file the entry was removed from",
     "dream: a Dream pass removed it · review: the review pass (shrink only) · "
@@ -34,6 +37,8 @@ COLUMN_TIPS = (
     "The entry that took its place, when it was updated rather than dropped",
     "Whether the entry is back in its file now (and since when a restore put it back), and how often "
     "it was archived (a restore and its undo archive it again; the rows are folded into one)",
+    "Where the removal is known from: memory/archive/ (written before the removing write), the snapshot "
+    "commit that removed it and who made that commit (the assistant's own Dream writes no archive), or both",
 )
 
 IdRole = Qt.UserRole + 1         # the record's id (a str)
@@ -67,7 +72,20 @@ def now_label(e: ArchivedEntry) -> str:
     """'back since 2026-12-01 ×3' / 'removed' (what the Now column says; the time is in its tooltip)."""
     out = ("back since " + archived_label(e.back_since)[:10] if e.back_since else "back in file") if e.back \
         else "removed"
-    return out + (f" ×{len(e.records)}" if len(e.records) > 1 else "")
+    return out + (f" ×{e.removals}" if e.removals > 1 else "")
+
+
+def commit_line(r: ArchiveRecord) -> str:
+    """'Removed in commit 1a2b3c4d “dream: …” by the assistant, 2026-04-03 10:00' (a commit row)."""
+    subject = f" “{r.subject}”" if r.subject else ""
+    return f"Removed in commit {(r.commit or '')[:8]}{subject} by {who(r.writer)}, {archived_label(r.archived_at)}"
+
+
+def from_tooltip(e: ArchivedEntry) -> str:
+    """Each place the entry's removal is known from, one line each."""
+    lines = [f"Written to {r.source}, line {r.line}, {archived_label(r.archived_at)}"
+             for r in e.records if r.known_from == "archive"]
+    return "\n".join(lines + [commit_line(r) for r in e.commits])
 
 
 class ArchiveModel(TableModel):
@@ -113,6 +131,7 @@ class ArchiveModel(TableModel):
             "review": blend(text, QColor(200, 160, 255) if dark else QColor(115, 50, 165), 0.6),
             "edit": blend(text, QColor(240, 190, 90) if dark else QColor(150, 95, 0), 0.6),
             "restore": blend(text, QColor(130, 210, 140) if dark else QColor(20, 120, 40), 0.6),
+            "commit": blend(text, QColor(120, 180, 255) if dark else QColor(20, 90, 180), 0.6),
         }
 
     # ---- facts for views -------------------------------------------------------------------
@@ -150,12 +169,12 @@ class ArchiveModel(TableModel):
                       reverse=True)
 
     def matching(self, text: str, file: str | None, reason: str | None,
-                 since: str | None = None, until: str | None = None) -> bytearray:
+                 since: str | None = None, until: str | None = None, origin: str | None = None) -> bytearray:
         """A 0/1 byte per row (in `records` order): 1 when engine.archive.search keeps any record
         of the entry (as `dreamdesk archive` finds it)."""
         every = [r for e in self.entries for r in e.records]
         hits = {id(r) for r in search(every, text=text.strip() or None, file=file, reason=reason,
-                                      since=since, until=until)}
+                                      since=since, until=until, origin=origin)}
         return bytearray(1 if any(id(r) in hits for r in e.records) else 0 for e in self.entries)
 
     # ---- sorting (by the model itself: one key per row, not N log N calls from C++) ---------
@@ -218,6 +237,8 @@ class ArchiveModel(TableModel):
         col = index.column()
         if col == COL_NOW:
             return self._now_data(self.entries[self._order[index.row()]], role)
+        if col == COL_FROM:
+            return self._from_data(self.entries[self._order[index.row()]], role)
         if role == Qt.DisplayRole:
             return self._display(r, col)
         if role == Qt.ToolTipRole:
@@ -240,9 +261,20 @@ class ArchiveModel(TableModel):
         if role == Qt.ToolTipRole:
             where = (f"Back in {e.latest.file}" + (f" since {archived_label(e.back_since)}" if e.back_since else "")
                      if e.back else f"Not in {e.latest.file}")
-            return where + (f"; archived {len(e.records)} times ({', '.join(e.ids)})" if len(e.records) > 1 else "")
+            return where + (f"; removed {e.removals} times ({', '.join(e.ids)})" if e.removals > 1 else "")
         if role == Qt.ForegroundRole:
             return self._colors["restore"] if e.back else self._colors["dim"]
+        if role == IdRole:
+            return e.id
+        return None
+
+    def _from_data(self, e: ArchivedEntry, role):
+        if role == Qt.DisplayRole:
+            return from_label(e)
+        if role == Qt.ToolTipRole:
+            return from_tooltip(e)
+        if role == Qt.ForegroundRole and e.commits:
+            return self._colors["commit"]
         if role == IdRole:
             return e.id
         return None
@@ -273,14 +305,16 @@ class ArchiveModel(TableModel):
             return html.escape(r.heading) if r.heading else "No heading above it (top of the file)"
         if col == COL_ARCHIVED:
             return r.archived_at
+        if col == COL_RUN and r.known_from == "commit":
+            return "Known from a snapshot commit, not from a Dreamdesk run: the From column names it"
         if col == COL_RUN and not r.run:
             return "Not removed by a Dream run"
-        return f"{r.source}, line {r.line}"
+        return f"{r.source}, line {r.line}" if r.known_from == "archive" else commit_line(r)
 
 
 class ArchiveFilterProxy(QSortFilterProxyModel):
     """Text (engine.archive.search: text, heading and replaced_by, case-insensitive), file,
-    reason and date filters. The mask is computed once per filter change, per record; a row's lookup is
+    reason, date and origin filters. The mask is computed once per filter change, per record; a row's lookup is
     two list indexings. Sorting is the source model's own (see ArchiveModel.sort)."""
 
     def __init__(self, parent=None):
@@ -289,12 +323,13 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
         self._file: str | None = None
         self._reason: str | None = None
         self._period: tuple[str | None, str | None] = (None, None)   # archived_at days, inclusive
+        self._origin: str | None = None         # engine.archive.ORIGINS
         self._mask: bytearray | None = None
         self._stale = False
 
     def is_active(self) -> bool:
         return (bool(self._text.strip()) or self._file is not None or self._reason is not None
-                or self._period != (None, None))
+                or self._period != (None, None) or self._origin is not None)
 
     def setSourceModel(self, model) -> None:
         old = self.sourceModel()
@@ -310,22 +345,25 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
 
     def set_filter(self, text: str | None = None, file: str | None | type(...) = ...,
                    reason: str | None | type(...) = ...,
-                   period: tuple[str | None, str | None] | type(...) = ...) -> None:
+                   period: tuple[str | None, str | None] | type(...) = ...,
+                   origin: str | None | type(...) = ...) -> None:
         """Change any of the filters (None text / `...` leaves that one as it is). `period` is
-        (since, until) as YYYY-MM-DD days of archived_at, inclusive; None is open."""
+        (since, until) as YYYY-MM-DD days of archived_at, inclusive; None is open. `origin`: where
+        the removal is known from (engine.archive.ORIGINS)."""
         new = (self._text if text is None else text, self._file if file is ... else file,
-               self._reason if reason is ... else reason, self._period if period is ... else tuple(period))
-        if new == (self._text, self._file, self._reason, self._period):
+               self._reason if reason is ... else reason, self._period if period is ... else tuple(period),
+               self._origin if origin is ... else origin)
+        if new == (self._text, self._file, self._reason, self._period, self._origin):
             return
         self.beginFilterChange()
-        self._text, self._file, self._reason, self._period = new
+        self._text, self._file, self._reason, self._period, self._origin = new
         self._stale = True
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def _rebuild(self) -> None:
         src = self.sourceModel()
         if self.is_active() and isinstance(src, ArchiveModel):
-            self._mask = src.matching(self._text, self._file, self._reason, *self._period)
+            self._mask = src.matching(self._text, self._file, self._reason, *self._period, self._origin)
         else:
             self._mask = None
         self._stale = False

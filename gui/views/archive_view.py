@@ -1,7 +1,9 @@
-"""The archive browser: every entry that left USER.md or memory/MEMORY.md (memory/archive/), with
-search, file, reason and date filters, the selected entry in full, and "Restore selected", which
-first shows where each entry would go and then restores on the writer thread (each restore
-takes a snapshot first, so it can be undone)."""
+"""The archive browser: every entry that left USER.md or memory/MEMORY.md, known from
+memory/archive/ or from the snapshot commit that removed it (engine.prunes: the assistant's own
+Dream writes no archive), with search, file, reason, date and origin filters, the selected entry
+in full (with a link to its commit in Snapshots), and "Restore selected", which first shows where
+each entry would go and then restores on the writer thread (each restore takes a snapshot first,
+so it can be undone)."""
 
 from __future__ import annotations
 
@@ -12,18 +14,20 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from engine import clock
-from engine.archive import (REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
-                            plan_entry_restore, read_archive)
+from engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
+                            plan_record_restore, read_archive)
 from engine.entries import has_heading
 from engine.oserrors import explain
 from engine.problems import WorkspaceError
-from engine.restore import RestoreResult, restore_archive_entry
+from engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
+from engine.restore import RestoreResult
+from engine.snapshots import SnapshotError
 from engine.textform import normalise
 from engine.workspace import Workspace
 
 from ..errors import report_error
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN, COL_TEXT,
-                                    ArchiveFilterProxy, ArchiveModel, heading_label)
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN,
+                                    COL_TEXT, ArchiveFilterProxy, ArchiveModel, archived_label, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                   Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
@@ -39,20 +43,28 @@ MAX_RESTORE = 100          # entries per restore (each one is planned, snapshott
 LISTED = 20                # placements spelled out in the confirmation
 ALL_FILES = "All files"
 ALL_REASONS = "All reasons"
+# The "From" filter: where a removal is known from (engine.archive.ORIGINS), in words.
+ORIGIN_LABELS = {None: "From anywhere", "archive": "archive", "commit": "commit", "assistant": "the assistant",
+                 "dreamdesk": "Dreamdesk"}
 # The "When" filter: fixed spans, then every month that has archived entries (newest first).
 SPANS = (("any", "Any time"), ("today", "Today"), ("7d", "Last 7 days"), ("30d", "Last 30 days"))
-EMPTY_TEXT = ("<h3>No archive yet</h3>"
+EMPTY_TEXT = ("<h3>Nothing removed yet</h3>"
               "<p>Whenever Dream, its review pass or your own edit removes an entry from USER.md or "
               "memory/MEMORY.md, the entry is written to <code>memory/archive/</code> first, with the heading "
-              "it stood under and what replaced it. Nothing has been removed from this workspace so far, so "
-              "there is nothing to browse or restore.</p>")
+              "it stood under and what replaced it; an entry the assistant's own Dream removes is found in the "
+              "snapshot commit that removed it. Neither the archive nor any snapshot commit removed anything "
+              "from this workspace so far, so there is nothing to browse or restore.</p>")
+DELETE_TIP = ("Erase the selected entries (Shift+Del) from the archive and their text from the Dream run records "
+              "(for something that should not be kept anywhere).")
+COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the repository's history is not rewritten, "
+                   "so there is nothing to delete here.")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
              "(Snapshots → Undo last restore). The archive itself keeps every entry: restoring removes nothing from it.")
 
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a restore would put one archived entry (from plan_entry_restore)."""
+    """Where a restore would put one removed entry (from plan_record_restore)."""
     id: str
     file: str
     heading: str | None
@@ -79,10 +91,10 @@ PINNED = "pinned"      # a result row of Restore and pin: the entry is pinned no
 def _pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, str | None]]:
     """Pin archived entries in their files (after their restore): (id, PINNED or None, error)."""
     from engine.pins import pin
-    arc = read_archive(ws)
+    found = find_prunes(ws, ids)
     out = []
     for rid in ids:
-        rec = arc.get(rid)
+        rec = found.get(rid)
         try:
             if rec is None:
                 raise WorkspaceError(f"no archive entry with id {rid}")
@@ -94,11 +106,14 @@ def _pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, s
 
 
 def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
-    """Where each entry would go, read only (runs on the reader thread)."""
+    """Where each entry (a- or c- id) would go, read only (runs on the reader thread)."""
     out = []
+    found = find_prunes(ws, ids)
     for rid in ids:
         try:
-            plan = plan_entry_restore(ws, rid)
+            if rid not in found:
+                raise WorkspaceError(f"no archive entry with id {rid}")
+            plan = plan_record_restore(ws, found[rid])
         except WorkspaceError as exc:
             out.append(Placement(rid, "", None, False, error=str(exc)))
             continue
@@ -110,6 +125,18 @@ def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
             exists = has_heading(text, rec.heading)      # found as insert_entry finds it
         out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
     return out
+
+
+def read_prunes(ws: Workspace) -> tuple[Archive, list[ArchivedEntry], bool, str | None]:
+    """Every prune folded (reader thread): the archive, and the commits when git can be read;
+    when it cannot, the archive alone and why (the archive file is still worth showing)."""
+    arc = read_archive(ws)
+    try:
+        _arc, _extra, entries = all_prunes(ws, arc)
+        note = None
+    except SnapshotError as exc:
+        entries, note = folded_archive(ws, arc), f"The snapshot commits could not be read: {exc}"
+    return arc, entries, archive_dir(ws).is_dir(), note
 
 
 class ArchiveDialogs:
@@ -127,21 +154,26 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry 
     e = html.escape
     style = f" style='color:{link_colour}'" if link_colour else ""
     heading = e(rec.heading or "").replace("\n", "<br>")      # a setext heading: both lines, as written
-    rows = [("Archived", e(clock.show_iso(rec.archived_at, seconds=True))),
+    commits = entry.commits if entry is not None else [rec] if rec.known_from == "commit" else []
+    in_archive = rec.known_from == "archive"
+    rows = [("Archived" if in_archive else "Removed", e(clock.show_iso(rec.archived_at, seconds=True))),
             ("From", e(rec.file) + (f", under <b>{heading}</b>" if rec.heading else ", no heading above it")),
             ("Reason", e(rec.reason or "—")),
-            ("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),
-            *((("Commit", e(rec.commit[:12])),) if rec.commit else ()),
-            ("Stored in", f"{e(rec.source)}, line {rec.line}")]
+            *((("Run", f"<a href='run:{e(rec.run)}'{style}>{e(rec.run)}</a>" if rec.run else "— (not a Dream run)"),)
+              if in_archive else ()),
+            *commit_rows(rec, commits, style),
+            ("Known from", e(from_label(entry) if entry is not None else rec.known_from)),
+            *((("Stored in", f"{e(rec.source)}, line {rec.line}"),) if in_archive else ())]
     if entry is not None:
         rows.insert(1, ("Now", e(f"back in {rec.file}" + (f" since {clock.show_iso(entry.back_since)}"
                                                          if entry.back_since else "")
                                  if entry.back else f"not in {rec.file}")))
-        if len(entry.records) > 1:
-            rows.insert(2, ("Archived", e(f"{len(entry.records)} times, first "
-                                          f"{clock.show_iso(entry.records[0].archived_at)} ({', '.join(entry.ids)})")))
-            rows[0] = ("Last archived", rows[0][1])
-    table = "".join(f"<tr><td style='padding-right:12px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
+        if entry.removals > 1:
+            rows.insert(2, ("Archived" if in_archive else "Removed", e(f"{entry.removals} times, first "
+                                         f"{clock.show_iso(entry.first_removed_at)} ({', '.join(entry.ids)})")))
+            rows[0] = ("Last archived" if in_archive else "Last removed", rows[0][1])
+    table = "".join(f"<tr><td style='padding-right:12px' valign='top'><b>{k}</b></td><td>{v}</td></tr>"
+                    for k, v in rows)
     out = [f"<h3 style='margin:0'>{e(rec.id)}</h3>", f"<table cellspacing='0' cellpadding='1'>{table}</table>",
            "<p style='margin-bottom:2px'><b>Text</b></p>",
            f"<pre style='white-space:pre-wrap; margin-top:0'>{e(rec.text)}</pre>"]
@@ -151,6 +183,22 @@ def detail_html(rec: ArchiveRecord, link_colour: str = "", entry: ArchivedEntry 
     else:
         out.append("<p><i>Removed outright: nothing took its place.</i></p>")
     return "".join(out)
+
+
+def commit_rows(rec: ArchiveRecord, commits: list[ArchiveRecord], style: str) -> list[tuple[str, str]]:
+    """A "Commit" row per snapshot commit that removed the entry (short sha linking to it in
+    Snapshots, its subject, who made it and when), or the commit an outside change was noted in."""
+    e = html.escape
+    out = []
+    for c in commits:
+        link = f"<a href='snapshot:{e(c.commit)}'{style}>{e(c.commit[:8])}</a>"
+        subject = f" “{e(c.subject)}”" if c.subject else ""
+        out.append(("Commit", f"{link}{subject} ({e(c.reason)}), by {e(who(c.writer))}, "
+                              f"{e(archived_label(c.archived_at))}"))
+    if not commits and rec.commit:
+        out.append(("Commit", f"<a href='snapshot:{e(rec.commit)}'{style}>{e(rec.commit[:8])}</a> "
+                              "(the snapshot that recorded this change)"))
+    return out
 
 
 def period_for(key: str | None, today: date) -> tuple[str | None, str | None]:
@@ -179,6 +227,7 @@ class ArchiveView(QWidget):
     restored = Signal(str)         # the id of an archive entry put back into its file
     runRequested = Signal(str)     # a run id link in the detail pane was clicked
     pinsChanged = Signal()         # Restore and pin pinned entries
+    snapshotRequested = Signal(str)   # a commit link in the detail pane was clicked (its full sha)
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -206,6 +255,13 @@ class ArchiveView(QWidget):
         self.when_combo = QComboBox()
         self.when_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.when_combo.setToolTip("Only entries archived in this period")
+        self.origin_combo = QComboBox()
+        self.origin_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.origin_combo.setToolTip("Only entries known from memory/archive/, from a snapshot commit, or from a "
+                                     "commit made by the assistant or by Dreamdesk")
+        self._origins: list[str | None] = [None, *ORIGINS]
+        self.origin_combo.addItems([ORIGIN_LABELS[o] for o in self._origins])
+        self.commit_note: str | None = None     # why the snapshot commits could not be read
         self._files: list[str | None] = []
         self._reasons: list[str | None] = []
         self._whens: list[str] = []
@@ -220,18 +276,21 @@ class ArchiveView(QWidget):
         self.file_combo.currentIndexChanged.connect(self._apply_filter)
         self.reason_combo.currentIndexChanged.connect(self._apply_filter)
         self.when_combo.currentIndexChanged.connect(self._apply_filter)
+        self.origin_combo.currentIndexChanged.connect(self._apply_filter)
 
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
         fm = self.table.fontMetrics()
-        widths = {COL_ID: "a-00000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
+        widths = {COL_ID: "c-000000000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
                   COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
-                  COL_NOW: "back since 0000-00-00 ×00"}
+                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "archive + commit 00000000 · Dreamdesk__"}
         for col, sample in widths.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
         self.table.setColumnWidth(COL_TEXT, 420)
         hh = self.table.horizontalHeader()
         hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
+        # after the text it is about (the text keeps its room), before what replaced it
+        hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
         self._text_user_sized = False
         self._sizing_text = False
         self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
@@ -255,8 +314,7 @@ class ArchiveView(QWidget):
                                    "Dreamdesk's Dream keeps them and the Dashboard says when anything else removes them")
         self.pin_button.clicked.connect(lambda: self.restore_selected(pin=True))
         self.delete_button = QPushButton("Delete permanently…")
-        self.delete_button.setToolTip("Erase the selected entries (Shift+Del) from the archive and their text from the Dream "
-                                      "run records (for something that should not be kept anywhere).")
+        self.delete_button.setToolTip(DELETE_TIP)
         self.delete_button.clicked.connect(self.delete_selected)
         self.delete_button.setShortcut("Shift+Del")
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
@@ -270,6 +328,7 @@ class ArchiveView(QWidget):
         top.addWidget(self.file_combo)
         top.addWidget(self.reason_combo)
         top.addWidget(self.when_combo)
+        top.addWidget(self.origin_combo)
         top.addSpacing(8)
         top.addWidget(self.count_label)
         bottom = QHBoxLayout()
@@ -303,12 +362,9 @@ class ArchiveView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read memory/archive/ on the reader thread; keeps the selection by id."""
-        def job(ws: Workspace) -> tuple[Archive, list, bool]:
-            arc = read_archive(ws)
-            return arc, folded_archive(ws, arc), archive_dir(ws).is_dir()
-
-        read_latest(self, self._token, "read the archive", job, lambda result: self._set_archive(*result),
+        """Re-read memory/archive/ and the snapshot commits on the reader thread; keeps the
+        selection by id."""
+        read_latest(self, self._token, "read the archive", read_prunes, lambda result: self._set_archive(*result),
                     lambda msg: self.status.emit(f"Could not read the archive: {msg}"))
 
     def selected_ids(self) -> list[str]:
@@ -346,8 +402,8 @@ class ArchiveView(QWidget):
             self.select_id(ids[0], clear_filters=False)
 
     def clear_filters(self) -> None:
-        reset_filters(self._debounce, self.search_edit, (self.file_combo, self.reason_combo, self.when_combo),
-                      self._apply_filter)
+        reset_filters(self._debounce, self.search_edit,
+                      (self.file_combo, self.reason_combo, self.when_combo, self.origin_combo), self._apply_filter)
 
     # ---- restoring -------------------------------------------------------------------------
 
@@ -398,7 +454,7 @@ class ArchiveView(QWidget):
                 if ctx.cancel.is_set():
                     break
                 try:
-                    results.append((rid, restore_archive_entry(ws, rid), None))
+                    results.append((rid, restore_prune(ws, rid), None))
                 except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
                     log.error("restoring archive entry %s failed", rid, exc_info=True)
                     results.append((rid, None, explain(exc)))
@@ -445,18 +501,27 @@ class ArchiveView(QWidget):
 
     def delete_selected(self) -> None:
         """Erase entries (a privacy deletion): the one action that removes from the archive. Every
-        record of a folded entry goes: the text is what the person wants gone."""
-        ids = [rid for latest in self.selected_ids()
-               for rid in (self.model.entry(self.model.row_for_id(latest)).ids
-                           if self.model.row_for_id(latest) is not None else [latest])]
+        record of a folded entry goes: the text is what the person wants gone. A record known only
+        from a commit is refused in words: the repository's history is not rewritten."""
+        every = [rid for latest in self.selected_ids()
+                 for rid in (self.model.entry(self.model.row_for_id(latest)).ids
+                             if self.model.row_for_id(latest) is not None else [latest])]
+        ids = [rid for rid in every if delete_refusal(rid) is None]
+        refused = [delete_refusal(rid) for rid in every if delete_refusal(rid) is not None]
         ws = self.ws
+        if refused and not ids:
+            self.status.emit("Not deleted: " + refused[0] + (f" (and {len(refused) - 1} more like it)"
+                                                             if len(refused) > 1 else ""))
+            return
         if not ids or ws is None or self.busy:
             return
         text = (f"Permanently delete {_plural(len(ids), 'archived entry', 'archived entries')}?\n\n"
                 + "\n".join("• " + i for i in ids[:LISTED])
                 + "\n\nThe text is removed from memory/archive/ and from every Dream run record; those facts "
                   "show as unavailable. This cannot be undone from Dreamdesk. Older snapshots still hold the "
-                  "files as they were before the entry was archived.")
+                  "files as they were before the entry was archived."
+                + (f"\n\nStill listed afterwards: {_plural(len(refused), 'removal', 'removals')} known from a "
+                   "snapshot commit; the repository's history is not rewritten." if refused else ""))
         if not self.dialogs.confirm(self, "Delete from the archive", text):
             self.status.emit("Nothing was deleted")
             return
@@ -484,10 +549,11 @@ class ArchiveView(QWidget):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _set_archive(self, archive: Archive, entries: list, exists: bool) -> None:
+    def _set_archive(self, archive: Archive, entries: list, exists: bool, commit_note: str | None = None) -> None:
         selected = self.selected_ids()
         current = self._current_record()
         self.problems = list(archive.problems)
+        self.commit_note = commit_note
         self.loaded = True
         self.model.set_entries(entries, exists)
         self._fill_combos()
@@ -511,7 +577,7 @@ class ArchiveView(QWidget):
         file, reason = self._combo_value(self.file_combo, self._files), self._combo_value(self.reason_combo,
                                                                                          self._reasons)
         files = [None] + sorted(set(self.model.files()) | {"USER.md", "memory/MEMORY.md"})
-        reasons = [None] + sorted(set(self.model.reasons()) | set(REASONS))
+        reasons = [None] + sorted(set(self.model.reasons()) | set(REASONS) | set(COMMIT_REASONS))
         for combo, values, label, current in ((self.file_combo, files, ALL_FILES, file),
                                                (self.reason_combo, reasons, ALL_REASONS, reason)):
             combo.blockSignals(True)
@@ -540,7 +606,8 @@ class ArchiveView(QWidget):
         self._debounce.stop()
         self.proxy.set_filter(self.search_edit.text(), self._combo_value(self.file_combo, self._files),
                               self._combo_value(self.reason_combo, self._reasons),
-                              period_for(self._combo_value(self.when_combo, self._whens), date.today()))
+                              period_for(self._combo_value(self.when_combo, self._whens), date.today()),
+                              self._combo_value(self.origin_combo, self._origins))
         self._update_state()
 
     def _update_state(self, *args) -> None:
@@ -548,7 +615,8 @@ class ArchiveView(QWidget):
         has = total > 0
         self.empty.setVisible(self.loaded and not has)
         self.splitter.setVisible(has or not self.loaded)
-        for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.count_label, self.hint,
+        for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.origin_combo,
+                  self.count_label, self.hint,
                   self.restore_button, self.pin_button, self.delete_button):
             w.setVisible(has)
         if not has:
@@ -559,8 +627,11 @@ class ArchiveView(QWidget):
                 text = f"{self.proxy.rowCount():,} of {text} match"
             if self.problems:
                 text += f" · {_plural(len(self.problems), 'unreadable line', 'unreadable lines')} skipped"
+            if self.commit_note:
+                text += " · snapshot commits not read"
             self.count_label.setText(text)
-            self.count_label.setToolTip("\n".join(str(p) for p in self.problems))
+            self.count_label.setToolTip("\n".join([str(p) for p in self.problems]
+                                                  + ([self.commit_note] if self.commit_note else [])))
         if not self.table.currentIndex().isValid():
             self.detail.clear()
         self._update_buttons()
@@ -573,6 +644,19 @@ class ArchiveView(QWidget):
                                     f"Restore selected ({n})" if n > 1 else "Restore selected")
         self.restore_button.setShortcut(RESTORE_KEY)     # setText resets a button's shortcut
         self.pin_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
+        if n and not self._archive_selected():
+            self.delete_button.setEnabled(False)
+            self.delete_button.setToolTip(COMMIT_ONLY_TIP)
+        else:
+            self.delete_button.setToolTip(DELETE_TIP)
+
+    def _archive_selected(self) -> bool:
+        """Does the selection hold any entry memory/archive/ knows (commit-only rows cannot be deleted)?"""
+        for r in self._selected_rows():
+            e = self.model.entry(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+            if e is not None and e.known_from != "commit":
+                return True
+        return False
 
     def _current_record(self) -> ArchiveRecord | None:
         index = self.table.currentIndex()
@@ -599,6 +683,8 @@ class ArchiveView(QWidget):
         scheme, _, value = url.toString().partition(":")
         if scheme == "run" and value:
             self.runRequested.emit(value)
+        elif scheme == "snapshot" and value:
+            self.snapshotRequested.emit(value)
 
     def _on_section_resized(self, section: int, old: int, new: int) -> None:
         if section == COL_TEXT and not self._sizing_text:
@@ -610,7 +696,7 @@ class ArchiveView(QWidget):
         if self._text_user_sized:
             return
         fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING, COL_NOW))
+                                                       COL_HEADING, COL_NOW, COL_FROM))
         avail = self.table.viewport().width() - fixed
         self._sizing_text = True
         self.table.setColumnWidth(COL_TEXT, max(240, int(avail * 0.58)))

@@ -150,6 +150,7 @@ class SnapshotsView(QWidget):
         self._list_token = Latest()
         self._diff_token = Latest()
         self._first_list = True
+        self._wanted: str | None = None               # a snapshot asked for (show_snapshot), until listed
 
         self.model = SnapshotsModel(self)
         self.table = QTableView()
@@ -304,6 +305,7 @@ class SnapshotsView(QWidget):
             self.shown = None
             self.listing = None
             self._first_list = True
+            self._wanted = None
             self._diff_token.next()
             self.model.set_snapshots([])
             self.diff.set_message(PICK_TEXT)
@@ -361,6 +363,14 @@ class SnapshotsView(QWidget):
                 sm.setCurrentIndex(index, sm.SelectionFlag.NoUpdate)
                 self.table.scrollTo(index)
 
+    def show_snapshot(self, sha: str) -> None:
+        """Select one snapshot (a commit link in another tab): now if it is listed, and again once
+        the listing this asks for arrives (a newer snapshot must not take its place)."""
+        self._wanted = sha
+        if self.model.row_of(sha) is not None:
+            self.select_shas([sha])
+        self.refresh()
+
     def mode(self) -> str:
         return self.diff.mode()
 
@@ -390,6 +400,13 @@ class SnapshotsView(QWidget):
             # so the newest is selected and scrolled to rather than appearing out of sight
             keep = [listing.snapshots[0].sha]
             self._first_list = False
+        if self._wanted is not None:
+            if any(s.sha == self._wanted for s in listing.snapshots):
+                keep = [self._wanted]
+            else:
+                self.status.emit(f"Snapshot {self._wanted[:8]} is not among the {len(listing.snapshots):,} "
+                                 "snapshots listed")
+            self._wanted = None
         self.select_shas(keep)
         sm.blockSignals(False)
         self.table.viewport().update()
