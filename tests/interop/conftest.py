@@ -198,20 +198,24 @@ def _next_second(after: float | None) -> None:
         time.sleep(0.05)
 
 
-def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None) -> DreamedHome:
+def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None, before=None,
+                       script=None) -> DreamedHome:
     """make-home (crlf-bom: USER.md with CRLF line endings and a BOM), the home's config pointed
     at the loopback model `srv` (nanobot's `custom` provider), then nanobot's own Dream once per
-    run, after nanobot appended that run's history lines."""
+    run, after nanobot appended that run's history lines. `before(home)` is called before the
+    first run; `script(run, n)` gives the model's turns (default run.script(n))."""
     from .nanobot_dream_runs import RUNS
 
     made = nanobot("make-home", home, form)
     nanobot("use-model", home, srv.url)
     out = DreamedHome(home, made, nanobot.check(home), form=form)
+    if before is not None:
+        before(out)
     done = time.time()       # make-home committed this second
     for n, run in enumerate(RUNS if runs is None else runs, 1):
         for line in run.history:
             nanobot.append_history(home, line)
-        srv.add(*run.script(n))
+        srv.add(*(script(run, n) if script else run.script(n)))
         _next_second(done)
         res = nanobot("dream", home)
         done = time.time()
@@ -223,11 +227,11 @@ def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None) ->
 
 @pytest.fixture
 def make_dreamed_home(nanobot, llm_server, tmp_path):
-    """Factory: make_dreamed_home(name="home", form="lf"|"crlf-bom", runs=RUNS): build_dreamed_home
-    in this test's folder."""
+    """Factory: make_dreamed_home(name="home", form="lf"|"crlf-bom", runs=RUNS, before=None,
+    script=None): build_dreamed_home in this test's folder."""
 
-    def make(name: str = "home", form: str = "lf", runs=None) -> DreamedHome:
-        return build_dreamed_home(nanobot, llm_server(default=None), tmp_path / name, form, runs)
+    def make(name: str = "home", form: str = "lf", runs=None, **kw) -> DreamedHome:
+        return build_dreamed_home(nanobot, llm_server(default=None), tmp_path / name, form, runs, **kw)
 
     return make
 
