@@ -117,9 +117,10 @@ def test_with_the_watch_off_nothing_is_written_to_the_archive(make_dreamed_home,
     assert not any(" watch" in line for line in started[0].lines), started[0].lines
     after = tree_state(home.path)
     changed = {p for p in set(after) | set(marks["before"]) if after.get(p) != marks["before"].get(p)}
-    # what nanobot's Dream writes (its files, git store, transcript, usage store); nothing else
-    theirs = re.compile(r"^(workspace/(USER\.md|memory/MEMORY\.md|memory/\.dream_cursor|memory/history\.jsonl|"
-                        r"memory|memory/\.cursor|\.git(/.*)?|sessions(/.*)?)|llm_usage\.sqlite3.*|workspace)$")
+    # what nanobot's Dream writes (its files and git store; its transcript, usage store and the
+    # runtime folders its gateway agent makes beside config.json); nothing else
+    theirs = re.compile(r"^(workspace(/(USER\.md|memory|memory/(MEMORY\.md|\.dream_cursor|history\.jsonl|\.cursor)|"
+                        r"\.git(/.*)?))?|(sessions|cli-apps|media)(/.*)?|llm_usage\.sqlite3.*)$")
     assert {"workspace/USER.md", "workspace/memory/MEMORY.md"} <= changed
     assert sorted(p for p in changed if not theirs.match(p)) == []
     assert not list(private_state.rglob("seen.json")), "the watch remembered files though it was off"
