@@ -21,7 +21,9 @@ reason already) are never counted as outside.
 A commit for an outside change: if HEAD already holds exactly the bytes seen, the record names
 HEAD; otherwise the change is kept pending here and, when a later commit holding those bytes
 lands, an annotation line `{"id", "commit", "noted_at"}` is appended to the archive, which the
-reader merges into the record (the archive stays append-only)."""
+reader merges into the record (the archive stays append-only). nanobot's Dream writes a file
+once per tool call and commits once: a pending removal whose entry is still gone when the file
+moves on waits for the newer version's commit instead."""
 
 from __future__ import annotations
 
