@@ -21,7 +21,9 @@ reason already) are never counted as outside.
 A commit for an outside change: if HEAD already holds exactly the bytes seen, the record names
 HEAD; otherwise the change is kept pending here and, when a later commit holding those bytes
 lands, an annotation line `{"id", "commit", "noted_at"}` is appended to the archive, which the
-reader merges into the record (the archive stays append-only)."""
+reader merges into the record (the archive stays append-only). nanobot's Dream writes a file
+once per tool call and commits once: a pending removal whose entry is still gone when the file
+moves on waits for the newer version's commit instead."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .archive import ARCHIVED_FILES, ArchiveRecord, append_annotations, append_records, read_archive
-from .entries import Entry, Removal, removed_entries, split_entries
+from .entries import Entry, Removal, contains_entry, removed_entries, split_entries
 from .files import FileLock, atomic_write_text, content_hash, read_bytes, resolve_inside
 from .state import lock_path, workspace_state_dir
 from .textform import normalise
@@ -168,6 +170,7 @@ def _observe_file(ws: Workspace, state: dict, rel: str, now: Version) -> list[Wa
     before = _get(state, "watch", rel)
     if before is not None and before.hash == now.hash:
         return []
+    _carry_pending(state, rel, now)
     gone = removed_entries(before.text, now.text) if before is not None else []
     if not gone:
         _put(state, "watch", rel, now)
@@ -178,7 +181,7 @@ def _observe_file(ws: Workspace, state: dict, rel: str, now: Version) -> list[Wa
     _save(ws, state)
     commit = _head_holding(ws, rel, now.blob)
     records = append_records(ws, [_item(rel, r, commit) for r in gone])
-    return [_finish(ws, state, rel, now, [r.id for r in records], commit)]
+    return [_finish(ws, state, rel, now, records, commit)]
 
 
 def _item(rel: str, r: Removal, commit: str | None) -> dict:
@@ -186,15 +189,37 @@ def _item(rel: str, r: Removal, commit: str | None) -> dict:
             "heading": r.entry.heading, "commit": commit}
 
 
-def _finish(ws: Workspace, state: dict, rel: str, now: Version, ids: list[str], commit: str | None) -> WatchEvent:
+def _finish(ws: Workspace, state: dict, rel: str, now: Version, records: list[ArchiveRecord],
+            commit: str | None) -> WatchEvent:
+    ids = [r.id for r in records]
     _put(state, "watch", rel, now)
     state.pop("journal", None)
     if commit is None and now.blob:
         pending = [p for p in state.get("pending", []) if p.get("file") == rel]
         others = [p for p in state.get("pending", []) if p.get("file") != rel]
-        pending.append({"file": rel, "blob": now.blob, "ids": ids, "at": _now(), "unix": _unix()})
+        pending.append({"file": rel, "blob": now.blob, "ids": ids, "texts": [r.text for r in records],
+                        "at": _now(), "unix": _unix()})
         state["pending"] = others + pending[-PENDING_LIMIT:]
     return WatchEvent(rel, ids, commit, commit is not None and _by_dream(ws, commit))
+
+
+def _carry_pending(state: dict, rel: str, now: Version) -> None:
+    """The file moved on before any commit held the version a removal was seen in (nanobot's
+    Dream edits a file several times, then commits once): a removed entry still gone waits for
+    the commit of the newer version instead; one that is back keeps waiting for its own."""
+    kept = []
+    for p in state.get("pending", []):
+        ids, texts = p.get("ids") or [], p.get("texts")
+        if p.get("file") != rel or p.get("blob") == now.blob or not now.blob or \
+                not isinstance(texts, list) or len(texts) != len(ids):
+            kept.append(p)
+            continue
+        back = [contains_entry(now.text, t) for t in texts]
+        for is_back, blob in ((False, now.blob), (True, p.get("blob"))):
+            pairs = [(i, t) for i, t, b in zip(ids, texts, back) if b == is_back]
+            if pairs:
+                kept.append(p | {"blob": blob, "ids": [i for i, _ in pairs], "texts": [t for _, t in pairs]})
+    state["pending"] = kept
 
 
 def _recover(ws: Workspace, state: dict) -> list[WatchEvent]:
@@ -215,8 +240,7 @@ def _recover(ws: Workspace, state: dict) -> list[WatchEvent]:
     gone = [g for g in removed_entries(_get(state, "watch", rel).text if _get(state, "watch", rel) else "",
                                        now.text) if g.entry.text in missing]
     records = append_records(ws, [_item(rel, r, None) for r in gone])
-    ids = [r.id for r in landed if r.text in texts] + [r.id for r in records]
-    return [_finish(ws, state, rel, now, ids, None)]
+    return [_finish(ws, state, rel, now, [r for r in landed if r.text in texts] + records, None)]
 
 
 # -- commits ---------------------------------------------------------------------------------------

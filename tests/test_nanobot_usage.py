@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -75,6 +77,24 @@ def test_dream_calls_read_without_creating_anything(tmp_path):
         ("2026-11-20", 3, 2130), ("2026-11-21", 1, 707)]
     tokyo = usage_by_day(usage.calls, zone=timezone(timedelta(hours=9)))
     assert [(d.day.isoformat(), d.tokens.calls) for d in tokyo] == [("2026-11-20", 2), ("2026-11-21", 2)]
+
+
+def test_a_store_left_by_a_killed_writer_is_read_whole_without_touching_it(tmp_path):
+    """nanobot's gateway killed (or the home copied while it ran): the -wal (holding the newest
+    rows) and -shm are there and no process holds them. SQLite's first reader would rebuild the
+    -shm in the home; Dreamdesk reads every row and leaves all three files as they were."""
+    home = _home(tmp_path)
+    code = ("import os, sqlite3, sys; con = sqlite3.connect(sys.argv[1]); con.execute('PRAGMA journal_mode = WAL');"
+            "con.execute('PRAGMA wal_autocheckpoint = 0'); con.execute(sys.argv[2]); con.executemany("
+            "'INSERT INTO llm_calls (started_at_ms, duration_ms, provider, model, source, stream, finish_reason,"
+            " input_tokens, output_tokens, total_tokens) VALUES (?,400,\\'custom\\',\\'m\\',\\'dream\\',1,\\'stop\\',?,?,?)',"
+            " [(1, 10, 1, 11), (2, 20, 2, 22)]); con.commit(); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code, str(home / "llm_usage.sqlite3"), TABLE], check=True, timeout=30)
+    assert (home / "llm_usage.sqlite3-wal").stat().st_size > 0 and (home / "llm_usage.sqlite3-shm").exists()
+    before = tree_state(home)
+    usage = read_dream_usage(Workspace.open(home))
+    assert tree_state(home) == before, "reading the store changed its files in the home"
+    assert [c.tokens.total for c in usage.calls] == [11, 22]
 
 
 @pytest.mark.parametrize("setup", ["no file", "no table", "no dream rows"])

@@ -181,6 +181,32 @@ def test_a_commit_that_lands_later_is_noted_once_and_shown_by_archive_json(tmp_p
     assert (entry["reason"], entry["commit"], entry["text"]) == ("outside", sha, "- Reads sci-fi.")
 
 
+def test_edits_seen_one_by_one_before_one_commit_all_get_that_commit(tmp_path):
+    """nanobot's Dream edits USER.md once per tool call and commits once at the end: a removal
+    seen in a version no commit ever holds gets the commit of the version that followed it, as
+    long as its entry is still gone; an entry put back before the commit gets none."""
+    repo = build_nanobot_repo(tmp_path / "ws")
+    ws = Workspace.open(repo.root)
+    other_writer(repo.root, "USER.md", USER)
+    watch.observe(ws)
+    steps = [USER.replace("- Cycles to work.\n", ""),
+             USER.replace("- Cycles to work.\n", "").replace("- Reads sci-fi.\n", ""),
+             USER.replace("- Reads sci-fi.\n", "").replace("- Partner Joris teaches physics.\n", "")]
+    for text in steps:                                   # the watch sees every intermediate version
+        other_writer(repo.root, "USER.md", text)
+        (event,) = watch.observe(ws)
+        assert event.commit is None
+    git(repo.root, "add", "--", "USER.md")
+    git(repo.root, "commit", "--quiet", "--no-verify", "-m", "dream: periodic memory consolidation")
+    sha = head(repo.root)
+    events = watch.check_commits(ws)
+    assert sorted(len(e.ids) for e in events) == [1, 1] and {e.commit for e in events} == {sha}
+    assert {r.text: r.commit for r in outside(ws)} == {
+        "- Cycles to work.": None,                     # back in the committed version: not its removal
+        "- Reads sci-fi.": sha, "- Partner Joris teaches physics.": sha}
+    assert watch.check_commits(ws) == []
+
+
 # -- Since you last looked ---------------------------------------------------------------------------
 def test_since_last_looked_lists_removed_and_added_and_restore_brings_it_back(make_workspace):
     crlf = USER.replace("\n", "\r\n")

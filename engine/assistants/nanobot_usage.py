@@ -6,12 +6,15 @@ epoch milliseconds. Only nanobot's gateway records usage (its provider observer)
 Read strictly read-only: the file is never created, written or migrated. nanobot keeps the
 store in WAL mode, where even a read-only SQLite connection creates the -wal/-shm files beside
 it when they are missing (nanobot closed): then the file is read as immutable, so nothing
-appears in the home. A store that cannot be read gives one sentence, never a traceback.
+appears in the home. While the -wal is there (nanobot running, or killed) the store and its
+-wal are copied to a temporary folder and read there, since attaching to the -shm writes it. A store that cannot be read gives one sentence, never a traceback.
 """
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -139,7 +142,29 @@ def _read_calls(path: Path) -> list[UsageCall]:
         return []                   # an empty file is an empty SQLite database
     if not head.startswith(_SQLITE_MAGIC) or len(head) < 100:
         raise _Unreadable("it is not an SQLite database (damaged, or another program's file)")
-    con = _connect(path, wal=head[18] == 2)
+    wal = path.with_name(path.name + "-wal")
+    if head[18] != 2 or not wal.exists():
+        return _read_file(path, immutable=head[18] == 2)
+    # The newest rows may be only in the -wal, and a reader attaching to the -shm writes it (a
+    # first reader rebuilds it, as after a killed gateway): read a private copy of both instead.
+    with tempfile.TemporaryDirectory(prefix="dreamdesk-usage-") as tmp:
+        copy = Path(tmp) / DB_NAME
+        try:
+            shutil.copyfile(path, copy)
+            shutil.copyfile(wal, copy.with_name(DB_NAME + "-wal"))
+        except OSError as exc:
+            raise _Unreadable(exc.strerror or str(exc)) from None
+        return _read_file(copy, immutable=False)
+
+
+def _read_file(path: Path, immutable: bool) -> list[UsageCall]:
+    """mode=ro; immutable for a WAL store without its -wal (a read-only connection would
+    create the -wal/-shm beside it)."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        con = sqlite3.connect(uri, uri=True, timeout=_BUSY_SECONDS)
+    except sqlite3.Error as exc:
+        raise _Unreadable(str(exc)) from None
     try:
         return _query(con)
     except sqlite3.OperationalError as exc:
@@ -151,17 +176,6 @@ def _read_calls(path: Path) -> list[UsageCall]:
         raise _Unreadable(f"it is damaged ({exc})") from None
     finally:
         con.close()
-
-
-def _connect(path: Path, wal: bool) -> sqlite3.Connection:
-    """mode=ro, or immutable when a WAL store's -wal/-shm are gone (a read-only connection
-    would create them in the home)."""
-    quiet = wal and not (path.with_name(path.name + "-wal").exists() and path.with_name(path.name + "-shm").exists())
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if quiet else "")
-    try:
-        return sqlite3.connect(uri, uri=True, timeout=_BUSY_SECONDS)
-    except sqlite3.Error as exc:
-        raise _Unreadable(str(exc)) from None
 
 
 def _query(con: sqlite3.Connection) -> list[UsageCall]:

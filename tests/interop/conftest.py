@@ -198,34 +198,79 @@ def _next_second(after: float | None) -> None:
         time.sleep(0.05)
 
 
-@pytest.fixture
-def make_dreamed_home(nanobot, llm_server, tmp_path):
-    """Factory: make_dreamed_home(name="home", form="lf"|"crlf-bom", runs=RUNS) builds a home
-    with make-home (crlf-bom: USER.md with CRLF line endings and a BOM), points its config at a
-    loopback model (nanobot's `custom` provider) and runs nanobot's own Dream once per run,
-    after nanobot appended that run's history lines."""
+def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None, before=None,
+                       script=None) -> DreamedHome:
+    """make-home (crlf-bom: USER.md with CRLF line endings and a BOM), the home's config pointed
+    at the loopback model `srv` (nanobot's `custom` provider), then nanobot's own Dream once per
+    run, after nanobot appended that run's history lines. `before(home)` is called before the
+    first run; `script(run, n)` gives the model's turns (default run.script(n))."""
     from .nanobot_dream_runs import RUNS
 
-    def make(name: str = "home", form: str = "lf", runs=RUNS) -> DreamedHome:
-        home = tmp_path / name
-        made = nanobot("make-home", home, form)
-        srv = llm_server(default=None)
-        nanobot("use-model", home, srv.url)
-        out = DreamedHome(home, made, nanobot.check(home), form=form)
-        done = time.time()       # make-home committed this second
-        for n, run in enumerate(runs, 1):
-            for line in run.history:
-                nanobot.append_history(home, line)
-            srv.add(*run.script(n))
-            _next_second(done)
-            res = nanobot("dream", home)
-            done = time.time()
-            if res["failed"] or not res["completed"] or srv.script:
-                raise NanobotError(f"nanobot's Dream run {n} went wrong: {res}")
-            out.runs.append(res)
-        return out
+    made = nanobot("make-home", home, form)
+    nanobot("use-model", home, srv.url)
+    out = DreamedHome(home, made, nanobot.check(home), form=form)
+    if before is not None:
+        before(out)
+    done = time.time()       # make-home committed this second
+    for n, run in enumerate(RUNS if runs is None else runs, 1):
+        for line in run.history:
+            nanobot.append_history(home, line)
+        srv.add(*(script(run, n) if script else run.script(n)))
+        _next_second(done)
+        res = nanobot("dream", home)
+        done = time.time()
+        if res["failed"] or not res["completed"] or srv.script:
+            raise NanobotError(f"nanobot's Dream run {n} went wrong: {res}")
+        out.runs.append(res)
+    return out
+
+
+@pytest.fixture
+def make_dreamed_home(nanobot, llm_server, tmp_path):
+    """Factory: make_dreamed_home(name="home", form="lf"|"crlf-bom", runs=RUNS, before=None,
+    script=None): build_dreamed_home in this test's folder."""
+
+    def make(name: str = "home", form: str = "lf", runs=None, **kw) -> DreamedHome:
+        return build_dreamed_home(nanobot, llm_server(default=None), tmp_path / name, form, runs, **kw)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def _dreamed_originals(_nanobot_session, tmp_path_factory):
+    """Each form's dreamed home, built once a session (on first use) and never changed: tests
+    get copies (`dreamed_copy`)."""
+    from llm_server import ScriptedLLMServer
+
+    built: dict[str, DreamedHome] = {}
+
+    def get(form: str) -> DreamedHome:
+        if form not in built:
+            srv = ScriptedLLMServer(default=None).start()
+            try:
+                built[form] = build_dreamed_home(_nanobot_session, srv, tmp_path_factory.mktemp(f"dreamed-{form}")
+                                                 / "home", form)
+            finally:
+                srv.stop()
+        return built[form]
+
+    return get
+
+
+@pytest.fixture
+def dreamed_copy(_nanobot_session, _dreamed_originals, tmp_path):
+    """Factory: dreamed_copy(form) is a private copy of the session's dreamed home of that form
+    (the bytes nanobot wrote, mtimes kept), its config then pointed at the copy's workspace by
+    nanobot's own settings saver, as after moving a home. Saves ~5 s per test."""
+
+    def copy(form: str = "lf", name: str = "home") -> DreamedHome:
+        src = _dreamed_originals(form)
+        dest = tmp_path / name
+        shutil.copytree(src.path, dest, symlinks=True)
+        _nanobot_session("patch-config", dest, json.dumps({"agents": {"defaults": {"workspace": str(dest / "workspace")}}}))
+        return DreamedHome(dest, src.made, src.baseline, form=src.form, runs=src.runs)
+
+    return copy
 
 
 @pytest.fixture
