@@ -19,7 +19,6 @@ from .oserrors import describe as describe_os_error
 from .archive import ORIGINS, REASONS, search
 from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
-from .commit_log import assistant_runs, run_summary
 from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
 from .restore import job_lock, restore_snapshot
 from .snapshots import SnapshotStore
@@ -704,11 +703,8 @@ def cmd_runs(args) -> int:
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
-    runs, problems = records.list_runs(ws)
-    for r in runs:
-        r["writer"] = "dreamdesk"
-    theirs = [run_summary(c) for c in assistant_runs(ws)]
-    every = sorted(runs + theirs, key=lambda r: _run_instant(r.get("started")), reverse=True)
+    from .dream_runs import every_run
+    every, problems, _side = every_run(ws)
     if args.json:
         _dump({"runs": [r if r["writer"] == "assistant" else
                         {k: r.get(k) for k in ("id", "writer", "started", "finished", "trigger", "status", "outcome",
@@ -726,19 +722,15 @@ def cmd_runs(args) -> int:
         if r["writer"] == "assistant":
             cur = r["cursor"]
             moved = f"cursor {cur['before']}→{cur['after']}" if cur["before"] != cur["after"] else ""
+            tok = f"{r['tokens']['total']:,} tokens  " if r.get("tokens") else ""
             print(f"{r['id'][:8]}  {clock.show_iso(r.get('started'))}  assistant {r['kind']:<8} "
-                  f"+{r['created_count']} -{r['removed_count']}  {moved}  {r['subject']}")
+                  f"+{r['created_count']} -{r['removed_count']}  {moved}  {tok}{r['subject']}")
             continue
         b = r.get("batch") or {}
         tok = (r.get("tokens") or {}).get("total", 0)
         print(f"{r['id']}  {clock.show_iso(r.get('started'))}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
               f"+{len(r.get('created', []))} -{len(r.get('removed', []))}  {tok:,} tokens")
     return EXIT_OK
-
-
-def _run_instant(iso_time) -> float:
-    t = clock.from_iso(iso_time)
-    return t.timestamp() if t is not None else 0.0
 
 
 def _show_commit_run(ws: Workspace, rev: str, args) -> int:
@@ -776,11 +768,9 @@ def cmd_usage(args) -> int:
     usage = nanobot_usage.read_dream_usage(ws)
     runs: list = []
     if usage.calls:
-        transcripts = nanobot_dreams.find_transcripts(ws).transcripts
-        first = int(usage.calls[0].started.timestamp())
         from .commit_log import load_history
-        commits = [(c.sha, c.time) for c in load_history(ws).records if c.time >= first]
-        runs = nanobot_usage.usage_by_run(usage.calls, transcripts, commits)
+        from .dream_runs import usage_runs
+        runs = usage_runs(usage, nanobot_dreams.find_transcripts(ws).transcripts, load_history(ws))
     days = nanobot_usage.usage_by_day(usage.calls)
     if args.json:
         _dump({"state": usage.state, "message": usage.message, "store": str(usage.path) if usage.path else None,

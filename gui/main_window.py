@@ -133,6 +133,8 @@ class MainWindow(QMainWindow):
         self.archive.snapshotRequested.connect(self.show_snapshot)
         self.runs.historyCursorRequested.connect(self.show_history_entry)
         self.runs.archiveEntryRequested.connect(self.show_archive_entry)
+        self.runs.snapshotRequested.connect(self.show_snapshot)
+        self.runs.restored.connect(lambda _id: (self.refresh(), self.archive.refresh()))
         self.files.saved.connect(lambda _p: self.refresh())
         self.settings.changed.connect(self._settings_changed)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
@@ -318,8 +320,8 @@ class MainWindow(QMainWindow):
             self.refresh()
         if any(p.startswith("memory/archive") for p in paths):
             self.archive.refresh()
-        if any(p.startswith("memory/dreams") for p in paths):
-            self.runs.refresh()
+        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths):
+            self.runs.refresh()          # a run record, or the assistant's Dream at work (its commit follows)
         if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths) or ".gitignore" in paths:
             self._snapshots_stale = True
             if self.tabs.currentWidget() is self.snapshots:
@@ -335,7 +337,7 @@ class MainWindow(QMainWindow):
         self.archive.select_id(record_id)
 
     def show_snapshot(self, sha: str) -> None:
-        """Click-through from a commit named elsewhere (the Archive's detail) to that snapshot."""
+        """Click-through from a commit named elsewhere (the Archive's or a run's detail) to that snapshot."""
         self.tabs.setCurrentWidget(self.snapshots)
         self.snapshots.show_snapshot(sha)
 
@@ -349,6 +351,8 @@ class MainWindow(QMainWindow):
             self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
         if self.tabs.widget(index) is self.snapshots and getattr(self, "_snapshots_stale", False):
             self._refresh_snapshots()
+        if self.tabs.widget(index) is self.runs and self.ws is not None:
+            self.runs.refresh()          # the assistant may have committed since (no file event for that)
 
     def _refresh_snapshots(self) -> None:
         # git reads on the reader thread, debounced by the view; only when they can have changed

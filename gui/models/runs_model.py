@@ -1,6 +1,7 @@
-"""The Dream runs table: memory/dreams/<run id>.json records (spec section 5), newest first as
-engine.dream.records.list_runs returns them. One short tuple of display strings is made per
-run when the list is set (runs are few: 30 days of retention); cells are looked up on demand."""
+"""The Dream runs table: Dreamdesk's memory/dreams/<run id>.json records (spec section 5) and the
+assistant's runs (its snapshot commits), newest first as engine.dream_runs.every_run returns
+them, each marked by who ran it. One short tuple of display strings is made per run when the
+list is set (runs are few: 30 days of retention); cells are looked up on demand."""
 
 from __future__ import annotations
 
@@ -12,23 +13,31 @@ from engine.dream.records import counted_refusals
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
 from .base import RIGHT, TableModel, blend, rich_tooltip, theme
 
-(COL_STARTED, COL_TRIGGER, COL_STATUS, COL_DURATION, COL_TOKENS, COL_BATCH, COL_CREATED, COL_REMOVED,
- COL_REFUSED, COL_PRUNED, COL_ID) = range(11)
-COLUMNS = ("Started", "Trigger", "Status", "Duration", "Tokens", "Batch", "+ Created", "− Removed",
+(COL_STARTED, COL_BY, COL_TRIGGER, COL_STATUS, COL_DURATION, COL_TOKENS, COL_BATCH, COL_CREATED, COL_REMOVED,
+ COL_REFUSED, COL_PRUNED, COL_ID) = range(12)
+COLUMNS = ("Started", "By", "Trigger", "Status", "Duration", "Tokens", "Batch", "+ Created", "− Removed",
            "Refused", "Pruned", "Run")
 COLUMN_TIPS = (
-    "When the run started (local time)",
-    "manual: Dream now · interval: every intervalH hours · activity: enough new history, then idle",
-    "completed · wrote-nothing · held (cursor kept: near budget) · failed · cancelled · running",
+    "When the run started (local time); for the assistant's runs, when its commit landed",
+    "Dreamdesk: a run of Dreamdesk's own Dream · assistant: a snapshot commit the assistant made "
+    "(its own Dream, a revert, another writer)",
+    "manual: Dream now · interval: every intervalH hours · activity: enough new history, then idle · "
+    "for the assistant's runs: the kind of its commit (dream, revert, …)",
+    "completed · wrote-nothing · held (cursor kept: near budget) · failed · cancelled · running · "
+    "for the assistant's runs: the commit it made",
     "From start to finish (the record keeps whole seconds)",
-    "Model tokens the run used, all passes (prompt + completion)",
-    "The history cursors the run read (first–last, and how many entries)",
+    "Model tokens the run used, all passes (prompt + completion); for the assistant's runs, what its "
+    "usage store recorded (— when it recorded none)",
+    "The history cursors the run read (first–last, and how many entries); for the assistant's runs, "
+    "its .dream_cursor before → after",
     "Facts the run created (added, or an updated version of an old one)",
-    "Facts the run removed (each one went to memory/archive/ first)",
+    "Facts the run removed (Dreamdesk's runs archive each one first; the assistant's removals are "
+    "known from its commit and restorable from the run's detail or the Archive)",
     "Writes refused because the file would have grown over its budget, or would have removed or changed a pinned entry",
     "Past the 30-day retention: only the created facts that still exist and the counts are kept",
-    "The run id (memory/dreams/<run id>.json)",
+    "The run id (memory/dreams/<run id>.json), or the assistant's commit",
 )
+ASSISTANT, DREAMDESK = "assistant", "Dreamdesk"
 NUMERIC = {COL_DURATION, COL_TOKENS, COL_CREATED, COL_REMOVED, COL_REFUSED}
 GOOD, WARN, BAD = "completed", ("held", "cancelled", "running", "interrupted"), "failed"
 
@@ -57,7 +66,13 @@ def duration_seconds(rec: dict) -> float | None:
         return None
 
 
+def is_assistant(rec: dict) -> bool:
+    return rec.get("writer") == "assistant"
+
+
 def duration_label(rec: dict) -> str:
+    if is_assistant(rec):
+        return "—"                 # a commit has one time; the run's span is not recorded
     secs = duration_seconds(rec)
     if secs is None:
         return "running" if rec.get("status") == "running" else "—"
@@ -82,6 +97,9 @@ def tokens_total(rec: dict) -> int:
 
 
 def batch_label(rec: dict) -> str:
+    if is_assistant(rec):
+        before, after = (rec.get("cursor") or {}).get("before"), (rec.get("cursor") or {}).get("after")
+        return "—" if before == after else f"cursor {before if before is not None else '—'}→{after}"
     b = rec.get("batch") or {}
     first, last, count = _int(b.get("first")), _int(b.get("last")), _int(b.get("count"))
     if first is None or last is None:
@@ -92,12 +110,14 @@ def batch_label(rec: dict) -> str:
 
 def created_count(rec: dict) -> int:
     n = _int(rec.get("created_count"))
-    return n if rec.get("pruned_at") and n is not None else len(rec.get("created") or [])
+    counted = rec.get("pruned_at") or is_assistant(rec)
+    return n if counted and n is not None else len(rec.get("created") or [])
 
 
 def removed_count(rec: dict) -> int:
     n = _int(rec.get("removed_count"))
-    return n if rec.get("pruned_at") and n is not None else len(rec.get("removed") or [])
+    counted = rec.get("pruned_at") or is_assistant(rec)
+    return n if counted and n is not None else len(rec.get("removed") or [])
 
 
 class RunsModel(TableModel):
@@ -112,7 +132,7 @@ class RunsModel(TableModel):
         self.set_palette(QApplication.palette())
 
     def set_runs(self, runs: list[dict]) -> None:
-        """Replace every row (list_runs order: newest first)."""
+        """Replace every row (every_run order: newest first)."""
         self.beginResetModel()
         self.runs = list(runs)
         self._cells = [self._row_cells(r) for r in self.runs]
@@ -120,8 +140,13 @@ class RunsModel(TableModel):
 
     @staticmethod
     def _row_cells(r: dict) -> tuple[str, ...]:
+        if is_assistant(r):
+            sha, tokens = str(r.get("commit") or r.get("id")), r.get("tokens")
+            return (time_label(r.get("started")), ASSISTANT, str(r.get("kind") or "—"), f"commit {sha[:8]}", "—",
+                    f"{tokens_total(r):,}" if tokens else "—", batch_label(r), f"+{created_count(r)}",
+                    f"−{removed_count(r)}", "", "", sha[:8])
         refused = len(counted_refusals(r))
-        return (time_label(r.get("started")), str(r.get("trigger") or "—"), str(r.get("status") or "—"),
+        return (time_label(r.get("started")), DREAMDESK, str(r.get("trigger") or "—"), str(r.get("status") or "—"),
                 duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
                 f"−{removed_count(r)}", str(refused) if refused else "",
                 "pruned" if r.get("pruned_at") else "", str(r.get("id")))
@@ -135,6 +160,7 @@ class RunsModel(TableModel):
             "bad": blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.75),
             "added": blend(text, QColor(90, 200, 110) if dark else QColor(20, 125, 45), 0.6),
             "removed": blend(text, QColor(255, 120, 120) if dark else QColor(185, 20, 20), 0.6),
+            "assistant": blend(text, QColor(200, 150, 255) if dark else QColor(120, 50, 170), 0.75),
         }
 
     # ---- facts for views -------------------------------------------------------------------
@@ -144,6 +170,9 @@ class RunsModel(TableModel):
 
     def row_for_id(self, run_id: str) -> int | None:
         return next((i for i, r in enumerate(self.runs) if r.get("id") == run_id), None)
+
+    def assistant_count(self) -> int:
+        return sum(1 for r in self.runs if is_assistant(r))
 
     def cell_text(self, row: int, col: int) -> str:
         return self._cells[row][col]
@@ -164,7 +193,8 @@ class RunsModel(TableModel):
             return RIGHT
         if role == Qt.ForegroundRole:
             return self._foreground(r, col)
-        if role == Qt.FontRole and col == COL_STATUS and r.get("status") == BAD:
+        if role == Qt.FontRole and ((col == COL_STATUS and r.get("status") == BAD)
+                                    or (col == COL_BY and is_assistant(r))):
             return self._bold
         if role == Qt.ToolTipRole:
             return self._tooltip(r, col)
@@ -172,6 +202,10 @@ class RunsModel(TableModel):
 
     def _foreground(self, r: dict, col: int):
         status = r.get("status")
+        if col == COL_BY:
+            return self._colors["assistant"] if is_assistant(r) else self._colors["dim"]
+        if is_assistant(r) and (col in (COL_STATUS, COL_DURATION, COL_BATCH) or (col == COL_TOKENS and not r.get("tokens"))):
+            return self._colors["dim"]
         if col == COL_STATUS:
             if status == GOOD:
                 return self._colors["good"]
@@ -191,6 +225,8 @@ class RunsModel(TableModel):
         return None
 
     def _tooltip(self, r: dict, col: int):
+        if is_assistant(r):
+            return self._assistant_tooltip(r, col)
         if col == COL_STATUS and r.get("outcome"):
             return rich_tooltip(str(r["outcome"]))
         if col == COL_TOKENS:
@@ -207,4 +243,17 @@ class RunsModel(TableModel):
             return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
         if col == COL_REFUSED and counted_refusals(r):
             return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in counted_refusals(r)))
+        return COLUMN_TIPS[col]
+
+    @staticmethod
+    def _assistant_tooltip(r: dict, col: int):
+        if col == COL_STATUS:
+            return rich_tooltip(f"{r.get('author')} committed {str(r.get('commit'))[:12]}: {r.get('subject')}")
+        if col == COL_TOKENS:
+            t = r.get("tokens")
+            if not t:
+                return "The assistant's usage store recorded no tokens for this run"
+            return f"prompt {t['prompt']:,} + completion {t['completion']:,} in {t['calls']} call(s)"
+        if col == COL_BY:
+            return f"Made by the assistant ({r.get('author')}), not by Dreamdesk"
         return COLUMN_TIPS[col]

@@ -1,7 +1,10 @@
-"""Dream runs: every run record (memory/dreams/), newest first, and the selected run in full —
-its outcome note, the facts it created with their status today and the history entries they
-came from (links that jump to the history row), the facts it removed with their archive ids,
-the peer card (USER.md) before → after, refused writes, file sizes, and its passes."""
+"""Dream runs: every run record (memory/dreams/) and every run of the assistant's own (its snapshot
+commits), newest first, and the selected run in full. Dreamdesk's run: its outcome note, the
+facts it created with their status today and the history entries they came from (links that
+jump to the history row), the facts it removed with their archive ids, the peer card (USER.md)
+before → after, refused writes, file sizes, and its passes. The assistant's run: its commit (a
+link to Snapshots), the entries it added and removed (each removal restorable), the cursor
+move, the peer card, its Dream transcript's tool calls and its tokens, where the home keeps them."""
 
 from __future__ import annotations
 
@@ -12,14 +15,16 @@ from datetime import tzinfo
 from engine import clock
 from engine.diffs import diff_texts
 from engine.dream import records
+from engine.dream_runs import assistant_run_detail, every_run
+from engine.prunes import restore_prune
 from engine.workspace import Workspace
 
 from ..models.archive_model import heading_label
 from ..models.base import blend, theme
 from ..models.history_model import preview
 from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, COL_PRUNED, COL_REFUSED, COL_REMOVED,
-                                 COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
-                                 time_label)
+                                 COL_BY, COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
+                                 is_assistant, time_label)
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
@@ -29,7 +34,9 @@ EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
               "<p>Every Dream run writes a record to <code>memory/dreams/</code>: the history entries it read, "
               "the facts it created (with the entries they came from) and removed, the peer card before and "
               "after, refused writes and tokens. Run Dream from the engine panel, or let the schedule run it; "
-              "its record shows up here.</p>")
+              "its record shows up here.</p>"
+              "<p>The assistant's own Dream runs show up here too, once it commits a change to SOUL.md, "
+              "USER.md, memory/MEMORY.md or a skill in the workspace's snapshots.</p>")
 SOURCE_CHARS = 220
 
 
@@ -309,10 +316,118 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     return "".join(out)
 
 
+RESULT_CHARS = 300
+
+
+def _edit_html(ed, mono: str, c: dict[str, str]) -> str:
+    """One change a tool call asked for: old text struck on red, new text on green."""
+    def box(text: str, bg: str) -> str:
+        return (f"<pre style='white-space:pre-wrap; font-family:\"{mono}\"; margin:1px 0 1px 32px; "
+                f"background-color:{bg}'>{html.escape(text)}</pre>")
+    out = [f"<p style='margin:2px 0 0 32px; color:{c['dim']}'>{html.escape(ed.action)} in "
+           f"{html.escape(ed.path)}:</p>"]
+    if ed.old_text is not None:
+        out.append(box(ed.old_text or "(empty)", c["del_bg"]))
+    if ed.new_text is not None:
+        out.append(box(ed.new_text or "(nothing: the text is deleted)", c["add_bg"]))
+    return "".join(out)
+
+
+def _tool_calls_html(tr, mono: str, c: dict[str, str]) -> str:
+    e = html.escape
+    out = [f"<h4 style='margin-bottom:0'>The model's tool calls ({len(tr.calls)})</h4>",
+           f"<p style='margin-top:0; color:{c['dim']}'>From nanobot's Dream transcript {e(tr.key)} "
+           f"({e(tr.file)}), in the order the model made them.</p>"]
+    for n, call in enumerate(tr.calls, 1):
+        state = (f" · <span style='color:{c['bad']}'><b>failed</b></span>" if call.failed else "")
+        path = f" {e(call.path)}" if call.path else ""
+        out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> <code>{e(call.name)}</code>{path}{state}</p>")
+        out.extend(_edit_html(ed, mono, c) for ed in call.edits)
+        result = "no result recorded" if call.result is None else preview(call.result, RESULT_CHARS)
+        col = c["bad"] if call.failed else c["dim"]
+        out.append(f"<p style='margin:1px 0 0 32px; color:{col}'>→ {e(result)}</p>")
+    if tr.answer:
+        out.append(f"<p style='margin:8px 0 0 0'><b>Answer:</b> {e(preview(tr.answer, RESULT_CHARS))}</p>")
+    return "".join(out)
+
+
+def _entry_where(path: str, heading: str | None) -> str:
+    where = html.escape(path)
+    return where + (f" · {html.escape(heading_label(heading))}" if heading else "")
+
+
+def assistant_run_html(d, peer_diff: str | None, mono: str, c: dict[str, str]) -> str:
+    """The detail pane for one of the assistant's runs (engine.dream_runs.AssistantRunDetail)."""
+    e = html.escape
+    rec = d.rec
+    out = [f"<h3 style='margin-bottom:2px'>{e(rec.kind)} · commit {e(rec.sha[:8])} · "
+           f"<span style='color:{c['warn']}'>by the assistant</span></h3>",
+           f"<p style='margin-top:2px'>{e(rec.subject)}</p>"]
+    cur = rec.cursor
+    tokens = (f"{d.tokens.tokens.total:,} (prompt {d.tokens.tokens.input:,}, completion "
+              f"{d.tokens.tokens.output:,}; {_plural(d.tokens.tokens.calls, 'call', 'calls')})"
+              if d.tokens else f"<span style='color:{c['dim']}'>{e(d.tokens_note or '')}</span>")
+    transcript = (f"{e(d.transcript.key)} ({e(d.transcript.file)})" if d.transcript
+                  else f"<span style='color:{c['dim']}'>{e(d.transcript_note or '')}</span>")
+    facts = [("When", e(clock.show_epoch(rec.time, True))),
+             ("By", f"the assistant ({e(rec.author)}), not Dreamdesk"),
+             ("Commit", f"{e(rec.sha[:12])} · {link('commit:' + rec.sha, 'show in Snapshots', c)}"),
+             ("Files", e(", ".join(f.path for f in rec.files)) or "—"),
+             ("Cursor", e(f".dream_cursor {_num(cur[0])} → {_num(cur[1])}" if cur[0] != cur[1]
+                          else f".dream_cursor unchanged ({_num(cur[1])})")),
+             ("Tokens", tokens), ("Transcript", transcript)]
+    out.append("<table cellspacing='0' cellpadding='1'>" + "".join(
+        f"<tr><td style='padding-right:12px; color:{c['dim']}'>{k}</td><td>{v}</td></tr>" for k, v in facts)
+        + "</table>")
+
+    out.append(f"<h4 style='margin-bottom:0'>Removed entries ({len(d.removed)})</h4>")
+    if not d.removed:
+        out.append(f"<p style='color:{c['dim']}'>None.</p>")
+    for n, r in enumerate(d.removed, 1):
+        if r.back:
+            act = f"<span style='color:{c['good']}'>back in the file</span>"
+        elif r.prune_id:
+            act = f"{e(r.prune_id)} · " + link(f"restore:{r.prune_id}", "Restore", c)
+        else:
+            act = f"<span style='color:{c['dim']}'>restore it from Snapshots</span>"
+        out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {_entry_where(r.path, r.entry.heading)} · {act}</p>")
+        out.append(_pre(r.entry.text, mono, c))
+        if r.entry.replaced_by:
+            out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>replaced by:</p>")
+            out.append(_pre(r.entry.replaced_by, mono, c))
+        else:
+            out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>removed outright</p>")
+
+    added = rec.added()
+    out.append(f"<h4 style='margin-bottom:0'>Added entries ({len(added)})</h4>")
+    if not added:
+        out.append(f"<p style='color:{c['dim']}'>None.</p>")
+    for n, (path, entry) in enumerate(added, 1):
+        out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {_entry_where(path, entry.heading)}</p>")
+        out.append(_pre(entry.text, mono, c))
+
+    out.append("<h4 style='margin-bottom:0'>Peer card (USER.md): before → after</h4>")
+    out.append(diff_html(peer_diff.rstrip("\n"), mono, c) if peer_diff else
+               f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
+    if d.transcript:
+        out.append(_tool_calls_html(d.transcript, mono, c))
+    return "".join(out)
+
+
+class RunDialogs:
+    """The question the runs view asks before a restore; tests replace this object."""
+
+    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
+        from .archive_view import ArchiveDialogs     # here: archive_view imports this module
+        return ArchiveDialogs().confirm(parent, title, text)
+
+
 class RunsView(QWidget):
     status = Signal(str)
     historyCursorRequested = Signal(int)     # a source entry's link: show that history row
     archiveEntryRequested = Signal(str)      # a removed fact's archive id link
+    snapshotRequested = Signal(str)          # an assistant's run's commit link: show that snapshot
+    restored = Signal(str)                   # an entry an assistant's run removed is back (its prune id)
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -323,6 +438,10 @@ class RunsView(QWidget):
         self.loaded = False                      # the current workspace's runs have been read
         self._shown_diff: str | None = None
         self._home_zone = None                    # the zone of the history stamps it shows
+        self.shown_assistant = None               # the assistant's run in the detail (AssistantRunDetail)
+        self.side = None                          # what the home holds about the assistant's runs
+        self.dialogs = RunDialogs()
+        self.restoring = False
         self._list_token = Latest()
         self._detail_token = Latest()
         self.mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
@@ -331,8 +450,9 @@ class RunsView(QWidget):
         self.table = QTableView()
         setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
         fm = self.table.fontMetrics()
-        for col, sample in {COL_STARTED: "0000-00-00 00:00:00", COL_TRIGGER: "interval", COL_STATUS: "wrote-nothing",
-                            COL_DURATION: "00 min 00 s", COL_TOKENS: "000,000", COL_BATCH: "0000–0000 (00)",
+        for col, sample in {COL_STARTED: "0000-00-00 00:00:00", COL_BY: "Dreamdesk", COL_TRIGGER: "interval",
+                            COL_STATUS: "commit 00000000", COL_DURATION: "00 min 00 s", COL_TOKENS: "000,000",
+                            COL_BATCH: "cursor 0000→0000",
                             COL_CREATED: "+ Created", COL_REMOVED: "− Removed", COL_REFUSED: "Refused",
                             COL_PRUNED: "Pruned"}.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + (32 if col in NUMERIC else 20))
@@ -370,8 +490,9 @@ class RunsView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read memory/dreams/ on the reader thread; keeps the selected run (or picks the newest)."""
-        read_latest(self, self._list_token, "read Dream runs", records.list_runs,
+        """Re-read memory/dreams/ and the assistant's commits, transcripts and tokens on the reader
+        thread; keeps the selected run (or picks the newest)."""
+        read_latest(self, self._list_token, "read Dream runs", every_run,
                     lambda result: self._set_runs(*result),
                     lambda msg: self.status.emit(f"Could not read the Dream runs: {msg}"))
 
@@ -390,10 +511,11 @@ class RunsView(QWidget):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _set_runs(self, runs: list[dict], problems: list) -> None:
+    def _set_runs(self, runs: list[dict], problems: list, side=None) -> None:
         current = self.selected_run()
         keep = current.get("id") if current else None
         self.problems = list(problems)
+        self.side = side
         self.loaded = True
         self.model.set_runs(runs)
         self._update_state()
@@ -433,7 +555,9 @@ class RunsView(QWidget):
         n = self.model.rowCount()
         self.empty.setVisible(self.loaded and n == 0)
         self.splitter.setVisible(n > 0 or not self.loaded)
-        text = _plural(n, "Dream run", "Dream runs") + " · newest first" if n else ""
+        theirs = self.model.assistant_count()
+        text = (_plural(n, "Dream run", "Dream runs") + (f" ({theirs:,} by the assistant)" if theirs else "")
+                + " · newest first") if n else ""
         if self.problems:
             text += (" · " if text else "") + _plural(len(self.problems), "unreadable record", "unreadable records") \
                 + " skipped"
@@ -451,6 +575,9 @@ class RunsView(QWidget):
         rec, runs = self.model.run(row), list(self.model.runs)
         if rec is None:
             return
+        if is_assistant(rec):
+            self._load_assistant_detail(rec)
+            return
 
         def job(ws: Workspace):
             try:
@@ -467,8 +594,58 @@ class RunsView(QWidget):
         read_latest(self, self._detail_token, f"resolve run {rec.get('id')}", job,
                     lambda result: self._show(*result), lambda msg: self._show_error(rec.get("id"), msg))
 
+    def _load_assistant_detail(self, rec: dict) -> None:
+        side, sha = self.side, str(rec.get("commit"))
+
+        def job(ws: Workspace):
+            d = assistant_run_detail(ws, sha, side)
+            before, after = d.peer_card
+            diff = diff_texts(before, after, "USER.md").unified("before", "after") if before != after else None
+            return d, diff or None
+
+        read_latest(self, self._detail_token, f"read the assistant's run {sha[:8]}", job,
+                    lambda result: self._show_assistant(rec, *result), lambda msg: self._show_error(sha[:8], msg))
+
+    def _show_assistant(self, rec: dict, detail, diff: str | None) -> None:
+        same = self.shown is not None and rec.get("id") == self.shown.get("id")
+        scroll = self.detail.verticalScrollBar().value() if same else 0
+        self.shown, self.shown_assistant, self._shown_diff = rec, detail, diff
+        self.detail.setHtml(assistant_run_html(detail, diff, self.mono, detail_colors(self.detail.palette())))
+        self.detail.verticalScrollBar().setValue(scroll)
+
+    def restore_entry(self, prune_id: str) -> None:
+        """Put back an entry the assistant's run removed (engine.prunes.restore_prune: a snapshot
+        first, under its heading, the file's own line endings), after asking."""
+        d, ws = self.shown_assistant, self.ws
+        gone = next((r for r in d.removed if r.prune_id == prune_id), None) if d else None
+        if gone is None or ws is None or self.restoring:
+            return
+        text = (f"Put this entry back into {gone.path}?\n\n{gone.entry.text}\n\nA snapshot is taken first; "
+                "undo it from Snapshots → Undo last restore.")
+        if not self.dialogs.confirm(self, "Restore an entry the assistant removed", text):
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        self.restoring = True
+        self.engine.write(f"restore {prune_id}", lambda ctx: restore_prune(ws, prune_id),
+                          lambda result: self._restore_done(prune_id, gone.path, result),
+                          lambda msg, tb: self._restore_failed(prune_id, msg))
+
+    def _restore_done(self, prune_id: str, path: str, result) -> None:
+        self.restoring = False
+        if result.files:
+            self.status.emit(f"Restored {prune_id} to {path} (undo from Snapshots → Undo last restore)")
+            self.restored.emit(prune_id)
+        else:
+            self.status.emit("; ".join(result.warnings) or "Nothing was restored")
+        if self.shown is not None and is_assistant(self.shown):
+            self._load_assistant_detail(self.shown)
+
+    def _restore_failed(self, prune_id: str, msg: str) -> None:
+        self.restoring = False
+        self.status.emit(f"{prune_id} was not restored: {msg}")
+
     def _show_error(self, run_id, msg: str) -> None:
-        self.shown, self._shown_diff = None, None
+        self.shown, self._shown_diff, self.shown_assistant = None, None, None
         self.detail.setHtml(f"<h3>{html.escape(str(run_id))}</h3><p>This run record could not be read: "
                             f"{html.escape(msg)}</p>")
         self.status.emit(f"Could not read run {run_id}: {msg}")
@@ -477,6 +654,7 @@ class RunsView(QWidget):
         same = resolved is not None and self.shown is not None and resolved.get("id") == self.shown.get("id")
         scroll = self.detail.verticalScrollBar().value() if same else 0
         self.shown, self._shown_diff, self._home_zone = resolved, diff, home_zone
+        self.shown_assistant = None
         if resolved is None:
             self.detail.clear()
             return
@@ -497,6 +675,10 @@ class RunsView(QWidget):
                 self.status.emit(f"Run {value} has no record any more (deleted after the retention period)")
         elif scheme == "archive" and value:
             self.archiveEntryRequested.emit(value)
+        elif scheme == "commit" and value:
+            self.snapshotRequested.emit(value)
+        elif scheme == "restore" and value:
+            self.restore_entry(value)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
@@ -506,5 +688,7 @@ class RunsView(QWidget):
         super().changeEvent(event)
 
     def _rerender(self) -> None:
-        if self.shown is not None:
+        if self.shown_assistant is not None:
+            self._show_assistant(self.shown, self.shown_assistant, self._shown_diff)
+        elif self.shown is not None:
             self._show(self.shown, self._shown_diff, self._home_zone)

@@ -1,0 +1,145 @@
+"""Dream runs by either writer, as one list: Dreamdesk's own run records (memory/dreams/) and the
+assistant's runs (its snapshot commits, commit_log.assistant_runs), newest first. An assistant's
+run carries what the home still tells about it: nanobot's Dream transcript (its tool calls) and
+the tokens its usage store recorded. The CLI (`runs`, `usage`) and the GUI read them here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import clock
+from .archive import ARCHIVED_FILES, ArchiveRecord, plan_record_restore
+from .assistants.nanobot_dreams import DreamTranscript, DreamTranscripts, find_transcripts, match_commits
+from .assistants.nanobot_usage import DreamUsage, RunUsage, Tokens, read_dream_usage, usage_by_run
+from .commit_log import CommitHistory, CommitRecord, EntryChange, assistant_runs, load_history, peer_card, run_summary
+from .dream import records
+from .problems import Problem, WorkspaceError
+from .prunes import commit_records
+from .workspace import Workspace
+
+KEPT_TRANSCRIPTS = 10          # nanobot 0.3.5 prunes its Dream sessions to the newest ten
+GONE_TRANSCRIPT = f"nanobot keeps only its last {KEPT_TRANSCRIPTS} Dream transcripts; this run's is gone."
+NOT_A_DREAM = "This commit was not made by a Dream run (a {kind}), so there is no transcript."
+NO_RUN_TOKENS = "nanobot recorded no token usage for this run (its usage store holds other runs only)."
+
+
+@dataclass
+class AssistantSide:
+    """What the home holds about the assistant's runs, read once per listing."""
+    runs: list[CommitRecord] = field(default_factory=list)      # newest first
+    transcripts: DreamTranscripts = field(default_factory=DreamTranscripts)
+    usage: DreamUsage = field(default_factory=lambda: DreamUsage(None))
+    usage_runs: list[RunUsage] = field(default_factory=list)    # oldest first
+    transcript_of: dict[str, DreamTranscript] = field(default_factory=dict)   # commit sha -> its run's
+    tokens_of: dict[str, RunUsage] = field(default_factory=dict)              # commit sha -> its run's
+
+
+def usage_runs(usage: DreamUsage, transcripts: list[DreamTranscript], history: CommitHistory) -> list[RunUsage]:
+    """The usage store's calls as Dream runs, each with its transcript and the assistant's commit
+    it made (a commit Dreamdesk made is never the assistant's run's)."""
+    if not usage.calls:
+        return []
+    first = int(usage.calls[0].started.timestamp())
+    commits = [(c.sha, c.time) for c in history.records if not c.by_dreamdesk and c.time >= first]
+    return usage_by_run(usage.calls, transcripts, commits)
+
+
+def read_assistant_side(ws: Workspace, history: CommitHistory | None = None) -> AssistantSide:
+    history = history or load_history(ws)
+    side = AssistantSide(assistant_runs(ws, history))
+    if ws.home is not None:
+        side.transcripts = find_transcripts(ws)
+    side.usage = read_dream_usage(ws)
+    side.usage_runs = usage_runs(side.usage, side.transcripts.transcripts, history)
+    keyed = {t.key: t for t in side.transcripts.transcripts}
+    theirs = [(c.sha, c.time) for c in history.records if not c.by_dreamdesk]
+    for key, sha in match_commits(side.transcripts.transcripts, theirs).items():
+        side.transcript_of[sha] = keyed[key]
+    side.tokens_of = {r.sha: r for r in side.usage_runs if r.sha}
+    return side
+
+
+def tokens_json(t: Tokens) -> dict:
+    """An assistant's run's tokens under the keys Dreamdesk's own run records use."""
+    return {"total": t.total, "prompt": t.input, "completion": t.output, "calls": t.calls}
+
+
+def assistant_summary(rec: CommitRecord, side: AssistantSide) -> dict:
+    out = run_summary(rec)
+    used = side.tokens_of.get(rec.sha)
+    tr = side.transcript_of.get(rec.sha)
+    out["tokens"] = tokens_json(used.tokens) if used else None
+    out["transcript"] = tr.key if tr else None
+    return out
+
+
+def every_run(ws: Workspace) -> tuple[list[dict], list[Problem], AssistantSide]:
+    """Dreamdesk's run records (writer "dreamdesk") and the assistant's runs (writer "assistant",
+    run_summary plus tokens and transcript key), newest first; the problems of unreadable records."""
+    ours, problems = records.list_runs(ws)
+    for r in ours:
+        r["writer"] = "dreamdesk"
+    side = read_assistant_side(ws)
+    theirs = [assistant_summary(c, side) for c in side.runs]
+    every = sorted(ours + theirs, key=lambda r: _instant(r.get("started")), reverse=True)
+    return every, problems, side
+
+
+def _instant(iso_time) -> float:
+    t = clock.from_iso(iso_time)
+    return t.timestamp() if t is not None else 0.0
+
+
+# -- one assistant's run in full --------------------------------------------------------------
+@dataclass(frozen=True)
+class RemovedEntry:
+    path: str
+    entry: EntryChange
+    prune_id: str | None       # c-<sha12>-<n>: restorable (USER.md and MEMORY.md entries only)
+    back: bool = False         # its text is in the file again
+
+
+@dataclass
+class AssistantRunDetail:
+    rec: CommitRecord
+    peer_card: tuple[str | None, str | None]
+    removed: list[RemovedEntry]
+    transcript: DreamTranscript | None
+    transcript_note: str | None        # why there is none
+    tokens: RunUsage | None
+    tokens_note: str | None            # why there are none
+
+
+def assistant_run_detail(ws: Workspace, sha: str, side: AssistantSide | None = None) -> AssistantRunDetail:
+    history = load_history(ws)
+    rec = history.find(sha)
+    if rec is None:
+        raise WorkspaceError(f"no commit {sha[:12]} in this workspace's snapshots any more")
+    side = side if side is not None else read_assistant_side(ws, history)
+    transcript = side.transcript_of.get(rec.sha)
+    t_note = None if transcript else (GONE_TRANSCRIPT if rec.kind == "dream" else NOT_A_DREAM.format(kind=rec.kind))
+    tokens = side.tokens_of.get(rec.sha)
+    u_note = None
+    if tokens is None:
+        u_note = side.usage.message if side.usage.state != "recorded" else NO_RUN_TOKENS
+    return AssistantRunDetail(rec, peer_card(ws, rec), _removed(ws, rec), transcript, t_note, tokens, u_note)
+
+
+def _removed(ws: Workspace, rec: CommitRecord) -> list[RemovedEntry]:
+    """Each removed entry with the id the Archive gives it (the same numbering: prunes.commit_records)."""
+    prunes = iter(commit_records(CommitHistory([rec])))
+    out = []
+    for path, e in rec.removed():
+        arc = next(prunes) if path in ARCHIVED_FILES else None
+        out.append(RemovedEntry(path, e, arc.id if arc else None, _is_back(ws, arc)))
+    return out
+
+
+def _is_back(ws: Workspace, arc: ArchiveRecord | None) -> bool:
+    if arc is None:
+        return False
+    try:
+        return not plan_record_restore(ws, arc).inserted
+    except (WorkspaceError, OSError):
+        return False
