@@ -64,6 +64,7 @@ def detail_colors(palette: QPalette) -> dict[str, str]:
         "hunk": blend(text, QColor(120, 160, 255) if dark else QColor(40, 80, 180), 0.6).name(),
         "box": blend(base, text, 0.07).name(),
         "link": link_color(palette).name(),
+        "assistant": blend(text, QColor(200, 150, 255) if dark else QColor(120, 50, 170), 0.75).name(),
     }
 
 
@@ -361,7 +362,7 @@ def assistant_run_html(d, peer_diff: str | None, mono: str, c: dict[str, str]) -
     e = html.escape
     rec = d.rec
     out = [f"<h3 style='margin-bottom:2px'>{e(rec.kind)} · commit {e(rec.sha[:8])} · "
-           f"<span style='color:{c['warn']}'>by the assistant</span></h3>",
+           f"<span style='color:{c['assistant']}'>by the assistant</span></h3>",
            f"<p style='margin-top:2px'>{e(rec.subject)}</p>"]
     cur = rec.cursor
     tokens = (f"{d.tokens.tokens.total:,} (prompt {d.tokens.tokens.input:,}, completion "
