@@ -7,11 +7,12 @@ the tokens its usage store recorded. The CLI (`runs`, `usage`) and the GUI read 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, tzinfo
 
 from . import clock
 from .archive import ARCHIVED_FILES, ArchiveRecord, plan_record_restore
 from .assistants.nanobot_dreams import DreamTranscript, DreamTranscripts, find_transcripts, match_commits
-from .assistants.nanobot_usage import DreamUsage, RunUsage, Tokens, read_dream_usage, usage_by_run
+from .assistants.nanobot_usage import DreamUsage, RunUsage, Tokens, read_dream_usage, usage_by_day, usage_by_run
 from .commit_log import CommitHistory, CommitRecord, EntryChange, assistant_runs, load_history, peer_card, run_summary
 from .dream import records
 from .problems import Problem, WorkspaceError
@@ -143,3 +144,28 @@ def _is_back(ws: Workspace, arc: ArchiveRecord | None) -> bool:
         return not plan_record_restore(ws, arc).inserted
     except (WorkspaceError, OSError):
         return False
+
+
+# -- tokens per day, both writers --------------------------------------------------------------
+@dataclass(frozen=True)
+class DayTokens:
+    day: date
+    assistant: int             # what nanobot's usage store recorded for its Dream that day
+    dreamdesk: int             # the tokens of Dreamdesk's own runs that started that day
+
+
+def tokens_by_day(ws: Workspace, zone: tzinfo | None = None,
+                  runs: list[dict] | None = None) -> tuple[list[DayTokens], DreamUsage]:
+    """Dream tokens per calendar day in the display zone (None: this machine's), oldest first,
+    and the usage store as read (its message says why the assistant's side is empty).
+    `runs`: Dreamdesk's run records when the caller has them already."""
+    usage = read_dream_usage(ws)
+    theirs = {d.day: d.tokens.total for d in usage_by_day(usage.calls, zone)}
+    ours: dict[date, int] = {}
+    for r in runs if runs is not None else records.list_runs(ws)[0]:
+        t, total = clock.from_iso(r.get("started")), (r.get("tokens") or {}).get("total")
+        if t is not None and isinstance(total, int) and total > 0:
+            day = t.astimezone(zone).date()
+            ours[day] = ours.get(day, 0) + total
+    days = sorted(set(theirs) | set(ours))
+    return [DayTokens(d, theirs.get(d, 0), ours.get(d, 0)) for d in days], usage

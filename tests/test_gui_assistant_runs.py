@@ -38,8 +38,8 @@ def _record(ws_root, run_id: str, started: str) -> None:
 def repo(tmp_path):
     ws = tmp_path / "home" / "workspace"
     repo = build_nanobot_repo(ws)
-    _record(ws, "r-20200101-000000", "2020-01-01T00:00:00+00:00")      # long before nanobot's commits
-    _record(ws, "r-20990101-000000", "2099-01-01T00:00:00+00:00")      # after them
+    _record(ws, "r-20200101-000000", "2020-01-01T12:00:00+00:00")      # long before nanobot's commits
+    _record(ws, "r-20990101-000000", "2099-01-01T12:00:00+00:00")      # after them
     return repo
 
 
@@ -119,3 +119,23 @@ def test_only_runs_of_dreamdesk_or_none(qtbot, engine, gui_env, tmp_path):
     qtbot.waitUntil(lambda: v.loaded, timeout=10000)
     assert v.empty.isVisible() and "No Dream runs yet" in v.empty.text()
     assert "The assistant's own Dream runs show up here too" in v.empty.text()
+
+
+def test_the_tokens_chart_says_when_there_are_none(qtbot, engine, gui_env, repo):
+    from gui.views.charts_view import ChartsView
+    view = ChartsView(engine)
+    qtbot.addWidget(view)
+    view.show()
+    view.set_workspace(Workspace.open(repo.root), {})
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
+    # the two records of Dreamdesk's own: 1,000 tokens each, on their own days
+    assert [(d.day.isoformat(), d.assistant, d.dreamdesk) for d in view.data.tokens] == [
+        ("2020-01-01", 0, 1000), ("2099-01-01", 0, 1000)]
+    assert view.tokens_view.isVisible()
+    for name in ("r-20200101-000000", "r-20990101-000000"):
+        (repo.root / "memory" / "dreams" / f"{name}.json").unlink()
+    view.refresh()
+    qtbot.waitUntil(lambda: view.tokens_empty.isVisible(), timeout=10000)
+    assert view.tokens_empty.text() == (f"No Dream tokens to chart: {NONE_MESSAGE}. "
+                                        "Dreamdesk's own runs recorded none either.")
+    assert not view.tokens_view.isVisible()

@@ -1,18 +1,22 @@
 """Each memory file's size over time (from the snapshot size history) against its budget line,
-with Dream and review runs marked."""
+with Dream and review runs marked; below it, the Dream tokens spent per day: the assistant's own
+Dream (its usage store) beside Dreamdesk's runs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from PySide6.QtCharts import QChart, QChartView, QDateTimeAxis, QLineSeries, QScatterSeries, QValueAxis
+from PySide6.QtCharts import (QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QDateTimeAxis, QLineSeries,
+                              QScatterSeries, QValueAxis)
 
 from engine.dream.records import list_runs
+from engine.dream_runs import DayTokens, tokens_by_day
 from engine.snapshots import SizePoint, SnapshotStore
 from engine.workspace import Workspace
 
-from ..qt import QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, Qt, QVBoxLayout, QWidget, QtCore
+from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
+                  QtCore)
 from ..worker import Engine, Latest
 
 
@@ -21,22 +25,29 @@ class ChartData:
     sizes: dict[str, list[SizePoint]]
     budgets: dict[str, int]
     runs: list[tuple[int, bool]]      # (finished, unix seconds; a review pass ran)
+    tokens: list[DayTokens] = ()      # Dream tokens per day, both writers
+    usage_note: str = ""              # the assistant's usage store in words (none / unreadable / recorded)
 
 
 def read_chart_data(ws: Workspace, budgets: dict[str, int]) -> ChartData:
     store = SnapshotStore(ws)
     sizes = store.size_history() if store.exists() else {}
     runs = []
-    for rec in list_runs(ws)[0]:
+    records = list_runs(ws)[0]
+    for rec in records:
         try:
             t = datetime.fromisoformat(rec.get("finished") or rec.get("started") or "")
         except ValueError:
             continue
         runs.append((int(t.timestamp()), bool(rec.get("review"))))
-    return ChartData(sizes, budgets, sorted(runs))
+    tokens, usage = tokens_by_day(ws, runs=records)
+    return ChartData(sizes, budgets, sorted(runs), tokens, usage.message)
 
 
 EMPTY_TEXT = "No snapshots yet: sizes over time appear after the first Dream run, edit or restore."
+NO_TOKENS = "No Dream tokens to chart: {note} Dreamdesk's own runs recorded none either."
+MAX_DAYS = 60                     # bars stay readable; older days are left out (and said so)
+ASSISTANT_COLOR, DREAMDESK_COLOR = QColor("#9b59b6"), QColor("#5b8def")
 
 
 class ChartsView(QWidget):
@@ -63,13 +74,38 @@ class ChartsView(QWidget):
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
-        lay.addWidget(self.empty, 1)
         self.chart = QChart()
         self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.view = QChartView(self.chart)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
-        lay.addWidget(self.view, 1)
+        self.tokens_chart = QChart()
+        self.tokens_chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
+        self.tokens_view = QChartView(self.tokens_chart)
+        self.tokens_view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.tokens_empty = QLabel()
+        self.tokens_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.tokens_empty.setWordWrap(True)
+        self.tokens_box = QWidget()
+        box = QVBoxLayout(self.tokens_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.tokens_view, 1)
+        box.addWidget(self.tokens_empty, 1)
+        sizes_box = QWidget()
+        sizes = QVBoxLayout(sizes_box)
+        sizes.setContentsMargins(0, 0, 0, 0)
+        sizes.addWidget(self.empty, 1)
+        sizes.addWidget(self.view, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(sizes_box)
+        self.splitter.addWidget(self.tokens_box)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([600, 400])        # scaled to the height it gets: sizes 3, tokens 2
+        lay.addWidget(self.splitter, 1)
         self.series: dict[str, object] = {}
+        self.token_sets: dict[str, QBarSet] = {}
+        self.tokens_empty.hide()
 
     def set_workspace(self, ws: Workspace, budgets: dict[str, int]) -> None:
         self.ws = ws
@@ -107,6 +143,7 @@ class ChartsView(QWidget):
         self._draw()
 
     def _draw(self) -> None:
+        self._draw_tokens()
         self.chart.removeAllSeries()
         for axis in list(self.chart.axes()):
             self.chart.removeAxis(axis)
@@ -175,3 +212,44 @@ class ChartsView(QWidget):
         self.chart.setTitle(f"{path}: size at each snapshot")
         self.view.viewport().update()
         self.legend.setText(f"{len(points)} snapshot(s)")
+
+    def _draw_tokens(self) -> None:
+        """Bars per day: the assistant's Dream tokens beside Dreamdesk's (a plain sentence when
+        neither recorded any)."""
+        chart = self.tokens_chart
+        chart.removeAllSeries()
+        for axis in list(chart.axes()):
+            chart.removeAxis(axis)
+        self.token_sets = {}
+        data = self.data
+        days = list(data.tokens)[-MAX_DAYS:] if data else []
+        self.tokens_view.setVisible(bool(days))
+        self.tokens_empty.setVisible(not days)
+        self.tokens_empty.setText(NO_TOKENS.format(note=data.usage_note) if data else "")
+        if not days:
+            return
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        chart.setTheme(QChart.ChartTheme.ChartThemeDark if dark else QChart.ChartTheme.ChartThemeLight)
+        series = QBarSeries()
+        series.setBarWidth(0.6 if len(days) > 3 else 0.3)     # a day or two: slim bars, not slabs
+        for key, name, color in (("assistant", "the assistant's Dream", ASSISTANT_COLOR),
+                                 ("dreamdesk", "Dreamdesk's Dream", DREAMDESK_COLOR)):
+            bars = QBarSet(name)
+            bars.setColor(color)
+            bars.append([float(getattr(d, key)) for d in days])
+            series.append(bars)
+            self.token_sets[key] = bars
+        x = QBarCategoryAxis()
+        x.append([f"{d.day:%b} {d.day.day}" for d in days])
+        y = QValueAxis()
+        y.setRange(0, max(max(d.assistant, d.dreamdesk) for d in days) * 1.15 or 100)
+        y.applyNiceNumbers()
+        y.setLabelFormat("%d")
+        y.setTitleText("tokens")
+        chart.addSeries(series)
+        chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
+        chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
+        series.attachAxis(x)
+        series.attachAxis(y)
+        left = len(data.tokens) - len(days)
+        chart.setTitle("Dream tokens per day" + (f" (the last {MAX_DAYS} days; {left} earlier not shown)" if left else ""))

@@ -178,3 +178,22 @@ def test_the_commit_link_opens_snapshots_on_it_and_screenshots(qtbot, gui_env, n
     qtbot.wait(50)
     grab(win, "runs-assistant-dark.png")
     win.close()
+
+
+def test_tokens_per_day_chart(qtbot, engine, gui_env, nanobot_dreamed_home):
+    from gui.views.charts_view import ChartsView
+    view = ChartsView(engine)
+    qtbot.addWidget(view)
+    view.resize(1100, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_workspace(Workspace.open(nanobot_dreamed_home.path), {})
+    qtbot.waitUntil(lambda: "assistant" in view.token_sets, timeout=10000)
+    theirs, ours = view.token_sets["assistant"], view.token_sets["dreamdesk"]
+    # every call nanobot's Dream recorded, the run that changed nothing too; Dreamdesk ran none here
+    assert sum(theirs.at(i) for i in range(theirs.count())) == sum(TOKENS)
+    assert sum(ours.at(i) for i in range(ours.count())) == 0
+    assert view.tokens_view.isVisible() and not view.tokens_empty.isVisible()
+    assert view.tokens_chart.title() == "Dream tokens per day"
+    qtbot.wait(300)                     # the charts lay out their axes after the first paint
+    grab(view, "charts-tokens.png")
