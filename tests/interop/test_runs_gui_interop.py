@@ -197,3 +197,9 @@ def test_tokens_per_day_chart(qtbot, engine, gui_env, nanobot_dreamed_home):
     assert view.tokens_chart.title() == "Dream tokens per day"
     qtbot.wait(300)                     # the charts lay out their axes after the first paint
     grab(view, "charts-tokens.png")
+    from conftest import dark_palette
+    view.setPalette(dark_palette())
+    view.refresh()                      # redrawn in the dark chart theme
+    qtbot.waitUntil(lambda: view.tokens_chart.theme() == view.tokens_chart.ChartTheme.ChartThemeDark, timeout=10000)
+    qtbot.wait(300)
+    grab(view, "charts-tokens-dark.png")
