@@ -14,15 +14,7 @@ from engine.assistants.nanobot_usage import NONE_MESSAGE
 from engine.workspace import Workspace
 from gui.models.runs_model import COL_BY, COL_ID, COL_STATUS, COL_TOKENS, COL_TRIGGER
 from gui.views.runs_view import RunsView
-from gui.worker import Engine
 from nanobot_repo import build_nanobot_repo
-
-
-@pytest.fixture
-def engine(qtbot):
-    e = Engine()
-    yield e
-    e.shutdown()
 
 
 def _record(ws_root, run_id: str, started: str) -> None:
@@ -43,8 +35,8 @@ def repo(tmp_path):
     return repo
 
 
-def _open(qtbot, engine, path) -> RunsView:
-    v = RunsView(engine)
+def _open(qtbot, gui_engine, path) -> RunsView:
+    v = RunsView(gui_engine)
     qtbot.addWidget(v)
     v.resize(1100, 800)
     v.show()
@@ -55,8 +47,8 @@ def _open(qtbot, engine, path) -> RunsView:
 
 
 @pytest.fixture
-def view(qtbot, engine, gui_env, repo):
-    return _open(qtbot, engine, repo.root)
+def view(qtbot, gui_engine, gui_env, repo):
+    return _open(qtbot, gui_engine, repo.root)
 
 
 def test_both_writers_in_one_time_order(qtmodeltester, view, repo):
@@ -94,11 +86,11 @@ def test_no_transcript_and_no_usage_are_said_plainly(qtbot, view, repo):
     assert "Restore" in shown and "restore it from Snapshots" in shown    # SOUL.md's entries: no archive id
 
 
-def test_an_unreadable_usage_store_is_one_sentence(qtbot, engine, gui_env, repo):
+def test_an_unreadable_usage_store_is_one_sentence(qtbot, gui_engine, gui_env, repo):
     home = repo.root.parent
     (home / "config.json").write_text("{}")                    # a home: nanobot's data folder is known
     (home / "llm_usage.sqlite3").write_bytes(b"not a database at all" * 10)
-    view = _open(qtbot, engine, home)
+    view = _open(qtbot, gui_engine, home)
     assert view.side.usage.state == "error"
     shown = _show(qtbot, view, repo.dream)
     line = next(ln for ln in shown.splitlines() if "llm_usage.sqlite3" in ln)
@@ -106,13 +98,13 @@ def test_an_unreadable_usage_store_is_one_sentence(qtbot, engine, gui_env, repo)
                    "(damaged, or another program's file)"
 
 
-def test_only_runs_of_dreamdesk_or_none(qtbot, engine, gui_env, tmp_path):
+def test_only_runs_of_dreamdesk_or_none(qtbot, gui_engine, gui_env, tmp_path):
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     (ws / "USER.md").write_text("# User\n")
     runs, problems, side = every_run(Workspace.open(ws))
     assert (runs, problems, side.runs) == ([], [], [])
-    v = RunsView(engine)
+    v = RunsView(gui_engine)
     qtbot.addWidget(v)
     v.show()
     v.set_workspace(Workspace.open(ws))
@@ -121,9 +113,9 @@ def test_only_runs_of_dreamdesk_or_none(qtbot, engine, gui_env, tmp_path):
     assert "The assistant's own Dream runs show up here too" in v.empty.text()
 
 
-def test_the_tokens_chart_says_when_there_are_none(qtbot, engine, gui_env, repo):
+def test_the_tokens_chart_says_when_there_are_none(qtbot, gui_engine, gui_env, repo):
     from gui.views.charts_view import ChartsView
-    view = ChartsView(engine)
+    view = ChartsView(gui_engine)
     qtbot.addWidget(view)
     view.show()
     view.set_workspace(Workspace.open(repo.root), {})

@@ -16,7 +16,6 @@ from gui.models.runs_model import (COL_BATCH, COL_BY, COL_CREATED, COL_ID, COL_R
                                    COL_TRIGGER)
 from gui.qt import Qt
 from gui.views.runs_view import RunsView
-from gui.worker import Engine
 
 from .nanobot_dream_runs import RUNS
 
@@ -47,21 +46,19 @@ class Yes:
         return True
 
 
-@pytest.fixture
-def engine(qtbot):
-    e = Engine()
-    yield e
-    e.shutdown()
+def _opened(qtbot, widget, home, *args):
+    """The view shown, on the home's workspace."""
+    qtbot.addWidget(widget)
+    widget.resize(1200, 900)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.set_workspace(Workspace.open(home.path), *args)
+    return widget
 
 
 @pytest.fixture
-def view(qtbot, engine, gui_env, nanobot_dreamed_home):
-    v = RunsView(engine)
-    qtbot.addWidget(v)
-    v.resize(1200, 900)
-    v.show()
-    qtbot.waitExposed(v)
-    v.set_workspace(Workspace.open(nanobot_dreamed_home.path))
+def view(qtbot, gui_engine, gui_env, nanobot_dreamed_home):
+    v = _opened(qtbot, RunsView(gui_engine), nanobot_dreamed_home)
     qtbot.waitUntil(lambda: v.loaded and v.shown is not None, timeout=10000)
     return v
 
@@ -180,14 +177,9 @@ def test_the_commit_link_opens_snapshots_on_it_and_screenshots(qtbot, gui_env, n
     win.close()
 
 
-def test_tokens_per_day_chart(qtbot, engine, gui_env, nanobot_dreamed_home):
+def test_tokens_per_day_chart(qtbot, gui_engine, gui_env, nanobot_dreamed_home):
     from gui.views.charts_view import ChartsView
-    view = ChartsView(engine)
-    qtbot.addWidget(view)
-    view.resize(1100, 800)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_workspace(Workspace.open(nanobot_dreamed_home.path), {})
+    view = _opened(qtbot, ChartsView(gui_engine), nanobot_dreamed_home, {})
     qtbot.waitUntil(lambda: "assistant" in view.token_sets, timeout=10000)
     theirs, ours = view.token_sets["assistant"], view.token_sets["dreamdesk"]
     # every call nanobot's Dream recorded, the run that changed nothing too; Dreamdesk ran none here
