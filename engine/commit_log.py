@@ -5,7 +5,7 @@ commits, author `nanobot`) beside Dreamdesk's. One `git log --raw` pass over the
 history (oldest first) names each commit's changed files with their blobs before and after; one
 `cat-file --batch` pass reads those blobs. For SOUL.md, USER.md, MEMORY.md and each SKILL.md the
 entries added and removed are found with Dreamdesk's own entry rules (entries.removed_entries,
-computed by entry_delta without parsing each version whole); .dream_cursor's value is read
+computed by flat_delta and entry_delta without parsing each version whole); .dream_cursor's value is read
 before and after. Results are cached outside the workspace (commit_cache) by repository and
 HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only the new commits.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import clock, commit_cache
 from .cursors import parse_cursor
-from .entry_delta import Parsed, parse, step
+from .flat_delta import Version, advance, version
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
 from .textform import normalise
 from .workspace import Workspace
@@ -183,7 +183,7 @@ class _Walk:
     def __init__(self, store: SnapshotStore, out: CommitHistory):
         self.store, self.out = store, out
         self.tip: dict[str, str] = {}
-        self.parsed: dict[str, tuple[str, Parsed]] = {}     # path -> (blob, its parse)
+        self.parsed: dict[str, tuple[str, Version]] = {}    # path -> (blob, its version)
 
     def git(self, *args: str, **kw):
         self.out.git_calls.append(args[0])
@@ -254,8 +254,8 @@ class _Walk:
         if not is_memory_path(path):
             return FileChange(path, before, after)
         known = self.parsed.get(path)
-        old = known[1] if known and known[0] == before else parse(_text(blobs, before))
-        new, gone, came = step(old, _text(blobs, after))
+        old = known[1] if known and known[0] == before else version(_text(blobs, before))
+        new, gone, came = advance(old, _text(blobs, after))
         if after:
             self.parsed[path] = (after, new)
         added = tuple(EntryChange(e.heading, e.text) for e in came)
