@@ -13,6 +13,7 @@ HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import clock, commit_cache
 from .cursors import parse_cursor
@@ -24,7 +25,7 @@ from .workspace import Workspace
 CURSOR = "memory/.dream_cursor"
 USER = "USER.md"
 CACHE_NAME = "commits"
-CACHE_VERSION = 2
+CACHE_VERSION = 3                  # 3: a header line with the body's CRC, then the rows
 _NULL = "0" * 40
 _LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%s"
 
@@ -33,8 +34,9 @@ def watched(path: str) -> bool:
     return is_memory_path(path) or path == CURSOR
 
 
-@dataclass(frozen=True, slots=True)
-class EntryChange:
+# Plain tuples (a cache hit makes thousands of them: a tuple is made several times faster than a
+# frozen dataclass)
+class EntryChange(NamedTuple):
     heading: str | None
     text: str
     replaced_by: str | None = None     # for a removal: the entry that took its place, if any
@@ -42,12 +44,8 @@ class EntryChange:
     def to_json(self) -> dict:
         return {"heading": self.heading, "text": self.text, "replaced_by": self.replaced_by}
 
-    def __iter__(self):
-        return iter((self.heading, self.text, self.replaced_by))
 
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     path: str
     before: str | None                 # blob sha in the parent (None: not there)
     after: str | None                  # blob sha in the commit (None: deleted)
@@ -59,6 +57,9 @@ class FileChange:
                 "added": [e.to_json() for e in self.added], "removed": [e.to_json() for e in self.removed]}
 
 
+_ENTRY = EntryChange._make           # from a cached row (a row of another length: TypeError, rebuilt)
+
+
 @dataclass(slots=True)
 class CommitRecord:
     sha: str
@@ -68,9 +69,16 @@ class CommitRecord:
     subject: str
     kind: str                          # snapshots.kind_of
     by_dreamdesk: bool
-    files: tuple[FileChange, ...]
+    # each changed file as the cache keeps it: [path, blob before, blob after, added, removed], an
+    # entry as [heading, text, replaced_by]; made into FileChange only when asked (`files`)
+    rows: list
     cursor: tuple[int | None, int | None]       # .dream_cursor before -> after (None: no such file)
     user_md: tuple[str | None, str | None]      # USER.md blob before -> after (the peer card)
+
+    @property
+    def files(self) -> tuple[FileChange, ...]:
+        return tuple(FileChange(p, b, a, tuple(map(_ENTRY, add)), tuple(map(_ENTRY, rem)))
+                     for p, b, a, add, rem in self.rows)
 
     @property
     def writer(self) -> str:
@@ -83,13 +91,13 @@ class CommitRecord:
 
     @property
     def changed_memory(self) -> bool:
-        return any(is_memory_path(f.path) for f in self.files)
+        return any(is_memory_path(f[0]) for f in self.rows)
 
     def removed(self) -> list[tuple[str, EntryChange]]:
-        return [(f.path, e) for f in self.files for e in f.removed]
+        return [(f[0], _ENTRY(e)) for f in self.rows for e in f[4]]
 
     def added(self) -> list[tuple[str, EntryChange]]:
-        return [(f.path, e) for f in self.files for e in f.added]
+        return [(f[0], _ENTRY(e)) for f in self.rows for e in f[3]]
 
     def to_json(self) -> dict:
         return {"sha": self.sha, "parent": self.parent, "time": self.time, "author": self.author,
@@ -101,15 +109,13 @@ class CommitRecord:
     def to_row(self) -> list:
         """The compact form the cache keeps (lists decode faster than objects)."""
         return [self.sha, self.parent, self.time, self.author, self.subject, self.kind, self.by_dreamdesk,
-                [[f.path, f.before, f.after, [list(e) for e in f.added], [list(e) for e in f.removed]]
-                 for f in self.files], list(self.cursor), list(self.user_md)]
+                self.rows, list(self.cursor), list(self.user_md)]
 
     @classmethod
     def from_row(cls, row: list) -> "CommitRecord":
+        """A cached row as a record (its shape is trusted: commit_cache checked the file's CRC)."""
         sha, parent, ct, author, subject, kind, ours, files, cursor, user = row
-        return cls(sha, parent, int(ct), author, subject, kind, bool(ours),
-                   tuple(FileChange(p, b, a, tuple(EntryChange(*e) for e in add), tuple(EntryChange(*e) for e in rem))
-                         for p, b, a, add, rem in files), tuple(cursor), tuple(user))
+        return cls(sha, parent, ct, author, subject, kind, ours, files, tuple(cursor), tuple(user))
 
 
 @dataclass
@@ -158,17 +164,18 @@ def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHis
 
 
 def _save(store: SnapshotStore, walk: "_Walk", out: CommitHistory) -> None:
-    commit_cache.save(store.git_dir, CACHE_NAME, CACHE_VERSION,
-                      {"head": out.head, "tip": walk.tip, "commits": [r.to_row() for r in out.records]})
+    commit_cache.save(store.git_dir, CACHE_NAME, CACHE_VERSION, {"head": out.head, "tip": walk.tip},
+                      [r.to_row() for r in out.records])
 
 
 def _cached(store: SnapshotStore) -> tuple[str, dict, list[CommitRecord]] | None:
-    data = commit_cache.load(store.git_dir, CACHE_NAME, CACHE_VERSION)
-    if data is None:
+    cached = commit_cache.load(store.git_dir, CACHE_NAME, CACHE_VERSION)
+    if cached is None:
         return None
+    data, rows = cached
     try:
         tip = {str(k): str(v) for k, v in data["tip"].items()}
-        return str(data["head"]), tip, [CommitRecord.from_row(d) for d in data["commits"]]
+        return str(data["head"]), tip, [CommitRecord.from_row(d) for d in rows]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None                      # a cache of another shape: rebuilt
 
@@ -243,24 +250,23 @@ class _Walk:
         return out
 
     def _analyse(self, sha, parent, ct, author, subject, changes, blobs) -> CommitRecord:
-        files = tuple(self._file(path, before, after, blobs) for path, (before, after) in sorted(changes.items()))
+        files = [self._file(path, before, after, blobs) for path, (before, after) in sorted(changes.items())]
         cur_before = self.tip.get(CURSOR)
         cur_after = changes[CURSOR][1] if CURSOR in changes else cur_before
         user = (self.tip.get(USER), changes[USER][1] if USER in changes else self.tip.get(USER))
         return CommitRecord(sha, parent, ct, author, subject, kind_of(subject, author), author == AUTHOR_NAME,
                             files, (_cursor(blobs, cur_before), _cursor(blobs, cur_after)), user)
 
-    def _file(self, path: str, before: str | None, after: str | None, blobs: dict[str, bytes]) -> FileChange:
+    def _file(self, path: str, before: str | None, after: str | None, blobs: dict[str, bytes]) -> list:
         if not is_memory_path(path):
-            return FileChange(path, before, after)
+            return [path, before, after, [], []]
         known = self.parsed.get(path)
         old = known[1] if known and known[0] == before else version(_text(blobs, before))
         new, gone, came = advance(old, _text(blobs, after))
         if after:
             self.parsed[path] = (after, new)
-        added = tuple(EntryChange(e.heading, e.text) for e in came)
-        removed = tuple(EntryChange(r.entry.heading, r.entry.text, r.replaced_by) for r in gone)
-        return FileChange(path, before, after, added, removed)
+        return [path, before, after, [[e.heading, e.text, None] for e in came],
+                [[r.entry.heading, r.entry.text, r.replaced_by] for r in gone]]
 
 
 def _blob(sha: str, mode: str) -> str | None:
