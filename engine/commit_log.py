@@ -12,6 +12,8 @@ HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only th
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -137,7 +139,25 @@ class CommitHistory:
 def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHistory:
     """The commit records, from the cache when HEAD is the one cached, else analysing only the
     commits the cache does not hold. Reads the repository only; writes only the cache."""
-    store = store or SnapshotStore(ws)
+    with gc_paused():
+        return _load(store or SnapshotStore(ws))
+
+
+@contextmanager
+def gc_paused():
+    """Python's cycle collector held off while tens of thousands of rows are made: they hold no
+    cycles, and each full collection it would start walks every object the process has (in a
+    long-running app, several times the rows themselves)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _load(store: SnapshotStore) -> CommitHistory:
     out = CommitHistory()
     if not store.exists():
         return out
