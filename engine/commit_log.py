@@ -5,8 +5,8 @@ commits, author `nanobot`) beside Dreamdesk's. One `git log --raw` pass over the
 history (oldest first) names each commit's changed files with their blobs before and after; one
 `cat-file --batch` pass reads those blobs. For SOUL.md, USER.md, MEMORY.md and each SKILL.md the
 entries added and removed are found with Dreamdesk's own entry rules (entries.removed_entries,
-computed by flat_delta and entry_delta without parsing each version whole); .dream_cursor's value is read
-before and after. Results are cached outside the workspace (commit_cache) by repository and
+computed by flat_delta and entry_delta without parsing each version whole); .dream_cursor's
+value is read before and after. Results are cached outside the workspace (commit_cache) by repository and
 HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only the new commits.
 """
 

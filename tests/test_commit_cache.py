@@ -33,7 +33,8 @@ def watched(fn):
     finally:
         _SEEN = None
     # (a number: a pipe to a process opened as a file; os.devnull: a process's stdin)
-    return result, [str(a) for e, a in seen if e == "open" and not isinstance(a, int) and str(a) != os.devnull], [_git_command(a) for e, a in seen if e == "subprocess.Popen"]
+    opened = [str(a) for e, a in seen if e == "open" and not isinstance(a, int) and str(a) != os.devnull]
+    return result, opened, [_git_command(a) for e, a in seen if e == "subprocess.Popen"]
 
 
 def _git_command(argv) -> str:
