@@ -5,18 +5,21 @@ commits, author `nanobot`) beside Dreamdesk's. One `git log --raw` pass over the
 history (oldest first) names each commit's changed files with their blobs before and after; one
 `cat-file --batch` pass reads those blobs. For SOUL.md, USER.md, MEMORY.md and each SKILL.md the
 entries added and removed are found with Dreamdesk's own entry rules (entries.removed_entries,
-computed by entry_delta without parsing each version whole); .dream_cursor's value is read
-before and after. Results are cached outside the workspace (commit_cache) by repository and
+computed by flat_delta and entry_delta without parsing each version whole); .dream_cursor's
+value is read before and after. Results are cached outside the workspace (commit_cache) by repository and
 HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only the new commits.
 """
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import clock, commit_cache
 from .cursors import parse_cursor
-from .entry_delta import Parsed, parse, step
+from .flat_delta import Version, advance, version
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
 from .textform import normalise
 from .workspace import Workspace
@@ -24,7 +27,7 @@ from .workspace import Workspace
 CURSOR = "memory/.dream_cursor"
 USER = "USER.md"
 CACHE_NAME = "commits"
-CACHE_VERSION = 2
+CACHE_VERSION = 3                  # 3: a header line with the body's CRC, then the rows
 _NULL = "0" * 40
 _LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%s"
 
@@ -33,8 +36,9 @@ def watched(path: str) -> bool:
     return is_memory_path(path) or path == CURSOR
 
 
-@dataclass(frozen=True, slots=True)
-class EntryChange:
+# Plain tuples (a cache hit makes thousands of them: a tuple is made several times faster than a
+# frozen dataclass)
+class EntryChange(NamedTuple):
     heading: str | None
     text: str
     replaced_by: str | None = None     # for a removal: the entry that took its place, if any
@@ -42,12 +46,8 @@ class EntryChange:
     def to_json(self) -> dict:
         return {"heading": self.heading, "text": self.text, "replaced_by": self.replaced_by}
 
-    def __iter__(self):
-        return iter((self.heading, self.text, self.replaced_by))
 
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     path: str
     before: str | None                 # blob sha in the parent (None: not there)
     after: str | None                  # blob sha in the commit (None: deleted)
@@ -59,6 +59,9 @@ class FileChange:
                 "added": [e.to_json() for e in self.added], "removed": [e.to_json() for e in self.removed]}
 
 
+_ENTRY = EntryChange._make           # from a cached row (a row of another length: TypeError, rebuilt)
+
+
 @dataclass(slots=True)
 class CommitRecord:
     sha: str
@@ -68,9 +71,16 @@ class CommitRecord:
     subject: str
     kind: str                          # snapshots.kind_of
     by_dreamdesk: bool
-    files: tuple[FileChange, ...]
+    # each changed file as the cache keeps it: [path, blob before, blob after, added, removed], an
+    # entry as [heading, text, replaced_by]; made into FileChange only when asked (`files`)
+    rows: list
     cursor: tuple[int | None, int | None]       # .dream_cursor before -> after (None: no such file)
     user_md: tuple[str | None, str | None]      # USER.md blob before -> after (the peer card)
+
+    @property
+    def files(self) -> tuple[FileChange, ...]:
+        return tuple(FileChange(p, b, a, tuple(map(_ENTRY, add)), tuple(map(_ENTRY, rem)))
+                     for p, b, a, add, rem in self.rows)
 
     @property
     def writer(self) -> str:
@@ -83,13 +93,13 @@ class CommitRecord:
 
     @property
     def changed_memory(self) -> bool:
-        return any(is_memory_path(f.path) for f in self.files)
+        return any(is_memory_path(f[0]) for f in self.rows)
 
     def removed(self) -> list[tuple[str, EntryChange]]:
-        return [(f.path, e) for f in self.files for e in f.removed]
+        return [(f[0], _ENTRY(e)) for f in self.rows for e in f[4]]
 
     def added(self) -> list[tuple[str, EntryChange]]:
-        return [(f.path, e) for f in self.files for e in f.added]
+        return [(f[0], _ENTRY(e)) for f in self.rows for e in f[3]]
 
     def to_json(self) -> dict:
         return {"sha": self.sha, "parent": self.parent, "time": self.time, "author": self.author,
@@ -101,15 +111,13 @@ class CommitRecord:
     def to_row(self) -> list:
         """The compact form the cache keeps (lists decode faster than objects)."""
         return [self.sha, self.parent, self.time, self.author, self.subject, self.kind, self.by_dreamdesk,
-                [[f.path, f.before, f.after, [list(e) for e in f.added], [list(e) for e in f.removed]]
-                 for f in self.files], list(self.cursor), list(self.user_md)]
+                self.rows, list(self.cursor), list(self.user_md)]
 
     @classmethod
     def from_row(cls, row: list) -> "CommitRecord":
+        """A cached row as a record (its shape is trusted: commit_cache checked the file's CRC)."""
         sha, parent, ct, author, subject, kind, ours, files, cursor, user = row
-        return cls(sha, parent, int(ct), author, subject, kind, bool(ours),
-                   tuple(FileChange(p, b, a, tuple(EntryChange(*e) for e in add), tuple(EntryChange(*e) for e in rem))
-                         for p, b, a, add, rem in files), tuple(cursor), tuple(user))
+        return cls(sha, parent, ct, author, subject, kind, ours, files, tuple(cursor), tuple(user))
 
 
 @dataclass
@@ -131,7 +139,25 @@ class CommitHistory:
 def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHistory:
     """The commit records, from the cache when HEAD is the one cached, else analysing only the
     commits the cache does not hold. Reads the repository only; writes only the cache."""
-    store = store or SnapshotStore(ws)
+    with gc_paused():
+        return _load(store or SnapshotStore(ws))
+
+
+@contextmanager
+def gc_paused():
+    """Python's cycle collector held off while tens of thousands of rows are made: they hold no
+    cycles, and each full collection it would start walks every object the process has (in a
+    long-running app, several times the rows themselves)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _load(store: SnapshotStore) -> CommitHistory:
     out = CommitHistory()
     if not store.exists():
         return out
@@ -158,17 +184,18 @@ def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHis
 
 
 def _save(store: SnapshotStore, walk: "_Walk", out: CommitHistory) -> None:
-    commit_cache.save(store.git_dir, CACHE_NAME, CACHE_VERSION,
-                      {"head": out.head, "tip": walk.tip, "commits": [r.to_row() for r in out.records]})
+    commit_cache.save(store.git_dir, CACHE_NAME, CACHE_VERSION, {"head": out.head, "tip": walk.tip},
+                      [r.to_row() for r in out.records])
 
 
 def _cached(store: SnapshotStore) -> tuple[str, dict, list[CommitRecord]] | None:
-    data = commit_cache.load(store.git_dir, CACHE_NAME, CACHE_VERSION)
-    if data is None:
+    cached = commit_cache.load(store.git_dir, CACHE_NAME, CACHE_VERSION)
+    if cached is None:
         return None
+    data, rows = cached
     try:
         tip = {str(k): str(v) for k, v in data["tip"].items()}
-        return str(data["head"]), tip, [CommitRecord.from_row(d) for d in data["commits"]]
+        return str(data["head"]), tip, [CommitRecord.from_row(d) for d in rows]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None                      # a cache of another shape: rebuilt
 
@@ -183,7 +210,7 @@ class _Walk:
     def __init__(self, store: SnapshotStore, out: CommitHistory):
         self.store, self.out = store, out
         self.tip: dict[str, str] = {}
-        self.parsed: dict[str, tuple[str, Parsed]] = {}     # path -> (blob, its parse)
+        self.parsed: dict[str, tuple[str, Version]] = {}    # path -> (blob, its version)
 
     def git(self, *args: str, **kw):
         self.out.git_calls.append(args[0])
@@ -243,24 +270,23 @@ class _Walk:
         return out
 
     def _analyse(self, sha, parent, ct, author, subject, changes, blobs) -> CommitRecord:
-        files = tuple(self._file(path, before, after, blobs) for path, (before, after) in sorted(changes.items()))
+        files = [self._file(path, before, after, blobs) for path, (before, after) in sorted(changes.items())]
         cur_before = self.tip.get(CURSOR)
         cur_after = changes[CURSOR][1] if CURSOR in changes else cur_before
         user = (self.tip.get(USER), changes[USER][1] if USER in changes else self.tip.get(USER))
         return CommitRecord(sha, parent, ct, author, subject, kind_of(subject, author), author == AUTHOR_NAME,
                             files, (_cursor(blobs, cur_before), _cursor(blobs, cur_after)), user)
 
-    def _file(self, path: str, before: str | None, after: str | None, blobs: dict[str, bytes]) -> FileChange:
+    def _file(self, path: str, before: str | None, after: str | None, blobs: dict[str, bytes]) -> list:
         if not is_memory_path(path):
-            return FileChange(path, before, after)
+            return [path, before, after, [], []]
         known = self.parsed.get(path)
-        old = known[1] if known and known[0] == before else parse(_text(blobs, before))
-        new, gone, came = step(old, _text(blobs, after))
+        old = known[1] if known and known[0] == before else version(_text(blobs, before))
+        new, gone, came = advance(old, _text(blobs, after))
         if after:
             self.parsed[path] = (after, new)
-        added = tuple(EntryChange(e.heading, e.text) for e in came)
-        removed = tuple(EntryChange(r.entry.heading, r.entry.text, r.replaced_by) for r in gone)
-        return FileChange(path, before, after, added, removed)
+        return [path, before, after, [[e.heading, e.text, None] for e in came],
+                [[r.entry.heading, r.entry.text, r.replaced_by] for r in gone]]
 
 
 def _blob(sha: str, mode: str) -> str | None:

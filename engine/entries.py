@@ -162,11 +162,22 @@ def removed_entries(old: str, new: str) -> list[Removal]:
 
 def pair_removals(old_entries, new_entries, old_heads, new_heads) -> list[Removal]:
     """removed_entries on parsed files (see engine.entry_delta, which parses only what changed)."""
+    return entry_changes(old_entries, new_entries, old_heads, new_heads)[0]
+
+
+def entry_changes(old_entries, new_entries, old_heads, new_heads) -> tuple[list[Removal], list[Entry]]:
+    """pair_removals, and the entries (and headings) of the new file the old one did not have."""
     gone = _unmatched(old_entries, new_entries)
     added = _unmatched(new_entries, old_entries)
     # a heading carries text too ("## Medical: allergic to penicillin"): one that leaves is kept
     gone += _unmatched(old_heads, new_heads)
     added += _unmatched(new_heads, old_heads)
+    return _paired(gone, added), added
+
+
+def _paired(gone: list[Entry], added: list[Entry]) -> list[Removal]:
+    """Each removed entry with the most similar added entry under the same heading, when one is
+    similar enough to be its replacement."""
     used: set[int] = set()
     out: list[Removal] = []
     for e in gone:
@@ -184,12 +195,6 @@ def pair_removals(old_entries, new_entries, old_heads, new_heads) -> list[Remova
         else:
             out.append(Removal(e, None))
     return out
-
-
-def entry_changes(old_entries, new_entries, old_heads, new_heads) -> tuple[list[Removal], list[Entry]]:
-    """pair_removals, and the entries (and headings) of the new file the old one did not have."""
-    removals = pair_removals(old_entries, new_entries, old_heads, new_heads)
-    return removals, _unmatched(new_entries, old_entries) + _unmatched(new_heads, old_heads)
 
 
 def _headings(text: str) -> list[Entry]:
@@ -213,11 +218,16 @@ def _heading_lines(lines: list[str]) -> list[int]:
 
 def _unmatched(these: list[Entry], others: list[Entry]) -> list[Entry]:
     """Entries of `these` whose text has no unused counterpart in `others` (multiset)."""
-    remaining = Counter(e.text for e in others)
+    if not these or not others:
+        return list(these)               # the usual case in a step of a few lines: no counting
+    remaining: dict[str, int] = {}
+    for e in others:
+        remaining[e.text] = remaining.get(e.text, 0) + 1
     out = []
     for e in these:
-        if remaining[e.text] > 0:
-            remaining[e.text] -= 1
+        left = remaining.get(e.text, 0)
+        if left:
+            remaining[e.text] = left - 1
         else:
             out.append(e)
     return out

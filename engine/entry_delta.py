@@ -154,12 +154,27 @@ def _spliced(old: Parsed, new: list[str]) -> tuple[int, int, tuple[_Block, ...]]
     return a, b, got
 
 
-# The lines most memory-file edits touch: a one-line bullet item starting with a word, or an ATX
+# The lines most memory-file edits touch: a one-line bullet item starting with a word (or a "#":
+# an ATX heading or a paragraph inside the item, which no simple line continues), or an ATX
 # heading without a closing sequence. A stretch made only of these (and blank lines) has one
 # block per line and needs no parser (no thematic break "- ---", no ordered list, no
 # continuation lines).
-_ITEM = re.compile(r"[-*+] [\w\[(\"'`][^\t]*\Z")
+_ITEM = re.compile(r"[-*+] [\w\[(\"'`#][^\t]*\Z")
 _ATX = re.compile(r"(#{1,6}) +(\S[^\t]*)\Z")
+
+
+def simple_line(line: str) -> bool:
+    """Empty, a one-line item or an ATX heading (see above)."""
+    return not line or _simple_item(line) or _simple_heading(line) is not None
+
+
+def _simple_item(line: str) -> bool:
+    return _ITEM.match(line) is not None and "`" not in line[:3 + 3]
+
+
+def _simple_heading(line: str) -> re.Match | None:
+    m = _ATX.match(line)
+    return None if m is None or line.rstrip().endswith("#") else m
 
 
 def _simple_blocks(lines: list[str]) -> tuple[_Block, ...] | None:
@@ -167,11 +182,11 @@ def _simple_blocks(lines: list[str]) -> tuple[_Block, ...] | None:
     for i, line in enumerate(lines):
         if not line:
             continue
-        if _ITEM.match(line) and "`" not in line[:3 + 3]:
+        if _simple_item(line):
             out.append(_Block("item", "list_item_open", i, i + 1))
             continue
-        m = _ATX.match(line)
-        if m is None or line.rstrip().endswith("#"):
+        m = _simple_heading(line)
+        if m is None:
             return None
         out.append(_Block("heading", "heading_open", i, i + 1, line.strip(), (len(m.group(1)), " ".join(m.group(2).split()))))
     return tuple(out)

@@ -14,7 +14,7 @@ import re
 from . import clock
 from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
                       plan_record_restore, read_archive)
-from .commit_log import CommitHistory, load_history
+from .commit_log import CommitHistory, gc_paused, load_history
 from .problems import WorkspaceError
 from .workspace import Workspace
 
@@ -30,20 +30,23 @@ def commit_records(history: CommitHistory) -> list[ArchiveRecord]:
     out = []
     for c in history.records:
         gone = [(path, e) for path, e in c.removed() if path in ARCHIVED_FILES]
+        if not gone:
+            continue
         when = clock.iso(clock.from_epoch(c.time)) or ""
+        reason, source, writer = _REASONS.get(c.kind, "outside"), f"commit {c.sha[:8]}", c.writer
         for n, (path, e) in enumerate(gone, 1):
-            out.append(ArchiveRecord(f"c-{c.sha[:12]}-{n}", when, path, e.text, _REASONS.get(c.kind, "outside"),
-                                     None, e.replaced_by, e.heading, f"commit {c.sha[:8]}", n, c.sha, c.writer,
-                                     c.subject))
+            out.append(ArchiveRecord(f"c-{c.sha[:12]}-{n}", when, path, e.text, reason, None, e.replaced_by, e.heading,
+                                     source, n, c.sha, writer, c.subject))
     return out
 
 
 def all_prunes(ws: Workspace, arc: Archive | None = None,
                history: CommitHistory | None = None) -> tuple[Archive, list[ArchiveRecord], list[ArchivedEntry]]:
     """The archive, the commits' removals and both folded into one row per entry."""
-    arc = arc if arc is not None else read_archive(ws)
-    extra = commit_records(history if history is not None else load_history(ws))
-    return arc, extra, folded_archive(ws, arc, extra)
+    with gc_paused():
+        arc = arc if arc is not None else read_archive(ws)
+        extra = commit_records(history if history is not None else load_history(ws))
+        return arc, extra, folded_archive(ws, arc, extra)
 
 
 def find_prune(ws: Workspace, record_id: str) -> ArchiveRecord:

@@ -1,0 +1,80 @@
+"""The commit log's cache (issue 13 §2 speed, structure only: the wall time is in tests/bench): a
+later open runs one git process and reads one file, a cache whose body changed by a byte is
+rebuilt, and the records read back lazily are the records that were analysed."""
+
+import os
+import sys
+
+from engine.commit_cache import cache_file
+from engine.commit_log import CACHE_NAME, load_history
+from engine.prunes import all_prunes
+from engine.snapshots import SnapshotStore
+from engine.workspace import Workspace
+from test_prunes import build
+
+_SEEN: list | None = None       # what the audit hook records while a list is set
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _SEEN is not None and event in ("open", "subprocess.Popen"):
+        _SEEN.append((event, args[0] if event == "open" else args[1]))
+
+
+sys.addaudithook(_audit)        # Python's own audit events: every file opened, every process started
+
+
+def watched(fn):
+    """fn's result, the files it opened and the programs it started."""
+    global _SEEN
+    _SEEN = []
+    try:
+        result = fn()
+        seen = _SEEN
+    finally:
+        _SEEN = None
+    # (a number: a pipe to a process opened as a file; os.devnull: a process's stdin)
+    opened = [str(a) for e, a in seen if e == "open" and not isinstance(a, int) and str(a) != os.devnull]
+    return result, opened, [_git_command(a) for e, a in seen if e == "subprocess.Popen"]
+
+
+def _git_command(argv) -> str:
+    """The git subcommand a process ran (after the -c/--git-dir options)."""
+    args = [str(a) for a in argv]
+    i = 1
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] == "-c" else 1
+    return args[i] if i < len(args) else args[-1]
+
+
+def test_a_cache_hit_runs_one_git_process_and_reads_one_file(tmp_path):
+    ws_path = tmp_path / "ws"
+    build(ws_path)
+    ws = Workspace.open(ws_path)
+    first, _, started = watched(lambda: load_history(ws))
+    # (gitpython asks `git version` once per process, on its first command)
+    assert first.analysed == 4 and [c for c in started if c != "version"] == ["rev-parse", "log", "cat-file"]
+    cache = str(cache_file(SnapshotStore(ws).git_dir, CACHE_NAME))
+    again, opened, started = watched(lambda: load_history(ws))
+    assert again.analysed == 0 and opened == [cache] and started == ["rev-parse"]
+    assert [r.to_json() for r in again.records] == [r.to_json() for r in first.records]
+    (_, extra, folded), opened, started = watched(lambda: all_prunes(ws))    # + the memory files, the restore log
+    assert started == ["rev-parse"] and opened.count(cache) == 1, opened
+    assert [r.text for r in extra] == [e.latest.text for e in folded] == [
+        "- Has a cat named Miso.", "- Drinks oolong.\n  Loose leaf, never bags.", "- Backups go to a NAS.",
+        "- Ships on Fridays.", "## Work"]
+
+
+def test_a_cache_changed_by_one_byte_is_rebuilt(tmp_path):
+    ws_path = tmp_path / "ws"
+    build(ws_path)
+    ws = Workspace.open(ws_path)
+    good = [r.to_json() for r in load_history(ws).records]
+    path = cache_file(SnapshotStore(ws).git_dir, CACHE_NAME)
+    raw = path.read_bytes()
+    body = raw.index(b"\n") + 1
+    for at in (body, len(raw) - 2, raw.index(b"Miso")):     # the body's first and last row, an entry's text
+        path.write_bytes(raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1:])
+        again = load_history(ws)
+        assert again.analysed == 4 and [r.to_json() for r in again.records] == good
+    path.write_bytes(raw[:body - 1])                           # the header alone
+    assert load_history(ws).analysed == 4
