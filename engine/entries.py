@@ -169,18 +169,36 @@ def entry_changes(old_entries, new_entries, old_heads, new_heads) -> tuple[list[
     """pair_removals, and the entries (and headings) of the new file the old one did not have."""
     gone = _unmatched(old_entries, new_entries)
     added = _unmatched(new_entries, old_entries)
+    slots = _slots(old_entries, gone) | _slots(new_entries, added)
     # a heading carries text too ("## Medical: allergic to penicillin"): one that leaves is kept
     gone += _unmatched(old_heads, new_heads)
     added += _unmatched(new_heads, old_heads)
-    return _paired(gone, added), added
+    return _paired(gone, added, slots), added
 
 
-def _paired(gone: list[Entry], added: list[Entry]) -> list[Removal]:
+def _slots(entries: list[Entry], changed: list[Entry]) -> dict[int, int]:
+    """id(entry) -> how many unchanged entries stand before it in its file: a removed and an added
+    entry with the same slot took the same place. Counted the same over a window of a file
+    (entry_delta parses only what changed) as over the whole, since the lines before a window
+    are the same in both versions."""
+    changed_ids = {id(e) for e in changed}
+    out, kept = {}, 0
+    for e in entries:
+        if id(e) in changed_ids:
+            out[id(e)] = kept
+        else:
+            kept += 1
+    return out
+
+
+def _paired(gone: list[Entry], added: list[Entry], slots: dict[int, int]) -> list[Removal]:
     """Each removed entry with the most similar added entry under the same heading, when one is
-    similar enough to be its replacement."""
+    similar enough to be its replacement; else with the one added entry that took its very place
+    (the same slot, under the same heading, nothing else removed there): an edit in place, however
+    different the words ("Lives in Lisbon" -> "Lives in Braga")."""
     used: set[int] = set()
-    out: list[Removal] = []
-    for e in gone:
+    paired: dict[int, int] = {}
+    for i, e in enumerate(gone):
         best, best_ratio = None, 0.6
         for j, a in enumerate(added):
             if j in used or a.heading != e.heading:
@@ -191,10 +209,29 @@ def _paired(gone: list[Entry], added: list[Entry]) -> list[Removal]:
                 best, best_ratio = j, r
         if best is not None:
             used.add(best)
-            out.append(Removal(e, added[best].text))
-        else:
-            out.append(Removal(e, None))
-    return out
+            paired[i] = best
+    _pair_in_place(gone, added, slots, used, paired)
+    return [Removal(e, added[paired[i]].text if i in paired else None) for i, e in enumerate(gone)]
+
+
+def _pair_in_place(gone: list[Entry], added: list[Entry], slots: dict[int, int], used: set[int],
+                   paired: dict[int, int]) -> None:
+    """Pair what is left one to one by place: (heading, kind, slot) held by exactly one removed and
+    one added entry."""
+    def place(e: Entry):
+        return (e.heading, e.kind, slots[id(e)]) if id(e) in slots else None
+    left: dict = {}
+    for i, e in enumerate(gone):
+        if i not in paired and place(e) is not None:
+            left.setdefault(place(e), []).append(i)
+    came: dict = {}
+    for j, a in enumerate(added):
+        if j not in used and place(a) is not None:
+            came.setdefault(place(a), []).append(j)
+    for key, idx in left.items():
+        if len(idx) == 1 and len(came.get(key, ())) == 1:
+            paired[idx[0]] = came[key][0]
+            used.add(came[key][0])
 
 
 def _headings(text: str) -> list[Entry]:

@@ -127,8 +127,21 @@ def test_edited_entry_is_paired_with_its_replacement():
     gone = removed_entries(old, new)
     assert [(r.entry.text, r.replaced_by) for r in gone] == [
         ("- Likes green tea in the morning", "- Likes green tea in the afternoon"),
-        ("- Engineer at Parcelwise", None),          # unrelated new text is not its replacement
+        ("- Engineer at Parcelwise", "- Zookeeper"),   # other words, but it took that very place
     ]
+
+
+def test_an_entry_added_elsewhere_is_not_a_replacement():
+    """Pairing by place needs the same place: a removal and an addition at another spot of the
+    same section, or two removals for one addition, stay unpaired."""
+    old = "## Identity\n- Name: Ana\n- Lives in Lisbon\n- Has a cat\n"
+    moved = "## Identity\n- Name: Ana\n- Has a cat\n- Likes jazz\n"
+    assert [(r.entry.text, r.replaced_by) for r in removed_entries(old, moved)] == [("- Lives in Lisbon", None)]
+    two = "## Identity\n- Works nights\n- Has a cat\n"
+    assert [(r.entry.text, r.replaced_by) for r in removed_entries(old, two)] == [
+        ("- Name: Ana", None), ("- Lives in Lisbon", None)]
+    assert [(r.entry.text, r.replaced_by) for r in removed_entries(old, old.replace("Lisbon", "Braga"))] == [
+        ("- Lives in Lisbon", "- Lives in Braga")]
 
 
 def test_replacement_must_be_under_the_same_heading_and_is_used_once():

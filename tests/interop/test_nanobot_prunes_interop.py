@@ -29,8 +29,13 @@ CURSOR = "memory/.dream_cursor"
 # what took a removed line's place in the scripted runs, where the entry rules tell it (an added
 # entry under the same heading, similar enough); the script's other one-for-one edits (Hugo ->
 # Zola, the talk, Lisbon -> Braga) are too dissimilar for the rules and show no replacement
+# every entry the script's model rewrote in place (edit_file old -> new, or write_file) names what took
+# its place, however different the words
 REPLACED_BY = {"- Short replies": "- Short replies, in Portuguese",
-               "- Blog moved to Zola": "- Blog moved to Zola, deployed on Fridays"}
+               "- Blog moved to Zola": "- Blog moved to Zola, deployed on Fridays",
+               "- Blog runs on Hugo": "- Blog moved to Zola",
+               "- Writing a talk about tide tables": "- Gave the tide-table talk in June",
+               "- Lives in Lisbon (since May)": "- Lives in Braga"}
 
 
 def git(ws, *args) -> bytes:
