@@ -27,7 +27,10 @@ from .workspace import Workspace
 CURSOR = "memory/.dream_cursor"
 USER = "USER.md"
 CACHE_NAME = "commits"
-CACHE_VERSION = 3                  # 3: a header line with the body's CRC, then the rows
+# Bump it whenever the entry rules change what a commit's rows hold (they are kept per commit, so
+# an older cache would keep the old answers): 3: a header line with the body's CRC, then the rows;
+# 4: replaced_by also pairs an entry rewritten in its very place (entries._pair_in_place)
+CACHE_VERSION = 4
 _NULL = "0" * 40
 _LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%s"
 
