@@ -273,15 +273,26 @@ def dreamed_copy(_nanobot_session, _dreamed_originals, tmp_path):
     return copy
 
 
+def _read_only(home: DreamedHome):
+    """The session's home, for a test that only reads it; afterwards it must be byte- and
+    mtime-identical (whatever a test reads through Dreamdesk writes nothing in a home)."""
+    from conftest import tree_state
+    before = tree_state(home.path)
+    yield home
+    assert tree_state(home.path) == before, "a read-only test wrote into the shared dreamed home"
+
+
 @pytest.fixture
-def nanobot_dreamed_home(make_dreamed_home) -> DreamedHome:
+def nanobot_dreamed_home(_dreamed_originals):
     """A home (LF files) after nanobot's own Dream ran RUNS: three `dream: periodic memory
     consolidation` commits that removed real lines of USER.md and memory/MEMORY.md, then a run
-    that changed nothing (no commit); four transcripts and the usage records nanobot kept."""
-    return make_dreamed_home()
+    that changed nothing (no commit); four transcripts and the usage records nanobot kept. Built
+    once a session and shared by tests that only read it (checked); a test that writes builds its
+    own with make_dreamed_home()."""
+    yield from _read_only(_dreamed_originals("lf"))
 
 
 @pytest.fixture
-def nanobot_dreamed_home_crlf(make_dreamed_home) -> DreamedHome:
-    """The same runs on a home whose USER.md has CRLF line endings and a BOM."""
-    return make_dreamed_home(form="crlf-bom")
+def nanobot_dreamed_home_crlf(_dreamed_originals):
+    """The same runs on a home whose USER.md has CRLF line endings and a BOM (shared, read-only)."""
+    yield from _read_only(_dreamed_originals("crlf-bom"))

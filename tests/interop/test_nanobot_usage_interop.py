@@ -46,8 +46,8 @@ def test_tokens_per_run_and_per_day_while_nanobot_holds_the_store(nanobot_dreame
     assert tree_state(home.path) == before
 
 
-def test_a_closed_store_is_read_without_creating_anything(nanobot, nanobot_dreamed_home):
-    home = nanobot_dreamed_home
+def test_a_closed_store_is_read_without_creating_anything(nanobot, make_dreamed_home):
+    home = make_dreamed_home()                  # its own home: closing nanobot's store changes it
     nanobot("close-usage", home)
     assert not (home.path / "llm_usage.sqlite3-wal").exists()
     before = tree_state(home.path)
