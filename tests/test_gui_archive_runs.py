@@ -738,3 +738,33 @@ def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(
     # gone from the archive; the snapshot commits that removed it still name it (history is not rewritten)
     qtbot.waitUntil(lambda: view.model.rowCount() == 1 and view.model.entry(0).known_from == "commit", timeout=5000)
     assert not [r for r in read_archive(ws).records if r.text == "- Has a cat."]
+
+
+def test_the_archive_fits_its_width_and_columns_can_be_shown_again(qtbot, engine, ws, gui_env):
+    """Issue 17.6: the table ran past its width (a horizontal scroll cut the Text off). Run and
+    Replaced by (both in the detail pane) start hidden, so every shown column fits; the header's
+    menu shows them again, and the choice is remembered by the next view."""
+    from gui.models.archive_model import COL_ID, COL_REPLACED, COL_RUN, COL_TEXT
+
+    def opened():
+        view = ArchiveView(engine)
+        qtbot.addWidget(view)
+        view.resize(1200, 720)
+        view.show()
+        qtbot.waitExposed(view)
+        view.set_workspace(ws)
+        qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=5000)
+        qtbot.wait(20)
+        return view
+
+    view = opened()
+    assert all(view.table.isColumnHidden(c) for c in (COL_ID, COL_RUN, COL_REPLACED))
+    assert not view.table.horizontalScrollBar().isVisible(), "the shown columns run past the table's width"
+    assert view.table.columnWidth(COL_TEXT) >= 300
+    menu = view.column_menu()
+    labels = {a.text(): a for a in menu.actions()}
+    assert not labels["Text"].isEnabled() and not labels["Replaced by"].isChecked()
+    labels["Replaced by"].trigger()
+    assert not view.table.isColumnHidden(COL_REPLACED)
+    again = opened()
+    assert not again.table.isColumnHidden(COL_REPLACED) and again.table.isColumnHidden(COL_RUN)

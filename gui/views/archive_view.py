@@ -26,10 +26,11 @@ from engine.textform import normalise
 from engine.workspace import Workspace
 
 from ..errors import report_error
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON, COL_RUN,
-                                    COL_TEXT, ArchiveFilterProxy, ArchiveModel, archived_label, heading_label)
-from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
-                  Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON,
+                                    COL_REPLACED, COL_RUN, COL_TEXT, ArchiveFilterProxy, ArchiveModel,
+                                    archived_label, heading_label)
+from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
+                  QPushButton, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
                      setup_table)
@@ -43,6 +44,11 @@ MAX_RESTORE = 100          # entries per restore (each one is planned, snapshott
 LISTED = 20                # placements spelled out in the confirmation
 ALL_FILES = "All files"
 ALL_REASONS = "All reasons"
+# The header's context menu shows and hides columns (remembered); the ID, Run and Replaced by are
+# in the detail pane, so they start hidden and Text keeps its room without a horizontal scroll
+HIDDEN_KEY = "archive/hiddenColumns"
+HIDDEN_BY_DEFAULT = (COL_ID, COL_RUN, COL_REPLACED)
+ALWAYS_SHOWN = (COL_TEXT,)
 # The "From" filter: where a removal is known from (engine.archive.ORIGINS), in words.
 ORIGIN_LABELS = {None: "From anywhere", "archive": "archive", "commit": "commit", "assistant": "the assistant",
                  "dreamdesk": "Dreamdesk"}
@@ -283,7 +289,7 @@ class ArchiveView(QWidget):
         fm = self.table.fontMetrics()
         widths = {COL_ID: "c-000000000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
                   COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
-                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "archive + commit 00000000 · Dreamdesk__"}
+                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "commit 00000000 · assistant_"}
         for col, sample in widths.items():
             self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
         self.table.setColumnWidth(COL_TEXT, 420)
@@ -293,6 +299,9 @@ class ArchiveView(QWidget):
         hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
         self._text_user_sized = False
         self._sizing_text = False
+        self._restore_hidden_columns()
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        hh.customContextMenuRequested.connect(self._column_menu)
         self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.table.viewport().installEventFilter(self)
         self.table.setSortingEnabled(True)
@@ -690,16 +699,49 @@ class ArchiveView(QWidget):
         if section == COL_TEXT and not self._sizing_text:
             self._text_user_sized = True
 
+    # -- which columns show (the header's context menu; remembered) --------------------------------
+    def _restore_hidden_columns(self) -> None:
+        from .. import settings_store
+        saved = settings_store.settings().value(HIDDEN_KEY)
+        hidden = {int(c) for c in saved if str(c).isdigit()} if isinstance(saved, list) else set(HIDDEN_BY_DEFAULT)
+        for col in range(self.proxy.columnCount()):
+            self.table.setColumnHidden(col, col in hidden and col not in ALWAYS_SHOWN)
+
+    def column_menu(self) -> QMenu:
+        """One checkable action per column: what the header's context menu shows."""
+        menu = QMenu(self)
+        for col in range(self.proxy.columnCount()):
+            act = menu.addAction(self.proxy.headerData(col, Qt.Orientation.Horizontal))
+            act.setCheckable(True)
+            act.setChecked(not self.table.isColumnHidden(col))
+            act.setEnabled(col not in ALWAYS_SHOWN)
+            act.toggled.connect(lambda on, c=col: self.set_column_shown(c, on))
+        return menu
+
+    def _column_menu(self, pos) -> None:
+        self.column_menu().popup(self.table.horizontalHeader().mapToGlobal(pos))
+
+    def set_column_shown(self, col: int, shown: bool) -> None:
+        from .. import settings_store
+        if col in ALWAYS_SHOWN:
+            return
+        self.table.setColumnHidden(col, not shown)
+        hidden = [c for c in range(self.proxy.columnCount()) if self.table.isColumnHidden(c)]
+        settings_store.settings().setValue(HIDDEN_KEY, [str(c) for c in hidden])
+        self._fit_text_column()
+
     def _fit_text_column(self) -> None:
         """Text gets the room the fixed columns leave, less a readable "Replaced by" (the last
         column, which stretches), until the user resizes it by hand."""
         if self._text_user_sized:
             return
         fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING, COL_NOW, COL_FROM))
+                                                       COL_HEADING, COL_NOW, COL_FROM)
+                    if not self.table.isColumnHidden(c))
         avail = self.table.viewport().width() - fixed
+        share = 1.0 if self.table.isColumnHidden(COL_REPLACED) else 0.58
         self._sizing_text = True
-        self.table.setColumnWidth(COL_TEXT, max(240, int(avail * 0.58)))
+        self.table.setColumnWidth(COL_TEXT, max(240, int(avail * share) - 2))
         self._sizing_text = False
 
     def eventFilter(self, obj, event) -> bool:
