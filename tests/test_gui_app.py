@@ -1143,3 +1143,30 @@ def test_the_window_title_names_dreamdesk_once(main_window, demo_home, qapp):
     assert main_window.windowTitle() == str(demo_home / "workspace")
     assert "Dreamdesk" not in main_window.windowTitle()
     assert QGuiApplication.applicationDisplayName()     # what the platform appends
+
+
+def test_a_hand_wrapped_file_is_shown_as_written_and_long_lines_wrap(main_window, qtbot, make_workspace, tmp_path):
+    """Issue 17.7: the editor soft-wrapped already hand-wrapped lines again at a narrower width,
+    which made ragged one-word lines. A file whose lines are all short is shown line for line; a
+    file of long lines still wraps to the editor's width."""
+    win = main_window
+    win.resize(900, 700)
+    _open_user_md(win, qtbot)
+
+    def visual_lines() -> list[int]:
+        doc, out = win.files.editor.document(), []
+        block = doc.begin()
+        while block.isValid():
+            out.append(block.layout().lineCount())
+            block = block.next()
+        return out
+
+    text = (win.ws.root / "USER.md").read_text(encoding="utf-8")
+    assert max(map(len, text.split("\n"))) > 80 > win.files.editor.viewport().width() // \
+        win.files.editor.fontMetrics().horizontalAdvance("x")            # narrower than its lines
+    qtbot.waitUntil(lambda: set(visual_lines()) == {1}, timeout=5000)
+    long_line = "- " + " ".join(["a long unwrapped fact"] * 20)
+    ws = make_workspace({"SOUL.md": "# Soul\n\n" + long_line + "\n"}, root=tmp_path / "long")
+    assert win.open_workspace(str(ws))             # the Files tab opens SOUL.md first
+    qtbot.waitUntil(lambda: long_line in win.files.editor.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: max(visual_lines()) > 1, timeout=5000)
