@@ -99,8 +99,7 @@ def engine(qtbot):
     e.shutdown()
 
 
-@pytest.fixture
-def archive_view(qtbot, engine, ws):
+def open_archive_view(qtbot, engine, ws) -> ArchiveView:
     view = ArchiveView(engine)
     qtbot.addWidget(view)
     view.resize(1200, 720)
@@ -109,6 +108,11 @@ def archive_view(qtbot, engine, ws):
     view.set_workspace(ws)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=5000)
     return view
+
+
+@pytest.fixture
+def archive_view(qtbot, engine, ws):
+    return open_archive_view(qtbot, engine, ws)
 
 
 @pytest.fixture
@@ -747,13 +751,7 @@ def test_the_archive_fits_its_width_and_columns_can_be_shown_again(qtbot, engine
     from gui.models.archive_model import COL_ID, COL_REPLACED, COL_RUN, COL_TEXT
 
     def opened():
-        view = ArchiveView(engine)
-        qtbot.addWidget(view)
-        view.resize(1200, 720)
-        view.show()
-        qtbot.waitExposed(view)
-        view.set_workspace(ws)
-        qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=5000)
+        view = open_archive_view(qtbot, engine, ws)
         qtbot.wait(20)
         return view
 
