@@ -171,6 +171,34 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert "written by the assistant" in archive      # overwriting lost nothing
     else:
         assert path.read_text(encoding="utf-8") == disk and files.editor.toPlainText() == mine and files.dirty
+    if expect != "disk-kept-edit":      # resolved: the "changed on disk" banner goes, and stays gone
+        qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
+        qtbot.wait(600)                 # the watcher's report of the write and its disk check
+        assert not files.banner.isVisible(), files.banner.text()
+
+
+def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot):
+    """Issue 17.5: Overwrite was the default button (Enter overwrote the assistant's write), and
+    Compare was uncoloured text with only Close."""
+    from gui.qt import QDialogButtonBox, QMessageBox
+    from gui.views.files_view import ConflictDialogs
+    box, choices = ConflictDialogs.conflict_box(None, "USER.md")
+    qtbot.addWidget(box)
+    assert choices[box.defaultButton()] == "compare"
+    assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
+    disk, mine = "# U\n- kept\n- written by the assistant\n", "# U\n- kept\n- my own note\n"
+    dlg, view, picks = ConflictDialogs.compare_dialog(None, "USER.md", disk, mine)
+    qtbot.addWidget(dlg)
+    html = view.toHtml()
+    assert "written by the assistant" in view.toPlainText() and "my own note" in view.toPlainText()
+    assert "background-color" in html                      # the diff view's red and green lines
+    buttons = dlg.findChild(QDialogButtonBox).buttons()
+    assert sorted(picks[b] for b in buttons) == ["back", "overwrite", "reload"]
+    assert picks[next(b for b in buttons if b.isDefault())] == "back"
+    assert all(not b.autoDefault() for b in buttons if picks[b] != "back")
+    over = next(b for b in buttons if picks[b] == "overwrite")
+    over.click()
+    assert picks[dlg.chosen] == "overwrite"
 
 
 def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(main_window, demo_home, qtbot):

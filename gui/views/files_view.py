@@ -61,9 +61,16 @@ def read_only_reason(state, problems) -> str | None:
 
 
 class ConflictDialogs:
-    """The questions the editor asks; tests replace them."""
+    """The questions the editor asks; tests replace them. Each dialog is built by its own method
+    so a test can look at what a person would see (buttons, default, the diff) without exec."""
 
     def conflict(self, parent: QWidget, path: str) -> str:
+        box, choices = self.conflict_box(parent, path)
+        box.exec()
+        return choices.get(box.clickedButton(), "cancel")
+
+    @staticmethod
+    def conflict_box(parent: QWidget | None, path: str) -> tuple[QMessageBox, dict]:
         box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk",
                           f"{path} changed on disk since you opened it (the assistant or Dream may have "
                           "written it).\n\nReload: drop your edit and load the file as it is now.\n"
@@ -72,25 +79,41 @@ class ConflictDialogs:
         reload_b = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
         over_b = box.addButton("Overwrite", QMessageBox.ButtonRole.AcceptRole)
         cmp_b = box.addButton("Compare", QMessageBox.ButtonRole.ActionRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        return {reload_b: "reload", over_b: "overwrite", cmp_b: "compare"}.get(clicked, "cancel")
+        cancel_b = box.addButton(QMessageBox.StandardButton.Cancel)
+        # Enter must not overwrite the assistant's write: the safe choice is the default
+        box.setDefaultButton(cmp_b)
+        box.setEscapeButton(cancel_b)
+        return box, {reload_b: "reload", over_b: "overwrite", cmp_b: "compare"}
 
-    def compare(self, parent: QWidget, path: str, disk: str, mine: str) -> None:
+    def compare(self, parent: QWidget, path: str, disk: str, mine: str) -> str:
+        """The coloured diff (on disk → your edit) with the same choices; "back" asks again."""
+        dlg, _view, choices = self.compare_dialog(parent, path, disk, mine)
+        dlg.exec()
+        return choices.get(getattr(dlg, "chosen", None), "back")
+
+    @staticmethod
+    def compare_dialog(parent: QWidget | None, path: str, disk: str, mine: str):
+        from ..widgets.diff_view import DiffView
         dlg = QDialog(parent)
         dlg.setWindowTitle(f"{path}: on disk → your edit")
         lay = QVBoxLayout(dlg)
-        view = QPlainTextEdit()
-        view.setReadOnly(True)
-        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        view.setPlainText(diff_texts(disk, mine, path).unified("disk", "editor") or "(no differences)")
+        view = DiffView()
+        view.set_diffs([d for d in [diff_texts(disk, mine, path)] if d.changed],
+                       empty_text="Your edit and the file on disk are the same.")
         lay.addWidget(view)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        bb.rejected.connect(dlg.reject)
+        bb = QDialogButtonBox()
+        reload_b = bb.addButton("Reload from disk", QDialogButtonBox.ButtonRole.DestructiveRole)
+        over_b = bb.addButton("Overwrite with my edit", QDialogButtonBox.ButtonRole.AcceptRole)
+        back_b = bb.addButton("Back", QDialogButtonBox.ButtonRole.RejectRole)
+        for b in (reload_b, over_b):
+            b.setAutoDefault(False)           # Enter never reloads or overwrites, even with focus there
+        back_b.setDefault(True)
+        view.setFocus()                       # keys scroll the diff first
+        for b in (reload_b, over_b, back_b):
+            b.clicked.connect(lambda _=False, b=b: (setattr(dlg, "chosen", b), dlg.accept()))
         lay.addWidget(bb)
-        dlg.resize(760, 520)
-        dlg.exec()
+        dlg.resize(820, 560)
+        return dlg, view, {reload_b: "reload", over_b: "overwrite", back_b: "back"}
 
 
 class FilesView(QWidget):
@@ -244,7 +267,9 @@ class FilesView(QWidget):
 
         def job(ctx):
             return read_state(ws.root / loaded.path).hash
-        self.engine.read("check file", job, lambda h: self._show_banner(h != loaded.hash))
+        # a check that finishes after a save or reload compared the old text: dropped
+        self.engine.read("check file", job,
+                         lambda h: self._show_banner(h != loaded.hash) if self.loaded is loaded else None)
 
     def _show_banner(self, changed: bool) -> None:
         self._disk_changed = changed
@@ -510,8 +535,9 @@ class FilesView(QWidget):
         while True:
             choice = self.dialogs.conflict(self, self.loaded.path)
             if choice == "compare":
-                self.dialogs.compare(self, self.loaded.path, disk_text, self.editor_text())
-                continue
+                choice = self.dialogs.compare(self, self.loaded.path, disk_text, self.editor_text())
+                if choice not in ("reload", "overwrite"):
+                    continue                  # back to the question
             break
         if choice == "reload":
             self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
