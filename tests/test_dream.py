@@ -279,6 +279,12 @@ def test_a_dry_run_is_the_run_that_would_happen(make_workspace, llm_server):
     apply_preview(ws, res.preview)
     state = load_state(ws)
     assert state["runs"] == 12 and state["held"] == {"batch": 1, "count": 1}
+    # applied, the run says what the dry run said (issue 17.4), in the words of a run that happened
+    applied = state["last_run"]["outcome"]
+    assert applied.startswith("Applied a previewed dry run: ")
+    explained = res.preview["applied_outcome"]
+    assert explained and explained in applied and "held" in explained.lower()
+    assert res.outcome != explained                    # the dry run's own text says "would"
     assert not (ws.memory_dir / ".dream_cursor").exists()                # held: the cursor stays
 
 

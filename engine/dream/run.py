@@ -353,6 +353,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     duration = time.monotonic() - t0
     outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info,
                        blocked)
+    applied = outcome                   # a dry run's explanation as its apply will record it
     if dry:
         outcome = _dry_wording(outcome)
     elif snapshot_error:
@@ -374,6 +375,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         outcome += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
                     "runs in a row: check its size against its budget in Settings → Memory.")
 
+    if dry:
+        applied += outcome[len(_dry_wording(applied)):]
     # what this run changes in memory/dreams/state.json besides the run count (a dry run's
     # preview carries it, so applying the preview updates the hold and streaks the same way)
     state_changes: dict = {"held": {"batch": cursors[0], "count": held_count} if held_count else {},
@@ -392,7 +395,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                                     for rel, (old, new) in changed.items()},
                           "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status,
                           "state_changes": json.loads(json.dumps(state_changes)),
-                          "runs_before": _int(state.get("runs"))}
+                          "runs_before": _int(state.get("runs")), "applied_outcome": applied}
         result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
         record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
                       sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
@@ -548,7 +551,9 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         for w in record.get("writes", []):
             w["archived"] = []
         state = load_state(ws)
-        outcome = f"Applied a previewed dry run: {len(written)} file(s) written ({', '.join(written)})."
+        # the dry run's own explanation (a held cursor, a refused write), as it happened
+        outcome = (f"Applied a previewed dry run: {len(written)} file(s) written ({', '.join(written)}). "
+                   + (preview.get("applied_outcome") or "")).strip()
         record.update(id=run_id, started=started.isoformat(timespec="seconds"),
                       finished=now().isoformat(timespec="seconds"), trigger="manual",
                       status=record.get("status") or "completed", outcome=outcome,

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from engine.consolidator import run_consolidator
-from engine.dream.run import DreamOptions, apply_preview, run_dream
+from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
 from engine.llm import LLMError, ModelChoice, Overrides, make_client, resolve_model
 from engine.restore import job_lock
 from engine.workspace import Workspace
@@ -247,13 +247,18 @@ class EnginePanel(QWidget):
     def _apply(self, preview: dict, ws: Workspace) -> None:
         self._set_running(True)
 
-        def done(files):
+        def job(ctx) -> str:
+            apply_preview(ws, preview)
+            # the run it recorded says what the dry run said (a held cursor, a refused write)
+            return str((load_state(ws).get("last_run") or {}).get("outcome") or "Applied the dry run.")
+
+        def done(outcome: str):
             self.job = None
             self._set_running(False)
-            self.outcome.setText(f"Applied the dry run: {', '.join(files)}.")
+            self.outcome.setText(outcome)
             self.finished.emit("apply")
 
-        self.job = self.engine.write("apply dry run", lambda ctx: apply_preview(ws, preview), done, self._failed)
+        self.job = self.engine.write("apply dry run", job, done, self._failed)
 
     def run_compact(self) -> None:
         if self.ws is None or self.running:
