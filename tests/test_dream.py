@@ -285,6 +285,7 @@ def test_a_dry_run_is_the_run_that_would_happen(make_workspace, llm_server):
     explained = res.preview["applied_outcome"]
     assert explained and explained in applied and "held" in explained.lower()
     assert res.outcome != explained                    # the dry run's own text says "would"
+    assert "Review pass" in explained and not any(w in explained for w in ("would move", "would go to", "Dry run"))
     assert not (ws.memory_dir / ".dream_cursor").exists()                # held: the cursor stays
 
 

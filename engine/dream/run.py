@@ -351,32 +351,30 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         held_count = 0
 
     duration = time.monotonic() - t0
-    outcome = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info,
-                       blocked)
-    applied = outcome                   # a dry run's explanation as its apply will record it
-    if dry:
-        outcome = _dry_wording(outcome)
-    elif snapshot_error:
+    said = _outcome(status, duration, sandbox, failure, near, held_count, cursors, dream_cursor, review_info,
+                    blocked, dry=dry)
+    outcome = _dry_wording(said) if dry else said
+    if not dry and snapshot_error:
         outcome += (f" No snapshot was taken before the run ({snapshot_error}); everything it removed from "
                     "USER.md and MEMORY.md is still in memory/archive/.")
-    elif store.notes:
+    elif not dry and store.notes:
         outcome += " Snapshots: " + "; ".join(store.notes) + "."
+    extra = ""                           # the same words for a dry run and a real one
     if sandbox.io_errors:
-        outcome += " " + " ".join(sandbox.io_errors)
-    outcome += hold_note
+        extra += " " + " ".join(sandbox.io_errors)
+    extra += hold_note
     if stuck and status == "held":
-        outcome += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
-                    "the review pass or a bigger budget would make room.")
+        extra += (f" Stuck alarm: entries {cursors[0]}–{cursors[-1]} have been held {held_count} runs in a row; "
+                  "the review pass or a bigger budget would make room.")
     streaks = state.get("refusal_streak") or {}
     refused_files = {r.file for r in sandbox.refused if r.by_size}
     streaks = {f: (_int(streaks.get(f)) + 1 if f in refused_files else 0) for f in set(streaks) | refused_files}
     warn = sorted(f for f, n in streaks.items() if n >= REFUSAL_WARN_RUNS)
     if warn:
-        outcome += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
-                    "runs in a row: check its size against its budget in Settings → Memory.")
+        extra += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
+                  "runs in a row: check its size against its budget in Settings → Memory.")
+    outcome += extra
 
-    if dry:
-        applied += outcome[len(_dry_wording(applied)):]
     # what this run changes in memory/dreams/state.json besides the run count (a dry run's
     # preview carries it, so applying the preview updates the hold and streaks the same way)
     state_changes: dict = {"held": {"batch": cursors[0], "count": held_count} if held_count else {},
@@ -395,7 +393,10 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
                                     for rel, (old, new) in changed.items()},
                           "cursor_before": dream_cursor, "cursor_after": new_cursor, "status": status,
                           "state_changes": json.loads(json.dumps(state_changes)),
-                          "runs_before": _int(state.get("runs")), "applied_outcome": applied}
+                          "runs_before": _int(state.get("runs")),
+                          # what the run will have said once applied: its explanation, as done
+                          "applied_outcome": _outcome(status, duration, sandbox, failure, near, held_count, cursors,
+                                                      dream_cursor, review_info, blocked) + extra}
         result.diffs = [diff_texts(old, new, rel) for rel, (old, new) in changed.items()]
         record.update(status=status, outcome=outcome, finished=now().isoformat(timespec="seconds"),
                       sizes={rel: {"before": sizes_before.get(rel, 0), "after": sizes_after.get(rel, 0),
@@ -460,7 +461,7 @@ def _dry_wording(outcome: str) -> str:
 
 def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult | None, near: list[str],
              held_count: int, cursors: list[int], dream_cursor: int, review: dict | None,
-             blocked: list[str] = ()) -> str:
+             blocked: list[str] = (), dry: bool = False) -> str:
     secs = f"{duration:.0f}s" if duration >= 1 else f"{duration:.1f}s"
     files = sorted({w.file for w in sandbox.writes})
     if status == "completed":
@@ -482,11 +483,11 @@ def _outcome(status: str, duration: float, sandbox: Sandbox, failure: PassResult
         why = failure.error if failure and failure.error else "unknown error"
         text = f"Dream failed: {why}. The cursor stays at {dream_cursor}; those entries are retried next run."
     if review is not None:
-        ids = review["archived"]
-        dry = any(i.startswith("dry-") for i in ids)
+        ids = [i for i in review["archived"] if not dry]    # a dry run's ids are placeholders
+        moved = len(review["archived"])
         text += (f" Review pass: freed {review['chars_freed']:,} characters, "
-                 f"{'would move' if dry else 'moved'} {len(ids)} fact{'s' if len(ids) != 1 else ''} to memory/archive/"
-                 + (f" ({', '.join(ids)})" if ids and not dry else "")
+                 f"{'would move' if dry else 'moved'} {moved} fact{'s' if moved != 1 else ''} to memory/archive/"
+                 + (f" ({', '.join(ids)})" if ids else "")
                  + f", {review['refused']} of its writes refused by a size budget"
                  + (f" ({review['refused_growth']} more refused because they would have grown a file)"
                     if review.get("refused_growth") else "")
