@@ -622,10 +622,23 @@ class MainWindow(QMainWindow):
             return False
         return choice == "discard"
 
+    def confirm_quit_while_busy(self, jobs: list[str]) -> bool:
+        """Asked when the window closes while a job writes; tests replace it. No is the default."""
+        answer = QMessageBox.question(
+            self, "A job is still running",
+            f"{', '.join(jobs)} is still running. Quit anyway? It is cancelled: Dream holds its cursor, "
+            "and nothing half-written is left behind.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def closeEvent(self, event) -> None:  # noqa: N802
         if self.files.dirty and not self._ask_unsaved(self.close):
             event.ignore()
             return
+        if self.engine.busy:
+            if not self.confirm_quit_while_busy(sorted({j.name for j in self.engine.running_writes.values()})):
+                event.ignore()
+                return               # (Yes: the shutdown below cancels the job and waits for it)
         self._save_settings()
         remove_rescuer(self._rescue_unsaved)
         QApplication.instance().removeEventFilter(self._typing_keys)

@@ -123,6 +123,7 @@ def open_window(qtbot, home: Path):
     settings_store.set_demo_home(str(home))
     win = MainWindow()
     win.unsaved_choice = lambda: "discard"
+    win.confirm_quit_while_busy = lambda jobs: True      # tests that close mid-job quit, as before
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)

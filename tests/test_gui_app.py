@@ -1202,3 +1202,22 @@ def test_a_hand_wrapped_file_is_shown_as_written_and_long_lines_wrap(main_window
     assert win.open_workspace(str(ws))             # the Files tab opens SOUL.md first
     qtbot.waitUntil(lambda: long_line in win.files.editor.toPlainText(), timeout=5000)
     qtbot.waitUntil(lambda: max(visual_lines()) > 1, timeout=5000)
+
+
+def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
+    """Issue 17.7: File → Quit closed the window while a job was writing, without asking."""
+    import threading
+    win, asked, ended = main_window, [], threading.Event()
+
+    def dream(ctx):          # stands for a Dream run: it ends when cancelled (bounded whatever happens)
+        ctx.cancel.wait(10)
+        ended.set()
+
+    job = win.engine.write("dream", dream, lambda result: None)
+    assert win.engine.busy
+    win.confirm_quit_while_busy = lambda jobs: asked.append(jobs) or False
+    win.close()
+    assert asked == [["dream"]] and win.isVisible() and not job.cancel.is_set()      # No: nothing happens
+    win.confirm_quit_while_busy = lambda jobs: True
+    win.close()
+    assert not win.isVisible() and job.cancel.is_set() and ended.wait(5)           # Yes: cancelled, then closed
