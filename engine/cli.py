@@ -734,20 +734,31 @@ def cmd_runs(args) -> int:
 
 
 def _show_commit_run(ws: Workspace, rev: str, args) -> int:
-    """One assistant's run (any snapshot commit), named by its sha."""
-    from .commit_log import load_history, peer_card
+    """One assistant's run (any snapshot commit), named by its sha: what the Dream runs tab shows."""
+    from .commit_log import load_history
     from .diffs import diff_texts
+    from .dream_runs import assistant_run_detail
     rec = load_history(ws).find(rev)
     if rec is None:
         raise WorkspaceError(f"no run {rev} in this workspace (a run id r-…, or a commit's sha, 7 characters or more)")
-    before, after = peer_card(ws, rec)
+    d = assistant_run_detail(ws, rec.sha)
+    before, after = d.peer_card
     if args.json:
-        _dump(rec.to_json() | {"peer_card": {"before": before, "after": after}})
+        t = d.transcript
+        _dump(rec.to_json() | {
+            "peer_card": {"before": before, "after": after},
+            "tokens": d.tokens.tokens.to_json() if d.tokens else None, "tokens_note": d.tokens_note,
+            "transcript": None if t is None else {
+                "key": t.key, "file": t.file, "answer": t.answer,
+                "calls": [{"tool": c.name, "path": c.path, "arguments": c.arguments, "result": c.result,
+                           "failed": c.failed} for c in t.calls]},
+            "transcript_note": d.transcript_note})
         return EXIT_OK
     print(f"{rec.sha}  {clock.show_epoch(rec.time, True)}  by {rec.who} ({rec.author})  {rec.kind}")
     print(rec.subject)
     if rec.cursor[0] != rec.cursor[1]:
         print(f".dream_cursor {rec.cursor[0]} -> {rec.cursor[1]}")
+    print(f"Tokens: {_tokens_line(d.tokens.tokens)}" if d.tokens else f"Tokens: {d.tokens_note}")
     for f in rec.files:
         print(f"{f.path}:")
         for e in f.added:
@@ -757,6 +768,19 @@ def _show_commit_run(ws: Workspace, rev: str, args) -> int:
     if before != after:
         print("USER.md (peer card) before -> after:")
         sys.stdout.write(diff_texts(before, after, "USER.md").unified("before", "after"))
+    if d.transcript is None:
+        print(f"Transcript: {d.transcript_note}")
+    else:
+        print(f"Transcript {d.transcript.key} ({d.transcript.file}): the model's tool calls, in order")
+        for n, c in enumerate(d.transcript.calls, 1):
+            print(f"  {n}. {c.name} {c.path or ''}" + ("  (failed)" if c.failed else ""))
+            for e in c.edits:
+                if e.old_text is not None:
+                    print("       old: " + e.old_text.strip().replace("\n", "\n            "))
+                if e.new_text is not None:
+                    print("       new: " + e.new_text.strip().replace("\n", "\n            "))
+        if d.transcript.answer:
+            print("  answer: " + d.transcript.answer.strip().replace("\n", "\n          "))
     return EXIT_OK
 
 

@@ -76,3 +76,20 @@ def test_nanobot_keeps_ten_transcripts_and_all_ten_are_read(nanobot, nanobot_hom
     assert len(ran["dream_sessions"]) == 10 and [t.key for t in found.transcripts] == ran["dream_sessions"]
     assert found.transcripts[0].key == "dream:20261104-030000" and found.transcripts[-1].key == ran["key"]
     assert found.transcripts[0].edits[0][1].old_text == "- fact 4"
+
+
+def test_runs_show_gives_a_runs_tool_calls_and_tokens(nanobot_dreamed_home):
+    """`dreamdesk runs PATH show SHA` says what the Dream runs tab says of an assistant's run: the
+    model's tool calls from nanobot's transcript and the tokens nanobot recorded for it."""
+    from .nanobot_checks import dreamdesk, dreamdesk_json
+    from .test_nanobot_usage_interop import WANT
+    home = nanobot_dreamed_home
+    for n, (run, script) in enumerate(zip(home.runs, RUNS)):
+        if not run["sha"]:
+            continue                         # the run that changed nothing made no commit
+        shown = dreamdesk_json("runs", home, "show", run["sha"])
+        assert shown["transcript"]["key"] == run["key"] and shown["transcript"]["answer"] == script.answer
+        assert [(c["tool"], c["arguments"]) for c in shown["transcript"]["calls"]] == list(script.calls)
+        assert (shown["tokens"]["input"], shown["tokens"]["output"]) == WANT[n]
+    rc, out, _ = dreamdesk("runs", home, "show", home.runs[0]["sha"])
+    assert rc == 0 and "- Blog runs on Hugo" in out and "edit_file" in out and "Tokens:" in out
