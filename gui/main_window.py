@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self.engine_dock = dock
 
         self.status_label = QLabel()
+        self.status_label.setContentsMargins(16, 0, 0, 0)   # a gap after a message, before the counters
         self.statusBar().addPermanentWidget(self.status_label)
         # every view shows times on this one clock; it is named once, here
         self.clock_label = QLabel(clock.zone_label())
@@ -361,7 +362,14 @@ class MainWindow(QMainWindow):
             self.snapshots.refresh()
 
     def show_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+        """A line in the status bar, cut with "…" where the counters begin (the whole of it in the
+        tooltip), never running under them."""
+        bar = self.statusBar()
+        room = max(80, min((w.x() for w in bar.findChildren(QLabel) if w.isVisible() and w.x() > 0),
+                           default=bar.width()) - 24)
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, 8000)
 
     def _job_finished(self, what: str) -> None:
         if self.scheduler and self.scheduler.running is not None:

@@ -1221,3 +1221,18 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
     win.confirm_quit_while_busy = lambda jobs: True
     win.close()
     assert not win.isVisible() and job.cancel.is_set() and ended.wait(5)           # Yes: cancelled, then closed
+
+
+def test_a_long_status_message_stops_before_the_counters(main_window, qtbot):
+    """Issue 17.7: status-bar messages ran under the counters on the right."""
+    win = main_window
+    qtbot.waitUntil(lambda: win.status_label.text() != "", timeout=5000)
+    text = "Dry run (nothing written): " + ", ".join(f"skills/skill-{i}/SKILL.md" for i in range(40))
+    win.show_message(text)
+    bar = win.statusBar()
+    shown = bar.currentMessage()
+    assert shown != text and shown.endswith("…") and text.startswith(shown[:-1])
+    assert bar.fontMetrics().horizontalAdvance(shown) < win.status_label.x()      # ends before the counters
+    assert bar.toolTip() == text                                                   # the whole of it
+    win.show_message("Saved USER.md")
+    assert bar.currentMessage() == "Saved USER.md" and bar.toolTip() == ""
