@@ -643,10 +643,11 @@ class MainWindow(QMainWindow):
         if self.files.dirty and not self._ask_unsaved(self.close):
             event.ignore()
             return
-        if self.engine.busy:
-            if not self.confirm_quit_while_busy(sorted({j.name for j in self.engine.running_writes.values()})):
-                event.ignore()
-                return               # (Yes: the shutdown below cancels the job and waits for it)
+        # the watch's own short bookkeeping jobs finish on their own: only the user's jobs are asked about
+        jobs = sorted({j.name for j in self.engine.running_writes.values() if not j.name.startswith(WATCH_JOB)})
+        if jobs and not self.confirm_quit_while_busy(jobs):
+            event.ignore()
+            return                   # (Yes: the shutdown below cancels the job and waits for it)
         self._save_settings()
         remove_rescuer(self._rescue_unsaved)
         QApplication.instance().removeEventFilter(self._typing_keys)

@@ -1213,10 +1213,13 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
         ctx.cancel.wait(10)
         ended.set()
 
+    from gui.main_window import WATCH_JOB
     job = win.engine.write("dream", dream, lambda result: None)
+    win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None)
     assert win.engine.busy
     win.confirm_quit_while_busy = lambda jobs: asked.append(jobs) or False
     win.close()
+    # the watch's bookkeeping is not the user's job: only the Dream is named
     assert asked == [["dream"]] and win.isVisible() and not job.cancel.is_set()      # No: nothing happens
     win.confirm_quit_while_busy = lambda jobs: True
     win.close()
