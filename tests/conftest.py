@@ -115,6 +115,16 @@ def gui_env(tmp_path, monkeypatch, qapp):
     QSettings("Dreamdesk", "Dreamdesk").clear()
 
 
+def show_view(qtbot, view, ws, size: tuple[int, int] = (1200, 720)):
+    """A view shown at `size` (offscreen), then given the workspace: how the tab views are tested."""
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_workspace(ws)
+    return view
+
+
 def open_window(qtbot, home: Path):
     """The real main window, shown, on `home` (registered as the demo, so it plays offline)."""
     from gui import settings_store

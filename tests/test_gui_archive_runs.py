@@ -100,12 +100,8 @@ def engine(qtbot):
 
 
 def open_archive_view(qtbot, engine, ws) -> ArchiveView:
-    view = ArchiveView(engine)
-    qtbot.addWidget(view)
-    view.resize(1200, 720)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_workspace(ws)
+    from conftest import show_view
+    view = show_view(qtbot, ArchiveView(engine), ws)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=5000)
     return view
 

@@ -36,12 +36,8 @@ def repo(tmp_path):
 
 
 def _open(qtbot, gui_engine, path) -> RunsView:
-    v = RunsView(gui_engine)
-    qtbot.addWidget(v)
-    v.resize(1100, 800)
-    v.show()
-    qtbot.waitExposed(v)
-    v.set_workspace(Workspace.open(path))
+    from conftest import show_view
+    v = show_view(qtbot, RunsView(gui_engine), Workspace.open(path), (1100, 800))
     qtbot.waitUntil(lambda: v.loaded and v.shown is not None, timeout=10000)
     return v
 
