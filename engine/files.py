@@ -20,9 +20,9 @@ class NotRegularFile(OSError):
     """A FIFO, a device or a folder where a file was expected (reading it could hang)."""
 
 
-def read_bytes(path: Path, limit: int = MAX_READ) -> bytes:
-    """Path.read_bytes for workspace files: refuses FIFOs, devices and folders (which would hang
-    or never end) and files over `limit`, with an OSError whose strerror says why."""
+def _open_regular(path: Path, limit: int) -> tuple[int, os.stat_result]:
+    """A descriptor on a regular file no larger than `limit`, and its stat; else an OSError
+    whose strerror says why (FIFOs, devices and folders would hang or never end)."""
     import stat as stat_mod
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
@@ -32,15 +32,37 @@ def read_bytes(path: Path, limit: int = MAX_READ) -> bytes:
             raise NotRegularFile(errno.EINVAL, f"{kind} (a FIFO, device or folder is never read)", str(path))
         if st.st_size > limit:
             raise NotRegularFile(errno.EFBIG, f"too large ({st.st_size:,} bytes)", str(path))
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_chunks(path: Path, block: int = 1 << 20, limit: int = MAX_READ, offset: int = 0):
+    """A workspace file from `offset` on, `block` bytes at a time (refused like read_bytes).
+    The first item is the stat of the file read, taken once it is open."""
+    fd, st = _open_regular(path, limit)
+    try:
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+        yield st
+        while chunk := os.read(fd, block):
+            yield chunk
     finally:
         os.close(fd)
+
+
+def read_tail(path: Path, offset: int, limit: int = MAX_READ) -> tuple[os.stat_result, bytes]:
+    """The bytes of a workspace file from `offset` on, and the stat of the file they came from."""
+    chunks = read_chunks(path, limit=limit, offset=offset)
+    st = next(chunks)
+    return st, b"".join(chunks)
+
+
+def read_bytes(path: Path, limit: int = MAX_READ) -> bytes:
+    """Path.read_bytes for workspace files: refuses FIFOs, devices and folders (which would hang
+    or never end) and files over `limit`, with an OSError whose strerror says why."""
+    return read_tail(path, 0, limit)[1]
 
 
 def content_hash(data: bytes) -> str:

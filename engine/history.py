@@ -8,13 +8,16 @@ disk untouched, reported with its 1-based line number, and skipped.
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from .cursors import read_cursor, write_cursor
-from .files import FileLock, append_durably, read_bytes, replace_keeping_appends
+from .files import FileLock, append_durably, read_bytes, read_chunks, read_tail, replace_keeping_appends
 from .problems import WARNING, Problem
 from .state import lock_path
 
@@ -113,61 +116,194 @@ def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
     return obj, None
 
 
-def _split_lines(data: bytes):
-    """Yield (lineno, offset, raw) for each physical line; a final line without \\n included."""
-    offset = 0
-    lineno = 0
+def _split_lines(data: bytes, lineno: int = 0, offset: int = 0):
+    """Yield (lineno, offset, raw, terminated) for each physical line; a final line without \\n
+    included. `lineno` and `offset` say where `data` starts in the file."""
+    at = 0
     n = len(data)
-    while offset < n:
-        end = data.find(b"\n", offset)
+    while at < n:
+        end = data.find(b"\n", at)
         lineno += 1
         if end == -1:
-            yield lineno, offset, data[offset:], False
+            yield lineno, offset + at, data[at:], False
             return
-        yield lineno, offset, data[offset:end], True
-        offset = end + 1
+        yield lineno, offset + at, data[at:end], True
+        at = end + 1
 
 
-def parse_history(data: bytes, display: str = DISPLAY) -> History:
-    hist = History(size=len(data))
-    prev = -1
-    for lineno, offset, raw, terminated in _split_lines(data):
-        hist.lines = lineno
+@dataclass(slots=True)
+class _Progress:
+    """How far a parse has come, so that later bytes continue its line numbers, byte offsets
+    and cursor rule (a tail parsed on its own gives what a parse of the whole file gives)."""
+    offset: int = 0           # file offset of the next byte to parse
+    lines: int = 0            # physical lines parsed so far
+    prev: int = -1            # the last accepted cursor
+
+
+def _parse(data: bytes, pos: _Progress, display: str = DISPLAY):
+    """The entries, unreadable lines and problems of `data` (the file's bytes from pos.offset),
+    in file order; pos moves past them."""
+    for lineno, offset, raw, terminated in _split_lines(data, pos.lines, pos.offset):
+        pos.lines = lineno
         if raw.endswith(b"\r"):
             raw = raw[:-1]  # written on Windows; the JSON is still the same
         if not raw.strip():
             continue
         obj, why = parse_line(raw)
-        if obj is not None and obj["cursor"] <= prev:
-            why = f"cursor {obj['cursor']} does not follow {prev} (cursors must increase); skipped"
+        if obj is not None and obj["cursor"] <= pos.prev:
+            why = f"cursor {obj['cursor']} does not follow {pos.prev} (cursors must increase); skipped"
             obj = None
         if obj is None:
             if not terminated:
                 why = f"truncated last line (no newline at the end; probably a crash mid-append): {why}"
-            hist.bad_lines.append(BadLine(lineno, offset, why, raw[:2000].decode("utf-8", errors="replace")))
-            hist.problems.append(Problem(display, why, line=lineno))
+            yield BadLine(lineno, offset, why, raw[:2000].decode("utf-8", errors="replace"))
+            yield Problem(display, why, line=lineno)
             continue
         ts = obj["timestamp"]
         if not TIMESTAMP_RE.match(ts):
-            hist.problems.append(Problem(display, f"timestamp {ts!r} is not YYYY-MM-DD HH:MM; entry kept",
-                                         line=lineno, severity=WARNING))
-        prev = obj["cursor"]
-        hist.entries.append(HistoryEntry(lineno, prev, ts, obj["content"], obj.get("session_key"), offset))
+            yield Problem(display, f"timestamp {ts!r} is not YYYY-MM-DD HH:MM; entry kept",
+                          line=lineno, severity=WARNING)
+        pos.prev = obj["cursor"]
+        yield HistoryEntry(lineno, pos.prev, ts, obj["content"], obj.get("session_key"), offset)
+    pos.offset += len(data)
+
+
+def _collect(hist: History, items) -> History:
+    entries, bad_lines, problems = hist.entries.append, hist.bad_lines.append, hist.problems.append
+    for item in items:
+        kind = type(item)
+        (entries if kind is HistoryEntry else bad_lines if kind is BadLine else problems)(item)
+    return hist
+
+
+def parse_history(data: bytes, display: str = DISPLAY) -> History:
+    pos = _Progress()
+    hist = _collect(History(size=len(data)), _parse(data, pos, display))
+    hist.lines = pos.lines
+    return hist
+
+
+def _unreadable(exc: OSError, display: str) -> History:
+    """What read_history says of a file it cannot read."""
+    hist = History(exists=False)
+    if isinstance(exc, FileNotFoundError):
+        hist.problems.append(Problem(display, "missing (no compacted history yet)", severity="info"))
+    else:
+        hist.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
     return hist
 
 
 def read_history(path: Path, display: str = DISPLAY) -> History:
     try:
         data = read_bytes(path)
-    except FileNotFoundError:
-        hist = History(exists=False)
-        hist.problems.append(Problem(display, "missing (no compacted history yet)", severity="info"))
-        return hist
     except OSError as exc:
-        hist = History(exists=False)
-        hist.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
-        return hist
+        return _unreadable(exc, display)
     return parse_history(data, display)
+
+
+def iter_history(path: Path, display: str = DISPLAY, block: int = 1 << 20):
+    """read_history's entries, unreadable lines and problems one by one in file order, read
+    `block` bytes at a time: memory stays flat however long the file (`dreamdesk history`)."""
+    chunks = read_chunks(path, block)
+    try:
+        next(chunks)                      # opened: a missing or unreadable file is said here
+        first = next(chunks, b"")
+    except OSError as exc:
+        yield from _unreadable(exc, display).problems
+        return
+    pos, rest = _Progress(), first
+    for chunk in chunks:
+        rest += chunk
+        cut = rest.rfind(b"\n") + 1
+        yield from _parse(rest[:cut], pos, display)
+        rest = rest[cut:]
+    yield from _parse(rest, pos, display)
+
+
+SEAM = 64                       # bytes before the end of the last read, compared before a tail is trusted
+RACY_NS = 2_000_000_000         # a write this soon after a read can leave size and mtime as they were
+
+
+class HistoryReader:
+    """history.jsonl read once, then only from where the last read stopped while the file grows
+    (same inode, larger, the same bytes at the seam); anything else (shrunk, replaced by the cap
+    or another writer, bytes changed at the seam) is read whole. Each read returns what
+    read_history gives, as a fresh History (new lists: callers keep old ones; the entries
+    themselves are shared and never changed). One lock: the GUI's lanes share a Workspace.
+
+    An unfinished last line is kept apart and read again when the file grows. A file written
+    within RACY_NS of a read is read again even if size and mtime did not move: mtime comes
+    from a coarse clock, so a same-size rewrite in that instant would not show (git's
+    "racily clean")."""
+
+    def __init__(self, path: Path, display: str = DISPLAY):
+        self.path = Path(path)
+        self.display = display
+        self._counts = {"full": 0, "tail": 0, "unchanged": 0}
+        self._lock = threading.Lock()
+        self._forget()
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """How each read went: read whole, only its new tail, or not at all (a stat)."""
+        with self._lock:
+            return dict(self._counts)
+
+    def _forget(self) -> None:
+        self._key = None            # (device, inode, size, mtime_ns) of what was read
+        self._racy = True
+        self._done = History()      # the complete lines read so far (never handed out)
+        self._pos = _Progress()     # where they end
+        self._seam = b""            # their last SEAM bytes
+        self._tail = History()      # an unfinished last line
+        self._lines = self._size = 0
+
+    def read(self) -> History:
+        with self._lock:
+            try:
+                st = os.stat(self.path)
+                if _key(st) == self._key and not self._racy:
+                    self._counts["unchanged"] += 1
+                else:
+                    self._update(st)
+            except OSError as exc:
+                self._forget()
+                self._counts["full"] += 1
+                return _unreadable(exc, self.display)
+            d, t = self._done, self._tail
+            return History(d.entries + t.entries, d.bad_lines + t.bad_lines, d.problems + t.problems,
+                           self._lines, True, self._size)
+
+    def _update(self, st: os.stat_result) -> None:
+        started = time.time_ns()
+        if self._key is not None and _key(st)[:2] == self._key[:2] and st.st_size > self._key[2]:
+            got, data = read_tail(self.path, self._pos.offset - len(self._seam))
+            if _key(got)[:2] == self._key[:2] and data.startswith(self._seam):
+                self._advance(data[len(self._seam):])
+                self._counts["tail"] += 1
+                return self._remember(got, started)
+        got, data = read_tail(self.path, 0)
+        self._forget()
+        self._advance(data)
+        self._counts["full"] += 1
+        self._remember(got, started)
+
+    def _advance(self, data: bytes) -> None:
+        """Parse `data`, the file from the end of the complete lines on."""
+        cut = data.rfind(b"\n") + 1
+        _collect(self._done, _parse(data[:cut], self._pos, self.display))
+        self._seam = (self._seam + data[max(0, cut - SEAM):cut])[-SEAM:]
+        end = _Progress(self._pos.offset, self._pos.lines, self._pos.prev)
+        self._tail = _collect(History(), _parse(data[cut:], end, self.display))
+        self._lines, self._size = end.lines, end.offset
+
+    def _remember(self, got: os.stat_result, started: int) -> None:
+        self._key = _key(got)[:2] + (self._size, got.st_mtime_ns)
+        self._racy = got.st_mtime_ns > started - RACY_NS
+
+
+def _key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _last_accepted(path: Path) -> tuple[int, bool, int]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from . import config as config_mod
 from .cursors import read_cursor
 from .files import FileState, checked_write, read_state, resolve_inside, symlink_outside
-from .history import History, read_history
+from .history import History, HistoryReader
 from .problems import INFO, WARNING, Problem, WorkspaceError
 
 CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
@@ -38,6 +38,7 @@ class Workspace:
         self.root = Path(root)
         self.home = Path(home) if home else None
         self.config_path = config_path
+        self.history_reader = HistoryReader(self.history_path)   # shared by every history() call
 
     # -- locating -----------------------------------------------------------------------
     @classmethod
@@ -107,7 +108,8 @@ class Workspace:
         return config_mod.load(self.config_path, self.config_display)
 
     def history(self) -> History:
-        return read_history(self.history_path)
+        """What read_history gives, read incrementally while the file only grows."""
+        return self.history_reader.read()
 
     def cursors(self) -> tuple[int, int, list[Problem]]:
         cur, p1 = read_cursor(self.cursor_path, "memory/.cursor")
