@@ -12,13 +12,15 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from . import __version__, clock, redact
+from . import __version__, clock, json_stream, redact
 from . import config as config_mod
 from .files import LockHeld
 from .oserrors import describe as describe_os_error
 from .archive import ORIGINS, REASONS, search
+from .history import BadLine, HistoryEntry
+from .history_listing import Listing
 from .budgets import percent_label
-from .prompt import build_prompt, in_prompt_cursors
+from .prompt import build_prompt
 from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
 from .restore import job_lock, restore_snapshot
 from .snapshots import SnapshotStore
@@ -91,50 +93,72 @@ def _clock_line(home) -> str:
     return f"{clock.zone_label()}; {stamped}"
 
 
-def _entry_status(cursor: int, dream_cursor: int, in_prompt: set[int]) -> str:
-    if cursor <= dream_cursor:
-        return "dreamed"
-    return "pending+prompt" if cursor in in_prompt else "pending"
-
-
 def cmd_history(args) -> int:
+    """Written as history.jsonl is read (issue 14): the same bytes as one dump of the whole."""
     ws = _open(args.path)
-    hist = ws.history()
     cur, dream, cprobs = ws.cursors()
-    pending = hist.pending(dream)
-    in_prompt = in_prompt_cursors(ws, hist, dream)
-    entries = pending if args.pending else hist.entries
     home = clock.home_zone(ws.config())
+    listing = Listing(ws, dream)
     if args.json:
-        _dump({
-            "cursor": cur, "dream_cursor": dream,
-            "entries": [dict(e.to_json(), line=e.line, status="dreamed" if e.cursor <= dream else "pending",
-                             in_prompt=e.cursor in in_prompt, time=clock.iso(clock.from_history(e.timestamp, home)))
-                        for e in entries],
-            "bad_lines": [] if args.pending else [{"line": b.line, "reason": b.reason, "text": b.text}
-                                                  for b in hist.bad_lines],
-            "problems": [p.to_json() for p in hist.problems + cprobs],
-        })
-        return EXIT_OK
-    rows: list[tuple[int, str]] = []
-    for e in entries:
-        preview = " ".join(e.content.split())
-        if len(preview) > 72:
-            preview = preview[:71] + "…"
-        status = _entry_status(e.cursor, dream, in_prompt)
-        rows.append((e.line, f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}"))
-    if not args.pending:
-        rows += [(b.line, f"{'!':>6}  line {b.line}: {b.reason}") for b in hist.bad_lines]
-    rows.sort(key=lambda r: r[0])
-    out = [text for _, text in rows]
-    if not args.pending:
-        # The marker row sits after the last dreamed entry (at the top when none is dreamed).
-        dreamed = [e.line for e in entries if e.cursor <= dream]
-        at = 1 + max(i for i, r in enumerate(rows) if r[0] <= dreamed[-1]) if dreamed else 0
-        out.insert(at, f"{'':>6}  ──── .dream_cursor = {dream} ── entries below are pending ────")
-    out.append(f"{'':>6}  ──── .cursor = {cur} ────")
-    print("\n".join(out))
+        json_stream.write_object(lambda text: sys.stdout.write(redact.scrub(text)),
+                                 _history_fields(listing, cur, dream, cprobs, home, args.pending))
+    else:
+        _write_history_rows(listing, cur, dream, home, args.pending)
     return EXIT_OK
+
+
+def _history_fields(listing: Listing, cur: int, dream: int, cprobs: list[Problem], home, pending: bool):
+    bad_lines: list[dict] = []
+
+    def entries():
+        for x, shown in listing:
+            if type(x) is BadLine:
+                if not pending:
+                    bad_lines.append({"line": x.line, "reason": x.reason, "text": x.text})
+            elif not pending or x.cursor > dream:
+                yield dict(x.to_json(), line=x.line, status="dreamed" if x.cursor <= dream else "pending",
+                           in_prompt=shown, time=clock.iso(clock.from_history(x.timestamp, home)))
+
+    yield "cursor", cur
+    yield "dream_cursor", dream
+    yield "entries", entries()
+    yield "bad_lines", bad_lines
+    yield "problems", [p.to_json() for p in listing.problems + cprobs]
+
+
+def _write_history_rows(listing: Listing, cur: int, dream: int, home, pending: bool) -> None:
+    """One row per line of the file. The .dream_cursor marker sits after the last dreamed entry
+    (at the top when none is): unreadable lines after an entry wait until the next entry says
+    which side of the marker they are on."""
+    write = sys.stdout.write
+    marker = f"{'':>6}  ──── .dream_cursor = {dream} ── entries below are pending ────\n"
+    marked, held = pending, []
+    for x, shown in listing:
+        if type(x) is BadLine:
+            row = f"{'!':>6}  line {x.line}: {x.reason}\n"
+            if pending:
+                continue
+            if marked:
+                write(row)
+            else:
+                held.append(row)
+            continue
+        if pending and x.cursor <= dream:
+            continue
+        if not marked and x.cursor > dream:
+            write(marker)
+            marked = True
+        write("".join(held) + _entry_row(x, dream, shown, home))
+        held = []
+    write(("" if marked else marker) + "".join(held) + f"{'':>6}  ──── .cursor = {cur} ────\n")
+
+
+def _entry_row(e: HistoryEntry, dream: int, shown: bool, home) -> str:
+    preview = " ".join(e.content.split())
+    if len(preview) > 72:
+        preview = preview[:71] + "…"
+    status = "dreamed" if e.cursor <= dream else "pending+prompt" if shown else "pending"
+    return f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}\n"
 
 
 def cmd_prompt(args) -> int:

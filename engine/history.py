@@ -201,10 +201,13 @@ def read_history(path: Path, display: str = DISPLAY) -> History:
     return parse_history(data, display)
 
 
-def iter_history(path: Path, display: str = DISPLAY, block: int = 1 << 20):
+READ_BLOCK = 1 << 20
+
+
+def iter_history(path: Path, display: str = DISPLAY):
     """read_history's entries, unreadable lines and problems one by one in file order, read
-    `block` bytes at a time: memory stays flat however long the file (`dreamdesk history`)."""
-    chunks = read_chunks(path, block)
+    READ_BLOCK bytes at a time: memory stays flat however long the file (`dreamdesk history`)."""
+    chunks = read_chunks(path, READ_BLOCK)
     try:
         next(chunks)                      # opened: a missing or unreadable file is said here
         first = next(chunks, b"")
