@@ -15,6 +15,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO, open_window
 from engine import clock
@@ -206,3 +208,24 @@ def test_dreamdesk_stamps_history_in_the_home_s_zone_as_the_assistant_does(tmp_p
     run_consolidator(ws, None, now=now, manual=True)
     stamps = {e.timestamp for e in read_history(ws.history_path).entries}
     assert stamps == {"2026-11-19 21:18"}
+
+
+STAMP_CHARS = st.sampled_from(list("0123456789- :") + ["٣", "\t", "a"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(stamp=st.one_of(st.text(STAMP_CHARS, min_size=10, max_size=20),
+                       st.builds("{}-{:02}-{:02} {:02}:{:02}".format, st.integers(0, 9999), st.integers(0, 13),
+                                 st.integers(0, 32), st.integers(0, 25), st.integers(0, 61))),
+       home=st.sampled_from([None, BERLIN]))
+@example(stamp="2026-0٣-01 10:00", home=None)          # a digit, but not one strptime reads
+@example(stamp=" 2026-02-29 10:00\t", home=BERLIN)
+def test_history_stamps_read_as_strptime_reads_them(stamp, home):
+    """from_history parses the usual zero-padded shape itself (strptime is 5x slower): the same
+    instant, or None, as strptime gives for any text."""
+    try:
+        naive = datetime.strptime(stamp.strip(), clock.HISTORY_FORMAT)
+    except ValueError:
+        assert clock.from_history(stamp, home) is None
+    else:
+        assert clock.from_history(stamp, home) == clock.from_wall(naive, home)
