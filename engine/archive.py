@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import clock
+from .archive_kinds import ORIGINS, REASONS
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
@@ -18,7 +19,6 @@ from .state import lock_path
 from .textform import KEEP_FORM, fit, normalise
 
 ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
-REASONS = ("dream", "review", "edit", "restore", "outside")   # outside: another writer (engine/watch.py)
 _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
 
 
@@ -243,9 +243,6 @@ def void_records(ws: Workspace, records: list[ArchiveRecord], now: datetime | No
     now = now or datetime.now().astimezone()
     _append_marks(ws, [{"id": r.id, "voided_at": now.isoformat(timespec="seconds"),
                         "why": "archived before a write that then did not land"} for r in records], now)
-
-
-ORIGINS = ("archive", "commit", "assistant", "dreamdesk")
 
 
 def search(records: list[ArchiveRecord], text: str | None = None, file: str | None = None,

@@ -15,18 +15,13 @@ from typing import Any
 
 from . import __version__, clock, json_stream, redact
 from . import config as config_mod
+from .archive_kinds import COMMIT_REASONS, ORIGINS, REASONS   # the parser's choices; the archive loads when used
 from .files import LockHeld
 from .oserrors import describe as describe_os_error
-from .archive import ORIGINS, REASONS, search
 from .history import BadLine, HistoryEntry
 from .history_listing import Listing
-from .budgets import percent_label
 from .prompt import build_prompt
-from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
-from .restore import job_lock, restore_snapshot
-from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
-from .status import read_status
 from .workspace import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -62,6 +57,8 @@ def _bar(fraction: float | None, width: int = 20) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_status(args) -> int:
+    from .budgets import percent_label
+    from .status import read_status
     ws = _open(args.path)
     st = read_status(ws)
     if args.json:
@@ -281,6 +278,7 @@ def _config_forget(path: str, keys: list[str], args) -> int:
 
 
 def cmd_snapshots(args) -> int:
+    from .snapshots import SnapshotStore
     ws = _open(args.path)
     store = SnapshotStore(ws)
     snaps = store.list()
@@ -301,6 +299,7 @@ def cmd_snapshots(args) -> int:
 
 
 def cmd_diff(args) -> int:
+    from .snapshots import SnapshotStore
     ws = _open(args.path)
     store = SnapshotStore(ws)
     diffs = store.diff(args.rev, args.rev2, [args.file] if args.file else None)
@@ -325,6 +324,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_restore(args) -> int:
+    from .restore import restore_snapshot
     if args.list or args.undo is not None:
         if args.rev or args.file or args.hunk or args.cursor:
             raise UsageError("dreamdesk restore: --list and --undo take no REV, --file, --hunk or --cursor")
@@ -409,6 +409,9 @@ def _restore_undo(args) -> int:
 
 
 def cmd_archive(args) -> int:
+    from .archive import search
+    from .prunes import all_prunes, from_label
+    from .restore import job_lock
     rest = list(args.args)
     if rest and rest[0] == "delete":
         if len(rest) != 3:
@@ -525,6 +528,7 @@ def cmd_pins(args) -> int:
 
 
 def _archive_restore(path: str, record_id: str, args) -> int:
+    from .prunes import restore_prune
     ws = _open(path)
     result = restore_prune(ws, record_id)
     if args.json:
@@ -629,6 +633,7 @@ def _client_factory(ws: Workspace, args):
 
 
 def cmd_compact(args) -> int:
+    from .restore import job_lock
     from .consolidator import run_consolidator
     from .llm import LLMError
 

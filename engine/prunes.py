@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from . import clock
+from .archive_kinds import COMMIT_REASONS
 from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
                       plan_record_restore, read_archive)
 from .commit_log import CommitHistory, gc_paused, load_history
@@ -22,7 +23,6 @@ COMMIT_ID = re.compile(r"^c-([0-9a-f]{12})-(\d+)$")
 # a commit's kind -> the reason its removals are archived with; the rest were made outside
 # Dreamdesk and only recorded by a snapshot (or an init, or an unknown writer): "outside"
 _REASONS = {"dream": "dream", "restore": "restore", "edit": "edit", "revert": "revert"}
-COMMIT_REASONS = ("revert",)   # beside archive.REASONS, which has "outside" too
 
 
 def commit_records(history: CommitHistory) -> list[ArchiveRecord]:
