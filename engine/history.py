@@ -120,13 +120,14 @@ def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
     key = obj.get("session_key")
     if key is not None and not isinstance(key, str):
         return None, f"session_key must be a string, got {_describe(key)}"
-    for name in ("timestamp", "content", "session_key"):
-        value = obj.get(name)
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                return None, f"{name} holds an unpaired surrogate (\\u{ord(value[exc.start]):04x}), which is not text"
+    if "\\u" in text:          # a surrogate comes only from an escape: the bytes were UTF-8
+        for name in ("timestamp", "content", "session_key"):
+            value = obj.get(name)
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return None, f"{name} holds an unpaired surrogate (\\u{ord(value[exc.start]):04x}), which is not text"
     return obj, None
 
 
