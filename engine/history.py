@@ -216,7 +216,7 @@ def read_history(path: Path, display: str = DISPLAY) -> History:
     return parse_history(data, display)
 
 
-READ_BLOCK = 1 << 20
+READ_BLOCK = 64 << 10        # small: peak memory is a few blocks; reads cost nothing next to parsing
 
 
 def iter_history(path: Path, display: str = DISPLAY):
