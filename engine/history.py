@@ -239,7 +239,9 @@ def iter_history(path: Path, display: str = DISPLAY):
 
 
 SEAM = 64                       # bytes before the end of the last read, compared before a tail is trusted
-RACY_NS = 2_000_000_000         # a write this soon after a read can leave size and mtime as they were
+# How soon after a read a write can leave size and mtime as they were: a clock tick (Linux stamps
+# files from a clock that moves every 1-10 ms), or 2 s where stamps are whole seconds (FAT: 2 s).
+RACY_NS, RACY_COARSE_NS = 50_000_000, 2_000_000_000
 
 
 class HistoryReader:
@@ -250,8 +252,8 @@ class HistoryReader:
     themselves are shared and never changed). One lock: the GUI's lanes share a Workspace.
 
     An unfinished last line is kept apart and read again when the file grows. A file written
-    within RACY_NS of a read is read again even if size and mtime did not move: mtime comes
-    from a coarse clock, so a same-size rewrite in that instant would not show (git's
+    just before a read (within RACY_NS) is read again even if size and mtime did not move: mtime
+    comes from a coarse clock, so a same-size rewrite in that instant would not show (git's
     "racily clean")."""
 
     def __init__(self, path: Path, display: str = DISPLAY):
@@ -317,7 +319,8 @@ class HistoryReader:
 
     def _remember(self, got: os.stat_result, started: int) -> None:
         self._key = _key(got)[:2] + (self._size, got.st_mtime_ns)
-        self._racy = got.st_mtime_ns > started - RACY_NS
+        window = RACY_COARSE_NS if got.st_mtime_ns % 1_000_000_000 == 0 else RACY_NS
+        self._racy = got.st_mtime_ns > started - window
 
 
 def _key(st: os.stat_result) -> tuple[int, int, int, int]:

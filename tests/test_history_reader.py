@@ -228,3 +228,15 @@ def test_every_read_equals_read_history_of_the_whole_file(tmp_path, start, ops):
         if op[0] == "age":                  # a second look at an aged file is only a stat
             same(reader)
     same(reader)
+
+
+def test_whole_second_stamps_keep_a_file_racy_for_two_seconds(hist_path):
+    """Where mtimes are whole seconds (FAT, some network shares), a rewrite within the same
+    second or two keeps size and mtime: such a file is read again until it is older."""
+    reader = HistoryReader(hist_path)
+    second = (time.time_ns() // 10**9) * 10**9
+    os.utime(hist_path, ns=(second, second))
+    reader.read()
+    hist_path.write_bytes(hist_path.read_bytes().replace(b"fact 3", b"fact W"))
+    os.utime(hist_path, ns=(second, second))
+    assert reader.read().entries[-1].content == "fact W"
