@@ -12,6 +12,7 @@ import os
 import re
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -254,18 +255,19 @@ class HistoryReader:
     An unfinished last line is kept apart and read again when the file grows. A file written
     just before a read (within RACY_NS) is read again even if size and mtime did not move: mtime
     comes from a coarse clock, so a same-size rewrite in that instant would not show (git's
-    "racily clean")."""
+    "racily clean"). Its bytes are compared (a CRC-32 of what was parsed) before any parse."""
 
     def __init__(self, path: Path, display: str = DISPLAY):
         self.path = Path(path)
         self.display = display
-        self._counts = {"full": 0, "tail": 0, "unchanged": 0}
+        self._counts = {"full": 0, "tail": 0, "unchanged": 0, "checked": 0}
         self._lock = threading.Lock()
         self._forget()
 
     @property
     def stats(self) -> dict[str, int]:
-        """How each read went: read whole, only its new tail, or not at all (a stat)."""
+        """How each read went: parsed whole, only its new tail, not at all (a stat), or read
+        whole and found the same (a racy file, see above)."""
         with self._lock:
             return dict(self._counts)
 
@@ -275,6 +277,8 @@ class HistoryReader:
         self._done = History()      # the complete lines read so far (never handed out)
         self._pos = _Progress()     # where they end
         self._seam = b""            # their last SEAM bytes
+        self._crc_done = 0          # their CRC-32
+        self._crc = 0               # that of every byte parsed
         self._tail = History()      # an unfinished last line
         self._lines = self._size = 0
 
@@ -303,6 +307,9 @@ class HistoryReader:
                 self._counts["tail"] += 1
                 return self._remember(got, started)
         got, data = read_tail(self.path, 0)
+        if _key(got) == self._key and zlib.crc32(data) == self._crc:
+            self._counts["checked"] += 1        # racy, but the same bytes
+            return self._remember(got, started)
         self._forget()
         self._advance(data)
         self._counts["full"] += 1
@@ -311,10 +318,13 @@ class HistoryReader:
     def _advance(self, data: bytes) -> None:
         """Parse `data`, the file from the end of the complete lines on."""
         cut = data.rfind(b"\n") + 1
-        _collect(self._done, _parse(data[:cut], self._pos, self.display))
-        self._seam = (self._seam + data[max(0, cut - SEAM):cut])[-SEAM:]
+        done, rest = data[:cut], data[cut:]
+        _collect(self._done, _parse(done, self._pos, self.display))
+        self._seam = (self._seam + done[-SEAM:])[-SEAM:]
+        self._crc_done = zlib.crc32(done, self._crc_done)
+        self._crc = zlib.crc32(rest, self._crc_done)
         end = _Progress(self._pos.offset, self._pos.lines, self._pos.prev)
-        self._tail = _collect(History(), _parse(data[cut:], end, self.display))
+        self._tail = _collect(History(), _parse(rest, end, self.display))
         self._lines, self._size = end.lines, end.offset
 
     def _remember(self, got: os.stat_result, started: int) -> None:

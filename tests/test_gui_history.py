@@ -476,3 +476,26 @@ def test_screenshot(qtbot, tmp_path, name, dark):
     assert pixel(err_row, COL_SESSION) == cell(view.model, err_row, 0, Qt.BackgroundRole)
     base = view.palette().color(QPalette.Base)
     assert (base.lightness() < 80) == dark
+
+
+def test_the_window_reads_an_appended_line_not_the_whole_history(gui_env, qtbot, make_workspace, tmp_path):
+    """Design item 2, structural: the window keeps one Workspace, so after the assistant appends
+    a line its refresh reads only that line (no wall time measured)."""
+    from conftest import open_window
+    lines = "".join(json.dumps({"cursor": c, "timestamp": "2026-11-01 10:00", "content": f"fact {c}"}) + "\n"
+                    for c in range(1, 2001))
+    home = make_workspace({"SOUL.md": "s", "USER.md": "u", "memory/history.jsonl": lines}, root=tmp_path / "home")
+    old = time.time_ns() - 60 * 10**9
+    os.utime(home / "memory" / "history.jsonl", ns=(old, old))
+    win = open_window(qtbot, home)
+    try:
+        qtbot.waitUntil(lambda: win.state is not None and len(win.state.status.history.entries) == 2000, timeout=10000)
+        before = win.ws.history_reader.stats
+        with open(home / "memory" / "history.jsonl", "a") as f:
+            f.write(json.dumps({"cursor": 2001, "timestamp": "2026-11-01 10:05", "content": "appended"}) + "\n")
+        qtbot.waitUntil(lambda: len(win.state.status.history.entries) == 2001, timeout=10000)
+        after = win.ws.history_reader.stats
+        assert after["tail"] == before["tail"] + 1 and after["full"] == before["full"], (before, after)
+        assert win.state.status.history.entries[-1].content == "appended"
+    finally:
+        win.close()

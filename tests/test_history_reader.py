@@ -52,10 +52,10 @@ def same(reader: HistoryReader) -> None:
 def test_first_read_is_whole_then_an_append_reads_only_the_new_line(hist_path):
     reader = HistoryReader(hist_path)
     first = reader.read()
-    assert [e.cursor for e in first.entries] == [1, 2, 3] and reader.stats == {"full": 1, "tail": 0, "unchanged": 0}
+    assert [e.cursor for e in first.entries] == [1, 2, 3] and reader.stats == {"full": 1, "tail": 0, "unchanged": 0, "checked": 0}
     append(hist_path, line(4, "new"))
     after = reader.read()
-    assert reader.stats == {"full": 1, "tail": 1, "unchanged": 0}
+    assert reader.stats == {"full": 1, "tail": 1, "unchanged": 0, "checked": 0}
     assert after == read_history(hist_path)
     new = after.entries[-1]
     assert (new.line, new.cursor, new.content) == (4, 4, "new")
@@ -70,7 +70,7 @@ def test_an_unchanged_file_is_only_stated_and_each_result_is_a_fresh_object(hist
     one.entries.clear()
     one.problems.append("scribbled on by a caller")
     two = reader.read()
-    assert reader.stats == {"full": 1, "tail": 0, "unchanged": 1}
+    assert reader.stats == {"full": 1, "tail": 0, "unchanged": 1, "checked": 0}
     assert two == read_history(hist_path) and len(two.entries) == 3 and two.problems == []
     assert two is not one
 
@@ -153,7 +153,7 @@ def test_the_workspace_keeps_one_reader(make_workspace):
     assert [e.cursor for e in ws.history().entries] == [1, 2]
     append(ws.history_path, line(3))
     assert [e.cursor for e in ws.history().entries] == [1, 2, 3]
-    assert ws.history_reader.stats == {"full": 1, "tail": 1, "unchanged": 0}
+    assert ws.history_reader.stats == {"full": 1, "tail": 1, "unchanged": 0, "checked": 0}
 
 
 def test_readers_on_several_threads_while_the_file_grows_see_whole_prefixes(hist_path):
@@ -240,3 +240,10 @@ def test_whole_second_stamps_keep_a_file_racy_for_two_seconds(hist_path):
     hist_path.write_bytes(hist_path.read_bytes().replace(b"fact 3", b"fact W"))
     os.utime(hist_path, ns=(second, second))
     assert reader.read().entries[-1].content == "fact W"
+
+
+def test_a_racy_file_that_did_not_change_is_compared_not_parsed(hist_path):
+    reader = HistoryReader(hist_path)
+    first = reader.read()                      # written a moment ago: racy
+    again = reader.read()
+    assert again == first and reader.stats == {"full": 1, "tail": 0, "unchanged": 0, "checked": 1}
