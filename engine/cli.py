@@ -128,7 +128,7 @@ def _entry_json(e: HistoryEntry, dream: int, shown: bool, home) -> str:
     times faster: no dict, no walk over it (the hot loop of `dreamdesk history --json`)."""
     key = "" if e.session_key is None else f',\n      "session_key": {_js(e.session_key)}'
     status = "dreamed" if e.cursor <= dream else "pending"
-    t = clock.iso(clock.from_history(e.timestamp, home))
+    t = clock.iso_history(e.timestamp, home)
     return (f'{{\n      "cursor": {e.cursor},\n      "timestamp": {_js(e.timestamp)},\n      "content": '
             f'{_js(e.content)}{key},\n      "line": {e.line},\n      "status": "{status}",\n      "in_prompt": '
             f'{"true" if shown else "false"},\n      "time": {"null" if t is None else _js(t)}\n    }}')

@@ -155,6 +155,13 @@ def history_stamp(t: datetime, home: tzinfo | None = None) -> str:
     return t.astimezone(home).strftime(HISTORY_FORMAT)
 
 
+def iso_history(stamp: Any, home: tzinfo | None = None) -> str | None:
+    """iso(from_history(stamp, home)) for the hot loop of `dreamdesk history --json`: a stamp
+    has no seconds, so isoformat's default stops at them without parsing a timespec."""
+    t = from_history(stamp, home)
+    return t.astimezone().isoformat() if t is not None else None
+
+
 def iso(t: datetime | None) -> str | None:
     """For --json: ISO 8601 with the offset of the display zone."""
     return t.astimezone().isoformat(timespec="seconds") if t is not None else None

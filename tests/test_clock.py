@@ -217,8 +217,9 @@ STAMP_CHARS = st.sampled_from(list("0123456789- :") + ["٣", "\t", "a"])
 @given(stamp=st.one_of(st.text(STAMP_CHARS, min_size=10, max_size=20),
                        st.builds("{}-{:02}-{:02} {:02}:{:02}".format, st.integers(0, 9999), st.integers(0, 13),
                                  st.integers(0, 32), st.integers(0, 25), st.integers(0, 61))),
-       home=st.sampled_from([None, BERLIN]))
-@example(stamp="2026-0٣-01 10:00", home=None)          # a digit, but not one strptime reads
+       home=st.sampled_from([None, BERLIN, ZoneInfo("Asia/Kathmandu"), ZoneInfo("Europe/Amsterdam")]))
+@example(stamp="2026-0٣-01 10:00", home=None)
+@example(stamp="1920-06-01 10:00", home=ZoneInfo("Europe/Amsterdam"))   # +00:19:32: seconds in the offset          # a digit, but not one strptime reads
 @example(stamp=" 2026-02-29 10:00\t", home=BERLIN)
 def test_history_stamps_read_as_strptime_reads_them(stamp, home):
     """from_history parses the usual zero-padded shape itself (strptime is 5x slower): the same
@@ -226,6 +227,7 @@ def test_history_stamps_read_as_strptime_reads_them(stamp, home):
     try:
         naive = datetime.strptime(stamp.strip(), clock.HISTORY_FORMAT)
     except ValueError:
-        assert clock.from_history(stamp, home) is None
+        assert clock.from_history(stamp, home) is None and clock.iso_history(stamp, home) is None
     else:
         assert clock.from_history(stamp, home) == clock.from_wall(naive, home)
+        assert clock.iso_history(stamp, home) == clock.iso(clock.from_wall(naive, home))
