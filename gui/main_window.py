@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Callable
 
 from engine import clock
+from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
 from engine import config as config_mod
 from engine import pins as pins_mod
 from engine.history import AppendDetector
 from engine.problems import WorkspaceError
 from engine.scheduler import Scheduler
+from engine.state import workspace_state_dir
 from engine import watch as watch_mod
 from engine.workspace import Workspace
 
@@ -32,14 +34,13 @@ from .views.prompt_view import PromptView
 from .views.settings_view import SettingsView
 from .views.snapshots_view import SnapshotsView
 from .watcher import WorkspaceWatcher
-from .worker import Engine, Latest
-from .workspace_state import WorkspaceState, read_state
+from .worker import Coalesced, Engine
+from .workspace_state import StateReader, WorkspaceState
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
 WATCHED = ("USER.md", "memory/MEMORY.md")
 COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
-REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
 
 
 class TypingKeys(QObject):
@@ -68,7 +69,9 @@ class MainWindow(QMainWindow):
         self.state: WorkspaceState | None = None
         self.watcher: WorkspaceWatcher | None = None
         self.scheduler: Scheduler | None = None
-        self._token = Latest()
+        self.reader: StateReader | None = None
+        self._reads = Coalesced()
+        self._unshown: set = set()              # tab views whose data changed while hidden
         self.setAcceptDrops(True)
         self.resize(1280, 820)
 
@@ -128,29 +131,24 @@ class MainWindow(QMainWindow):
         self._watch_busy = False
         for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
             view.status.connect(self.show_message)
-        self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
-        self.archive.restored.connect(lambda _id: self.refresh())
         self.archive.runRequested.connect(self.show_run)
         self.archive.snapshotRequested.connect(self.show_snapshot)
         self.runs.historyCursorRequested.connect(self.show_history_entry)
         self.runs.archiveEntryRequested.connect(self.show_archive_entry)
         self.runs.snapshotRequested.connect(self.show_snapshot)
-        self.runs.restored.connect(lambda _id: (self.refresh(), self.archive.refresh()))
-        self.files.saved.connect(lambda _p: self.refresh())
         self.settings.changed.connect(self._settings_changed)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
         self.dashboard.forgetRequested.connect(self._forget_lost_settings)
         for box in (self.dashboard.pin_alerts, self.dashboard.pin_list):
             box.restoreRequested.connect(self.restore_pin)
             box.unpinRequested.connect(self.unpin)
-        self.files.pinsChanged.connect(self.refresh)
-        self.archive.pinsChanged.connect(self.refresh)
         self.settings.scheduleToggled.connect(self._schedule_toggled)
         self.settings.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
         self.dashboard.restoreSinceRequested.connect(self._restore_since)
         self.dashboard.gotItRequested.connect(self._got_it)
         self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
+        self.engine.wrote.connect(self._on_written)
         self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
         self.files.historyCursorRequested.connect(self.show_history_entry)
 
@@ -263,45 +261,78 @@ class MainWindow(QMainWindow):
         self.watcher.start()
         settings_store.add_recent(str(ws.home or ws.root))
         self._fill_recent()
+        self.reader = StateReader(ws, self.scheduler)
+        self._reads = Coalesced()
+        self._read_state(EVERYTHING)                # the dashboard's read goes first on the reader lane
         self.panel.set_workspace(ws)
-        self.archive.set_workspace(ws)
-        self.runs.set_workspace(ws)
-        self.snapshots.set_workspace(ws)
+        self._unshown = {self.archive, self.runs, self.snapshots, self.charts}
+        self._load_if_shown(self.tabs.currentWidget())
         # the platform adds " — Dreamdesk" (the application's display name) itself
         self.setWindowTitle(str(ws.root))
-        self._schedule_toggled(settings_store.schedules(str(ws.root)))
+        if settings_store.schedules(str(ws.root)):
+            self._schedule_toggled(True)
+        else:
+            self._tick.stop()
         self.watch_note.hide()
         self._watch_toggled(settings_store.watches(str(ws.root)), by_user=False)
         # the first time: these versions are the ones looked at (Dreamdesk's own state only)
         self.engine.write(f"{WATCH_JOB}remember", lambda ctx: watch_mod.remember_looked(ws), lambda _r: None)
-        self.refresh()
         return True
 
     # -- refreshing -------------------------------------------------------------------------
+    # Every change arrives as one record (engine/changes.py): a job's writes, the watcher's
+    # paths, F5's "everything". The state read takes only the parts it names; each tab view
+    # reads again only when the record touches what it shows, and a hidden tab when next shown.
     @Slot()
     def refresh(self) -> None:
-        if self.ws is None:
-            return
-        ws, sched, token, own = self.ws, self.scheduler, self._token.next(), self.panel.running
-        self.status_label.setText("Reading…")
-        self.engine.read("read workspace", lambda ctx: read_state(ws, sched, own),
-                         lambda st: self._apply_state(st, token, ws))
+        """Read the whole workspace again (F5, and after a job that may have written anywhere)."""
+        self.apply(EVERYTHING)
 
-    def _apply_state(self, state: WorkspaceState, token: int, ws: Workspace) -> None:
-        if not self._token.current(token) or ws is not self.ws:
-            return   # a newer read (or another workspace) replaced this one
+    def apply(self, changes: Changes) -> None:
+        if self.ws is None or not changes:
+            return
+        self._read_state(changes)
+        if changes.archive or changes.snapshots:
+            self._view_changed(self.archive)
+        if changes.runs or changes.snapshots or changes.files:
+            # a run record, or the assistant's Dream at work (its commit follows its files)
+            self._view_changed(self.runs)
+        if changes.snapshots or changes.files or changes.cursors:
+            self._view_changed(self.snapshots)
+
+    def _read_state(self, changes: Changes) -> None:
+        """Requests merge while a read waits its turn: the read takes them all when it starts, and
+        one that finds nothing left (an earlier one took it) returns at once without reading."""
+        if not self._reads.add(changes):
+            return
+        ws, reader, reads, own = self.ws, self.reader, self._reads, self.panel.running
+        self.status_label.setText("Reading…")
+
+        def job(ctx):
+            asked = reads.take()
+            return None if asked is None else reader.read(asked, own)
+
+        self.engine.read("read workspace", job, lambda st: self._apply_state(st, ws))
+
+    def _apply_state(self, state: WorkspaceState | None, ws: Workspace) -> None:
+        if state is None or ws is not self.ws:
+            return   # superseded, or another workspace was opened meanwhile
         self.state = state
-        st = state.status
+        st, changed = state.status, state.changed
         self.dashboard.set_state(state)
-        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
-        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
-                                 state.provenance)
-        self.files.set_pins(state.pins)
+        if changed.history or changed.cursors or changed.config:
+            self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
+        if changed.touches_files() or changed.runs:
+            self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                                     state.provenance)
+        if changed.touches_files() or changed.state:
+            self.files.set_pins(state.pins)
         self.settings.set_state(ws, state)
-        self.prompt.set_preview(state.prompt)
+        if changed.touches_files() or changed.history or changed.cursors:
+            self.prompt.set_preview(state.prompt)
         self._budgets = {f.path: f.budget for f in st.files}
-        if self.tabs.currentWidget() is self.charts:
-            self.charts.set_workspace(ws, self._budgets)
+        if changed.touches_files() or changed.snapshots:
+            self._view_changed(self.charts)
         # the same count as the dashboard's Problems box
         self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
                                   f"read {clock.show(state.read_at, seconds=True)[11:]}")
@@ -311,22 +342,43 @@ class MainWindow(QMainWindow):
             + (f"stamped in {state.home_zone} (agents.defaults.timezone in config.json)."
                if state.home_zone is not None else "taken as stamped on this machine (config.json names no timezone)."))
 
+    def _view_changed(self, view) -> None:
+        """A tab view whose data changed: it reads again now if shown, else when next shown."""
+        if self.tabs.currentWidget() is view:
+            self._load(view)
+        else:
+            self._unshown.add(view)
+
+    def _load_if_shown(self, view) -> None:
+        if view in self._unshown:
+            self._unshown.discard(view)
+            self._load(view)
+
+    def _load(self, view) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        if view is self.charts:
+            self.charts.set_workspace(ws, getattr(self, "_budgets", {}))
+        elif view.ws is None or view.ws.root != ws.root or view.ws is not ws:
+            view.set_workspace(ws)
+        else:
+            view.refresh()
+
+    @Slot(object)
+    def _on_written(self, paths: frozenset) -> None:
+        """A job's change record: the paths it wrote, as the parts of the workspace they are."""
+        ws = self.ws
+        if ws is not None:
+            self.apply(relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
+
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
         if self._watching and any(p in WATCHED for p in paths):
             self._watch_job("observe", watch_mod.observe)
         if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
-        if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
-            self.refresh()
-        if any(p.startswith("memory/archive") for p in paths):
-            self.archive.refresh()
-        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths):
-            self.runs.refresh()          # a run record, or the assistant's Dream at work (its commit follows)
-        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths) or ".gitignore" in paths:
-            self._snapshots_stale = True
-            if self.tabs.currentWidget() is self.snapshots:
-                self._refresh_snapshots()
+        self.apply(from_paths(paths))
         self.files.files_changed(paths)
 
     def show_run(self, run_id: str) -> None:
@@ -348,18 +400,10 @@ class MainWindow(QMainWindow):
         self.history.select_cursor(cursor)
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.charts and self.ws is not None:
-            self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
-        if self.tabs.widget(index) is self.snapshots and getattr(self, "_snapshots_stale", False):
-            self._refresh_snapshots()
-        if self.tabs.widget(index) is self.runs and self.ws is not None:
-            self.runs.refresh()          # the assistant may have committed since (no file event for that)
-
-    def _refresh_snapshots(self) -> None:
-        # git reads on the reader thread, debounced by the view; only when they can have changed
-        self._snapshots_stale = False
-        if self.ws is not None:
-            self.snapshots.refresh()
+        view = self.tabs.widget(index)
+        if view is self.runs:
+            self._unshown.add(view)      # the assistant may have committed since (no file event for that)
+        self._load_if_shown(view)
 
     def show_message(self, text: str) -> None:
         """A line in the status bar, cut with "…" where the counters begin (the whole of it in the
@@ -377,10 +421,8 @@ class MainWindow(QMainWindow):
             outcome = self.panel.outcome.text()
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
-        self.refresh()
-        self.archive.refresh()
-        self.runs.refresh()
-        self._refresh_snapshots()
+        # what it wrote came as its change record; the schedule's line changes even when it wrote nothing
+        self.apply(Changes(schedule=True))
 
     def _reapply_settings(self) -> None:
         """The Dashboard's Re-apply: write back what config.json lost, only because it was asked."""
@@ -397,7 +439,7 @@ class MainWindow(QMainWindow):
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.show_lost_error(f"Not re-applied: {message}")
-            self.refresh()
+            self.apply(Changes(config=True))
 
         self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
 
@@ -410,7 +452,6 @@ class MainWindow(QMainWindow):
 
         def done(gone) -> None:
             self.show_message(f"Forgot {len(gone)} setting(s); config.json untouched")
-            self.refresh()
 
         self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
                           lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
@@ -436,13 +477,12 @@ class MainWindow(QMainWindow):
 
         def done(result) -> None:
             self.show_message(said(result))
-            self.refresh()
-            self.archive.refresh()
+            self.apply(Changes(state=True))     # the boxes' busy state ends with the next read
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
             self.dashboard.pin_alerts.show()
-            self.refresh()
+            self.apply(Changes(state=True))
 
         self.engine.write(what, lambda ctx: fn(ws), done, failed)
 
@@ -451,7 +491,7 @@ class MainWindow(QMainWindow):
         if self.scheduler is not None and self._tick.isActive():
             self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
         else:
-            self.refresh()
+            self.apply(Changes(config=True, schedule=True))
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     # The scheduler reads history and writes memory/dreams/schedule.json: never on the GUI
@@ -467,7 +507,7 @@ class MainWindow(QMainWindow):
             if sched is self.scheduler:
                 if done:
                     done(result)
-                self.refresh()          # the status line says what the scheduler now knows
+                self.apply(Changes(schedule=True))   # the status line says what the scheduler now knows
 
         self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched), finished,
                           lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
@@ -484,7 +524,7 @@ class MainWindow(QMainWindow):
                                lambda _r: self._tick.start() if gen == self._schedule_gen else None)
         else:
             self._tick.stop()
-            self.refresh()
+            self.apply(Changes(schedule=True))
 
     def _scheduler_tick(self) -> None:
         sched = self.scheduler
@@ -556,8 +596,6 @@ class MainWindow(QMainWindow):
             self.watch_note.setToolTip("Archived with reason “outside”; click to see the entries")
             self.watch_note.show()
             self._notify(e.message)
-        self.archive.refresh()
-        self.refresh()
 
     def _notify(self, text: str) -> None:
         """A desktop notification where there is a tray; the status bar line says it anyway."""
@@ -586,9 +624,6 @@ class MainWindow(QMainWindow):
 
         def done(result) -> None:
             self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
-            self.refresh()
-            self.archive.refresh()
-            self._refresh_snapshots()
         self.engine.write("restore an entry removed since you last looked",
                           lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
                           lambda msg, tb: self.show_message(f"Not restored: {msg}"))
@@ -598,7 +633,7 @@ class MainWindow(QMainWindow):
         if ws is None or shown is None:
             return
         self.engine.write(f"{WATCH_JOB}got it", lambda ctx: watch_mod.remember_looked(ws, shown),
-                          lambda _r: self.refresh())
+                          lambda _r: None)           # its change record (Dreamdesk's state) reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802

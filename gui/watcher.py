@@ -54,6 +54,8 @@ class WorkspaceWatcher(QObject):
             def on_any_event(self, event):
                 if event.event_type in ("opened", "closed_no_write"):
                     return
+                if event.is_directory and event.event_type == "modified":
+                    return     # a folder "modified" by a child's change: the child's own event says which
                 for p in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
                     if p:
                         p = p.decode() if isinstance(p, bytes) else p

@@ -17,6 +17,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from engine import changes
 from engine.oserrors import explain
 
 from .qt import QObject, QThread, Signal, Slot
@@ -46,18 +47,26 @@ class _Runner(QObject):
     progress = Signal(int, dict)
     done = Signal(int, object)
     failed = Signal(int, str, str)      # job id, message for the user (words), traceback (for logs only)
+    wrote = Signal(int, object)         # job id, frozenset of the absolute paths it wrote
 
     @Slot(int, object)
     def run(self, job_id: int, payload: object) -> None:
         fn, cancel = payload
         ctx = JobContext(cancel, lambda ev, _id=job_id: self.progress.emit(_id, dict(ev)))
-        try:
-            result = fn(ctx)
-        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-            log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
-            self.failed.emit(job_id, _message(exc, self.verb), traceback.format_exc())
-            return
-        self.done.emit(job_id, result)
+        with changes.recording() as written:       # every path the job writes, failed or not
+            try:
+                result = fn(ctx)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+                log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
+                error = (_message(exc, self.verb), traceback.format_exc())
+            else:
+                error = None
+        if written:
+            self.wrote.emit(job_id, frozenset(written))    # before done: the record arrives first
+        if error is not None:
+            self.failed.emit(job_id, *error)
+        else:
+            self.done.emit(job_id, result)
 
 
 def _message(exc: BaseException, verb: str) -> str:
@@ -84,6 +93,7 @@ class Engine(QObject):
 
     jobStarted = Signal(str)
     jobFinished = Signal(str)
+    wrote = Signal(object)      # the absolute paths a job wrote (its change record, before its result)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -95,6 +105,7 @@ class Engine(QObject):
             lane.runner.done.connect(self._on_done)
             lane.runner.failed.connect(self._on_failed)
             lane.runner.progress.connect(self._on_progress)
+            lane.runner.wrote.connect(lambda _id, paths: self.wrote.emit(paths))
         self.running_writes: dict[int, Job] = {}
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
@@ -168,3 +179,26 @@ class Latest:
 
     def current(self, token: int) -> bool:
         return token == self._n
+
+
+class Coalesced:
+    """Requests for one read merge while it waits its turn: `add` says whether a read must be
+    queued (none is waiting); the read `take`s everything asked so far when it starts, and one
+    that finds nothing (an earlier one took it) does nothing. Thread-safe: added on the GUI
+    thread, taken on the reader's."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._asked = None
+        self._queued = False
+
+    def add(self, changes) -> bool:
+        with self._lock:
+            self._asked = changes if self._asked is None else self._asked | changes
+            queue, self._queued = not self._queued, True
+            return queue
+
+    def take(self):
+        with self._lock:
+            asked, self._asked, self._queued = self._asked, None, False
+            return asked

@@ -172,3 +172,13 @@ def dark_palette():
         for group in (QPalette.Active, QPalette.Inactive):
             pal.setColor(group, role, QColor(col))
     return pal
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's summary carries them."""
+    import sys
+    harness = sys.modules.get("bench_harness")
+    if harness is not None and harness.TABLES:
+        terminalreporter.section("benchmarks")
+        for text in harness.TABLES:
+            terminalreporter.write_line(text + "\n")

@@ -43,14 +43,11 @@ def test_outside_write_updates_the_gauge(main_window, demo_home, qtbot):
     path = demo_home / "workspace" / "memory" / "MEMORY.md"
     gauge = main_window.dashboard.gauges["memory/MEMORY.md"]
     text = path.read_text(encoding="utf-8") + "- " + "x" * 300 + "\n"
-    t0 = time.monotonic()
     tmp = path.with_suffix(".tmp-outside")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)                                      # an atomic save, as the assistant does it
-    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
-    elapsed = time.monotonic() - t0
+    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)   # (its speed: tests/bench)
     assert gauge.state == "over"
-    assert elapsed < 2.0        # debounce 40 ms + one read of the workspace; measured, see the notes
     path.unlink()
     qtbot.waitUntil(lambda: not gauge.exists, timeout=5000)   # a vanished file is shown, not a crash
     path.write_text("# Memory\n", encoding="utf-8")
@@ -741,22 +738,6 @@ def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, q
             assert b"sk-gui-test-77" not in p.read_bytes(), p
     text = main_window.settings.model_from_config.text()
     assert "openrouter" in text and "sk-" not in text
-
-
-def test_outside_write_latency_is_measured(main_window, demo_home, qtbot, capsys):
-    gauge = main_window.dashboard.gauges["USER.md"]
-    path = demo_home / "workspace" / "USER.md"
-    samples = []
-    for i in range(5):
-        text = path.read_text(encoding="utf-8") + f"- outside write {i}\n"
-        t0 = time.monotonic()
-        path.write_text(text, encoding="utf-8")
-        qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
-        samples.append((time.monotonic() - t0) * 1000)
-    samples.sort()
-    with capsys.disabled():
-        print(f"\noutside write -> gauge: median {samples[2]:.0f} ms, max {samples[-1]:.0f} ms")
-    assert samples[2] < 500
 
 
 def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):

@@ -112,4 +112,5 @@ def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[
         if latest.current(token):
             failed(msg)
 
-    view.engine.read(what, lambda ctx: job(ws), apply, fail)
+    # a request superseded before its turn on the reader lane never runs
+    view.engine.read(what, lambda ctx: job(ws) if latest.current(token) else None, apply, fail)

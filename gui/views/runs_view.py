@@ -444,6 +444,7 @@ class RunsView(QWidget):
         self.dialogs = RunDialogs()
         self.restoring = False
         self._list_token = Latest()
+        self._wanted: str | None = None         # a run asked for before the rows arrived
         self._detail_token = Latest()
         self.mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
@@ -502,8 +503,10 @@ class RunsView(QWidget):
         return self.model.run(index.row()) if index.isValid() else None
 
     def select_run(self, run_id: str) -> bool:
+        """Select one run; one not listed yet is selected when the read under way arrives."""
         row = self.model.row_for_id(run_id)
         if row is None:
+            self._wanted = run_id
             return False
         self.table.selectRow(row)
         self.table.setCurrentIndex(self.model.index(row, 0))
@@ -524,7 +527,8 @@ class RunsView(QWidget):
         if not runs:
             self._show(None, None)
             return
-        row = self.model.row_for_id(keep) if keep else None
+        wanted, self._wanted = self._wanted, None
+        row = self.model.row_for_id(wanted or keep) if wanted or keep else None
         row = 0 if row is None else row
         # The reset cleared the current index, so this reloads the detail (its facts' status
         # may have changed since it was shown) and keeps its scroll position for the same run.
