@@ -7,6 +7,7 @@ thread once and draws either layout from the same immutable value.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from dataclasses import dataclass
 
 from .diffs import FileDiff, intraline
@@ -149,3 +150,32 @@ def prepare(diffs: list[FileDiff]) -> PreparedDiff:
         files.append(PreparedFile(d.path, d.old_exists, d.new_exists, d.added, d.removed,
                                   tuple(_hunk(h) for h in d.hunks), digits))
     return PreparedDiff(tuple(files))
+
+
+def _columns(ch: str) -> int:
+    """Columns a character takes in a fixed-pitch font (a tab is drawn as four spaces)."""
+    if ch.isascii():
+        return 4 if ch == "\t" else 1
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def wrap_columns(text: str, width: int) -> list[tuple[int, int]]:
+    """(start, end) pieces of `text`, each at most `width` columns, broken after a space where
+    one is near the end, so a side-by-side half can wrap its own lines (the other half keeps
+    its place)."""
+    width = max(width, 8)
+    if len(text) <= width and text.isascii() and "\t" not in text:
+        return [(0, len(text))]
+    pieces, start, used, space = [], 0, 0, -1
+    for i, ch in enumerate(text):
+        w = _columns(ch)
+        if used + w > width and i > start:
+            cut = space + 1 if space >= start and space + 1 - start > width // 2 else i
+            pieces.append((start, cut))
+            used = sum(_columns(c) for c in text[cut:i])
+            start = cut
+        used += w
+        if ch == " ":
+            space = i
+    pieces.append((start, len(text)))
+    return pieces

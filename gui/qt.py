@@ -11,7 +11,7 @@ if not hasattr(PySide6, "__version__"):
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
 from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QObject, QSettings,  # noqa: F401
                             QSortFilterProxyModel, Qt, QThread, QTimer, QUrl, Signal, Slot)
-from PySide6.QtGui import (QAction, QColor, QFont, QFontDatabase, QKeySequence, QPainter, QPalette,  # noqa: F401
+from PySide6.QtGui import (QAction, QColor, QFont, QFontDatabase, QFontMetricsF, QKeySequence, QPainter, QPalette,  # noqa: F401
                            QSyntaxHighlighter, QTextCharFormat)
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,  # noqa: F401
                                QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox,

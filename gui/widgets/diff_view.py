@@ -17,18 +17,17 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, prepare
+from engine.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, prepare, wrap_columns
 
-from ..qt import (QColor, QFont, QFontDatabase, QMenu, QPalette, QRect, QTextBlockFormat, QTextBrowser,
-                  QTextCharFormat, QTextCursor, QTextDocument, QTextLength, QTextOption, QTextTableCellFormat,
-                  QTextTableFormat, QEvent, Signal, isValid)
+from ..qt import (QColor, QFont, QFontDatabase, QFontMetricsF, QMenu, QPalette, QRect, QTextBlockFormat, QTextBrowser,
+                  QTextCharFormat, QTextCursor, QTextDocument, QTextOption, QStyle, QTimer, QEvent, Signal, isValid)
 from ..worker import Latest
 from .highlighter import kind_formats
 
 UNIFIED, SPLIT = "unified", "split"
 MAX_LINES = 6000            # rendered lines across all files; the rest is summarised, never silently cut
-MAX_SPLIT_ROWS = 1500       # side-by-side rows (tables lay out slower than lines)
-SPLIT_TABLE_ROWS = 25       # side-by-side rows per table: a table lays out as a whole, so keep each short
+MAX_SPLIT_ROWS = 1500       # side-by-side rows
+RESIZE_DEBOUNCE_MS = 120    # side by side wraps each half itself: redrawn once a resize settles
 HUNK_HREF, FILE_HREF = "restore-hunk:", "restore-file:"
 PREPARING = "Preparing diff…"
 NO_DIFF = PreparedDiff(())
@@ -99,6 +98,11 @@ class DiffView(QTextBrowser):
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(6)
         self.anchorClicked.connect(self._on_anchor)
+        self._half_width = 0.0
+        self._rewrap = QTimer(self)
+        self._rewrap.setSingleShot(True)
+        self._rewrap.setInterval(RESIZE_DEBOUNCE_MS)
+        self._rewrap.timeout.connect(self._render)
 
     # -- public -------------------------------------------------------------------------------
     def mode(self) -> str:
@@ -230,6 +234,11 @@ class DiffView(QTextBrowser):
                 self._render()
         super().changeEvent(event)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._mode == SPLIT and self._prepared and self._measure_half() != self._half_width:
+            self._rewrap.start()
+
     # -- rendering --------------------------------------------------------------------------------
     def _show(self, prepared: PreparedDiff, restorable: bool, message: str) -> None:
         self._prepared, self._restorable, self._message = prepared, restorable, message
@@ -246,6 +255,8 @@ class DiffView(QTextBrowser):
         self._colours = colours
         self._fmt_cache.clear()
         self._kindfmts = kind_formats(colours.dark)
+        self._half_width = self._measure_half()
+        self._rewrap.stop()
         vbar = self.verticalScrollBar().value()
         doc = QTextDocument(self)
         doc.setUndoRedoEnabled(False)
@@ -303,8 +314,9 @@ class DiffView(QTextBrowser):
         else:
             cur.insertBlock(fmt)
 
-    def _dim(self) -> QTextCharFormat:
-        return self._char("dim", lambda: self._with_fg(self._base, self._colours.dim))
+    def _dim(self, bg: QColor | None = None) -> QTextCharFormat:
+        return self._char(("dim", None if bg is None else bg.rgba()),
+                          lambda: self._with_bg(self._with_fg(self._base, self._colours.dim), bg))
 
     def _link(self, base: QTextCharFormat, href: str) -> QTextCharFormat:
         f = QTextCharFormat(base)
@@ -357,8 +369,7 @@ class DiffView(QTextBrowser):
         shown = min(count, budget)
         self.truncated += count - shown
         if self._mode == SPLIT:
-            for k in range(0, shown, SPLIT_TABLE_ROWS):
-                self._split_table(cur, h, h.rows[k:min(k + SPLIT_TABLE_ROWS, shown)], f.digits)
+            self._split_rows(cur, h, h.rows[:shown], f.digits)
         else:
             for line in h.lines[:shown]:
                 self._unified_line(cur, line, f.digits)
@@ -383,13 +394,13 @@ class DiffView(QTextBrowser):
         return self._char(("line-block", kind, prefix_chars, bg), lambda: self._block_fmt(
             self._bg(kind) if bg else None, hang=self.fontMetrics().horizontalAdvance("0" * prefix_chars)))
 
-    def _prefix(self, cur: QTextCursor, numbers: str, kind: str) -> None:
+    def _prefix(self, cur: QTextCursor, numbers: str, kind: str, bg: QColor | None = None) -> None:
         """Line numbers dimmed, then the sign; as few insertions as the formats allow."""
         if kind == " ":
-            cur.insertText(numbers + "   ", self._dim())
+            cur.insertText(numbers + "   ", self._dim(bg))
         else:
-            cur.insertText(numbers, self._dim())
-            cur.insertText(("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind))
+            cur.insertText(numbers, self._dim(bg))
+            cur.insertText(("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind, bg))
 
     def _unified_line(self, cur: QTextCursor, line: PreparedLine, digits: int) -> None:
         """One line as one block: numbers and sign, then the text."""
@@ -399,40 +410,74 @@ class DiffView(QTextBrowser):
         self._prefix(cur, f"{old:>{digits}} {new:>{digits}} ", line.kind)
         self._line_text(cur, line)
 
-    def _split_table(self, cur: QTextCursor, h: PreparedHunk, rows, digits: int) -> None:
-        """Rows as one two-column table, the older side left and the newer right; each cell holds
-        a line's number, sign and text (two cells a row: a table's cost grows with its cells)."""
-        tf = QTextTableFormat()
-        tf.setBorder(0)
-        tf.setBorderStyle(QTextTableFormat.BorderStyle.BorderStyle_None)
-        tf.setCellSpacing(0)
-        tf.setCellPadding(2)
-        tf.setMargin(0)
-        tf.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
-        half = QTextLength(QTextLength.Type.PercentageLength, 50)
-        tf.setColumnWidthConstraints([half, half])
-        cur.movePosition(QTextCursor.MoveOperation.End)
-        table = cur.insertTable(len(rows), 2, tf)
-        for r, (left, right) in enumerate(rows):
-            self._side(table.cellAt(r, 0), h.lines[left] if left is not None else None, "old", digits)
-            self._side(table.cellAt(r, 1), h.lines[right] if right is not None else None, "new", digits)
-        cur.movePosition(QTextCursor.MoveOperation.End)
-        self._fresh = True
+    def _split_rows(self, cur: QTextCursor, h: PreparedHunk, rows, digits: int) -> None:
+        """Rows of two halves in one block each, the older side left and the newer right, the
+        right one starting at a tab stop mid-width. Each half wraps its own text (in the
+        fixed-pitch font's columns) into more blocks, so both stay side by side: plain blocks
+        lay out far faster than a table's cells."""
+        cols = self._split_cols(digits)
+        bf = self._split_block()
+        for left, right in rows:
+            lines = (h.lines[left] if left is not None else None, h.lines[right] if right is not None else None)
+            pieces = [wrap_columns(x.text, cols) if x is not None else [] for x in lines]
+            for k in range(max(len(pieces[0]), len(pieces[1]))):
+                self._block(cur, bf)
+                for side, (line, chunks) in enumerate(zip(lines, pieces)):
+                    self._half(cur, line, chunks[k] if k < len(chunks) else None, k, side, digits)
 
-    def _cell_fmt(self, bg: QColor) -> QTextTableCellFormat:
-        def build():
-            cf = QTextTableCellFormat()
-            cf.setBackground(bg)
-            return cf
-        return self._char(("cell", bg.rgba()), build)
+    def _measure_half(self) -> float:
+        """Half the text width, as if the vertical scroll bar were shown (a long diff shows it)."""
+        width = self.viewport().width() - 2 * 6 - 2
+        if not self.verticalScrollBar().isVisible():
+            width -= self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return max(width, 200) / 2
 
-    def _sign_fmt(self, kind: str) -> QTextCharFormat:
+    def _split_cols(self, digits: int) -> int:
+        """Text columns in one half, after its number and sign."""
+        advance = QFontMetricsF(self.font()).horizontalAdvance("0" * 10) / 10     # fractional: pixels add up
+        return int(self._half_width / max(advance, 1.0)) - digits - 5
+
+    def _split_block(self) -> QTextBlockFormat:
         def build():
-            f = QTextCharFormat(self._base)
-            f.setForeground(self._colours.add_sign if kind == "+" else self._colours.del_sign)
+            bf = QTextBlockFormat()
+            bf.setNonBreakableLines(True)           # each half wraps itself; Qt must not wrap the row
+            bf.setTabPositions([QTextOption.Tab(self._half_width, QTextOption.TabType.LeftTab),
+                                QTextOption.Tab(2 * self._half_width, QTextOption.TabType.LeftTab)])
+            return bf
+        return self._char("split-block", build)
+
+    def _half(self, cur: QTextCursor, line: PreparedLine | None, chunk, k: int, side: int, digits: int) -> None:
+        """One half of a row's k-th block: the number and sign on the first, then that piece of the
+        text, then a tab that carries the half's background to the middle (or the right edge)."""
+        if line is None:
+            cur.insertText("\t", self._plain(self._colours.filler))
+            return
+        bg = self._bg(line.kind)
+        if k == 0:
+            no = line.old_no if side == 0 else line.new_no
+            self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind, bg)
+        else:
+            cur.insertText(" " * (digits + 3), self._plain(bg))
+        if chunk is not None:
+            self._line_text(cur, line, bg, *chunk)
+        cur.insertText("\t", self._plain(bg))
+
+    def _plain(self, bg: QColor | None) -> QTextCharFormat:
+        return self._char(("plain", None if bg is None else bg.rgba()),
+                          lambda: self._with_bg(QTextCharFormat(self._base), bg))
+
+    @staticmethod
+    def _with_bg(f: QTextCharFormat, bg: QColor | None) -> QTextCharFormat:
+        if bg is not None:
+            f.setBackground(bg)
+        return f
+
+    def _sign_fmt(self, kind: str, bg: QColor | None = None) -> QTextCharFormat:
+        def build():
+            f = self._with_fg(self._base, self._colours.add_sign if kind == "+" else self._colours.del_sign)
             f.setFontWeight(QFont.Weight.Bold)
-            return f
-        return self._char(("sign", kind), build)
+            return self._with_bg(f, bg)
+        return self._char(("sign", kind, bg is not None), build)
 
     def _bg(self, kind: str) -> QColor | None:
         c = self._colours
@@ -457,20 +502,25 @@ class DiffView(QTextBrowser):
         f.setForeground(colour)
         return f
 
-    def _span_fmt(self, style: str | None, changed: bool, kind: str) -> QTextCharFormat:
+    def _span_fmt(self, style: str | None, changed: bool, kind: str, bg: QColor | None) -> QTextCharFormat:
         def build():
-            f = QTextCharFormat(self._base)
+            f = self._with_bg(QTextCharFormat(self._base), bg)
             if style in self._kindfmts:
                 f.merge(self._kindfmts[style])
             if changed:
                 f.setBackground(self._colours.add_mark if kind == "+" else self._colours.del_mark)
             return f
-        return self._char(("span", style, changed, kind), build)
+        return self._char(("span", style, changed, kind, bg is not None), build)
 
-    def _line_text(self, cur: QTextCursor, line: PreparedLine) -> None:
+    def _line_text(self, cur: QTextCursor, line: PreparedLine, bg: QColor | None = None,
+                   begin: int = 0, end: int | None = None) -> None:
+        """The line's text (or its [begin, end) piece) in its style runs."""
         text, tabs = line.text, "\t" in line.text
+        end = len(text) if end is None else end
         for start, length, style, changed in line.spans:
-            piece = text[start:start + length]
-            cur.insertText(piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind))
-        if not line.eol:
-            cur.insertText("  ⏎ no newline at end of file", self._dim())
+            a, b = max(start, begin), min(start + length, end)
+            if a < b:
+                piece = text[a:b]
+                cur.insertText(piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind, bg))
+        if not line.eol and end == len(text):
+            cur.insertText("  ⏎ no newline at end of file", self._dim(bg))
