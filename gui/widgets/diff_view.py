@@ -2,8 +2,8 @@
 added and removed lines on coloured backgrounds with the changed words (engine.diffs.intraline)
 marked, markdown highlighted, in a unified or a side-by-side layout.
 
-One QTextBrowser whose document is built with QTextCursor (one table per stretch of side-by-side
-rows), so a long diff costs text, not widgets. The expensive part (lexing every line, marking
+One QTextBrowser whose document is built with QTextCursor, one block per line (side by side: per
+row, the newer half at a tab stop mid-width), so a long diff costs text, not widgets. The expensive part (lexing every line, marking
 changed words, pairing rows) is engine.prepared_diff.prepare, which `load` runs on the engine's
 reader thread; the widget only lays the immutable PreparedDiff out with palette-aware colours, and
 toggling the layout draws the same value again. Each layout is built in a fresh document that
