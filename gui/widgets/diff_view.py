@@ -503,6 +503,11 @@ class DiffView(QTextBrowser):
         return f
 
     def _span_fmt(self, style: str | None, changed: bool, kind: str, bg: QColor | None) -> QTextCharFormat:
+        key = ("span", style, changed, kind, bg is not None)
+        fmt = self._fmt_cache.get(key)          # the hot path: thousands of pieces, a handful of formats
+        if fmt is not None:
+            return fmt
+
         def build():
             f = self._with_bg(QTextCharFormat(self._base), bg)
             if style in self._kindfmts:
@@ -510,7 +515,7 @@ class DiffView(QTextBrowser):
             if changed:
                 f.setBackground(self._colours.add_mark if kind == "+" else self._colours.del_mark)
             return f
-        return self._char(("span", style, changed, kind, bg is not None), build)
+        return self._char(key, build)
 
     def _line_text(self, cur: QTextCursor, line: PreparedLine, bg: QColor | None = None,
                    begin: int = 0, end: int | None = None) -> None:
