@@ -11,7 +11,7 @@ if not hasattr(PySide6, "__version__"):
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
 from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QObject, QSettings,  # noqa: F401
                             QSortFilterProxyModel, Qt, QThread, QTimer, QUrl, Signal, Slot)
-from PySide6.QtGui import (QAction, QColor, QFont, QFontDatabase, QKeySequence, QPainter, QPalette,  # noqa: F401
+from PySide6.QtGui import (QAction, QColor, QFont, QFontDatabase, QFontMetricsF, QKeySequence, QPainter, QPalette,  # noqa: F401
                            QSyntaxHighlighter, QTextCharFormat)
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,  # noqa: F401
                                QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox,
@@ -23,8 +23,9 @@ from PySide6.QtCore import QEvent  # noqa: E402,F401  (history view)
 from PySide6.QtWidgets import QAbstractItemView  # noqa: E402,F401  (history view)
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem  # noqa: E402,F401
 from PySide6.QtCore import QPoint, QRect, QSize  # noqa: E402,F401  (snapshots view)
-from PySide6.QtGui import (QTextBlockFormat, QTextCursor, QTextLength,  # noqa: E402,F401
+from PySide6.QtGui import (QTextBlockFormat, QTextCursor, QTextDocument, QTextLength,  # noqa: E402,F401
                            QTextOption, QTextTableCellFormat, QTextTableFormat)
 from PySide6.QtWidgets import QSystemTrayIcon  # noqa: E402,F401  (the watch's notification)
 from PySide6.QtWidgets import (QButtonGroup, QMenu, QStackedWidget, QStyle,  # noqa: E402,F401
                                QStyledItemDelegate, QStyleOptionViewItem, QToolButton)
+from shiboken6 import isValid  # noqa: E402,F401  (a late reader-thread answer for a closed dialog)

@@ -174,7 +174,7 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert not files.banner.isVisible(), files.banner.text()
 
 
-def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot):
+def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot, gui_engine):
     """Issue 17.5: Overwrite was the default button (Enter overwrote the assistant's write), and
     Compare was uncoloured text with only Close."""
     from gui.qt import QDialogButtonBox, QMessageBox
@@ -184,8 +184,10 @@ def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloure
     assert choices[box.defaultButton()] == "compare"
     assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
     disk, mine = "# U\n- kept\n- written by the assistant\n", "# U\n- kept\n- my own note\n"
-    dlg, view, picks = ConflictDialogs.compare_dialog(None, "USER.md", disk, mine)
+    dlg, view, picks = ConflictDialogs.compare_dialog(None, "USER.md", disk, mine, gui_engine)
     qtbot.addWidget(dlg)
+    assert view.toPlainText() == "Preparing diff…"         # at once; the diff comes from the reader thread
+    qtbot.waitUntil(lambda: not view.preparing(), timeout=5000)
     html = view.toHtml()
     assert "written by the assistant" in view.toPlainText() and "my own note" in view.toPlainText()
     assert "background-color" in html                      # the diff view's red and green lines
@@ -696,9 +698,10 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
 
     def ask(dlg):
         seen["text"] = dlg.unified
-        seen["shown"] = [f.path for f in dlg.diff.files()]
         dlg.show()
         qtbot.waitExposed(dlg)
+        qtbot.waitUntil(lambda: not dlg.diff.preparing(), timeout=5000)     # prepared on the reader thread
+        seen["shown"] = [f.path for f in dlg.diff.files()]
         seen["scroll"] = dlg.diff.verticalScrollBar().value()
         seen["state"] = tree_state(demo_home)
         dlg.resize(1000, 700)

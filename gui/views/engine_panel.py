@@ -58,7 +58,7 @@ class DryRunDialog(QDialog):
     """What a dry run would change, as the snapshot view shows a diff (highlighted, intraline,
     unified or side by side), with Apply / Discard."""
 
-    def __init__(self, outcome: str, diffs: list, parent: QWidget | None = None):
+    def __init__(self, outcome: str, diffs: list, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Dry run: what Dream would change")
         self.unified = "".join(d.unified("before", "after") for d in diffs)
@@ -68,7 +68,7 @@ class DryRunDialog(QDialog):
         lay.addWidget(note)
         self.diff = DiffView()
         self.diff.setAccessibleName("Dry-run diff")
-        self.diff.set_diffs(diffs, empty_text="No file would change.")
+        self.diff.load_diffs(engine, diffs, empty_text="No file would change.")
         modes = QHBoxLayout()
         modes.addWidget(QLabel("Apply writes exactly this, or refuses if a file changed since."), 1)
         for label, mode, key in (("Unified", UNIFIED, "Alt+U"), ("Side by side", SPLIT, "Alt+S")):
@@ -229,7 +229,7 @@ class EnginePanel(QWidget):
             self.outcome.setText(f"The dry run of {ws.root} finished after you switched workspace; "
                                  "nothing was applied. Run it again there to see it.")
         elif dry_run and result.preview is not None:
-            dlg = DryRunDialog(result.outcome, result.diffs, self)
+            dlg = DryRunDialog(result.outcome, result.diffs, self.engine, self)
             complete = result.status in ("completed", "wrote-nothing", "held")
             if not complete:
                 # a failed or cancelled preview is partial: show it, never offer to apply it
