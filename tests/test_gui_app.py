@@ -1223,3 +1223,31 @@ def test_a_long_status_message_stops_before_the_counters(main_window, qtbot):
     assert bar.toolTip() == text                                                   # the whole of it
     win.show_message("Saved USER.md")
     assert bar.currentMessage() == "Saved USER.md" and bar.toolTip() == ""
+
+
+def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp_path):
+    """A write that is complete (closed after writing, or renamed into place) is said without
+    waiting out the debounce; the events of a write still under way wait for it."""
+    from gui.watcher import WorkspaceWatcher
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    watcher = WorkspaceWatcher(ws, debounce_ms=1200)          # long: only "at once" can be quick
+    seen: list[set] = []
+    watcher.changed.connect(seen.append)
+    watcher.start()
+    try:
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)     # the first look after starting
+        qtbot.wait(1300)
+        seen.clear()
+        (ws / "USER.md").write_text("# U\n")                  # opened, written, closed: complete
+        qtbot.waitUntil(lambda: any("USER.md" in s for s in seen), timeout=900)
+        qtbot.wait(1300)
+        seen.clear()
+        with (ws / "memory" / "MEMORY.md").open("w") as f:    # still open: not complete yet
+            f.write("# M\n")
+            f.flush()
+            qtbot.wait(600)
+            assert seen == []
+        qtbot.waitUntil(lambda: any("memory/MEMORY.md" in s for s in seen), timeout=900)   # closed now
+    finally:
+        watcher.stop()
