@@ -102,3 +102,34 @@ def test_a_superseded_read_never_runs(gui_env, qtbot, demo_home, monkeypatch):
     assert len(ran) == 1
     assert ran[0].files == {"USER.md"} and ran[0].history and ran[0].archive
     win.close()
+
+
+class _View:
+    """What read_latest needs of a view: its engine and the workspace it shows."""
+
+    def __init__(self, engine, ws):
+        self.engine, self.ws = engine, ws
+
+
+def test_read_latest_runs_only_the_newest_and_drops_another_workspaces(qtbot, gui_engine):
+    import threading
+
+    from gui.views.common import read_latest
+    from gui.worker import Latest
+    view, latest = _View(gui_engine, "ws-a"), Latest()
+    gate, ran, applied = threading.Event(), [], []
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    for n in (1, 2, 3):
+        read_latest(view, latest, "read", lambda ws, n=n: ran.append((ws, n)) or n, applied.append, applied.append)
+    gate.set()
+    qtbot.waitUntil(lambda: applied == [3], timeout=5000)
+    assert ran == [("ws-a", 3)]                  # the two superseded requests never ran
+    gate.clear()
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    read_latest(view, latest, "read", lambda ws: ws, applied.append, applied.append)
+    view.ws = "ws-b"                             # the view switched workspace meanwhile
+    gate.set()
+    done = threading.Event()
+    gui_engine.read("after", lambda ctx: None, lambda _r: done.set())
+    qtbot.waitUntil(done.is_set, timeout=5000)
+    assert applied == [3]                        # ws-a's answer is not shown in ws-b
