@@ -21,6 +21,7 @@ from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel,
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..worker import Engine, Latest
+from .common import read_latest
 
 # Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,
 # markdown highlighting is switched off so a huge file opens at once.
@@ -312,18 +313,13 @@ class FilesView(QWidget):
     def _load(self, path: str, keep_view: bool = False) -> None:
         """Load `path` into the editor; `keep_view`: the same file changed on disk, so keep the
         cursor and scroll position where they were."""
-        ws = self.ws
-        token = self._token.next()
-
-        def job(ctx):
+        def job(ws):
             state, problems = ws.read_file(path)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
             return Loaded(path, normalise(state.text), state.hash, read_only_reason(state, problems),
                           state.text.startswith(BOM))
 
         def done(loaded: Loaded) -> None:
-            if not self._token.current(token):
-                return   # a newer load replaced this one
             self.loaded = loaded
             pos = self.editor.textCursor().position() if keep_view else 0
             scroll = self.editor.verticalScrollBar().value() if keep_view else 0
@@ -347,7 +343,8 @@ class FilesView(QWidget):
             self._show_banner(False)
             self._update_size()
 
-        self.engine.read(f"load {path}", job, done)
+        read_latest(self, self._token, f"load {path}", job, done,
+                    lambda msg: self.status.emit(f"Could not read {path}: {msg}"))
 
     def changeEvent(self, event) -> None:  # noqa: N802
         from ..qt import QEvent
