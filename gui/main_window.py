@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
             asked = reads.take()
             return None if asked is None else reader.read(asked, own)
 
-        self.engine.read("read workspace", job, lambda st: self._apply_state(st, ws))
+        self.engine.read("read workspace", job, lambda st: self._apply_state(st, ws), first=True)
 
     def _apply_state(self, state: WorkspaceState | None, ws: Workspace) -> None:
         if state is None or ws is not self.ws:

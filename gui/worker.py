@@ -11,6 +11,7 @@ no longer wants (a newer one replaced it) is dropped via its token.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 import logging
 import threading
 import traceback
@@ -49,7 +50,13 @@ class _Runner(QObject):
     failed = Signal(int, str, str)      # job id, message for the user (words), traceback (for logs only)
     wrote = Signal(int, object)         # job id, frozenset of the absolute paths it wrote
 
-    @Slot(int, object)
+    queue: deque
+
+    @Slot()
+    def run_next(self) -> None:
+        job_id, payload = self.queue.popleft()
+        self.run(job_id, payload)
+
     def run(self, job_id: int, payload: object) -> None:
         fn, cancel = payload
         ctx = JobContext(cancel, lambda ev, _id=job_id: self.progress.emit(_id, dict(ev)))
@@ -75,17 +82,26 @@ def _message(exc: BaseException, verb: str) -> str:
 
 
 class _Lane(QObject):
-    submit = Signal(int, object)
+    """One thread and its queue of jobs. A job put `first` runs before those already waiting
+    (the read of what the person is looking at); otherwise jobs run in the order given."""
+
+    wake = Signal()
 
     def __init__(self, name: str, parent: QObject, verb: str):
         super().__init__(parent)
         self.thread = QThread(parent)
         self.thread.setObjectName(name)
+        self.queue: deque = deque()
         self.runner = _Runner()
         self.runner.verb = verb
+        self.runner.queue = self.queue
         self.runner.moveToThread(self.thread)
-        self.submit.connect(self.runner.run)
+        self.wake.connect(self.runner.run_next)
         self.thread.start()
+
+    def put(self, job_id: int, payload: object, first: bool = False) -> None:
+        (self.queue.appendleft if first else self.queue.append)((job_id, payload))
+        self.wake.emit()             # one wake per job: each runs exactly one
 
 
 class Engine(QObject):
@@ -109,20 +125,22 @@ class Engine(QObject):
         self.running_writes: dict[int, Job] = {}
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
-                on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None) -> Job:
+                on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
+                first: bool = False) -> Job:
         job = Job(next(self._ids), name)
         self._callbacks[job.id] = (on_done, on_failed, on_progress, job)
         if lane is self.writer:
             self.running_writes[job.id] = job
             self.jobStarted.emit(name)
-        lane.submit.emit(job.id, (fn, job.cancel))
+        lane.put(job.id, (fn, job.cancel), first)
         return job
 
     def write(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
         return self._submit(self.writer, name, fn, on_done, on_failed, on_progress)
 
-    def read(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
-        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress)
+    def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False) -> Job:
+        """A read on the reader thread; `first`: before the reads already waiting (what is shown)."""
+        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress, first)
 
     @property
     def busy(self) -> bool:

@@ -133,3 +133,15 @@ def test_read_latest_runs_only_the_newest_and_drops_another_workspaces(qtbot, gu
     gui_engine.read("after", lambda ctx: None, lambda _r: done.set())
     qtbot.waitUntil(done.is_set, timeout=5000)
     assert applied == [3]                        # ws-a's answer is not shown in ws-b
+
+
+def test_a_read_put_first_runs_before_those_waiting(qtbot, gui_engine):
+    import threading
+    gate, order = threading.Event(), []
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    for name in ("hidden tab a", "hidden tab b"):
+        gui_engine.read(name, lambda ctx, n=name: order.append(n), lambda _r: None)
+    gui_engine.read("what is shown", lambda ctx: order.append("shown"), lambda _r: None, first=True)
+    gate.set()
+    qtbot.waitUntil(lambda: len(order) == 3, timeout=5000)
+    assert order == ["shown", "hidden tab a", "hidden tab b"]
