@@ -21,16 +21,9 @@ from . import settings_store
 from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, Slot)
+from .tab_views import LazyTab, TabViews
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
-from .views.files_view import FilesView
-from .views.history_view import HistoryView
-from .views.archive_view import ArchiveView
-from .views.charts_view import ChartsView
-from .views.runs_view import RunsView
-from .views.prompt_view import PromptView
-from .views.settings_view import SettingsView
-from .views.snapshots_view import SnapshotsView
 from .watcher import WorkspaceWatcher
 from .worker import Engine, Latest
 from .workspace_state import WorkspaceState, read_state
@@ -60,6 +53,10 @@ class TypingKeys(QObject):
 
 
 class MainWindow(QMainWindow):
+    # the tab views, built when first shown or used (gui/tab_views.py); built(name) says which are
+    history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+    archive, runs, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+
     def __init__(self, engine: Engine | None = None):
         super().__init__()
         self.setObjectName("DreamdeskMainWindow")
@@ -69,29 +66,16 @@ class MainWindow(QMainWindow):
         self.watcher: WorkspaceWatcher | None = None
         self.scheduler: Scheduler | None = None
         self._token = Latest()
+        self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
         self.setAcceptDrops(True)
         self.resize(1280, 820)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.dashboard = Dashboard()
-        self.history = HistoryView()
-        self.files = FilesView(self.engine)
-        self.settings = SettingsView(self.engine)
         self.tabs.addTab(self.dashboard, "Dashboard")
-        self.tabs.addTab(self.history, "History")
-        self.tabs.addTab(self.files, "Files")
-        self.tabs.addTab(self.settings, "Settings → Memory")
-        self.snapshots = SnapshotsView(self.engine)
-        self.tabs.addTab(self.snapshots, "Snapshots")
-        self.archive = ArchiveView(self.engine)
-        self.runs = RunsView(self.engine)
-        self.tabs.addTab(self.archive, "Archive")
-        self.tabs.addTab(self.runs, "Dream runs")
-        self.prompt = PromptView()
-        self.charts = ChartsView(self.engine)
-        self.tabs.addTab(self.prompt, "Prompt")
-        self.tabs.addTab(self.charts, "Charts")
+        # every other tab is built (its module imported) when first shown or asked for
+        self.views = TabViews(self.tabs, self.engine, self._wire_view)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -126,33 +110,15 @@ class MainWindow(QMainWindow):
         self._watch_checks.setInterval(COMMIT_CHECK_MS)
         self._watch_checks.timeout.connect(self._watch_commits)
         self._watch_busy = False
-        for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
-            view.status.connect(self.show_message)
-        self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
-        self.archive.restored.connect(lambda _id: self.refresh())
-        self.archive.runRequested.connect(self.show_run)
-        self.archive.snapshotRequested.connect(self.show_snapshot)
-        self.runs.historyCursorRequested.connect(self.show_history_entry)
-        self.runs.archiveEntryRequested.connect(self.show_archive_entry)
-        self.runs.snapshotRequested.connect(self.show_snapshot)
-        self.runs.restored.connect(lambda _id: (self.refresh(), self.archive.refresh()))
-        self.files.saved.connect(lambda _p: self.refresh())
-        self.settings.changed.connect(self._settings_changed)
+        self.panel.status.connect(self.show_message)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
         self.dashboard.forgetRequested.connect(self._forget_lost_settings)
         for box in (self.dashboard.pin_alerts, self.dashboard.pin_list):
             box.restoreRequested.connect(self.restore_pin)
             box.unpinRequested.connect(self.unpin)
-        self.files.pinsChanged.connect(self.refresh)
-        self.archive.pinsChanged.connect(self.refresh)
-        self.settings.scheduleToggled.connect(self._schedule_toggled)
-        self.settings.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
         self.dashboard.restoreSinceRequested.connect(self._restore_since)
         self.dashboard.gotItRequested.connect(self._got_it)
-        self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
-        self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
-        self.files.historyCursorRequested.connect(self.show_history_entry)
 
         self._tick = QTimer(self)
         self._tick_busy = False              # a tick is being answered on the reader thread
@@ -165,6 +131,90 @@ class MainWindow(QMainWindow):
         add_rescuer(self._rescue_unsaved)
         self._typing_keys = TypingKeys(self)
         QApplication.instance().installEventFilter(self._typing_keys)
+
+    # -- the tab views, built when first shown -------------------------------------------------
+    def built(self, name: str) -> bool:
+        """Whether the tab view `name` ("history", "archive", …) exists yet: code that only
+        updates a view skips it until then (it is handed the latest state when built)."""
+        return self.views.built(name)
+
+    def _wire_view(self, name: str, view) -> None:
+        """A view just built: its signals connected, the open workspace and the last state
+        handed over, its splitter put back as the user left it."""
+        if hasattr(view, "status"):
+            view.status.connect(self.show_message)
+        getattr(self, f"_wire_{name}", lambda _v: None)(view)
+        if self.ws is not None:
+            self._hand_workspace(name, view, self.ws)
+        if self.state is not None and self.ws is not None:
+            self._hand_state(name, view, self.state, self.ws)
+        if self._splitters_restored and hasattr(view, "splitter"):
+            self._restore_splitter(name, view.splitter)
+
+    def _wire_history(self, view) -> None:
+        view.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
+
+    def _wire_files(self, view) -> None:
+        view.saved.connect(lambda _p: self.refresh())
+        view.pinsChanged.connect(self.refresh)
+        view.historyCursorRequested.connect(self.show_history_entry)
+
+    def _wire_settings(self, view) -> None:
+        view.changed.connect(self._settings_changed)
+        view.scheduleToggled.connect(self._schedule_toggled)
+        view.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
+        view.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
+
+    def _wire_snapshots(self, view) -> None:
+        view.restored.connect(lambda _what: (self.refresh(), self._refresh_built("archive")))
+
+    def _wire_archive(self, view) -> None:
+        view.restored.connect(lambda _id: self.refresh())
+        view.runRequested.connect(self.show_run)
+        view.snapshotRequested.connect(self.show_snapshot)
+        view.pinsChanged.connect(self.refresh)
+
+    def _wire_runs(self, view) -> None:
+        view.historyCursorRequested.connect(self.show_history_entry)
+        view.archiveEntryRequested.connect(self.show_archive_entry)
+        view.snapshotRequested.connect(self.show_snapshot)
+        view.restored.connect(lambda _id: (self.refresh(), self._refresh_built("archive")))
+
+    @staticmethod
+    def _hand_workspace(name: str, view, ws: Workspace) -> None:
+        """What open_workspace gives a view: the views that read for themselves get the workspace."""
+        if name in ("archive", "runs", "snapshots"):
+            view.set_workspace(ws)
+
+    def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace) -> None:
+        """What _apply_state gives a view from a fresh read."""
+        st = state.status
+        if name == "history":
+            view.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
+        elif name == "files":
+            view.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                               state.provenance)
+            view.set_pins(state.pins)
+        elif name == "settings":
+            view.set_state(ws, state)
+        elif name == "prompt":
+            view.set_preview(state.prompt)
+
+    def _built_views(self, *names: str):
+        """(name, view) for those of `names` that are built."""
+        return [(n, v) for n in names if (v := self.views.view(n)) is not None]
+
+    def _refresh_built(self, *names: str) -> None:
+        """A view not built yet reads for itself when it is: only built ones read again now."""
+        for _name, view in self._built_views(*names):
+            view.refresh()
+
+    def _showing(self, name: str) -> bool:
+        return self.views.view(name) is not None and self.tabs.currentWidget() is self.views.view(name)
+
+    def _editing(self) -> bool:
+        """An unsaved edit in the Files tab (never one when the tab was never built)."""
+        return self.built("files") and self.files.dirty
 
     # -- menus ------------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
@@ -186,7 +236,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu("Open &Recent")
         self._action(f, "Open the &Demo Workspace", self.open_demo, None, "Open Dreamdesk's private demo copy")
         f.addSeparator()
-        self.save_action = self._action(f, "&Save", lambda: self.files.save(), QKeySequence.StandardKey.Save,
+        self.save_action = self._action(f, "&Save", lambda: self.built("files") and self.files.save(),
+                                        QKeySequence.StandardKey.Save,
                                         "Save the file being edited")
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
@@ -239,7 +290,7 @@ class MainWindow(QMainWindow):
     def open_workspace(self, path: str) -> bool:
         """Open a workspace (reads only). On a bad path the current one stays open. With an
         unsaved edit the user chooses first; "Save" opens `path` only once the save landed."""
-        if self.files.dirty and not self._ask_unsaved(lambda: self.open_workspace(path)):
+        if self._editing() and not self._ask_unsaved(lambda: self.open_workspace(path)):
             return False
         try:
             ws = Workspace.open(path)
@@ -264,9 +315,8 @@ class MainWindow(QMainWindow):
         settings_store.add_recent(str(ws.home or ws.root))
         self._fill_recent()
         self.panel.set_workspace(ws)
-        self.archive.set_workspace(ws)
-        self.runs.set_workspace(ws)
-        self.snapshots.set_workspace(ws)
+        for name, view in self._built_views("archive", "runs", "snapshots"):
+            self._hand_workspace(name, view, ws)       # the others get it when built
         # the platform adds " — Dreamdesk" (the application's display name) itself
         self.setWindowTitle(str(ws.root))
         self._schedule_toggled(settings_store.schedules(str(ws.root)))
@@ -293,14 +343,10 @@ class MainWindow(QMainWindow):
         self.state = state
         st = state.status
         self.dashboard.set_state(state)
-        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
-        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
-                                 state.provenance)
-        self.files.set_pins(state.pins)
-        self.settings.set_state(ws, state)
-        self.prompt.set_preview(state.prompt)
+        for name, view in self._built_views("history", "files", "settings", "prompt"):
+            self._hand_state(name, view, state, ws)    # the others get self.state when built
         self._budgets = {f.path: f.budget for f in st.files}
-        if self.tabs.currentWidget() is self.charts:
+        if self._showing("charts"):
             self.charts.set_workspace(ws, self._budgets)
         # the same count as the dashboard's Problems box
         self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
@@ -320,14 +366,15 @@ class MainWindow(QMainWindow):
         if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
             self.refresh()
         if any(p.startswith("memory/archive") for p in paths):
-            self.archive.refresh()
+            self._refresh_built("archive")
         if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths):
-            self.runs.refresh()          # a run record, or the assistant's Dream at work (its commit follows)
+            self._refresh_built("runs")          # a run record, or the assistant's Dream at work (its commit follows)
         if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths) or ".gitignore" in paths:
             self._snapshots_stale = True
-            if self.tabs.currentWidget() is self.snapshots:
+            if self._showing("snapshots"):
                 self._refresh_snapshots()
-        self.files.files_changed(paths)
+        for _name, files in self._built_views("files"):
+            files.files_changed(paths)
 
     def show_run(self, run_id: str) -> None:
         self.tabs.setCurrentWidget(self.runs)
@@ -348,18 +395,19 @@ class MainWindow(QMainWindow):
         self.history.select_cursor(cursor)
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.charts and self.ws is not None:
+        shown = self.tabs.widget(index)      # (TabViews built it first if it was a placeholder)
+        if shown is self.views.view("charts") and self.ws is not None:
             self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
-        if self.tabs.widget(index) is self.snapshots and getattr(self, "_snapshots_stale", False):
+        if shown is self.views.view("snapshots") and getattr(self, "_snapshots_stale", False):
             self._refresh_snapshots()
-        if self.tabs.widget(index) is self.runs and self.ws is not None:
+        if shown is self.views.view("runs") and self.ws is not None:
             self.runs.refresh()          # the assistant may have committed since (no file event for that)
 
     def _refresh_snapshots(self) -> None:
         # git reads on the reader thread, debounced by the view; only when they can have changed
         self._snapshots_stale = False
         if self.ws is not None:
-            self.snapshots.refresh()
+            self._refresh_built("snapshots")
 
     def show_message(self, text: str) -> None:
         """A line in the status bar, cut with "…" where the counters begin (the whole of it in the
@@ -378,8 +426,7 @@ class MainWindow(QMainWindow):
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
         self.refresh()
-        self.archive.refresh()
-        self.runs.refresh()
+        self._refresh_built("archive", "runs")
         self._refresh_snapshots()
 
     def _reapply_settings(self) -> None:
@@ -437,7 +484,7 @@ class MainWindow(QMainWindow):
         def done(result) -> None:
             self.show_message(said(result))
             self.refresh()
-            self.archive.refresh()
+            self._refresh_built("archive")
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
@@ -556,7 +603,7 @@ class MainWindow(QMainWindow):
             self.watch_note.setToolTip("Archived with reason “outside”; click to see the entries")
             self.watch_note.show()
             self._notify(e.message)
-        self.archive.refresh()
+        self._refresh_built("archive")
         self.refresh()
 
     def _notify(self, text: str) -> None:
@@ -587,7 +634,7 @@ class MainWindow(QMainWindow):
         def done(result) -> None:
             self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
             self.refresh()
-            self.archive.refresh()
+            self._refresh_built("archive")
             self._refresh_snapshots()
         self.engine.write("restore an entry removed since you last looked",
                           lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
@@ -640,7 +687,7 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        if self.files.dirty and not self._ask_unsaved(self.close):
+        if self._editing() and not self._ask_unsaved(self.close):
             event.ignore()
             return
         # the watch's own short bookkeeping jobs finish on their own: only the user's jobs are asked about
@@ -676,32 +723,39 @@ class MainWindow(QMainWindow):
             # after the window has its real size: restored earlier, a splitter is squeezed by the
             # first layout pass and its panes come back at other widths
             self._splitters_restored = True
-            s = settings_store.settings()
-            for name, splitter in self._splitters():
-                v = s.value(f"splitters/{name}")
-                # an earlier version saved splitters never laid out: those are not restored
-                if v is None or not _laid_out(_saved_sizes(v)):
-                    continue
-                if splitter.restoreState(v) and splitter is self.runs.splitter:
-                    self.runs.keep_splitter()       # the user's sizes win over fitting the table
+            for name, splitter in self._built_splitters():
+                self._restore_splitter(name, splitter)
+
+    def _restore_splitter(self, name: str, splitter) -> None:
+        v = settings_store.settings().value(f"splitters/{name}")
+        # an earlier version saved splitters never laid out: those are not restored
+        if v is None or not _laid_out(_saved_sizes(v)):
+            return
+        if splitter.restoreState(v) and name == "runs":
+            self.runs.keep_splitter()       # the user's sizes win over fitting the table
 
     def _save_settings(self) -> None:
         s = settings_store.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
-        for name, splitter in self._splitters():
-            # a tab never shown has a splitter never laid out (its state holds -1 sizes, which
-            # squeeze the panes at the next start): the last real one is kept
+        for name, splitter in self._built_splitters():
+            # a tab never built keeps its saved value; a tab built but never shown has a splitter
+            # never laid out (its state holds -1 sizes, which squeeze the panes at the next
+            # start): the last real one is kept
             if _laid_out(_saved_sizes(state := splitter.saveState())):
                 s.setValue(f"splitters/{name}", state)
 
+    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs")
+
     def _splitters(self):
-        return (("files", self.files.splitter), ("history", self.history.splitter), ("prompt", self.prompt.splitter),
-                ("snapshots", self.snapshots.splitter), ("archive", self.archive.splitter),
-                ("runs", self.runs.splitter))
+        """Every remembered splitter (building the views that hold them)."""
+        return [(name, getattr(self, name).splitter) for name in self.SPLITTERS]
+
+    def _built_splitters(self):
+        return [(name, view.splitter) for name, view in self._built_views(*self.SPLITTERS)]
 
     def _rescue_unsaved(self) -> str | None:
-        unsaved = self.files.rescue_text()
+        unsaved = self.files.rescue_text() if self.built("files") else None
         if not unsaved:
             return None
         path, text = unsaved
