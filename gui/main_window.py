@@ -283,9 +283,19 @@ class MainWindow(QMainWindow):
         def done(dest: Path) -> None:
             settings_store.set_demo_home(str(dest))
             self.open_workspace(str(dest))
-        # a missing copy is built with git (about half a second): not on the GUI thread
+
+        def failed(message: str, tb: str) -> None:
+            said = f"The demo workspace could not be prepared: {message}"
+            self.show_message(said)
+            if self.ws is None:          # nothing else to show: the window says why, and what to do
+                self.dashboard.show_notice(f"{said}\n\nOpen an assistant's folder with File → Open Workspace…",
+                                           error=True)
+        # a missing copy is built with git (about half a second): not on the GUI thread, behind
+        # the shown window (on the first start, before anything else is open)
         self.show_message("Preparing the demo workspace…")
-        self.engine.write("prepare the demo", lambda ctx: build_demo_copy(), done)
+        if self.ws is None:
+            self.dashboard.show_notice("Preparing the demo workspace…")
+        self.engine.write("prepare the demo", lambda ctx: build_demo_copy(), done, failed)
 
     def open_workspace(self, path: str) -> bool:
         """Open a workspace (reads only). On a bad path the current one stays open. With an

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pygments.lexers.markup import MarkdownLexer
 from pygments.token import Token
 
 from ..qt import QColor, QFont, QPalette, QSyntaxHighlighter, QTextCharFormat
@@ -31,6 +30,7 @@ def _formats(dark: bool) -> dict:
 class MarkdownHighlighter(QSyntaxHighlighter):
     def __init__(self, document, palette: QPalette | None = None):
         super().__init__(document)
+        from pygments.lexers.markup import MarkdownLexer   # here: importing it costs ~60 ms and some MiB
         self.lexer = MarkdownLexer()
         dark = palette is not None and palette.color(QPalette.ColorRole.Base).lightness() < 128
         self.formats = _formats(dark)
