@@ -72,5 +72,5 @@ def run(path: str | None = None) -> int:
     if path is None and (target is None or not Path(target).exists()):
         win.open_demo()     # only when nobody named a path (the launcher checked it); built off the GUI thread
     else:
-        win.open_workspace(target)
+        win.after_first_paint(lambda: win.open_workspace(target))   # the engine loads behind a painted window
     return app.exec()

@@ -6,15 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from engine import clock
-from engine import config as config_mod
-from engine import pins as pins_mod
-from engine.history import AppendDetector
 from engine.problems import WorkspaceError
-from engine.scheduler import Scheduler
-from engine import watch as watch_mod
 from engine.workspace import Workspace
 
 from . import settings_store
@@ -25,13 +20,24 @@ from .tab_views import LazyTab, TabViews
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .watcher import WorkspaceWatcher
+from .later import LaterModule, later
 from .worker import Engine, Latest
-from .workspace_state import WorkspaceState, read_state
+
+if TYPE_CHECKING:
+    from engine.scheduler import Scheduler
+    from .workspace_state import WorkspaceState
+
+# needed once a workspace is open, not to paint the window: imported at first use (gui/later.py)
+config_mod, pins_mod, watch_mod = LaterModule("engine.config"), LaterModule("engine.pins"), LaterModule("engine.watch")
+Scheduler = later("engine.scheduler", "Scheduler")                  # noqa: F811
+AppendDetector = later("engine.history", "AppendDetector")
+read_state = later("gui.workspace_state", "read_state")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
 WATCHED = ("USER.md", "memory/MEMORY.md")
 COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
+FIRST_PAINT_WAIT_MS = 500    # after_first_paint's fallback, for a window that does not paint (started minimised)
 REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
 
 
@@ -67,6 +73,7 @@ class MainWindow(QMainWindow):
         self.scheduler: Scheduler | None = None
         self._token = Latest()
         self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
+        self._after_paint: Callable[[], object] | None = None
         self.setAcceptDrops(True)
         self.resize(1280, 820)
 
@@ -726,6 +733,22 @@ class MainWindow(QMainWindow):
         if st is not None:
             self.restoreState(st)
         self._splitters_restored = False
+
+    def after_first_paint(self, fn: Callable[[], object]) -> None:
+        """Run fn once the window has painted (the start opens the workspace then: the window
+        shows before the engine loads), or after FIRST_PAINT_WAIT_MS if it does not paint."""
+        self._after_paint = fn
+        QTimer.singleShot(FIRST_PAINT_WAIT_MS, self._painted)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self._after_paint is not None:
+            QTimer.singleShot(0, self._painted)     # after this paint (and the children's) is done
+
+    def _painted(self) -> None:
+        fn, self._after_paint = self._after_paint, None
+        if fn is not None:
+            fn()
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import TYPE_CHECKING
 
 from engine import clock
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
-from ..workspace_state import WorkspaceState
 from .pins_panel import PinAlertBox, PinListBox
+
+if TYPE_CHECKING:      # (importing it would load the whole engine before the window paints)
+    from ..workspace_state import WorkspaceState
 
 
 class Dashboard(QWidget):
