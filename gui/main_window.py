@@ -289,6 +289,7 @@ class MainWindow(QMainWindow):
 
         def done(dest: Path) -> None:
             settings_store.set_demo_home(str(dest))
+            self.statusBar().clearMessage()          # ("Preparing…" is done)
             self.open_workspace(str(dest))
 
         def failed(message: str, tb: str) -> None:

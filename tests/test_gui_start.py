@@ -123,6 +123,24 @@ def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
         "Dashboard", "History", "Files", "Settings → Memory", "Snapshots", "Archive", "Dream runs", "Prompt", "Charts"]
 
 
+def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
+    from gui import settings_store
+    from gui.main_window import MainWindow
+    from test_gui_app import grab
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.open_demo()                                 # what the first start does, behind the shown window
+    assert win.dashboard.notice.isVisible() and win.ws is None
+    grab(win, "first-start-preparing.png")
+    qtbot.waitUntil(lambda: win.state is not None, timeout=20000)
+    assert not win.dashboard.notice.isVisible() and win.dashboard.gauges
+    assert settings_store.demo_home() == str(win.ws.home) and str(win.ws.home).startswith(str(gui_env / "xdg-data"))
+    grab(win, "first-start-demo-open.png")
+    win.close()
+
+
 def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot, monkeypatch):
     from gui.main_window import MainWindow
     blocked = gui_env / "a file"
@@ -138,4 +156,6 @@ def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot,
     text = win.dashboard.notice.text()
     assert text.startswith("The demo workspace could not be prepared: ") and "Traceback" not in text
     assert "File → Open Workspace" in text and win.ws is None
+    from test_gui_app import grab
+    grab(win, "first-start-no-demo.png")
     win.close()
