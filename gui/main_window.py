@@ -16,11 +16,11 @@ from . import settings_store
 from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, Slot)
+from .later import LaterModule, later
 from .tab_views import LazyTab, TabViews
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .watcher import WorkspaceWatcher
-from .later import LaterModule, later
 from .worker import Engine, Latest
 
 if TYPE_CHECKING:

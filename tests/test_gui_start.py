@@ -159,3 +159,16 @@ def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot,
     from test_gui_app import grab
     grab(win, "first-start-no-demo.png")
     win.close()
+
+
+def test_a_window_that_never_paints_still_opens_its_workspace(gui_env, qtbot, demo_home):
+    """The start opens the workspace at the first paint; a window that does not paint (started
+    minimised) opens it all the same, a moment later."""
+    from gui.main_window import MainWindow
+    win = MainWindow()
+    qtbot.addWidget(win)                                 # never shown
+    win.after_first_paint(lambda: win.open_workspace(str(demo_home)))
+    assert win.ws is None
+    qtbot.waitUntil(lambda: win.state is not None, timeout=5000)
+    assert win.ws.root == demo_home / "workspace"
+    win.close()
