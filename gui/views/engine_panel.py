@@ -8,17 +8,16 @@ import json
 import os
 from pathlib import Path
 
-from engine.consolidator import run_consolidator
-from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
 from engine.llm import LLMError, ModelChoice, Overrides, make_client, resolve_model
-from engine.restore import job_lock
 from engine.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
-from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
 from ..worker import Engine
+
+# The panel is in the first window; Dream, the Consolidator and the diff widget (pygments) are
+# imported by the jobs and the dry-run dialog that use them, off the path to the first paint.
 
 
 def overrides_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> Overrides:
@@ -60,6 +59,7 @@ class DryRunDialog(QDialog):
 
     def __init__(self, outcome: str, diffs: list, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
+        from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
         self.setWindowTitle("Dry run: what Dream would change")
         self.unified = "".join(d.unified("before", "after") for d in diffs)
         lay = QVBoxLayout(self)
@@ -191,6 +191,7 @@ class EnginePanel(QWidget):
         what = "Dry run" if dry_run else "Review" if review else "Dream"
 
         def job(ctx):
+            from engine.dream.run import DreamOptions, run_dream
             choice, key = model_for(ws, override, demo)
             client = make_client(choice, key)
             force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
@@ -248,6 +249,7 @@ class EnginePanel(QWidget):
         self._set_running(True)
 
         def job(ctx) -> str:
+            from engine.dream.run import apply_preview, load_state
             apply_preview(ws, preview)
             # the run it recorded says what the dry run said (a held cursor, a refused write)
             return str((load_state(ws).get("last_run") or {}).get("outcome") or "Applied the dry run.")
@@ -268,6 +270,8 @@ class EnginePanel(QWidget):
         lines: list[str] = []
 
         def job(ctx):
+            from engine.consolidator import run_consolidator
+            from engine.restore import job_lock
             try:
                 choice, key = model_for(ws, override, demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)
