@@ -26,6 +26,7 @@ class ScriptedLLMServer:
         self.requests: list[dict] = []
         self.paths: list[str] = []            # the request paths, query included
         self.headers: list[dict] = []
+        self.connections = 0                  # TCP connections accepted (keep-alive reuses one)
         self._lock = threading.Lock()
         self._release = threading.Event()
         server = self
@@ -35,6 +36,11 @@ class ScriptedLLMServer:
 
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def setup(self):               # once per connection, however many requests it carries
+                super().setup()
+                with server._lock:
+                    server.connections += 1
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
