@@ -41,6 +41,9 @@ class ScriptedLLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: with Nagle the body waits for the
+            # client's delayed ACK (~40 ms a call on Linux), which no model server makes you wait
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # keep test output clean
                 pass
