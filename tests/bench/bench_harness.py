@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 REPORT = Path(os.environ.get("DREAMDESK_BENCH_REPORT", Path(__file__).with_name("report.md")))
-TABLES: list[str] = []          # printed by conftest.pytest_terminal_summary
+TABLES: list[str] = []          # printed by tests/conftest.py pytest_terminal_summary
 
 
 @dataclass
