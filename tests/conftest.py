@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,8 +176,9 @@ def dark_palette():
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's summary carries them."""
-    import sys
+    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's own summary
+    carries them. Here, not in a tests/bench/conftest.py: a second module named `conftest`
+    would shadow this one for every `from conftest import ...` in the suite."""
     harness = sys.modules.get("bench_harness")
     if harness is not None and harness.TABLES:
         terminalreporter.section("benchmarks")
