@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -63,7 +64,8 @@ class History:
         return self.entries[-1].cursor if self.entries else 0
 
     def pending(self, dream_cursor: int) -> list[HistoryEntry]:
-        return [e for e in self.entries if e.cursor > dream_cursor]
+        # entries are in increasing cursor order (parse_history skips a line that breaks it)
+        return self.entries[bisect_right(self.entries, dream_cursor, key=lambda e: e.cursor):]
 
 
 def _describe(value) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .assistants import Assistant, assistant_of
@@ -34,7 +35,9 @@ class Status:
 
     @property
     def pending(self) -> int:
-        return sum(1 for e in self.history.entries if e.cursor > self.dream_cursor)
+        # entries are in increasing cursor order (a line that breaks it is skipped as unreadable)
+        entries = self.history.entries
+        return len(entries) - bisect_right(entries, self.dream_cursor, key=lambda e: e.cursor)
 
     def to_json(self) -> dict:
         return {
