@@ -139,11 +139,12 @@ class CommitHistory:
         return hits[0] if len(hits) == 1 else None
 
 
-def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHistory:
+def load_history(ws: Workspace, store: SnapshotStore | None = None, head: str | None = None) -> CommitHistory:
     """The commit records, from the cache when HEAD is the one cached, else analysing only the
-    commits the cache does not hold. Reads the repository only; writes only the cache."""
+    commits the cache does not hold. Reads the repository only; writes only the cache.
+    `head`: HEAD as the caller has just read it (store.head()), so it is not asked again."""
     with gc_paused():
-        return _load(store or SnapshotStore(ws))
+        return _load(store or SnapshotStore(ws), head)
 
 
 @contextmanager
@@ -160,12 +161,13 @@ def gc_paused():
             gc.enable()
 
 
-def _load(store: SnapshotStore) -> CommitHistory:
+def _load(store: SnapshotStore, head: str | None = None) -> CommitHistory:
     out = CommitHistory()
     if not store.exists():
         return out
-    out.git_calls.append("rev-parse")
-    head = store.head()
+    if head is None:
+        out.git_calls.append("rev-parse")
+        head = store.head()
     if head is None:
         return out
     out.head = head

@@ -3,6 +3,7 @@ fact status across runs, 30-day retention, and scrubbing of deleted archive text
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
 from ..state import lock_path
+from ..stat_memo import MemoShelf
 from ..textform import normalise
 
 RETENTION_DAYS = 30
@@ -128,27 +130,44 @@ def _is(value, kind: str) -> bool:
     return isinstance(value, {"str": str, "list": list}[kind])
 
 
+def _parse_record(path: Path) -> dict | Problem:
+    """A run record as listed (its lists filled in), or why it is skipped; an OSError is raised."""
+    display = f"memory/dreams/{path.name}"
+    try:
+        rec = json.loads(read_bytes(path).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return Problem(display, f"unreadable run record ({exc}); skipped")
+    why = _valid(rec, path.stem)
+    if why:
+        return Problem(display, f"not a usable run record: {why}; skipped")
+    for key in _LIST_KEYS:
+        rec[key] = rec.get(key) or []
+    return rec
+
+
+_RECORDS = MemoShelf(_parse_record)
+
+
+def records_parsed(ws: Workspace) -> int:
+    """How many run record files this process has parsed for ws (structural tests count them)."""
+    return _RECORDS.memo(dreams_dir(ws)).parsed
+
+
 def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
-    """All run records, newest first."""
+    """All run records, newest first. Only files new or changed since the last listing are parsed
+    (engine/stat_memo.py). Each record is a copy of its top level, for the caller to change;
+    the lists and objects inside are shared with the memo: copy one before changing it."""
     d = dreams_dir(ws)
     runs, problems = [], []
     if not d.is_dir():
         return runs, problems
-    for p in d.iterdir():
-        if not _RUN_FILE.match(p.name):
-            continue
-        try:
-            rec = json.loads(read_bytes(p).decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            problems.append(Problem(f"memory/dreams/{p.name}", f"unreadable run record ({exc}); skipped"))
-            continue
-        why = _valid(rec, p.stem)
-        if why:
-            problems.append(Problem(f"memory/dreams/{p.name}", f"not a usable run record: {why}; skipped"))
-            continue
-        for key in _LIST_KEYS:
-            rec[key] = rec.get(key) or []
-        runs.append(rec)
+    for name, _sig, got in _RECORDS.memo(d).read(d, _RUN_FILE.match):
+        if isinstance(got, OSError):
+            problems.append(Problem(f"memory/dreams/{name}", f"unreadable run record ({got}); skipped"))
+        elif isinstance(got, Problem):
+            problems.append(got)
+        else:
+            runs.append(dict(got))
     runs.sort(key=run_order, reverse=True)
     _interrupted(ws, runs)
     return runs, problems
@@ -290,26 +309,36 @@ def scrub_text(ws: Workspace, text: str, file: str) -> int:
     runs, _ = list_runs(ws)
     changed = 0
     for rec in runs:
-        hit = False
-        for key in ("created", "removed"):
-            for fact in rec.get(key, []):
-                if fact.get("file") == file and fact.get("text") == text:
-                    fact["text"] = None
-                    fact["scrubbed"] = True
-                    hit = True
-                if fact.get("replaced_by") == text:
-                    fact["replaced_by"] = None
-                    hit = True
-        um = rec.get("user_md")
-        if file == "USER.md" and isinstance(um, dict):
-            for side in ("before", "after"):
-                if isinstance(um.get(side), str) and text in um[side]:
-                    um[side] = um[side].replace(text, "[deleted]")
-                    hit = True
-        if hit:
-            save_record(ws, rec)
+        scrubbed = _scrubbed(rec, text, file)
+        if scrubbed is not None:
+            save_record(ws, scrubbed)
             changed += 1
     return changed
+
+
+def _scrubbed(rec: dict, text: str, file: str) -> dict | None:
+    """A copy of the record without the text (None when it holds none of it). The record itself
+    is left as it is: list_runs shares what is inside it with its memo."""
+    out: dict | None = None
+
+    def own() -> dict:
+        nonlocal out
+        if out is None:
+            out = copy.deepcopy(rec)
+        return out
+
+    for key in ("created", "removed"):
+        for i, fact in enumerate(rec.get(key, [])):
+            if fact.get("file") == file and fact.get("text") == text:
+                own()[key][i].update(text=None, scrubbed=True)
+            if fact.get("replaced_by") == text:
+                own()[key][i]["replaced_by"] = None
+    um = rec.get("user_md")
+    if file == "USER.md" and isinstance(um, dict):
+        for side in ("before", "after"):
+            if isinstance(um.get(side), str) and text in um[side]:
+                own()["user_md"][side] = um[side].replace(text, "[deleted]")
+    return out
 
 
 def _line_id(line: bytes) -> str | None:
