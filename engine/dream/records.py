@@ -101,9 +101,10 @@ def _valid(rec, stem: str) -> str | None:
 
 
 # What the views read from each list entry and object of a record: (kind, required). Checked so a
-# record edited by hand or half written reads as invalid, in words, never as a crash later.
+# record edited by hand or half written reads as invalid, in words, never as a crash later. A
+# created fact's text is null once its archive entry was deleted (scrub_text): the run stays listed.
 _ITEM_FIELDS = {
-    "created": {"file": ("str", True), "text": ("str", True), "sources": ("list", False),
+    "created": {"file": ("str", True), "text": ("str?", True), "sources": ("list", False),
                 "kind": ("str?", False), "confidence": ("str?", False)},
     "removed": {"file": ("str", True), "text": ("str?", False), "archive_id": ("str?", False),
                 "replaced_by": ("str?", False)},
