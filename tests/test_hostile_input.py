@@ -414,6 +414,9 @@ BAD_RECORDS = {
     "tokens-list": dict(GOOD_RECORD, id=BAD_ID, tokens=[1]),
     "created-strings": dict(GOOD_RECORD, id=BAD_ID, created=["s"]),
     "top-level-list": [GOOD_RECORD],
+    "refused-size-true": dict(GOOD_RECORD, id=BAD_ID, refused=[{"file": "USER.md", "size": True}]),
+    "source-not-whole": dict(GOOD_RECORD, id=BAD_ID, created=[{"file": "USER.md", "text": "- x", "sources": [1.5]}]),
+    "iterations-text": dict(GOOD_RECORD, id=BAD_ID, passes=[{"name": "consolidation", "iterations": "3"}]),
 }
 
 

@@ -82,10 +82,10 @@ def _valid(rec, stem: str) -> str | None:
                     if required:
                         return f"{key}[{i}] lacks {name}"
                     continue
-                if not _is(item[name], kinds):
+                if type(item[name]) not in _TYPES[kinds]:
                     return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
             srcs = item.get("sources", []) if key == "created" else []
-            if not all(_is(c, "int") for c in srcs):
+            if not all(type(c) is int for c in srcs):
                 return f"{key}[{i}].sources must be history cursors (whole numbers)"
     for key, fields in _OBJECT_FIELDS.items():
         obj = rec.get(key)
@@ -121,14 +121,13 @@ _KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "
                "list": "a list"}
 
 
+# A record is read by json.loads, so each value is exactly one of its types (a bool is no int).
+_TYPES = {"str": frozenset({str}), "str?": frozenset({str, type(None)}), "int": frozenset({int}),
+          "int?": frozenset({int, type(None)}), "list": frozenset({list})}
+
+
 def _is(value, kind: str) -> bool:
-    if kind.endswith("?"):
-        if value is None:
-            return True
-        kind = kind[:-1]
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, {"str": str, "list": list}[kind])
+    return type(value) in _TYPES[kind]
 
 
 def _parse_record(path: Path) -> dict | Problem:

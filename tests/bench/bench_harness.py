@@ -24,6 +24,7 @@ class Row:
     base: list[float] = field(default_factory=list)
     target: float | None = None      # the ratio (ours / base) the issue asks for, if any
     unit: str = "ms"
+    limit: float | None = None       # or the time (seconds, median of ours) it asks for
 
     @property
     def ratio(self) -> float:
@@ -37,9 +38,10 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 
 def interleave(name: str, ours: Callable[[], object], base: Callable[[], object], rounds: int = 7,
-               target: float | None = None, setup: Callable[[], object] | None = None) -> Row:
+               target: float | None = None, setup: Callable[[], object] | None = None,
+               limit: float | None = None) -> Row:
     """Run base and ours alternately `rounds` times each (setup before every call, untimed)."""
-    row = Row(name, target=target)
+    row = Row(name, target=target, limit=limit)
     for _ in range(rounds):
         for fn, times in ((base, row.base), (ours, row.ours)):
             if setup:
@@ -65,6 +67,8 @@ def table(title: str, rows: list[Row], baseline: str = "baseline") -> str:
              f"| measure | Dreamdesk | {baseline} | ratio | target |", "|---|---|---|---|---|"]
     for r in rows:
         target = f"≤ {r.target:g}×" if r.target is not None else ""
+        if r.limit is not None:
+            target = " and ".join(t for t in (target, f"≤ {_fmt(r.limit, r.unit)}") if t)
         lines.append(f"| {r.name} | {_fmt(statistics.median(r.ours), r.unit)} | "
                      f"{_fmt(statistics.median(r.base), r.unit)} | {r.ratio:.2f}× | {target} |")
     return "\n".join(lines)
