@@ -497,6 +497,27 @@ def _select(qtbot, view, run_id):
     qtbot.waitUntil(lambda: view.shown is not None and view.shown["id"] == run_id, timeout=5000)
 
 
+def test_a_refresh_that_changes_nothing_leaves_the_detail_as_it_is(qtbot, runs_view, runs, ws):
+    """The run is resolved again, and only a changed detail is laid out again (a long record's
+    detail costs more than the table); a fact gone from its file since is shown at once."""
+    view, first = runs_view, runs[1]
+    _select(qtbot, view, first["id"])
+    doc = view.detail.document()
+    revision, answered, show = doc.revision(), [], view._show_changed
+    view._show_changed = lambda *result: (answered.append(result[0]["id"]), show(*result))
+    with qtbot.waitSignal(view.model.modelReset, timeout=5000):
+        view.refresh()
+    qtbot.waitUntil(lambda: answered == [first["id"]], timeout=5000)
+    assert doc.revision() == revision and view.shown["id"] == first["id"]
+    user = ws.root / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8").replace(DUTCH_NOW + "\n", ""), encoding="utf-8")
+    with qtbot.waitSignal(view.model.modelReset, timeout=5000):
+        view.refresh()
+    qtbot.waitUntil(lambda: len(answered) == 2, timeout=5000)
+    assert doc.revision() != revision
+    assert {f["text"]: f["status"] for f in view.shown["created"]}[DUTCH_NOW] == "unavailable"
+
+
 def anchor_point(browser, href: str, label: str):
     """Scroll the link with that text into view and return its centre (viewport coordinates)."""
     doc = browser.document()
