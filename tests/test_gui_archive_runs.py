@@ -113,12 +113,8 @@ def archive_view(qtbot, engine, ws):
 
 @pytest.fixture
 def runs_view(qtbot, engine, ws):
-    view = RunsView(engine)
-    qtbot.addWidget(view)
-    view.resize(1200, 820)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_workspace(ws)
+    from conftest import show_view
+    view = show_view(qtbot, RunsView(engine), ws, (1200, 820))
     qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
     return view
 
