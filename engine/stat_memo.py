@@ -88,12 +88,27 @@ class FolderMemo(Generic[T]):
             return None, exc
 
 
+_EVERY: list["LastUsed"] = []      # every memo made, for forget_all
+
+
+def forget_all() -> None:
+    """Everything this process keeps of parsed files and of what was made from them, dropped:
+    the next read is a first open (benchmarks measure one)."""
+    for memo in _EVERY:
+        memo.clear()
+
+
 class LastUsed(Generic[T]):
     """A few values by key (a folder, a workspace), the last KEPT_FOLDERS used; thread-safe."""
 
     def __init__(self):
         self._values: OrderedDict[str, T] = OrderedDict()
         self._lock = threading.Lock()
+        _EVERY.append(self)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
 
     def get(self, key: str, make: Callable[[], T] | None = None) -> T | None:
         with self._lock:

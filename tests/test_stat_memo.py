@@ -14,6 +14,7 @@ from engine.archive import append_records, archive_dir, archive_files_parsed, re
 from engine.dream import records
 from engine.dream.records import dreams_dir, list_runs, records_parsed, save_record, scrub_text
 from engine.prunes import all_prunes
+from engine.stat_memo import forget_all
 from engine.workspace import Workspace
 from test_commit_cache import watched
 from test_prunes import build
@@ -169,3 +170,12 @@ def test_every_prune_a_second_time_does_no_work(tmp_path):
     assert folded3 is not folded
     back = {e.latest.text: e.back for e in folded3}
     assert back["- Has a cat named Miso."] and not {e.latest.text: e.back for e in folded}["- Has a cat named Miso."]
+
+
+def test_forget_all_makes_the_next_read_a_first_open(ws):
+    list_runs(ws)
+    _, _, folded = all_prunes(ws)
+    forget_all()
+    (runs, _), opened = dream_files_opened(lambda: list_runs(ws), ws)
+    assert len(opened) == 5 and records_parsed(ws) == 5
+    assert all_prunes(ws)[2] is not folded

@@ -18,6 +18,7 @@ import pytest
 from bench_harness import interleave, publish, table
 
 from engine.dream import records
+from engine.stat_memo import forget_all
 from engine.workspace import Workspace
 from gui.app import RESOURCES, build_demo_copy
 from gui.qt import QApplication
@@ -58,9 +59,6 @@ def test_runs_tab_at_1000_records(tmp_path, qtbot, gui_engine):
         for p in paths:
             json.loads(p.read_bytes())
 
-    def forget():
-        records._RECORDS = type(records._RECORDS)(records._parse_record)      # nothing kept: a first open
-
     view = RunsView(gui_engine)
     qtbot.addWidget(view)
     view.resize(1200, 820)
@@ -78,7 +76,7 @@ def test_runs_tab_at_1000_records(tmp_path, qtbot, gui_engine):
         QApplication.processEvents()                                        # the rows painted
 
     rows = [interleave("list_runs, nothing kept (first open)", lambda: records.list_runs(ws), bare, ROUNDS,
-                       setup=forget),
+                       setup=forget_all),
             interleave("list_runs again (kept by stat)", lambda: records.list_runs(ws), bare, ROUNDS),
             interleave("Dream runs tab load (refresh → rows shown)", tab_load, bare, ROUNDS, setup=idle,
                        limit=TAB_LOAD_LIMIT)]
