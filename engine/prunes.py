@@ -46,7 +46,8 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
                history: CommitHistory | None = None) -> tuple[Archive, list[ArchiveRecord], list[ArchivedEntry]]:
     """The archive, the commits' removals and both folded into one row per entry. While the
     archive files, HEAD, the memory files and the restore log are as they were at the last call
-    for this workspace, that call's rows are returned again (shared: read them, never change them)."""
+    for this workspace, that call's three are returned again, `arc` given or not (shared: read
+    them, never change them; the rows hold the records of the archive returned with them)."""
     with gc_paused():
         arc = arc if arc is not None else read_archive(ws)
         store = SnapshotStore(ws)
@@ -54,17 +55,17 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
         key = _fold_key(ws, arc, head)
         known = _FOLDED.get(str(ws.root))
         if key is not None and known is not None and known[0] == key:
-            return arc, known[1], known[2]
+            return known[1]          # its archive too: the rows hold that archive's records
         if history is None:
             history = load_history(ws, store, head) if head else CommitHistory()
         extra = commit_records(history)
-        folded = folded_archive(ws, arc, extra)
+        out = arc, extra, folded_archive(ws, arc, extra)
         if key is not None:
-            _FOLDED.put(str(ws.root), (key, extra, folded))
-        return arc, extra, folded
+            _FOLDED.put(str(ws.root), (key, out))
+        return out
 
 
-_FOLDED: LastUsed[tuple] = LastUsed()      # workspace root -> (what it was made from, extra, folded)
+_FOLDED: LastUsed[tuple] = LastUsed()      # workspace root -> (what it was made from, (arc, extra, folded))
 
 
 def _fold_key(ws: Workspace, arc: Archive, head: str | None) -> tuple | None:

@@ -156,10 +156,14 @@ def test_the_archive_is_parsed_again_only_where_it_changed(ws):
 def test_every_prune_a_second_time_does_no_work(tmp_path):
     build(tmp_path / "ws")
     ws = Workspace.open(tmp_path / "ws")
+    append_records(ws, [{"file": "USER.md", "text": "- Has a cat named Miso.", "reason": "edit"}])
     settle(ws.root)
     _, extra, folded = all_prunes(ws)
-    (_, extra2, folded2), opened, started = watched(lambda: all_prunes(ws))
+    (arc, extra2, folded2), opened, started = watched(lambda: all_prunes(ws, read_archive(ws)))
     assert folded2 is folded and extra2 is extra
+    # the rows hold the records returned with them (the CLI finds its search hits among them by identity)
+    mine = {id(r) for r in arc.records + extra2}
+    assert arc.records and all(id(r) in mine for e in folded2 for r in e.records)
     assert [c for c in started if c != "version"] == ["rev-parse"]       # HEAD, asked once
     assert not [p for p in opened if Path(p).parent == archive_dir(ws) or p.endswith(".json")], opened
     # a memory file changed: whether an entry is back is worked out again
