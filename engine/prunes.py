@@ -50,8 +50,8 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
     them, never change them; the rows hold the records of the archive returned with them)."""
     with gc_paused():
         arc = arc if arc is not None else read_archive(ws)
-        store = SnapshotStore(ws)
-        head = history.head if history is not None else store.head()
+        store = SnapshotStore(ws) if history is None else None
+        head = store.head() if store is not None else history.head
         key = _fold_key(ws, arc, head)
         known = _FOLDED.get(str(ws.root))
         if key is not None and known is not None and known[0] == key:
