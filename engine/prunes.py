@@ -14,10 +14,10 @@ import re
 from . import clock
 from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
                       plan_record_restore, read_archive)
-from .commit_log import CommitHistory, gc_paused, load_history
+from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError
 from .snapshots import SnapshotStore
-from .stat_memo import LastUsed, path_signature
+from .stat_memo import LastUsed, gc_paused, path_signature
 from .workspace import Workspace
 
 COMMIT_ID = re.compile(r"^c-([0-9a-f]{12})-(\d+)$")

@@ -13,10 +13,12 @@ The folder's own mtime is not used to skip the stats: a rewrite in place does no
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Generic, TypeVar
 
@@ -25,6 +27,20 @@ Signature = tuple[int, int, int, int, int]
 
 RACY_NS = 2_000_000_000       # FAT keeps mtimes to 2 s; most filesystems to a clock tick (ms)
 KEPT_FOLDERS = 8              # workspaces switched between in one session, each folder's parses
+
+
+@contextmanager
+def gc_paused():
+    """Python's cycle collector held off while tens of thousands of rows are made: they hold no
+    cycles, and each full collection it would start walks every object the process has (in a
+    long-running app, several times the rows themselves)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def signature(st: os.stat_result, now_ns: int | None = None) -> Signature | None:
@@ -61,7 +77,7 @@ class FolderMemo(Generic[T]):
         signature None: not kept (too new, or unreadable). Deleted files are forgotten."""
         now = time.time_ns()
         out: list[tuple[str, Signature | None, T | OSError]] = []
-        with self._lock:
+        with self._lock, gc_paused():
             kept: dict[str, tuple[Signature, T]] = {}
             with os.scandir(folder) as it:
                 entries = sorted((e for e in it if wanted(e.name)), key=lambda e: e.name)
