@@ -449,6 +449,22 @@ def test_unusable_run_record_is_skipped_with_a_problem(runs_ws, capsys, bad):
         assert BAD_ID in one_line(err) and "not usable" in err
 
 
+@pytest.mark.parametrize("lists, why", [
+    ({"created": [GOOD_RECORD["created"][0], {"file": "USER.md"}]}, "created[1] lacks text"),
+    ({"created": [{"file": "USER.md", "text": "- x", "sources": [1, 2.5]}]},
+     "created[0].sources must be history cursors (whole numbers)"),
+    ({"refused": [{"file": "USER.md", "size": 9}, {"file": "USER.md", "size": True}]},
+     "refused[1].size is not a whole number"),
+    ({"removed": [{"file": "USER.md", "text": 5}]}, "removed[0].text is not text or null"),
+    ({"writes": [{"file": "USER.md"}, {}, {"file": 3}]}, "writes[2].file is not text"),
+])
+def test_an_unusable_entry_is_named_with_its_place(runs_ws, lists, why):
+    """Thousands of entries are checked a field at a time; the message still names the first bad one."""
+    root = runs_ws(dict(GOOD_RECORD, id=BAD_ID, **lists))
+    _, (problem,) = records.list_runs(Workspace.open(root))
+    assert problem.message == f"not a usable run record: {why}; skipped"
+
+
 def test_human_runs_listing_names_the_records_it_skipped(runs_ws, capsys):
     root = runs_ws(BAD_RECORDS["tokens-list"])
     code, out, err = run_cli(capsys, "runs", root)

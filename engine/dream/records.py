@@ -75,18 +75,10 @@ def _valid(rec, stem: str) -> str | None:
     for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
         if rec.get(key) is not None and not isinstance(rec.get(key), dict):
             return f"{key} must be an object"
-    for key, fields in _ITEM_FIELDS.items():
-        for i, item in enumerate(rec.get(key) or []):
-            for name, (kinds, required) in fields.items():
-                if name not in item:
-                    if required:
-                        return f"{key}[{i}] lacks {name}"
-                    continue
-                if type(item[name]) not in _TYPES[kinds]:
-                    return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
-            srcs = item.get("sources", []) if key == "created" else []
-            if not set(map(type, srcs)) <= _INT:
-                return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    for key in _ITEM_FIELDS:
+        items = rec.get(key) or []
+        if not _items_fit(key, items):
+            return _first_misfit(key, items)
     for key, fields in _OBJECT_FIELDS.items():
         obj = rec.get(key)
         if isinstance(obj, dict):
@@ -98,6 +90,30 @@ def _valid(rec, stem: str) -> str | None:
                 and (size.get("budget") is None or _is(size["budget"], "int"))):
             return f"sizes[{name!r}] must hold whole-number before and after sizes"
     return None
+
+
+def _items_fit(key: str, items: list[dict]) -> bool:
+    """Whether every entry of the list holds its fields as _ITEM_FIELDS says: the types of each
+    field over the whole list as one set (a record holds thousands of entries and cursors)."""
+    for name, allowed in _ALLOWED[key]:
+        if not {type(item.get(name, _ABSENT)) for item in items} <= allowed:
+            return False
+    return key != "created" or {type(c) for item in items for c in item.get("sources", ())} <= _INT
+
+
+def _first_misfit(key: str, items: list[dict]) -> str:
+    """What is wrong with the first entry that does not fit, in words."""
+    for i, item in enumerate(items):
+        for name, (kinds, required) in _ITEM_FIELDS[key].items():
+            if name not in item:
+                if required:
+                    return f"{key}[{i}] lacks {name}"
+                continue
+            if type(item[name]) not in _TYPES[kinds]:
+                return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
+        if key == "created" and not set(map(type, item.get("sources", ()))) <= _INT:
+            return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    return f"{key} holds an entry of another shape"        # (_items_fit and this read alike)
 
 
 # What the views read from each list entry and object of a record: (kind, required). Checked so a
@@ -125,6 +141,10 @@ _KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "
 _TYPES = {"str": frozenset({str}), "str?": frozenset({str, type(None)}), "int": frozenset({int}),
           "int?": frozenset({int, type(None)}), "list": frozenset({list})}
 _DICT, _INT = frozenset({dict}), _TYPES["int"]       # (a set of the items' types: C speed)
+_ABSENT = type("Absent", (), {})()                    # a field an entry leaves out
+# each list's fields with the types they may have (a field that may be left out: Absent too)
+_ALLOWED = {key: tuple((name, _TYPES[kind] | ({type(_ABSENT)} if not required else set()))
+                       for name, (kind, required) in fields.items()) for key, fields in _ITEM_FIELDS.items()}
 
 
 def _is(value, kind: str) -> bool:
