@@ -597,7 +597,15 @@ class RunsView(QWidget):
             return resolved, diff, clock.home_zone(ws.config())
 
         read_latest(self, self._detail_token, f"resolve run {rec.get('id')}", job,
-                    lambda result: self._show(*result), lambda msg: self._show_error(rec.get("id"), msg))
+                    lambda result: self._show_changed(*result), lambda msg: self._show_error(rec.get("id"), msg))
+
+    def _show_changed(self, resolved: dict, diff: str | None, home_zone: tzinfo | None) -> None:
+        """The detail as resolved again, unless it reads exactly as shown (a refresh after nothing
+        changed in this run: the pane is not laid out again, and stays where it was scrolled)."""
+        if self.shown_assistant is None and (resolved, diff, home_zone) == (self.shown, self._shown_diff,
+                                                                           self._home_zone):
+            return
+        self._show(resolved, diff, home_zone)
 
     def _load_assistant_detail(self, rec: dict) -> None:
         side, sha = self.side, str(rec.get("commit"))
