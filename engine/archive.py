@@ -14,6 +14,7 @@ from .archive_kinds import ORIGINS, REASONS
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
+from .stat_memo import MemoShelf
 from .workspace import Workspace
 from .state import lock_path
 from .textform import KEEP_FORM, fit, normalise
@@ -57,6 +58,9 @@ class ArchiveRecord:
 class Archive:
     records: list[ArchiveRecord] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # the files it was read from, by name and stat signature (engine/stat_memo.py): None when one
+    # was too new or unreadable to vouch for what it holds (then nothing derived from it is kept)
+    key: tuple | None = None
 
     def get(self, record_id: str) -> ArchiveRecord | None:
         return next((r for r in self.records if r.id == record_id), None)
@@ -67,53 +71,87 @@ def archive_dir(ws: Workspace) -> Path:
 
 
 def read_archive(ws: Workspace) -> Archive:
-    arc = Archive()
-    voided: set[str] = set()
-    commits: dict[str, str] = {}
+    """Every archived entry, oldest file and line first. Only archive files new or changed since
+    the last read are parsed (engine/stat_memo.py); the records are made fresh for each caller."""
+    arc = Archive(key=("absent",))
     d = archive_dir(ws)
     if not d.is_dir():
         return arc
-    for path in sorted(d.glob("*.jsonl")):
-        display = f"memory/archive/{path.name}"
-        try:
-            data = read_bytes(path)
-        except OSError as exc:
-            arc.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
+    voided: set[str] = set()
+    commits: dict[str, str] = {}
+    sigs = []
+    for name, sig, got in _FILES.memo(d).read(d, lambda n: n.endswith(".jsonl")):
+        display = f"memory/archive/{name}"
+        sigs.append((name, sig))
+        if isinstance(got, OSError):
+            arc.problems.append(Problem(display, f"cannot be read ({got.strerror or got})"))
             continue
-        for lineno, raw in enumerate(data.split(b"\n"), 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                arc.problems.append(Problem(display, "not a valid archive line; skipped", line=lineno))
-                continue
-            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
-                    and "text" not in obj:
-                continue     # a deleted entry's tombstone: keeps its id from ever being given again
-            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "voided_at" in obj \
-                    and "text" not in obj:
-                voided.add(obj["id"])     # archived for a write that then did not land
-                continue
-            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("commit"), str) \
-                    and "noted_at" in obj and "text" not in obj:
-                commits[obj["id"]] = obj["commit"]   # the commit of an outside change, found later
-                continue
-            if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
-                    and isinstance(obj.get("file"), str)):
-                arc.problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
-                continue
-            arc.records.append(ArchiveRecord(
-                obj["id"], str(obj.get("archived_at", "")), obj["file"], obj["text"], str(obj.get("reason", "")),
-                obj.get("run") if isinstance(obj.get("run"), str) else None,
-                obj.get("replaced_by") if isinstance(obj.get("replaced_by"), str) else None,
-                obj.get("heading") if isinstance(obj.get("heading"), str) else None, display, lineno,
-                obj.get("commit") if isinstance(obj.get("commit"), str) else None))
+        arc.problems.extend(got.problems)
+        voided |= got.voided
+        commits.update(got.commits)
+        arc.records.extend(ArchiveRecord(*row[:8], display, row[8], row[9]) for row in got.records)
+    arc.key = tuple(sigs) if all(sig is not None for _, sig in sigs) else None
     if voided:
         arc.records = [r for r in arc.records if r.id not in voided]
     for r in arc.records:
         r.commit = r.commit or commits.get(r.id)
     return arc
+
+
+@dataclass(frozen=True)
+class _ArchiveFile:
+    """One archive file as parsed, kept while the file is unchanged: its records (ArchiveRecord's
+    fields up to heading, then the line and the commit), the ids voided and the commits noted
+    in it, and its unusable lines."""
+    records: tuple[tuple, ...]
+    voided: frozenset[str]
+    commits: tuple[tuple[str, str], ...]
+    problems: tuple[Problem, ...]
+
+
+def _parse_file(path: Path) -> _ArchiveFile:
+    display = f"memory/archive/{path.name}"
+    records, voided, commits, problems = [], set(), [], []
+    for lineno, raw in enumerate(read_bytes(path).split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            problems.append(Problem(display, "not a valid archive line; skipped", line=lineno))
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
+                and "text" not in obj:
+            continue     # a deleted entry's tombstone: keeps its id from ever being given again
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "voided_at" in obj \
+                and "text" not in obj:
+            voided.add(obj["id"])     # archived for a write that then did not land
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("commit"), str) \
+                and "noted_at" in obj and "text" not in obj:
+            commits.append((obj["id"], obj["commit"]))   # the commit of an outside change, found later
+            continue
+        if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
+                and isinstance(obj.get("file"), str)):
+            problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
+            continue
+        records.append((obj["id"], str(obj.get("archived_at", "")), obj["file"], obj["text"],
+                        str(obj.get("reason", "")), _text_or_none(obj.get("run")),
+                        _text_or_none(obj.get("replaced_by")), _text_or_none(obj.get("heading")), lineno,
+                        _text_or_none(obj.get("commit"))))
+    return _ArchiveFile(tuple(records), frozenset(voided), tuple(commits), tuple(problems))
+
+
+def _text_or_none(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+_FILES = MemoShelf(_parse_file)
+
+
+def archive_files_parsed(ws: Workspace) -> int:
+    """How many archive files this process has parsed for ws (structural tests count them)."""
+    return _FILES.memo(archive_dir(ws)).parsed
 
 
 def _next_numbers(d: Path, day: str) -> int:

@@ -12,8 +12,6 @@ HEAD; a commit's record depends on its sha alone, so a new HEAD analyses only th
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -21,6 +19,7 @@ from . import clock, commit_cache
 from .cursors import parse_cursor
 from .flat_delta import Version, advance, version
 from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
+from .stat_memo import gc_paused
 from .textform import normalise
 from .workspace import Workspace
 
@@ -139,33 +138,21 @@ class CommitHistory:
         return hits[0] if len(hits) == 1 else None
 
 
-def load_history(ws: Workspace, store: SnapshotStore | None = None) -> CommitHistory:
+def load_history(ws: Workspace, store: SnapshotStore | None = None, head: str | None = None) -> CommitHistory:
     """The commit records, from the cache when HEAD is the one cached, else analysing only the
-    commits the cache does not hold. Reads the repository only; writes only the cache."""
+    commits the cache does not hold. Reads the repository only; writes only the cache.
+    `head`: HEAD as the caller has just read it (store.head()), so it is not asked again."""
     with gc_paused():
-        return _load(store or SnapshotStore(ws))
+        return _load(store or SnapshotStore(ws), head)
 
 
-@contextmanager
-def gc_paused():
-    """Python's cycle collector held off while tens of thousands of rows are made: they hold no
-    cycles, and each full collection it would start walks every object the process has (in a
-    long-running app, several times the rows themselves)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def _load(store: SnapshotStore) -> CommitHistory:
+def _load(store: SnapshotStore, head: str | None = None) -> CommitHistory:
     out = CommitHistory()
     if not store.exists():
         return out
-    out.git_calls.append("rev-parse")
-    head = store.head()
+    if head is None:
+        out.git_calls.append("rev-parse")
+        head = store.head()
     if head is None:
         return out
     out.head = head

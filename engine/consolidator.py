@@ -400,7 +400,18 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
 def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | None = None, manual: bool = False,
                      cancel: threading.Event | None = None, now: datetime | None = None,
                      log: Callable[[str], None] | None = None) -> list[CompactResult]:
-    """One pass over the sessions: recover an interrupted run, then compact what is due."""
+    """One pass over the sessions: recover an interrupted run, then compact what is due. The
+    client is closed when the pass ends (its connection and thread end with it)."""
+    try:
+        return _consolidate(ws, client, only, manual, cancel, now, log)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _consolidate(ws: Workspace, client: LLMClient | None, only: str | None, manual: bool,
+                 cancel: threading.Event | None, now: datetime | None,
+                 log: Callable[[str], None] | None) -> list[CompactResult]:
     now = now or datetime.now().astimezone()
     log = log or (lambda m: None)
     results: list[CompactResult] = []

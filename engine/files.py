@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import changes
 from .problems import ConflictError, UnsafePathError, WorkspaceError
 
 
@@ -159,6 +160,7 @@ def atomic_write_bytes(path: Path, data: bytes, same_inode: int | None = None) -
         if same_inode is not None and _inode(path) != same_inode:
             raise ConflictError(path.name, "the file that was read", "a file put there since")
         os.replace(tmp, path)
+        changes.note(path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -290,6 +292,7 @@ def append_durably(path: Path, data: bytes) -> None:
     of ours ever drop theirs) and fsync before returning; the whole of `data`, however many
     write calls it takes."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    changes.note(path)
     try:
         view = memoryview(data)
         while view:
@@ -482,3 +485,13 @@ __all__ = [
     "atomic_write_text", "checked_write", "content_hash", "current_hash", "read_state",
     "resolve_inside", "symlink_outside",
 ]
+
+
+def stat_signature(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime in ns) of a file, None when missing: equal signatures mean the file was
+    neither replaced, nor grown or shrunk, nor written since (to the file system's clock)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns

@@ -15,8 +15,10 @@ from . import clock
 from .archive_kinds import COMMIT_REASONS
 from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
                       plan_record_restore, read_archive)
-from .commit_log import CommitHistory, gc_paused, load_history
+from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError
+from .snapshots import SnapshotStore
+from .stat_memo import LastUsed, gc_paused, path_signature
 from .workspace import Workspace
 
 COMMIT_ID = re.compile(r"^c-([0-9a-f]{12})-(\d+)$")
@@ -42,11 +44,37 @@ def commit_records(history: CommitHistory) -> list[ArchiveRecord]:
 
 def all_prunes(ws: Workspace, arc: Archive | None = None,
                history: CommitHistory | None = None) -> tuple[Archive, list[ArchiveRecord], list[ArchivedEntry]]:
-    """The archive, the commits' removals and both folded into one row per entry."""
+    """The archive, the commits' removals and both folded into one row per entry. While the
+    archive files, HEAD, the memory files and the restore log are as they were at the last call
+    for this workspace, that call's three are returned again, `arc` given or not (shared: read
+    them, never change them; the rows hold the records of the archive returned with them)."""
     with gc_paused():
         arc = arc if arc is not None else read_archive(ws)
-        extra = commit_records(history if history is not None else load_history(ws))
-        return arc, extra, folded_archive(ws, arc, extra)
+        store = SnapshotStore(ws) if history is None else None
+        head = store.head() if store is not None else history.head
+        key = _fold_key(ws, arc, head)
+        known = _FOLDED.get(str(ws.root))
+        if key is not None and known is not None and known[0] == key:
+            return known[1]          # its archive too: the rows hold that archive's records
+        if history is None:
+            history = load_history(ws, store, head) if head else CommitHistory()
+        extra = commit_records(history)
+        out = arc, extra, folded_archive(ws, arc, extra)
+        if key is not None:
+            _FOLDED.put(str(ws.root), (key, out))
+        return out
+
+
+_FOLDED: LastUsed[tuple] = LastUsed()      # workspace root -> (what it was made from, (arc, extra, folded))
+
+
+def _fold_key(ws: Workspace, arc: Archive, head: str | None) -> tuple | None:
+    """What every prune is made from: the archive files, HEAD, the memory files (is an entry back?)
+    and the restore log (since when?); None when one of them is too new to vouch for."""
+    from .restore_log import log_path
+    files = [path_signature(ws.root / rel) for rel in ARCHIVED_FILES]
+    key = (arc.key, head or "", *files, path_signature(log_path(ws.root)))
+    return None if None in key else key
 
 
 def find_prune(ws: Workspace, record_id: str) -> ArchiveRecord:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from . import changes
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from .cursors import cursor_value, read_cursor, write_cursor
@@ -421,6 +422,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
         if f.path in ARCHIVED_FILES and f.current is not None:
             result.archived += archive_removed(ws, f.current.decode("utf-8", errors="replace"), "", f.path, "restore")
         os.unlink(target)
+        changes.note(target)
         return MISSING_HASH
     try:
         text = f.before.decode("utf-8")

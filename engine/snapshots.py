@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import changes
 from . import git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
@@ -53,6 +54,9 @@ NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 # git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
 _DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
+# the git commands that move a ref or the index: the Snapshots view has something new to show
+_MOVES_HISTORY = frozenset({"commit", "commit-tree", "update-ref", "reset", "checkout", "revert", "read-tree",
+                            "update-index", "add", "rm", "init", "tag"})
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
@@ -174,6 +178,8 @@ class SnapshotStore:
             raise SnapshotError("git is not installed (snapshots need the git program)") from None
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
+        if args and args[0] in _MOVES_HISTORY:
+            changes.note(self.git_dir)         # (even a failed one may have moved a ref)
         if status not in ok_codes:
             raise self._failure(args[0], err or "", status)
         return out

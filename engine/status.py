@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .assistants import Assistant, assistant_of
 from .budgets import FileSize, measure
+from .changes import EVERYTHING, Changes
 from .config import Config, LostSetting, lost_problem, lost_settings
 from .history import History
 from .consolidator import compacted_through, read_ledger
 from .problems import INFO, WARNING, Problem
 from .sessions import Session, scan_sessions
+from .files import stat_signature
 from .workspace import Workspace
 
 
@@ -28,10 +31,13 @@ class Status:
     problems: list[Problem] = field(default_factory=list)
     assistant: Assistant | None = None     # which assistant wrote the home, and why we think so
     lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
+    parts: dict = field(default_factory=dict, repr=False, compare=False)   # what read_status reuses
 
     @property
     def pending(self) -> int:
-        return sum(1 for e in self.history.entries if e.cursor > self.dream_cursor)
+        # entries are in increasing cursor order (a line that breaks it is skipped as unreadable)
+        entries = self.history.entries
+        return len(entries) - bisect_right(entries, self.dream_cursor, key=lambda e: e.cursor)
 
     def to_json(self) -> dict:
         return {
@@ -52,17 +58,46 @@ class Status:
         }
 
 
-def read_status(ws: Workspace) -> Status:
+def read_status(ws: Workspace, previous: Status | None = None, changes: Changes = EVERYTHING) -> Status:
+    """One read of the workspace; with `previous`, only the parts `changes` names are read
+    again and the rest are taken from it (history.jsonl not even when its stat is unchanged)."""
+    old = previous.parts if previous is not None else {}
+    parts = {}
+    for name, needed, read in _PARTS:
+        parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
+    cfg, lost, cfg_problems = parts["config"]
+    files, file_problems = parts["files"]
+    hist = parts["history"][1]
+    cur, dream, cursor_problems = parts["cursors"]
+    sessions, session_problems = parts["sessions"]
+    problems = [*cfg_problems, *file_problems, *hist.problems, *cursor_problems,
+                *_cursor_checks(hist, cur, dream), *parts["skills"], *session_problems]
+    return Status(str(ws.root), str(ws.home) if ws.home else None,
+                  str(ws.config_path) if ws.config_path else None,
+                  files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, parts)
+
+
+def _config_part(ws: Workspace, _parts: dict, _old):
     cfg = ws.config()
-    problems: list[Problem] = list(cfg.problems)
     lost = lost_settings(ws.root, cfg)
-    problems.extend(lost_problem(x, cfg.display) for x in lost)
-    files, fprobs = measure(ws, cfg)
-    problems.extend(fprobs)
-    hist = ws.history()
-    problems.extend(hist.problems)
-    cur, dream, cprobs = ws.cursors()
-    problems.extend(cprobs)
+    return cfg, lost, [*cfg.problems, *(lost_problem(x, cfg.display) for x in lost)]
+
+
+def _history_part(ws: Workspace, _parts: dict, old):
+    """(the file's stat, History); an unchanged stat keeps the History already read (the
+    same object, so the views know there is nothing new to show)."""
+    sig = stat_signature(ws.history_path)
+    if old is not None and sig is not None and old[0] == sig:
+        return old
+    return sig, ws.history()
+
+
+def _cursor_part(ws: Workspace, _parts: dict, _old):
+    return ws.cursors()
+
+
+def _cursor_checks(hist, cur: int, dream: int) -> list[Problem]:
+    problems = []
     if hist.entries and cur < hist.last_cursor:
         problems.append(Problem("memory/.cursor", f"is {cur}, behind the last history cursor "
                                                   f"{hist.last_cursor}; the next append uses {hist.last_cursor + 1}",
@@ -70,6 +105,11 @@ def read_status(ws: Workspace) -> Status:
     if dream > max(cur, hist.last_cursor):
         problems.append(Problem("memory/.dream_cursor", f"is {dream}, past the last history cursor "
                                                         f"{max(cur, hist.last_cursor)}", severity=WARNING))
+    return problems
+
+
+def _skill_part(ws: Workspace, _parts: dict, _old) -> list[Problem]:
+    problems = []
     skills = ws.root / "skills"
     if skills.is_dir():
         for d in sorted(skills.iterdir(), key=lambda q: q.name):
@@ -77,8 +117,11 @@ def read_status(ws: Workspace) -> Status:
                 # a skill folder the assistant cannot use: say so rather than leave it unexplained
                 problems.append(Problem(f"skills/{d.name}", "has no SKILL.md; it is not a skill the assistant "
                                                            "loads, nor a file Dream may write", severity=INFO))
-    sessions, bind_problems = scan_sessions(ws.home, ws.root)
-    problems.extend(bind_problems)
+    return problems
+
+
+def _session_part(ws: Workspace, _parts: dict, _old):
+    sessions, problems = scan_sessions(ws.home, ws.root)
     ledger = read_ledger(ws) if sessions else {}
     for s in sessions:
         problems.extend(s.problems)
@@ -88,6 +131,16 @@ def read_status(ws: Workspace) -> Status:
                                     "assistant saved an older copy over Dreamdesk's compaction. Dreamdesk will not "
                                     "compact those messages again; the assistant may archive them a second time",
                                     severity=WARNING))
-    return Status(str(ws.root), str(ws.home) if ws.home else None,
-                  str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems, assistant_of(ws, cfg.raw), lost)
+    return sessions, problems
+
+
+# (name, which changes make it read again, how it is read); in order: a part may use those before it
+_PARTS = (
+    ("config", lambda c: c.config or c.state, _config_part),
+    ("files", lambda c: c.touches_files(), lambda ws, parts, _old: measure(ws, parts["config"][0])),
+    ("history", lambda c: c.history, _history_part),
+    ("cursors", lambda c: c.cursors, _cursor_part),
+    ("skills", lambda c: c.skills or c.all_files, _skill_part),
+    ("sessions", lambda c: c.sessions or c.history or c.state or c.config, _session_part),
+    ("assistant", lambda c: c.config or c.all_files, lambda ws, parts, _old: assistant_of(ws, parts["config"][0].raw)),
+)

@@ -68,8 +68,9 @@ def run(path: str | None = None) -> int:
     from .main_window import MainWindow
     win = MainWindow()
     target = path or settings_store.last_workspace()
-    if path is None and (target is None or not Path(target).exists()):
-        target = str(ensure_demo_copy())   # only when nobody named a path (the launcher checked it)
     win.show()
-    win.open_workspace(target)
+    if path is None and (target is None or not Path(target).exists()):
+        win.open_demo()     # only when nobody named a path (the launcher checked it); built off the GUI thread
+    else:
+        win.after_first_paint(lambda: win.open_workspace(target))   # the engine loads behind a painted window
     return app.exec()

@@ -6,40 +6,41 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from engine import clock
-from engine import config as config_mod
-from engine import pins as pins_mod
-from engine.history import AppendDetector
+from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
 from engine.problems import WorkspaceError
-from engine.scheduler import Scheduler
-from engine import watch as watch_mod
+from engine.state import workspace_state_dir
 from engine.workspace import Workspace
 
 from . import settings_store
 from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, Slot)
+from .later import LaterModule, later
+from .tab_views import TABS, LazyTab, TabViews
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
-from .views.files_view import FilesView
-from .views.history_view import HistoryView
-from .views.archive_view import ArchiveView
-from .views.charts_view import ChartsView
-from .views.runs_view import RunsView
-from .views.prompt_view import PromptView
-from .views.settings_view import SettingsView
-from .views.snapshots_view import SnapshotsView
 from .watcher import WorkspaceWatcher
-from .worker import Engine, Latest
-from .workspace_state import WorkspaceState, read_state
+from .worker import Coalesced, Engine
+
+if TYPE_CHECKING:
+    from engine.scheduler import Scheduler
+    from .workspace_state import StateReader, WorkspaceState
+
+# needed once a workspace is open, not to paint the window: imported at first use (gui/later.py)
+config_mod, pins_mod, watch_mod = LaterModule("engine.config"), LaterModule("engine.pins"), LaterModule("engine.watch")
+Scheduler = later("engine.scheduler", "Scheduler")                  # noqa: F811
+AppendDetector = later("engine.history", "AppendDetector")
+StateReader = later("gui.workspace_state", "StateReader")           # noqa: F811
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
 WATCHED = ("USER.md", "memory/MEMORY.md")
 COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
-REFRESH_PATHS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/", "skills/", "wikis/", "config.json")
+TAB_NAMES = tuple(t[0] for t in TABS)
+FIRST_PAINT_WAIT_MS = 500    # after_first_paint's fallback, for a window that does not paint (started minimised)
 
 
 class TypingKeys(QObject):
@@ -60,6 +61,10 @@ class TypingKeys(QObject):
 
 
 class MainWindow(QMainWindow):
+    # the tab views, built when first shown or used (gui/tab_views.py); built(name) says which are
+    history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+    archive, runs, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+
     def __init__(self, engine: Engine | None = None):
         super().__init__()
         self.setObjectName("DreamdeskMainWindow")
@@ -68,30 +73,20 @@ class MainWindow(QMainWindow):
         self.state: WorkspaceState | None = None
         self.watcher: WorkspaceWatcher | None = None
         self.scheduler: Scheduler | None = None
-        self._token = Latest()
+        self.reader: StateReader | None = None
+        self._reads = Coalesced()
+        self._unshown: set[str] = set()         # built tab views whose data changed while hidden
+        self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
+        self._after_paint: Callable[[], object] | None = None
         self.setAcceptDrops(True)
         self.resize(1280, 820)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.dashboard = Dashboard()
-        self.history = HistoryView()
-        self.files = FilesView(self.engine)
-        self.settings = SettingsView(self.engine)
         self.tabs.addTab(self.dashboard, "Dashboard")
-        self.tabs.addTab(self.history, "History")
-        self.tabs.addTab(self.files, "Files")
-        self.tabs.addTab(self.settings, "Settings → Memory")
-        self.snapshots = SnapshotsView(self.engine)
-        self.tabs.addTab(self.snapshots, "Snapshots")
-        self.archive = ArchiveView(self.engine)
-        self.runs = RunsView(self.engine)
-        self.tabs.addTab(self.archive, "Archive")
-        self.tabs.addTab(self.runs, "Dream runs")
-        self.prompt = PromptView()
-        self.charts = ChartsView(self.engine)
-        self.tabs.addTab(self.prompt, "Prompt")
-        self.tabs.addTab(self.charts, "Charts")
+        # every other tab is built (its module imported) when first shown or asked for
+        self.views = TabViews(self.tabs, self.engine, self._wire_view)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -126,33 +121,16 @@ class MainWindow(QMainWindow):
         self._watch_checks.setInterval(COMMIT_CHECK_MS)
         self._watch_checks.timeout.connect(self._watch_commits)
         self._watch_busy = False
-        for view in (self.files, self.settings, self.panel, self.archive, self.runs, self.snapshots):
-            view.status.connect(self.show_message)
-        self.snapshots.restored.connect(lambda _what: (self.refresh(), self.archive.refresh()))
-        self.archive.restored.connect(lambda _id: self.refresh())
-        self.archive.runRequested.connect(self.show_run)
-        self.archive.snapshotRequested.connect(self.show_snapshot)
-        self.runs.historyCursorRequested.connect(self.show_history_entry)
-        self.runs.archiveEntryRequested.connect(self.show_archive_entry)
-        self.runs.snapshotRequested.connect(self.show_snapshot)
-        self.runs.restored.connect(lambda _id: (self.refresh(), self.archive.refresh()))
-        self.files.saved.connect(lambda _p: self.refresh())
-        self.settings.changed.connect(self._settings_changed)
+        self.panel.status.connect(self.show_message)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
         self.dashboard.forgetRequested.connect(self._forget_lost_settings)
         for box in (self.dashboard.pin_alerts, self.dashboard.pin_list):
             box.restoreRequested.connect(self.restore_pin)
             box.unpinRequested.connect(self.unpin)
-        self.files.pinsChanged.connect(self.refresh)
-        self.archive.pinsChanged.connect(self.refresh)
-        self.settings.scheduleToggled.connect(self._schedule_toggled)
-        self.settings.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
         self.dashboard.restoreSinceRequested.connect(self._restore_since)
         self.dashboard.gotItRequested.connect(self._got_it)
-        self.settings.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
         self.panel.finished.connect(self._job_finished)
-        self.history.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
-        self.files.historyCursorRequested.connect(self.show_history_entry)
+        self.engine.wrote.connect(self._on_written)
 
         self._tick = QTimer(self)
         self._tick_busy = False              # a tick is being answered on the reader thread
@@ -165,6 +143,78 @@ class MainWindow(QMainWindow):
         add_rescuer(self._rescue_unsaved)
         self._typing_keys = TypingKeys(self)
         QApplication.instance().installEventFilter(self._typing_keys)
+
+    # -- the tab views, built when first shown -------------------------------------------------
+    def built(self, name: str) -> bool:
+        """Whether the tab view `name` ("history", "archive", …) exists yet: code that only
+        updates a view skips it until then (it is handed the latest state when built)."""
+        return self.views.built(name)
+
+    def _wire_view(self, name: str, view) -> None:
+        """A view just built: its signals connected, the open workspace and the last state
+        handed over, its splitter put back as the user left it."""
+        if hasattr(view, "status"):
+            view.status.connect(self.show_message)
+        getattr(self, f"_wire_{name}", lambda _v: None)(view)
+        if self.ws is not None:
+            self._hand_workspace(name, view, self.ws)
+        if self.state is not None and self.ws is not None:
+            self._hand_state(name, view, self.state, self.ws)
+        if self._splitters_restored and hasattr(view, "splitter"):
+            self._restore_splitter(name, view.splitter)
+
+    def _wire_history(self, view) -> None:
+        view.entryActivated.connect(lambda c: self.show_message(f"History entry {c}"))
+
+    # (what a view's own jobs write comes back as their change record: no refresh is wired here)
+    def _wire_files(self, view) -> None:
+        view.historyCursorRequested.connect(self.show_history_entry)
+
+    def _wire_settings(self, view) -> None:
+        view.changed.connect(self._settings_changed)
+        view.scheduleToggled.connect(self._schedule_toggled)
+        view.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
+        view.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
+
+    def _wire_archive(self, view) -> None:
+        view.runRequested.connect(self.show_run)
+        view.snapshotRequested.connect(self.show_snapshot)
+
+    def _wire_runs(self, view) -> None:
+        view.historyCursorRequested.connect(self.show_history_entry)
+        view.archiveEntryRequested.connect(self.show_archive_entry)
+        view.snapshotRequested.connect(self.show_snapshot)
+
+    @staticmethod
+    def _hand_workspace(name: str, view, ws: Workspace) -> None:
+        """What open_workspace gives a view: the views that read for themselves get the workspace."""
+        if name in ("archive", "runs", "snapshots"):
+            view.set_workspace(ws)
+
+    def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace) -> None:
+        """What _apply_state gives a view from a fresh read."""
+        st = state.status
+        if name == "history":
+            view.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
+        elif name == "files":
+            view.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                               state.provenance)
+            view.set_pins(state.pins)
+        elif name == "settings":
+            view.set_state(ws, state)
+        elif name == "prompt":
+            view.set_preview(state.prompt)
+
+    def _built_views(self, *names: str):
+        """(name, view) for those of `names` that are built."""
+        return [(n, v) for n in names if (v := self.views.view(n)) is not None]
+
+    def _showing(self, name: str) -> bool:
+        return self.views.view(name) is not None and self.tabs.currentWidget() is self.views.view(name)
+
+    def _editing(self) -> bool:
+        """An unsaved edit in the Files tab (never one when the tab was never built)."""
+        return self.built("files") and self.files.dirty
 
     # -- menus ------------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
@@ -186,7 +236,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu("Open &Recent")
         self._action(f, "Open the &Demo Workspace", self.open_demo, None, "Open Dreamdesk's private demo copy")
         f.addSeparator()
-        self.save_action = self._action(f, "&Save", lambda: self.files.save(), QKeySequence.StandardKey.Save,
+        self.save_action = self._action(f, "&Save", lambda: self.built("files") and self.files.save(),
+                                        QKeySequence.StandardKey.Save,
                                         "Save the file being edited")
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
@@ -231,15 +282,26 @@ class MainWindow(QMainWindow):
 
         def done(dest: Path) -> None:
             settings_store.set_demo_home(str(dest))
+            self.statusBar().clearMessage()          # ("Preparing…" is done)
             self.open_workspace(str(dest))
-        # a missing copy is built with git (about half a second): not on the GUI thread
+
+        def failed(message: str, tb: str) -> None:
+            said = f"The demo workspace could not be prepared: {message}"
+            self.show_message(said)
+            if self.ws is None:          # nothing else to show: the window says why, and what to do
+                self.dashboard.show_notice(f"{said}\n\nOpen an assistant's folder with File → Open Workspace…",
+                                           error=True)
+        # a missing copy is built with git (about half a second): not on the GUI thread, behind
+        # the shown window (on the first start, before anything else is open)
         self.show_message("Preparing the demo workspace…")
-        self.engine.write("prepare the demo", lambda ctx: build_demo_copy(), done)
+        if self.ws is None:
+            self.dashboard.show_notice("Preparing the demo workspace…")
+        self.engine.write("prepare the demo", lambda ctx: build_demo_copy(), done, failed)
 
     def open_workspace(self, path: str) -> bool:
         """Open a workspace (reads only). On a bad path the current one stays open. With an
         unsaved edit the user chooses first; "Save" opens `path` only once the save landed."""
-        if self.files.dirty and not self._ask_unsaved(lambda: self.open_workspace(path)):
+        if self._editing() and not self._ask_unsaved(lambda: self.open_workspace(path)):
             return False
         try:
             ws = Workspace.open(path)
@@ -263,45 +325,81 @@ class MainWindow(QMainWindow):
         self.watcher.start()
         settings_store.add_recent(str(ws.home or ws.root))
         self._fill_recent()
+        self.reader = StateReader(ws, self.scheduler)
+        self._reads = Coalesced()
+        self._read_state(EVERYTHING)                # the dashboard's read goes first on the reader lane
         self.panel.set_workspace(ws)
-        self.archive.set_workspace(ws)
-        self.runs.set_workspace(ws)
-        self.snapshots.set_workspace(ws)
+        for name, _view in self._built_views("archive", "runs", "snapshots", "charts"):
+            self._view_changed(name)                  # read now if shown, else when next shown
         # the platform adds " — Dreamdesk" (the application's display name) itself
         self.setWindowTitle(str(ws.root))
-        self._schedule_toggled(settings_store.schedules(str(ws.root)))
+        if settings_store.schedules(str(ws.root)):
+            self._schedule_toggled(True)
+        else:
+            self._schedule_gen += 1          # a start still under way for the last workspace never starts the tick
+            self._tick.stop()
         self.watch_note.hide()
         self._watch_toggled(settings_store.watches(str(ws.root)), by_user=False)
         # the first time: these versions are the ones looked at (Dreamdesk's own state only)
         self.engine.write(f"{WATCH_JOB}remember", lambda ctx: watch_mod.remember_looked(ws), lambda _r: None)
-        self.refresh()
         return True
 
     # -- refreshing -------------------------------------------------------------------------
+    # Every change arrives as one record (engine/changes.py): a job's writes, the watcher's
+    # paths, F5's "everything". The state read takes only the parts it names; each tab view
+    # reads again only when the record touches what it shows, and a hidden tab when next shown.
     @Slot()
     def refresh(self) -> None:
-        if self.ws is None:
-            return
-        ws, sched, token, own = self.ws, self.scheduler, self._token.next(), self.panel.running
-        self.status_label.setText("Reading…")
-        self.engine.read("read workspace", lambda ctx: read_state(ws, sched, own),
-                         lambda st: self._apply_state(st, token, ws))
+        """Read the whole workspace again (F5, and after a job that may have written anywhere)."""
+        self.apply(EVERYTHING)
 
-    def _apply_state(self, state: WorkspaceState, token: int, ws: Workspace) -> None:
-        if not self._token.current(token) or ws is not self.ws:
-            return   # a newer read (or another workspace) replaced this one
+    def apply(self, changes: Changes) -> None:
+        if self.ws is None or not changes:
+            return
+        self._read_state(changes)
+        if changes.archive or changes.snapshots:
+            self._view_changed("archive")
+        if changes.runs or changes.snapshots or changes.files:
+            # a run record, or the assistant's Dream at work (its commit follows its files)
+            self._view_changed("runs")
+        if changes.snapshots or changes.files or changes.cursors:
+            self._view_changed("snapshots")
+
+    def _read_state(self, changes: Changes) -> None:
+        """Requests merge while a read waits its turn: the read takes them all when it starts, and
+        one that finds nothing left (an earlier one took it) returns at once without reading."""
+        if not self._reads.add(changes):
+            return
+        ws, reader, reads, own = self.ws, self.reader, self._reads, self.panel.running
+        self.status_label.setText("Reading…")
+
+        def job(ctx):
+            asked = reads.take()
+            return None if asked is None else reader.read(asked, own)
+
+        self.engine.read("read workspace", job, lambda st: self._apply_state(st, ws), first=True)
+
+    def _apply_state(self, state: WorkspaceState | None, ws: Workspace) -> None:
+        if state is None or ws is not self.ws:
+            return   # superseded, or another workspace was opened meanwhile
         self.state = state
-        st = state.status
+        st, changed = state.status, state.changed
         self.dashboard.set_state(state)
-        self.history.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
-        self.files.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
-                                 state.provenance)
-        self.files.set_pins(state.pins)
-        self.settings.set_state(ws, state)
-        self.prompt.set_preview(state.prompt)
+        views = dict(self._built_views("history", "files", "settings", "prompt"))   # the others: when built
+        if "history" in views and (changed.history or changed.cursors or changed.config):
+            views["history"].set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
+        if "files" in views and (changed.touches_files() or changed.runs):
+            views["files"].set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                                         state.provenance)
+        if "files" in views and (changed.touches_files() or changed.state):
+            views["files"].set_pins(state.pins)
+        if "settings" in views:
+            views["settings"].set_state(ws, state)
+        if "prompt" in views and (changed.touches_files() or changed.history or changed.cursors):
+            views["prompt"].set_preview(state.prompt)
         self._budgets = {f.path: f.budget for f in st.files}
-        if self.tabs.currentWidget() is self.charts:
-            self.charts.set_workspace(ws, self._budgets)
+        if changed.touches_files() or changed.snapshots:
+            self._view_changed("charts")
         # the same count as the dashboard's Problems box
         self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
                                   f"read {clock.show(state.read_at, seconds=True)[11:]}")
@@ -311,23 +409,45 @@ class MainWindow(QMainWindow):
             + (f"stamped in {state.home_zone} (agents.defaults.timezone in config.json)."
                if state.home_zone is not None else "taken as stamped on this machine (config.json names no timezone)."))
 
+    def _view_changed(self, name: str) -> None:
+        """A tab view whose data changed: read again now if shown, else when next shown (one
+        not built yet reads for itself when it is)."""
+        view = self.views.view(name)
+        if view is None:
+            return
+        if self.tabs.currentWidget() is view:
+            self._unshown.discard(name)
+            self._load(name, view)
+        else:
+            self._unshown.add(name)
+
+    def _load(self, name: str, view) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        if name == "charts":
+            view.set_workspace(ws, getattr(self, "_budgets", {}))
+        elif view.ws is not ws:
+            view.set_workspace(ws)
+        else:
+            view.refresh()
+
+    @Slot(object)
+    def _on_written(self, paths: frozenset) -> None:
+        """A job's change record: the paths it wrote, as the parts of the workspace they are."""
+        ws = self.ws
+        if ws is not None:
+            self.apply(relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
+
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
         if self._watching and any(p in WATCHED for p in paths):
             self._watch_job("observe", watch_mod.observe)
         if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
-        if any(p.startswith(REFRESH_PATHS) or p in REFRESH_PATHS or p + "/" in REFRESH_PATHS for p in paths):
-            self.refresh()
-        if any(p.startswith("memory/archive") for p in paths):
-            self.archive.refresh()
-        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths):
-            self.runs.refresh()          # a run record, or the assistant's Dream at work (its commit follows)
-        if any(p.startswith(("memory/", "SOUL.md", "USER.md", "skills/")) for p in paths) or ".gitignore" in paths:
-            self._snapshots_stale = True
-            if self.tabs.currentWidget() is self.snapshots:
-                self._refresh_snapshots()
-        self.files.files_changed(paths)
+        self.apply(from_paths(paths))
+        for _name, files in self._built_views("files"):
+            files.files_changed(paths)
 
     def show_run(self, run_id: str) -> None:
         self.tabs.setCurrentWidget(self.runs)
@@ -348,18 +468,15 @@ class MainWindow(QMainWindow):
         self.history.select_cursor(cursor)
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.charts and self.ws is not None:
-            self.charts.set_workspace(self.ws, getattr(self, "_budgets", {}))
-        if self.tabs.widget(index) is self.snapshots and getattr(self, "_snapshots_stale", False):
-            self._refresh_snapshots()
-        if self.tabs.widget(index) is self.runs and self.ws is not None:
-            self.runs.refresh()          # the assistant may have committed since (no file event for that)
-
-    def _refresh_snapshots(self) -> None:
-        # git reads on the reader thread, debounced by the view; only when they can have changed
-        self._snapshots_stale = False
-        if self.ws is not None:
-            self.snapshots.refresh()
+        shown = self.tabs.widget(index)      # (TabViews built it first if it was a placeholder)
+        name = next((n for n, v in self._built_views(*TAB_NAMES) if v is shown), None)
+        if name in ("runs", "charts"):
+            # runs: the assistant may have committed since (no file event for that); charts: its
+            # data is handed in, never read by itself
+            self._unshown.add(name)
+        if name in self._unshown:
+            self._unshown.discard(name)
+            self._load(name, shown)
 
     def show_message(self, text: str) -> None:
         """A line in the status bar, cut with "…" where the counters begin (the whole of it in the
@@ -377,10 +494,8 @@ class MainWindow(QMainWindow):
             outcome = self.panel.outcome.text()
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
-        self.refresh()
-        self.archive.refresh()
-        self.runs.refresh()
-        self._refresh_snapshots()
+        # what it wrote came as its change record; the schedule's line changes even when it wrote nothing
+        self.apply(Changes(schedule=True))
 
     def _reapply_settings(self) -> None:
         """The Dashboard's Re-apply: write back what config.json lost, only because it was asked."""
@@ -397,7 +512,7 @@ class MainWindow(QMainWindow):
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.show_lost_error(f"Not re-applied: {message}")
-            self.refresh()
+            self.apply(Changes(config=True))
 
         self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
 
@@ -410,7 +525,6 @@ class MainWindow(QMainWindow):
 
         def done(gone) -> None:
             self.show_message(f"Forgot {len(gone)} setting(s); config.json untouched")
-            self.refresh()
 
         self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
                           lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
@@ -436,13 +550,12 @@ class MainWindow(QMainWindow):
 
         def done(result) -> None:
             self.show_message(said(result))
-            self.refresh()
-            self.archive.refresh()
+            self.apply(Changes(state=True))     # the boxes' busy state ends with the next read
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
             self.dashboard.pin_alerts.show()
-            self.refresh()
+            self.apply(Changes(state=True))
 
         self.engine.write(what, lambda ctx: fn(ws), done, failed)
 
@@ -451,7 +564,7 @@ class MainWindow(QMainWindow):
         if self.scheduler is not None and self._tick.isActive():
             self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
         else:
-            self.refresh()
+            self.apply(Changes(config=True, schedule=True))
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     # The scheduler reads history and writes memory/dreams/schedule.json: never on the GUI
@@ -467,7 +580,7 @@ class MainWindow(QMainWindow):
             if sched is self.scheduler:
                 if done:
                     done(result)
-                self.refresh()          # the status line says what the scheduler now knows
+                self.apply(Changes(schedule=True))   # the status line says what the scheduler now knows
 
         self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched), finished,
                           lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
@@ -484,7 +597,7 @@ class MainWindow(QMainWindow):
                                lambda _r: self._tick.start() if gen == self._schedule_gen else None)
         else:
             self._tick.stop()
-            self.refresh()
+            self.apply(Changes(schedule=True))
 
     def _scheduler_tick(self) -> None:
         sched = self.scheduler
@@ -556,8 +669,6 @@ class MainWindow(QMainWindow):
             self.watch_note.setToolTip("Archived with reason “outside”; click to see the entries")
             self.watch_note.show()
             self._notify(e.message)
-        self.archive.refresh()
-        self.refresh()
 
     def _notify(self, text: str) -> None:
         """A desktop notification where there is a tray; the status bar line says it anyway."""
@@ -586,9 +697,6 @@ class MainWindow(QMainWindow):
 
         def done(result) -> None:
             self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
-            self.refresh()
-            self.archive.refresh()
-            self._refresh_snapshots()
         self.engine.write("restore an entry removed since you last looked",
                           lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
                           lambda msg, tb: self.show_message(f"Not restored: {msg}"))
@@ -598,7 +706,7 @@ class MainWindow(QMainWindow):
         if ws is None or shown is None:
             return
         self.engine.write(f"{WATCH_JOB}got it", lambda ctx: watch_mod.remember_looked(ws, shown),
-                          lambda _r: self.refresh())
+                          lambda _r: None)           # its change record (Dreamdesk's state) reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
@@ -640,7 +748,7 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        if self.files.dirty and not self._ask_unsaved(self.close):
+        if self._editing() and not self._ask_unsaved(self.close):
             event.ignore()
             return
         # the watch's own short bookkeeping jobs finish on their own: only the user's jobs are asked about
@@ -670,38 +778,61 @@ class MainWindow(QMainWindow):
             self.restoreState(st)
         self._splitters_restored = False
 
+    def after_first_paint(self, fn: Callable[[], object]) -> None:
+        """Run fn once the window has painted (the start opens the workspace then: the window
+        shows before the engine loads), or after FIRST_PAINT_WAIT_MS if it does not paint."""
+        self._after_paint = fn
+        QTimer.singleShot(FIRST_PAINT_WAIT_MS, self._painted)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self._after_paint is not None:
+            QTimer.singleShot(0, self._painted)     # after this paint (and the children's) is done
+
+    def _painted(self) -> None:
+        fn, self._after_paint = self._after_paint, None
+        if fn is not None:
+            fn()
+
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         if not self._splitters_restored:
             # after the window has its real size: restored earlier, a splitter is squeezed by the
             # first layout pass and its panes come back at other widths
             self._splitters_restored = True
-            s = settings_store.settings()
-            for name, splitter in self._splitters():
-                v = s.value(f"splitters/{name}")
-                # an earlier version saved splitters never laid out: those are not restored
-                if v is None or not _laid_out(_saved_sizes(v)):
-                    continue
-                if splitter.restoreState(v) and splitter is self.runs.splitter:
-                    self.runs.keep_splitter()       # the user's sizes win over fitting the table
+            for name, splitter in self._built_splitters():
+                self._restore_splitter(name, splitter)
+
+    def _restore_splitter(self, name: str, splitter) -> None:
+        v = settings_store.settings().value(f"splitters/{name}")
+        # an earlier version saved splitters never laid out: those are not restored
+        if v is None or not _laid_out(_saved_sizes(v)):
+            return
+        if splitter.restoreState(v) and name == "runs":
+            self.runs.keep_splitter()       # the user's sizes win over fitting the table
 
     def _save_settings(self) -> None:
         s = settings_store.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
-        for name, splitter in self._splitters():
-            # a tab never shown has a splitter never laid out (its state holds -1 sizes, which
-            # squeeze the panes at the next start): the last real one is kept
+        for name, splitter in self._built_splitters():
+            # a tab never built keeps its saved value; a tab built but never shown has a splitter
+            # never laid out (its state holds -1 sizes, which squeeze the panes at the next
+            # start): the last real one is kept
             if _laid_out(_saved_sizes(state := splitter.saveState())):
                 s.setValue(f"splitters/{name}", state)
 
+    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs")
+
     def _splitters(self):
-        return (("files", self.files.splitter), ("history", self.history.splitter), ("prompt", self.prompt.splitter),
-                ("snapshots", self.snapshots.splitter), ("archive", self.archive.splitter),
-                ("runs", self.runs.splitter))
+        """Every remembered splitter (building the views that hold them)."""
+        return [(name, getattr(self, name).splitter) for name in self.SPLITTERS]
+
+    def _built_splitters(self):
+        return [(name, view.splitter) for name, view in self._built_views(*self.SPLITTERS)]
 
     def _rescue_unsaved(self) -> str | None:
-        unsaved = self.files.rescue_text()
+        unsaved = self.files.rescue_text() if self.built("files") else None
         if not unsaved:
             return None
         path, text = unsaved

@@ -7,15 +7,17 @@ deeply; when one of those folders vanishes, moves or is recreated, its watch fol
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from .qt import QObject, QTimer, Signal, Slot
 
 DEBOUNCE_MS = 40
+COMPLETE = ("closed", "moved")    # event types that end a write: nothing more of it is coming
 
 
 class _Bridge(QObject):
-    raw = Signal(str)
+    raw = Signal(str, bool)           # path, and whether the write is complete (closed or moved into place)
     failed = Signal(str)
 
 
@@ -35,6 +37,8 @@ class WorkspaceWatcher(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
+        self._debounce_ms = debounce_ms
+        self._last_flush = 0.0
         self._timer.timeout.connect(self._flush)
         self._bridge = _Bridge()
         self._bridge.raw.connect(self._on_raw)
@@ -54,12 +58,15 @@ class WorkspaceWatcher(QObject):
             def on_any_event(self, event):
                 if event.event_type in ("opened", "closed_no_write"):
                     return
+                if event.is_directory and event.event_type == "modified":
+                    return     # a folder "modified" by a child's change: the child's own event says which
+                complete = event.event_type in COMPLETE
                 for p in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
                     if p:
                         p = p.decode() if isinstance(p, bytes) else p
                         if p in outside or (p.startswith(root) and "/.git/" not in p
                                             and not p.endswith((".tmp", ".lock"))):
-                            bridge.raw.emit(p)
+                            bridge.raw.emit(p, complete)
 
         self._observer = Observer()
         self._observer.daemon = True
@@ -92,7 +99,7 @@ class WorkspaceWatcher(QObject):
                 pass
             self._bridge.failed.emit(f"{type(exc).__name__}: {exc}")
             return
-        self._bridge.raw.emit(str(self.root / "memory"))   # look once now: nothing changed unseen meanwhile
+        self._bridge.raw.emit(str(self.root / "memory"), True)   # look once now: nothing changed unseen meanwhile
 
     def _sync_subdirs(self) -> None:
         with self._sync_lock:
@@ -136,8 +143,8 @@ class WorkspaceWatcher(QObject):
                 observer.stop()
                 observer.join(timeout=5)
 
-    @Slot(str)
-    def _on_raw(self, path: str) -> None:
+    @Slot(str, bool)
+    def _on_raw(self, path: str, complete: bool = False) -> None:
         try:
             rel = self._outside.get(path) or Path(path).relative_to(self.root).as_posix()
         except ValueError:
@@ -145,10 +152,17 @@ class WorkspaceWatcher(QObject):
         self._pending.add(rel)
         if rel in ("memory", "skills") and self._observer is not None:
             self._sync_subdirs()    # the folder appeared, vanished or was replaced
-        self._timer.start()
+        if complete and time.monotonic() - self._last_flush >= self._debounce_ms / 1000:
+            # a finished write (closed after writing, or renamed into place), none said just now:
+            # said at once (with whatever else is already queued), not after the debounce
+            self._timer.stop()
+            QTimer.singleShot(0, self._flush)
+        else:
+            self._timer.start()
 
     @Slot()
     def _flush(self) -> None:
+        self._last_flush = time.monotonic()
         paths, self._pending = self._pending, set()
         if paths:
             self.changed.emit(paths)

@@ -11,12 +11,14 @@ no longer wants (a newer one replaced it) is dropped via its token.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 import logging
 import threading
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from engine import changes
 from engine.oserrors import explain
 
 from .qt import QObject, QThread, Signal, Slot
@@ -46,18 +48,32 @@ class _Runner(QObject):
     progress = Signal(int, dict)
     done = Signal(int, object)
     failed = Signal(int, str, str)      # job id, message for the user (words), traceback (for logs only)
+    wrote = Signal(int, object)         # job id, frozenset of the absolute paths it wrote
 
-    @Slot(int, object)
+    queue: deque
+
+    @Slot()
+    def run_next(self) -> None:
+        job_id, payload = self.queue.popleft()
+        self.run(job_id, payload)
+
     def run(self, job_id: int, payload: object) -> None:
         fn, cancel = payload
         ctx = JobContext(cancel, lambda ev, _id=job_id: self.progress.emit(_id, dict(ev)))
-        try:
-            result = fn(ctx)
-        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-            log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
-            self.failed.emit(job_id, _message(exc, self.verb), traceback.format_exc())
-            return
-        self.done.emit(job_id, result)
+        with changes.recording() as written:       # every path the job writes, failed or not
+            try:
+                result = fn(ctx)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+                log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
+                error = (_message(exc, self.verb), traceback.format_exc())
+            else:
+                error = None
+        if written:
+            self.wrote.emit(job_id, frozenset(written))    # before done: the record arrives first
+        if error is not None:
+            self.failed.emit(job_id, *error)
+        else:
+            self.done.emit(job_id, result)
 
 
 def _message(exc: BaseException, verb: str) -> str:
@@ -66,17 +82,26 @@ def _message(exc: BaseException, verb: str) -> str:
 
 
 class _Lane(QObject):
-    submit = Signal(int, object)
+    """One thread and its queue of jobs. A job put `first` runs before those already waiting
+    (the read of what the person is looking at); otherwise jobs run in the order given."""
+
+    wake = Signal()
 
     def __init__(self, name: str, parent: QObject, verb: str):
         super().__init__(parent)
         self.thread = QThread(parent)
         self.thread.setObjectName(name)
+        self.queue: deque = deque()
         self.runner = _Runner()
         self.runner.verb = verb
+        self.runner.queue = self.queue
         self.runner.moveToThread(self.thread)
-        self.submit.connect(self.runner.run)
+        self.wake.connect(self.runner.run_next)
         self.thread.start()
+
+    def put(self, job_id: int, payload: object, first: bool = False) -> None:
+        (self.queue.appendleft if first else self.queue.append)((job_id, payload))
+        self.wake.emit()             # one wake per job: each runs exactly one
 
 
 class Engine(QObject):
@@ -84,6 +109,7 @@ class Engine(QObject):
 
     jobStarted = Signal(str)
     jobFinished = Signal(str)
+    wrote = Signal(object)      # the absolute paths a job wrote (its change record, before its result)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -95,23 +121,26 @@ class Engine(QObject):
             lane.runner.done.connect(self._on_done)
             lane.runner.failed.connect(self._on_failed)
             lane.runner.progress.connect(self._on_progress)
+            lane.runner.wrote.connect(lambda _id, paths: self.wrote.emit(paths))
         self.running_writes: dict[int, Job] = {}
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
-                on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None) -> Job:
+                on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
+                first: bool = False) -> Job:
         job = Job(next(self._ids), name)
         self._callbacks[job.id] = (on_done, on_failed, on_progress, job)
         if lane is self.writer:
             self.running_writes[job.id] = job
             self.jobStarted.emit(name)
-        lane.submit.emit(job.id, (fn, job.cancel))
+        lane.put(job.id, (fn, job.cancel), first)
         return job
 
     def write(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
         return self._submit(self.writer, name, fn, on_done, on_failed, on_progress)
 
-    def read(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
-        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress)
+    def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False) -> Job:
+        """A read on the reader thread; `first`: before the reads already waiting (what is shown)."""
+        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress, first)
 
     @property
     def busy(self) -> bool:
@@ -168,3 +197,26 @@ class Latest:
 
     def current(self, token: int) -> bool:
         return token == self._n
+
+
+class Coalesced:
+    """Requests for one read merge while it waits its turn: `add` says whether a read must be
+    queued (none is waiting); the read `take`s everything asked so far when it starts, and one
+    that finds nothing (an earlier one took it) does nothing. Thread-safe: added on the GUI
+    thread, taken on the reader's."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._asked = None
+        self._queued = False
+
+    def add(self, changes) -> bool:
+        with self._lock:
+            self._asked = changes if self._asked is None else self._asked | changes
+            queue, self._queued = not self._queued, True
+            return queue
+
+    def take(self):
+        with self._lock:
+            asked, self._asked, self._queued = self._asked, None, False
+            return asked

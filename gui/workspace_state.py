@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
+from engine.changes import EVERYTHING, Changes
 from engine.clock import home_zone
 from engine.dream.records import list_runs
 from engine.pins import PinState, pin_states
@@ -42,22 +43,75 @@ class WorkspaceState:
     pins: list[PinState] = field(default_factory=list)   # each pin, present or missing, from the files now
     pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
     since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
+    changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
 def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
     """Everything the window shows, read off the GUI thread. `own_job`: this window is running
     a job itself (so the held job lock is not a run elsewhere)."""
-    st = read_status(ws)
-    pv = build_prompt(ws, st.history, st.dream_cursor, st.assistant)
-    now = datetime.now().astimezone()
-    sched = (scheduler or Scheduler(ws)).status(now, own_job=own_job)
-    state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now, home_zone=home_zone(st.config))
+    return StateReader(ws, scheduler).read(EVERYTHING, own_job)
+
+
+class StateReader:
+    """One workspace's state for the window, read part by part: a change record names the parts
+    read again; the others are the last read's. Used from the reader thread only."""
+
+    def __init__(self, ws: Workspace, scheduler: Scheduler | None = None):
+        self.ws = ws
+        self.scheduler = scheduler or Scheduler(ws)
+        self.last: WorkspaceState | None = None
+        self._runs: list[dict] = []
+
+    def read(self, changes: Changes = EVERYTHING, own_job: bool = False) -> WorkspaceState:
+        ws, prev = self.ws, self.last
+        if prev is None:
+            changes = EVERYTHING
+        st = read_status(ws, prev.status if prev else None, changes)
+        if prev is None or changes.runs:
+            self._runs, _ = list_runs(ws)
+        now = datetime.now().astimezone()
+        sched = self.scheduler.status(now, own_job=own_job, history=st.history, runs=self._runs)
+        if prev is None or changes.touches_files() or changes.history or changes.cursors:
+            pv = build_prompt(ws, st.history, st.dream_cursor, st.assistant)
+        else:
+            pv = prev.prompt
+        state = WorkspaceState(st, sched, pv, {e.cursor for e in pv.pending_shown}, now,
+                               home_zone=home_zone(st.config))
+        if prev is None or changes.touches_files() or changes.state:
+            _read_pins(ws, state)
+            state.since = since_last_looked(ws)
+        else:
+            state.pins, state.pins_error, state.since = prev.pins, prev.pins_error, prev.since
+        if prev is None or changes.runs:
+            _runs_facts(self._runs, state)
+        else:
+            state.recent_runs, state.recent_writes, state.provenance = (prev.recent_runs, prev.recent_writes,
+                                                                        prev.provenance)
+        state.changed = _what_changed(prev, state, changes)
+        self.last = state
+        return state
+
+
+def _what_changed(prev: WorkspaceState | None, state: WorkspaceState, asked: Changes) -> Changes:
+    """The record the views act on: what was asked, less the history, cursors and config that
+    read the same (F5 or the watch's first look must not rebuild a 100,000-row table)."""
+    if prev is None:
+        return EVERYTHING
+    old, new = prev.status, state.status
+    return replace(asked, history=asked.history and old.history is not new.history,
+                   cursors=asked.cursors and (old.cursor, old.dream_cursor) != (new.cursor, new.dream_cursor),
+                   config=asked.config and old.config.raw != new.config.raw)
+
+
+def _read_pins(ws: Workspace, state: WorkspaceState) -> None:
     try:
         state.pins = pin_states(ws)
     except WorkspaceError as exc:
         state.pins_error = str(exc)
-    state.since = since_last_looked(ws)
-    runs, _ = list_runs(ws)
+
+
+def _runs_facts(runs: list[dict], state: WorkspaceState) -> None:
+    """The budget what-if's recent writes and the Files view's provenance, from the run records."""
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1
         for w in rec.get("writes", []):
@@ -69,4 +123,3 @@ def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool 
                 state.provenance[(f["file"], f["text"])] = Provenance(
                     rec["id"], str(f.get("pass", "")), str(f.get("kind", "")),
                     [c for c in f.get("sources", []) if isinstance(c, int)], str(rec.get("started", "")))
-    return state

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,14 @@ def dark_palette():
         for group in (QPalette.Active, QPalette.Inactive):
             pal.setColor(group, role, QColor(col))
     return pal
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's own summary
+    carries them. Here, not in a tests/bench/conftest.py: a second module named `conftest`
+    would shadow this one for every `from conftest import ...` in the suite."""
+    harness = sys.modules.get("bench_harness")
+    if harness is not None and harness.TABLES:
+        terminalreporter.section("benchmarks")
+        for text in harness.TABLES:
+            terminalreporter.write_line(text + "\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -19,6 +20,12 @@ def turn(*calls: tuple[str, dict | str], content: str | None = None, usage=(1000
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}, **extra}
 
 
+def client_threads() -> set[str]:
+    """The threads running besides the scripted servers' own: what a client leaves behind."""
+    return {t.name for t in threading.enumerate()
+            if t.name != "llm-server" and "process_request_thread" not in t.name}
+
+
 class ScriptedLLMServer:
     def __init__(self, script: list[Turn | Callable[[dict], Turn]] | None = None, default: Turn | None = None):
         self.script = list(script or [])
@@ -26,15 +33,31 @@ class ScriptedLLMServer:
         self.requests: list[dict] = []
         self.paths: list[str] = []            # the request paths, query included
         self.headers: list[dict] = []
+        self.connections = 0                  # TCP connections accepted (keep-alive reuses one)
+        self.open_connections = 0             # of those, the ones the client has not closed yet
         self._lock = threading.Lock()
         self._release = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: with Nagle the body waits for the
+            # client's delayed ACK (~40 ms a call on Linux), which no model server makes you wait
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def setup(self):               # once per connection, however many requests it carries
+                super().setup()
+                with server._lock:
+                    server.connections += 1
+                    server.open_connections += 1
+
+            def finish(self):              # the client closed it (or the server is stopping)
+                with server._lock:
+                    server.open_connections -= 1
+                super().finish()
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
@@ -100,6 +123,13 @@ class ScriptedLLMServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+
+    def all_closed(self, within: float = 2.0) -> bool:
+        """Whether every connection a client opened is closed (as the server sees it) in time."""
+        deadline = time.monotonic() + within
+        while self.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.open_connections == 0
 
     def add(self, *turns: Turn) -> None:
         with self._lock:

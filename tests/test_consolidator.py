@@ -13,7 +13,7 @@ from engine.history import read_history
 from engine.llm.openai import OpenAIClient
 from engine.sessions import find_sessions, read_session
 from engine.workspace import Workspace
-from llm_server import turn
+from llm_server import client_threads, turn
 
 NOW = datetime(2026, 11, 29, 12, 0).astimezone()
 
@@ -57,6 +57,16 @@ def test_idle_compaction_keeps_last_8_and_advances(home, llm_server):
     sent = srv.requests[0]["messages"][1]["content"]
     assert "message 0 from user" in sent and "message 11 from assistant" in sent and "message 12" not in sent
     assert not journal_path(ws).exists()
+
+
+def test_a_pass_over_two_sessions_uses_one_connection_and_closes_it(home, llm_server):
+    for n in (1, 2):
+        write_session(home / f"sessions/telegram_{n}.jsonl", f"telegram:{n}", 20)
+    srv = llm_server(default=turn(content="- [durable] Likes tea"))
+    before = client_threads()
+    assert len(run_consolidator(Workspace.open(home), client(srv), now=NOW)) == 2
+    assert (len(srv.requests), srv.connections) == (2, 1)
+    assert client_threads() == before and srv.all_closed()
 
 
 def test_not_idle_yet_or_idle_off(home, llm_server):

@@ -16,7 +16,7 @@ from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
 from engine.llm.openai import OpenAIClient
 from engine.snapshots import SnapshotStore
 from engine.workspace import Workspace
-from llm_server import turn
+from llm_server import client_threads, turn
 
 USER = """# User
 
@@ -149,13 +149,31 @@ def test_failure_after_a_write_keeps_the_write_and_records_it(ws, llm_server):
 
 def test_cancel_holds_cursor_and_returns_fast(ws, llm_server):
     srv = llm_server([turn(("read_file", {"path": "USER.md"}))], default={"delay": 30, **turn(content="late")})
+    before = client_threads()
     cancel = threading.Event()
-    threading.Timer(0.3, cancel.set).start()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
     t0 = time.monotonic()
     res = run_dream(ws, client(srv), only_consolidation(), cancel=cancel)
     assert time.monotonic() - t0 < 2.0
     assert res.status == "cancelled" and res.cursor_after == 0
     assert "cancelled" in res.outcome and (ws.root / "memory/.dream_cursor").read_text() == "0"
+    timer.join()
+    assert client_threads() == before       # the request in flight was aborted, not left on a thread
+
+
+def test_a_run_talks_over_one_connection_and_closes_it(ws, llm_server):
+    srv = llm_server([turn(("read_file", {"path": "USER.md"})), turn(("read_file", {"path": "memory/MEMORY.md"})),
+                      turn(content="nothing to change")], default=turn(content="done"))
+    before = client_threads()
+    c = client(srv)
+    res = run_dream(ws, c, DreamOptions(dry_run=True))      # consolidation, deduction, induction
+    assert res.preview["status"] == "wrote-nothing", res.outcome
+    assert len(srv.requests) == 5 and srv.connections == 1
+    assert client_threads() == before and srv.all_closed()   # closed when the run ended
+    srv.add(turn(content="done"))
+    assert run_dream(ws, c, only_consolidation()).status == "wrote-nothing"   # the same client again
+    assert (len(srv.requests), srv.connections) == (6, 2) and srv.all_closed()  # on a new connection
 
 
 def test_iteration_limit_bounds_the_pass_and_holds(ws, llm_server):

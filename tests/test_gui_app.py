@@ -43,14 +43,11 @@ def test_outside_write_updates_the_gauge(main_window, demo_home, qtbot):
     path = demo_home / "workspace" / "memory" / "MEMORY.md"
     gauge = main_window.dashboard.gauges["memory/MEMORY.md"]
     text = path.read_text(encoding="utf-8") + "- " + "x" * 300 + "\n"
-    t0 = time.monotonic()
     tmp = path.with_suffix(".tmp-outside")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)                                      # an atomic save, as the assistant does it
-    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
-    elapsed = time.monotonic() - t0
+    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)   # (its speed: tests/bench)
     assert gauge.state == "over"
-    assert elapsed < 2.0        # debounce 40 ms + one read of the workspace; measured, see the notes
     path.unlink()
     qtbot.waitUntil(lambda: not gauge.exists, timeout=5000)   # a vanished file is shown, not a crash
     path.write_text("# Memory\n", encoding="utf-8")
@@ -177,7 +174,7 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert not files.banner.isVisible(), files.banner.text()
 
 
-def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot):
+def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot, gui_engine):
     """Issue 17.5: Overwrite was the default button (Enter overwrote the assistant's write), and
     Compare was uncoloured text with only Close."""
     from gui.qt import QDialogButtonBox, QMessageBox
@@ -187,8 +184,10 @@ def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloure
     assert choices[box.defaultButton()] == "compare"
     assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
     disk, mine = "# U\n- kept\n- written by the assistant\n", "# U\n- kept\n- my own note\n"
-    dlg, view, picks = ConflictDialogs.compare_dialog(None, "USER.md", disk, mine)
+    dlg, view, picks = ConflictDialogs.compare_dialog(None, "USER.md", disk, mine, gui_engine)
     qtbot.addWidget(dlg)
+    assert view.toPlainText() == "Preparing diff…"         # at once; the diff comes from the reader thread
+    qtbot.waitUntil(lambda: not view.preparing(), timeout=5000)
     html = view.toHtml()
     assert "written by the assistant" in view.toPlainText() and "my own note" in view.toPlainText()
     assert "background-color" in html                      # the diff view's red and green lines
@@ -621,6 +620,8 @@ def test_compact_now_says_why_nothing_was_compacted_while_the_assistant_runs(gui
 
 def test_tab_leaves_every_table(main_window, qtbot):
     from PySide6.QtWidgets import QTableView
+    for i in range(main_window.tabs.count()):          # a tab's view is built when first shown
+        main_window.tabs.setCurrentIndex(i)
     tables = main_window.findChildren(QTableView)
     assert len(tables) >= 5
     assert [t.objectName() or type(t.parent()).__name__ for t in tables if t.tabKeyNavigation()] == []
@@ -699,9 +700,10 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
 
     def ask(dlg):
         seen["text"] = dlg.unified
-        seen["shown"] = [f.path for f in dlg.diff.files()]
         dlg.show()
         qtbot.waitExposed(dlg)
+        qtbot.waitUntil(lambda: not dlg.diff.preparing(), timeout=5000)     # prepared on the reader thread
+        seen["shown"] = [f.path for f in dlg.diff.files()]
         seen["scroll"] = dlg.diff.verticalScrollBar().value()
         seen["state"] = tree_state(demo_home)
         dlg.resize(1000, 700)
@@ -741,22 +743,6 @@ def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, q
             assert b"sk-gui-test-77" not in p.read_bytes(), p
     text = main_window.settings.model_from_config.text()
     assert "openrouter" in text and "sk-" not in text
-
-
-def test_outside_write_latency_is_measured(main_window, demo_home, qtbot, capsys):
-    gauge = main_window.dashboard.gauges["USER.md"]
-    path = demo_home / "workspace" / "USER.md"
-    samples = []
-    for i in range(5):
-        text = path.read_text(encoding="utf-8") + f"- outside write {i}\n"
-        t0 = time.monotonic()
-        path.write_text(text, encoding="utf-8")
-        qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
-        samples.append((time.monotonic() - t0) * 1000)
-    samples.sort()
-    with capsys.disabled():
-        print(f"\noutside write -> gauge: median {samples[2]:.0f} ms, max {samples[-1]:.0f} ms")
-    assert samples[2] < 500
 
 
 def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
@@ -1239,3 +1225,31 @@ def test_a_long_status_message_stops_before_the_counters(main_window, qtbot):
     assert bar.toolTip() == text                                                   # the whole of it
     win.show_message("Saved USER.md")
     assert bar.currentMessage() == "Saved USER.md" and bar.toolTip() == ""
+
+
+def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp_path):
+    """A write that is complete (closed after writing, or renamed into place) is said without
+    waiting out the debounce; the events of a write still under way wait for it."""
+    from gui.watcher import WorkspaceWatcher
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    watcher = WorkspaceWatcher(ws, debounce_ms=1200)          # long: only "at once" can be quick
+    seen: list[set] = []
+    watcher.changed.connect(seen.append)
+    watcher.start()
+    try:
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)     # the first look after starting
+        qtbot.wait(1300)
+        seen.clear()
+        (ws / "USER.md").write_text("# U\n")                  # opened, written, closed: complete
+        qtbot.waitUntil(lambda: any("USER.md" in s for s in seen), timeout=900)
+        qtbot.wait(1300)
+        seen.clear()
+        with (ws / "memory" / "MEMORY.md").open("w") as f:    # still open: not complete yet
+            f.write("# M\n")
+            f.flush()
+            qtbot.wait(600)
+            assert seen == []
+        qtbot.waitUntil(lambda: any("memory/MEMORY.md" in s for s in seen), timeout=900)   # closed now
+    finally:
+        watcher.stop()

@@ -113,12 +113,8 @@ def archive_view(qtbot, engine, ws):
 
 @pytest.fixture
 def runs_view(qtbot, engine, ws):
-    view = RunsView(engine)
-    qtbot.addWidget(view)
-    view.resize(1200, 820)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_workspace(ws)
+    from conftest import show_view
+    view = show_view(qtbot, RunsView(engine), ws, (1200, 820))
     qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
     return view
 
@@ -458,9 +454,64 @@ def test_runs_table_matches_list_runs(runs_view, runs):
     assert "2 Dream runs" in view.summary.text()
 
 
+def test_a_second_load_of_the_runs_tab_parses_no_record(qtbot, qtmodeltester, runs_view, ws):
+    """Design item 2: the records are kept by their stat; a refresh with nothing changed shows the
+    same rows from them (a changed record is read again: tests/test_stat_memo.py)."""
+    from test_stat_memo import settle
+    settle(ws.root)
+    with qtbot.waitSignal(runs_view.model.modelReset, timeout=5000):
+        runs_view.refresh()                                   # parses what the settle dated anew
+    parsed, rows = records.records_parsed(ws), [runs_view.model.run(r)["id"] for r in range(2)]
+    with qtbot.waitSignal(runs_view.model.modelReset, timeout=5000):
+        runs_view.refresh()
+    assert records.records_parsed(ws) == parsed
+    assert [runs_view.model.run(r)["id"] for r in range(runs_view.model.rowCount())] == rows
+    assert runs_view.model.cell_text(0, COL_CREATED) == "+1"
+    qtmodeltester.check(runs_view.model)
+
+
+def test_a_thousand_runs_are_formatted_only_where_shown(qtbot, qtmodeltester, engine, runs):
+    """The table makes a run's cells when its row is painted, not all 1,000 when they are set."""
+    many = [dict(runs[i % 2], id=f"r-20260101-{i:06d}") for i in range(1000)]
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.resize(1200, 820)
+    view.show()
+    qtbot.waitExposed(view)
+    view._set_runs(many, [])
+    qtbot.wait(1)
+    made = sum(c is not None for c in view.model._cells)
+    assert 0 < made <= 40, made
+    assert view.model.cell_text(999, COL_STATUS) == runs[1]["status"]
+    assert view.model.run(999)["id"] == "r-20260101-000999"
+    assert "1,000 Dream runs" in view.summary.text()
+    qtmodeltester.check(view.model)
+
+
 def _select(qtbot, view, run_id):
     assert view.select_run(run_id)
     qtbot.waitUntil(lambda: view.shown is not None and view.shown["id"] == run_id, timeout=5000)
+
+
+def test_a_refresh_that_changes_nothing_leaves_the_detail_as_it_is(qtbot, runs_view, runs, ws):
+    """The run is resolved again, and only a changed detail is laid out again (a long record's
+    detail costs more than the table); a fact gone from its file since is shown at once."""
+    view, first = runs_view, runs[1]
+    _select(qtbot, view, first["id"])
+    doc = view.detail.document()
+    revision, answered, show = doc.revision(), [], view._show_changed
+    view._show_changed = lambda *result: (answered.append(result[0]["id"]), show(*result))
+    with qtbot.waitSignal(view.model.modelReset, timeout=5000):
+        view.refresh()
+    qtbot.waitUntil(lambda: answered == [first["id"]], timeout=5000)
+    assert doc.revision() == revision and view.shown["id"] == first["id"]
+    user = ws.root / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8").replace(DUTCH_NOW + "\n", ""), encoding="utf-8")
+    with qtbot.waitSignal(view.model.modelReset, timeout=5000):
+        view.refresh()
+    qtbot.waitUntil(lambda: len(answered) == 2, timeout=5000)
+    assert doc.revision() != revision
+    assert {f["text"]: f["status"] for f in view.shown["created"]}[DUTCH_NOW] == "unavailable"
 
 
 def anchor_point(browser, href: str, label: str):

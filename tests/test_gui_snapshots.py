@@ -261,7 +261,7 @@ def test_intraline_marks_and_dark_palette(gui_env, qtbot, engine, history):
     click_row(view, qtbot, v1)
     wait_diff(view, qtbot, [v1])
     user = next(f for f in view.diff.files() if f.path == "USER.md")
-    changed = [(line.kind, t) for h in user.hunks for line in h.lines for t, _, c in line.segs if c]
+    changed = [(line.kind, t) for h in user.hunks for line in h.lines for t, _, c in line.pieces() if c]
     assert ("+", "CHANGED ") in changed or ("+", "CHANGED") in changed
     pal = QPalette(view.palette())
     for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.Base, "#1e1e1e"),
@@ -486,8 +486,9 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
     wait_listed(view, qtbot, 3)
     wait_diff(view, qtbot, [v3])
     applied = []
-    original_set = view.diff.set_diffs
-    view.diff.set_diffs = lambda diffs, *a, **k: (applied.append([d.path for d in diffs]), original_set(diffs, *a, **k))
+    original_set = view.diff.set_prepared
+    view.diff.set_prepared = lambda prepared, *a, **k: (applied.append([f.path for f in prepared.files]),
+                                                         original_set(prepared, *a, **k))
     click_row(view, qtbot, v1)                   # A
     qtbot.waitUntil(started.is_set, timeout=5000)
     click_row(view, qtbot, v2)                   # ...then B while A is still computing

@@ -22,7 +22,6 @@ from engine.history import (
     parse_line,
     read_history,
 )
-import engine.history as history_mod
 from engine.problems import ERROR, INFO, WARNING
 
 TS = "2026-04-03 00:02"
@@ -618,16 +617,3 @@ def test_a_cursor_the_assistant_took_at_the_same_moment_moves_ours_and_both_entr
     assert not hist.bad_lines
     assert result.collided_with == 2 and result.entry.cursor == 3
     assert (mem / ".cursor").read_text().strip() == "3"
-
-
-@settings(max_examples=500, deadline=None)
-@given(text=st.one_of(st.text(max_size=30), st.from_regex(r"\s?\{\"cursor\": -?\d{1,5}[,}\] ]?\s?", fullmatch=True),
-                      st.sampled_from(["\ufeff{}", "[" * 5000, "1" * 5000, "{} x", " {}", "{} ", "NaN", "-Infinity"])))
-def test_the_line_parser_reads_json_as_json_loads_does(text):
-    """parse_line's fast path (the C scanner alone) gives json.loads' value, or its very error."""
-    def outcome(fn):
-        try:
-            return "ok", fn(text)
-        except (ValueError, RecursionError) as exc:
-            return type(exc).__name__, str(exc)
-    assert repr(outcome(history_mod._loads)) == repr(outcome(json.loads))

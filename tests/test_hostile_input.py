@@ -414,6 +414,9 @@ BAD_RECORDS = {
     "tokens-list": dict(GOOD_RECORD, id=BAD_ID, tokens=[1]),
     "created-strings": dict(GOOD_RECORD, id=BAD_ID, created=["s"]),
     "top-level-list": [GOOD_RECORD],
+    "refused-size-true": dict(GOOD_RECORD, id=BAD_ID, refused=[{"file": "USER.md", "size": True}]),
+    "source-not-whole": dict(GOOD_RECORD, id=BAD_ID, created=[{"file": "USER.md", "text": "- x", "sources": [1.5]}]),
+    "iterations-text": dict(GOOD_RECORD, id=BAD_ID, passes=[{"name": "consolidation", "iterations": "3"}]),
 }
 
 
@@ -444,6 +447,22 @@ def test_unusable_run_record_is_skipped_with_a_problem(runs_ws, capsys, bad):
         code, out, err = run_cli(capsys, "runs", root, "show", BAD_ID, *extra)
         assert code == 2 and out == ""
         assert BAD_ID in one_line(err) and "not usable" in err
+
+
+@pytest.mark.parametrize("lists, why", [
+    ({"created": [GOOD_RECORD["created"][0], {"file": "USER.md"}]}, "created[1] lacks text"),
+    ({"created": [{"file": "USER.md", "text": "- x", "sources": [1, 2.5]}]},
+     "created[0].sources must be history cursors (whole numbers)"),
+    ({"refused": [{"file": "USER.md", "size": 9}, {"file": "USER.md", "size": True}]},
+     "refused[1].size is not a whole number"),
+    ({"removed": [{"file": "USER.md", "text": 5}]}, "removed[0].text is not text or null"),
+    ({"writes": [{"file": "USER.md"}, {}, {"file": 3}]}, "writes[2].file is not text"),
+])
+def test_an_unusable_entry_is_named_with_its_place(runs_ws, lists, why):
+    """Thousands of entries are checked a field at a time; the message still names the first bad one."""
+    root = runs_ws(dict(GOOD_RECORD, id=BAD_ID, **lists))
+    _, (problem,) = records.list_runs(Workspace.open(root))
+    assert problem.message == f"not a usable run record: {why}; skipped"
 
 
 def test_human_runs_listing_names_the_records_it_skipped(runs_ws, capsys):

@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from contextlib import closing
 
 import pytest
 
@@ -11,7 +12,7 @@ from engine.llm import Cancelled, LLMError, choose_model, make_client
 from engine.llm.anthropic import AnthropicClient
 from engine.llm.openai import OpenAIClient
 from engine.llm.replay import ReplayClient
-from llm_server import turn
+from llm_server import client_threads, turn
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "read",
                                            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]
@@ -20,8 +21,8 @@ MSGS = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]
 
 def test_openai_tool_calls_and_usage(llm_server):
     srv = llm_server([turn(("read_file", {"path": "USER.md"}), usage=(1234, 56))])
-    c = OpenAIClient(srv.url, "m-1", "sk-test-key-123", backoff=0.01)
-    comp = c.complete(MSGS, TOOLS)
+    with closing(OpenAIClient(srv.url, "m-1", "sk-test-key-123", backoff=0.01)) as c:
+        comp = c.complete(MSGS, TOOLS)
     assert [(t.name, json.loads(t.arguments)) for t in comp.tool_calls] == [("read_file", {"path": "USER.md"})]
     assert comp.usage.prompt_tokens == 1234 and comp.usage.completion_tokens == 56
     body = srv.requests[0]
@@ -32,33 +33,56 @@ def test_openai_tool_calls_and_usage(llm_server):
 
 def test_retry_on_429_and_5xx_then_success(llm_server):
     srv = llm_server([{"status": 429, "headers": {"Retry-After": "0"}}, {"status": 503}, turn(content="ok")])
-    comp = OpenAIClient(srv.url, "m", backoff=0.01).complete(MSGS, [])
+    with closing(OpenAIClient(srv.url, "m", backoff=0.01)) as c:
+        comp = c.complete(MSGS, [])
     assert comp.content == "ok" and len(srv.requests) == 3
 
 
 def test_gives_up_after_retries_with_clear_error(llm_server):
     srv = llm_server(default={"status": 500, "error": "boom"})
-    with pytest.raises(LLMError, match=r"HTTP 500: boom \(gave up after 3 attempts\)"):
-        OpenAIClient(srv.url, "m", max_retries=2, backoff=0.01).complete(MSGS, [])
+    with closing(OpenAIClient(srv.url, "m", max_retries=2, backoff=0.01)) as c, \
+            pytest.raises(LLMError, match=r"HTTP 500: boom \(gave up after 3 attempts\)"):
+        c.complete(MSGS, [])
     assert len(srv.requests) == 3
 
 
 def test_no_retry_on_401_and_key_not_echoed(llm_server):
     srv = llm_server([{"status": 401, "error": "invalid key sk-secret-999"}])
-    with pytest.raises(LLMError) as info:
-        OpenAIClient(srv.url, "m", "sk-secret-999", backoff=0.01).complete(MSGS, [])
+    with closing(OpenAIClient(srv.url, "m", "sk-secret-999", backoff=0.01)) as c, pytest.raises(LLMError) as info:
+        c.complete(MSGS, [])
     assert "HTTP 401" in str(info.value) and "sk-secret-999" not in str(info.value)
     assert len(srv.requests) == 1
 
 
+def test_one_connection_for_all_of_a_clients_requests_and_nothing_left_after_close(llm_server):
+    srv = llm_server(default=turn(content="ok"))
+    before = client_threads()
+    c = OpenAIClient(srv.url, "m", backoff=0.01)
+    assert [c.complete(MSGS, []).content for _ in range(3)] == ["ok"] * 3
+    assert (len(srv.requests), srv.connections) == (3, 1)      # keep-alive: one TCP connection
+    c.close()
+    assert client_threads() == before and srv.all_closed()     # its thread ended, its connection closed
+    assert c.complete(MSGS, []).content == "ok"                # used again: a new connection
+    assert srv.connections == 2
+    c.close()
+
+
 def test_cancel_returns_within_a_second(llm_server):
-    srv = llm_server([{"delay": 30, **turn(content="late")}])
+    srv = llm_server([{"delay": 30, **turn(content="late")}, turn(content="fresh")])
+    before = client_threads()
     cancel = threading.Event()
-    threading.Timer(0.2, cancel.set).start()
+    timer = threading.Timer(0.2, cancel.set)
+    timer.start()
+    c = OpenAIClient(srv.url, "m", timeout=60)
     t0 = time.monotonic()
     with pytest.raises(Cancelled):
-        OpenAIClient(srv.url, "m", timeout=60).complete(MSGS, [], cancel)
+        c.complete(MSGS, [], cancel)
     assert time.monotonic() - t0 < 1.2
+    timer.join()
+    assert client_threads() == before      # the request was aborted, not abandoned on a thread
+    assert c.complete(MSGS, []).content == "fresh"     # never the late answer of the aborted request
+    assert srv.connections == 2                        # on a new connection: the aborted one is gone
+    c.close()
 
 
 def test_cancel_during_backoff(llm_server):
@@ -66,24 +90,24 @@ def test_cancel_during_backoff(llm_server):
     cancel = threading.Event()
     threading.Timer(0.2, cancel.set).start()
     t0 = time.monotonic()
-    with pytest.raises(Cancelled):
-        OpenAIClient(srv.url, "m", max_retries=5, backoff=10).complete(MSGS, [], cancel)
+    with closing(OpenAIClient(srv.url, "m", max_retries=5, backoff=10)) as c, pytest.raises(Cancelled):
+        c.complete(MSGS, [], cancel)
     assert time.monotonic() - t0 < 1.2
 
 
 def test_timeout_is_reported(llm_server):
     srv = llm_server(default={"delay": 5, **turn(content="late")})
-    with pytest.raises(LLMError, match="timed out"):
-        OpenAIClient(srv.url, "m", timeout=0.3, max_retries=0).complete(MSGS, [])
+    with closing(OpenAIClient(srv.url, "m", timeout=0.3, max_retries=0)) as c, pytest.raises(LLMError, match="timed out"):
+        c.complete(MSGS, [])
 
 
 def test_anthropic_messages_native(llm_server):
     srv = llm_server([turn(("read_file", {"path": "USER.md"}), content="let me look", usage=(10, 5))])
-    c = AnthropicClient(srv.url.rsplit("/v1", 1)[0], "anthropic/claude-x", "ak-123", backoff=0.01)
     history = MSGS + [{"role": "assistant", "content": None, "tool_calls": [
         {"id": "t1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"SOUL.md\"}"}}]},
         {"role": "tool", "tool_call_id": "t1", "content": "soul text"}]
-    comp = c.complete(history, TOOLS)
+    with closing(AnthropicClient(srv.url.rsplit("/v1", 1)[0], "anthropic/claude-x", "ak-123", backoff=0.01)) as c:
+        comp = c.complete(history, TOOLS)
     assert comp.content == "let me look" and comp.tool_calls[0].name == "read_file"
     assert comp.usage.prompt_tokens == 10
     body = srv.requests[0]

@@ -3,6 +3,7 @@ fact status across runs, 30-day retention, and scrubbing of deleted archive text
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
 from ..workspace import Workspace
 from ..state import lock_path
+from ..stat_memo import MemoShelf
 from ..textform import normalise
 
 RETENTION_DAYS = 30
@@ -65,7 +67,7 @@ def _valid(rec, stem: str) -> str | None:
         return f"its id {rec.get('id')!r} is not its file name"
     for key in _LIST_KEYS:
         v = rec.get(key, [])
-        if not (isinstance(v, list) and all(isinstance(x, dict) for x in v)):
+        if not (isinstance(v, list) and set(map(type, v)) <= _DICT):
             return f"{key} must be a list of objects"
     for key in ("started", "finished", "status", "trigger", "outcome"):
         if rec.get(key) is not None and not isinstance(rec.get(key), str):
@@ -73,18 +75,10 @@ def _valid(rec, stem: str) -> str | None:
     for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
         if rec.get(key) is not None and not isinstance(rec.get(key), dict):
             return f"{key} must be an object"
-    for key, fields in _ITEM_FIELDS.items():
-        for i, item in enumerate(rec.get(key) or []):
-            for name, (kinds, required) in fields.items():
-                if name not in item:
-                    if required:
-                        return f"{key}[{i}] lacks {name}"
-                    continue
-                if not _is(item[name], kinds):
-                    return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
-            srcs = item.get("sources", []) if key == "created" else []
-            if not all(_is(c, "int") for c in srcs):
-                return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    for key in _ITEM_FIELDS:
+        items = rec.get(key) or []
+        if not _items_fit(key, items):
+            return _first_misfit(key, items)
     for key, fields in _OBJECT_FIELDS.items():
         obj = rec.get(key)
         if isinstance(obj, dict):
@@ -98,10 +92,35 @@ def _valid(rec, stem: str) -> str | None:
     return None
 
 
+def _items_fit(key: str, items: list[dict]) -> bool:
+    """Whether every entry of the list holds its fields as _ITEM_FIELDS says: the types of each
+    field over the whole list as one set (a record holds thousands of entries and cursors)."""
+    for name, allowed in _ALLOWED[key]:
+        if not {type(item.get(name, _ABSENT)) for item in items} <= allowed:
+            return False
+    return key != "created" or {type(c) for item in items for c in item.get("sources", ())} <= _INT
+
+
+def _first_misfit(key: str, items: list[dict]) -> str:
+    """What is wrong with the first entry that does not fit, in words."""
+    for i, item in enumerate(items):
+        for name, (kinds, required) in _ITEM_FIELDS[key].items():
+            if name not in item:
+                if required:
+                    return f"{key}[{i}] lacks {name}"
+                continue
+            if type(item[name]) not in _TYPES[kinds]:
+                return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
+        if key == "created" and not set(map(type, item.get("sources", ()))) <= _INT:
+            return f"{key}[{i}].sources must be history cursors (whole numbers)"
+    return f"{key} holds an entry of another shape"        # (_items_fit and this read alike)
+
+
 # What the views read from each list entry and object of a record: (kind, required). Checked so a
-# record edited by hand or half written reads as invalid, in words, never as a crash later.
+# record edited by hand or half written reads as invalid, in words, never as a crash later. A
+# created fact's text is null once its archive entry was deleted (scrub_text): the run stays listed.
 _ITEM_FIELDS = {
-    "created": {"file": ("str", True), "text": ("str", True), "sources": ("list", False),
+    "created": {"file": ("str", True), "text": ("str?", True), "sources": ("list", False),
                 "kind": ("str?", False), "confidence": ("str?", False)},
     "removed": {"file": ("str", True), "text": ("str?", False), "archive_id": ("str?", False),
                 "replaced_by": ("str?", False)},
@@ -118,37 +137,58 @@ _KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "
                "list": "a list"}
 
 
+# A record is read by json.loads, so each value is exactly one of its types (a bool is no int).
+_TYPES = {"str": frozenset({str}), "str?": frozenset({str, type(None)}), "int": frozenset({int}),
+          "int?": frozenset({int, type(None)}), "list": frozenset({list})}
+_DICT, _INT = frozenset({dict}), _TYPES["int"]       # (a set of the items' types: C speed)
+_ABSENT = type("Absent", (), {})()                    # a field an entry leaves out
+# each list's fields with the types they may have (a field that may be left out: Absent too)
+_ALLOWED = {key: tuple((name, _TYPES[kind] | ({type(_ABSENT)} if not required else set()))
+                       for name, (kind, required) in fields.items()) for key, fields in _ITEM_FIELDS.items()}
+
+
 def _is(value, kind: str) -> bool:
-    if kind.endswith("?"):
-        if value is None:
-            return True
-        kind = kind[:-1]
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, {"str": str, "list": list}[kind])
+    return type(value) in _TYPES[kind]
+
+
+def _parse_record(path: Path) -> dict | Problem:
+    """A run record as listed (its lists filled in), or why it is skipped; an OSError is raised."""
+    display = f"memory/dreams/{path.name}"
+    try:
+        rec = json.loads(read_bytes(path).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return Problem(display, f"unreadable run record ({exc}); skipped")
+    why = _valid(rec, path.stem)
+    if why:
+        return Problem(display, f"not a usable run record: {why}; skipped")
+    for key in _LIST_KEYS:
+        rec[key] = rec.get(key) or []
+    return rec
+
+
+_RECORDS = MemoShelf(_parse_record)
+
+
+def records_parsed(ws: Workspace) -> int:
+    """How many run record files this process has parsed for ws (structural tests count them)."""
+    return _RECORDS.memo(dreams_dir(ws)).parsed
 
 
 def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
-    """All run records, newest first."""
+    """All run records, newest first. Only files new or changed since the last listing are parsed
+    (engine/stat_memo.py). Each record is a copy of its top level, for the caller to change;
+    the lists and objects inside are shared with the memo: copy one before changing it."""
     d = dreams_dir(ws)
     runs, problems = [], []
     if not d.is_dir():
         return runs, problems
-    for p in d.iterdir():
-        if not _RUN_FILE.match(p.name):
-            continue
-        try:
-            rec = json.loads(read_bytes(p).decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            problems.append(Problem(f"memory/dreams/{p.name}", f"unreadable run record ({exc}); skipped"))
-            continue
-        why = _valid(rec, p.stem)
-        if why:
-            problems.append(Problem(f"memory/dreams/{p.name}", f"not a usable run record: {why}; skipped"))
-            continue
-        for key in _LIST_KEYS:
-            rec[key] = rec.get(key) or []
-        runs.append(rec)
+    for name, _sig, got in _RECORDS.memo(d).read(d, _RUN_FILE.match):
+        if isinstance(got, OSError):
+            problems.append(Problem(f"memory/dreams/{name}", f"unreadable run record ({got}); skipped"))
+        elif isinstance(got, Problem):
+            problems.append(got)
+        else:
+            runs.append(dict(got))
     runs.sort(key=run_order, reverse=True)
     _interrupted(ws, runs)
     return runs, problems
@@ -290,26 +330,36 @@ def scrub_text(ws: Workspace, text: str, file: str) -> int:
     runs, _ = list_runs(ws)
     changed = 0
     for rec in runs:
-        hit = False
-        for key in ("created", "removed"):
-            for fact in rec.get(key, []):
-                if fact.get("file") == file and fact.get("text") == text:
-                    fact["text"] = None
-                    fact["scrubbed"] = True
-                    hit = True
-                if fact.get("replaced_by") == text:
-                    fact["replaced_by"] = None
-                    hit = True
-        um = rec.get("user_md")
-        if file == "USER.md" and isinstance(um, dict):
-            for side in ("before", "after"):
-                if isinstance(um.get(side), str) and text in um[side]:
-                    um[side] = um[side].replace(text, "[deleted]")
-                    hit = True
-        if hit:
-            save_record(ws, rec)
+        scrubbed = _scrubbed(rec, text, file)
+        if scrubbed is not None:
+            save_record(ws, scrubbed)
             changed += 1
     return changed
+
+
+def _scrubbed(rec: dict, text: str, file: str) -> dict | None:
+    """A copy of the record without the text (None when it holds none of it). The record itself
+    is left as it is: list_runs shares what is inside it with its memo."""
+    out: dict | None = None
+
+    def own() -> dict:
+        nonlocal out
+        if out is None:
+            out = copy.deepcopy(rec)
+        return out
+
+    for key in ("created", "removed"):
+        for i, fact in enumerate(rec.get(key, [])):
+            if fact.get("file") == file and fact.get("text") == text:
+                own()[key][i].update(text=None, scrubbed=True)
+            if fact.get("replaced_by") == text:
+                own()[key][i]["replaced_by"] = None
+    um = rec.get("user_md")
+    if file == "USER.md" and isinstance(um, dict):
+        for side in ("before", "after"):
+            if isinstance(um.get(side), str) and text in um[side]:
+                own()["user_md"][side] = um[side].replace(text, "[deleted]")
+    return out
 
 
 def _line_id(line: bytes) -> str | None:

@@ -189,15 +189,19 @@ def run_dream(ws: Workspace, client: LLMClient, options: DreamOptions | None = N
               cancel: threading.Event | None = None, progress: Callable[[dict], None] | None = None,
               now: Callable[[], datetime] | None = None, model_label: str | None = None,
               choice: ModelChoice | None = None) -> DreamResult:
-    """`choice` (how the model was chosen, never a key) goes into the run record."""
+    """`choice` (how the model was chosen, never a key) goes into the run record. The client is
+    closed when the run ends (using it again opens a new connection)."""
     options = options or DreamOptions()
     cancel = cancel or threading.Event()
     progress = progress or (lambda e: None)
     now = now or (lambda: datetime.now().astimezone())
-    if options.dry_run:
-        return _run(ws, client, options, cancel, progress, now, model_label, choice)
-    with job_lock(ws):
-        return _run(ws, client, options, cancel, progress, now, model_label, choice)
+    try:
+        if options.dry_run:
+            return _run(ws, client, options, cancel, progress, now, model_label, choice)
+        with job_lock(ws):
+            return _run(ws, client, options, cancel, progress, now, model_label, choice)
+    finally:
+        client.close()          # the run's connection and its thread end with the run
 
 
 def _sizes(sandbox, rels: list[str]) -> dict[str, int]:

@@ -66,6 +66,9 @@ class LLMClient(Protocol):
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         ...
 
+    def close(self) -> None:
+        """Release what the calls held open (a connection, its thread); called when a run ends."""
+
 
 def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
                  api_key_env: str | None = None, provider: str | None = None,

@@ -26,6 +26,10 @@ class AnthropicClient:
     def __repr__(self) -> str:
         return f"AnthropicClient({self.url!r}, {self.model!r})"
 
+    def close(self) -> None:
+        """End the run's connection (a later call opens a new one)."""
+        self.http.close()
+
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         system, converted = to_anthropic(messages)
         body: dict = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}

@@ -1,9 +1,9 @@
 """The HTTP part both providers share: timeouts, retries with backoff on 429/5xx and
-connection errors, and a cancel that returns within about a second."""
+connection errors, and a cancel that returns within about a second (engine/llm/session.py keeps
+the connection alive between requests and aborts it on cancel)."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import threading
 import time
 
@@ -11,6 +11,7 @@ import httpx
 
 from .. import redact
 from . import Cancelled, LLMError
+from .session import Session
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
@@ -22,6 +23,7 @@ class HttpPoster:
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.session = Session(timeout)     # one keep-alive connection for all of a run's requests
 
     def post_json(self, url: str, headers: dict, body: dict, cancel: threading.Event | None) -> dict:
         cancel = cancel or threading.Event()
@@ -32,7 +34,7 @@ class HttpPoster:
             if cancel.is_set():
                 raise Cancelled("cancelled")
             try:
-                resp = self._post_cancellable(url, headers, body, cancel)
+                resp = self.session.post(url, headers, body, cancel)
             except Cancelled:
                 raise
             except httpx.TimeoutException:
@@ -64,21 +66,8 @@ class HttpPoster:
                 raise Cancelled("cancelled")
         raise LLMError(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
 
-    def _post_cancellable(self, url: str, headers: dict, body: dict, cancel: threading.Event) -> httpx.Response:
-        client = httpx.Client(timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 15.0)))
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-http")
-        try:
-            fut = pool.submit(client.post, url, headers=headers, json=body)
-            while True:
-                try:
-                    return fut.result(timeout=0.05)
-                except concurrent.futures.TimeoutError:
-                    if cancel.is_set():
-                        client.close()   # aborts the connection under the request
-                        raise Cancelled("cancelled") from None
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-            client.close()        # always: a cancel that came after the answer left it open (a leaked socket)
+    def close(self) -> None:
+        self.session.close()
 
 
 def endpoint(base_url: str, path: str) -> str:

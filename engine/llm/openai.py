@@ -23,6 +23,10 @@ class OpenAIClient:
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIClient({self.url!r}, {self.model!r})"
 
+    def close(self) -> None:
+        """End the run's connection (a later call opens a new one)."""
+        self.http.close()
+
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         body: dict = {"model": self.model, "messages": messages}
         if tools:

@@ -41,6 +41,9 @@ class ReplayClient:
                 self.position = i
                 return
 
+    def close(self) -> None:
+        pass                    # nothing held open
+
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")

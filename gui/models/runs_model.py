@@ -1,7 +1,7 @@
 """The Dream runs table: Dreamdesk's memory/dreams/<run id>.json records (spec section 5) and the
 assistant's runs (its snapshot commits), newest first as engine.dream_runs.every_run returns
-them, each marked by who ran it. One short tuple of display strings is made per run when the
-list is set (runs are few: 30 days of retention); cells are looked up on demand."""
+them, each marked by who ran it. A run's short tuple of display strings is made the first time
+one of its cells is asked for (a paint asks for the rows in sight only), then kept."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from datetime import datetime
 from engine import clock
 from engine.dream.records import counted_refusals
 
-from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, Qt
-from .base import RIGHT, TableModel, blend, rich_tooltip, theme
+from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette
+from .base import ALIGNMENT, DISPLAY, FONT, FOREGROUND, RIGHT, TOOLTIP, TableModel, blend, rich_tooltip, theme
 
 (COL_STARTED, COL_BY, COL_TRIGGER, COL_STATUS, COL_DURATION, COL_TOKENS, COL_BATCH, COL_CREATED, COL_REMOVED,
  COL_REFUSED, COL_PRUNED, COL_ID) = range(12)
@@ -126,7 +126,7 @@ class RunsModel(TableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runs: list[dict] = []
-        self._cells: list[tuple[str, ...]] = []
+        self._cells: list[tuple[str, ...] | None] = []      # made on first use
         self._bold = QFont()
         self._bold.setBold(True)
         self.set_palette(QApplication.palette())
@@ -135,8 +135,14 @@ class RunsModel(TableModel):
         """Replace every row (every_run order: newest first)."""
         self.beginResetModel()
         self.runs = list(runs)
-        self._cells = [self._row_cells(r) for r in self.runs]
+        self._cells = [None] * len(self.runs)
         self.endResetModel()
+
+    def _row(self, row: int) -> tuple[str, ...]:
+        cells = self._cells[row]
+        if cells is None:
+            cells = self._cells[row] = self._row_cells(self.runs[row])
+        return cells
 
     @staticmethod
     def _row_cells(r: dict) -> tuple[str, ...]:
@@ -175,28 +181,28 @@ class RunsModel(TableModel):
         return sum(1 for r in self.runs if is_assistant(r))
 
     def cell_text(self, row: int, col: int) -> str:
-        return self._cells[row][col]
+        return self._row(row)[col]
 
     # ---- QAbstractTableModel ---------------------------------------------------------------
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.runs)
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid() or index.row() >= len(self.runs):
             return None
         row, col = index.row(), index.column()
-        if role == Qt.DisplayRole:
-            return self._cells[row][col]
+        if role == DISPLAY:
+            return self._row(row)[col]
         r = self.runs[row]
-        if role == Qt.TextAlignmentRole and col in NUMERIC:
+        if role == ALIGNMENT and col in NUMERIC:
             return RIGHT
-        if role == Qt.ForegroundRole:
+        if role == FOREGROUND:
             return self._foreground(r, col)
-        if role == Qt.FontRole and ((col == COL_STATUS and r.get("status") == BAD)
-                                    or (col == COL_BY and is_assistant(r))):
+        if role == FONT and ((col == COL_STATUS and r.get("status") == BAD)
+                             or (col == COL_BY and is_assistant(r))):
             return self._bold
-        if role == Qt.ToolTipRole:
+        if role == TOOLTIP:
             return self._tooltip(r, col)
         return None
 

@@ -244,6 +244,7 @@ class ArchiveView(QWidget):
         self.busy = False
         self.loaded = False             # the current workspace's archive has been read
         self._token = Latest()
+        self._wanted: tuple[str | None, list[str]] | None = None   # asked for before the rows arrived
 
         self.model = ArchiveModel(self)
         self.proxy = ArchiveFilterProxy(self)
@@ -395,10 +396,13 @@ class ArchiveView(QWidget):
         return sorted(rows)
 
     def select_id(self, record_id: str, clear_filters: bool = True) -> bool:
-        """Select and show one entry (clearing the filters if they hide it)."""
+        """Select and show one entry (clearing the filters if they hide it); one not listed yet
+        is selected when the archive read now under way arrives (a tab read when first shown)."""
         row = self.model.row_for_id(record_id)
-        return row is not None and select_source_row(self.table, self.proxy, row,
-                                                     self.clear_filters if clear_filters else None)
+        if row is None:
+            self._wanted = (None, [record_id])
+            return False
+        return select_source_row(self.table, self.proxy, row, self.clear_filters if clear_filters else None)
 
     def show_reason(self, reason: str, ids: list[str]) -> None:
         """Only the entries archived for `reason`, the first of `ids` selected (the watch's "go to
@@ -407,8 +411,8 @@ class ArchiveView(QWidget):
         if reason in self._reasons:
             self.reason_combo.setCurrentIndex(self._reasons.index(reason))
             self._apply_filter()
-        if ids:
-            self.select_id(ids[0], clear_filters=False)
+        if ids and not self.select_id(ids[0], clear_filters=False):
+            self._wanted = (reason, ids)
 
     def clear_filters(self) -> None:
         reset_filters(self._debounce, self.search_edit,
@@ -581,6 +585,10 @@ class ArchiveView(QWidget):
                     sel.setCurrentIndex(index, sel.SelectionFlag.NoUpdate)
                     self._show_record(self.model.record(row))
         self._update_state()
+        wanted, self._wanted = self._wanted, None
+        if wanted is not None:
+            reason, ids = wanted
+            self.show_reason(reason, ids) if reason else self.select_id(ids[0])
 
     def _fill_combos(self) -> None:
         file, reason = self._combo_value(self.file_combo, self._files), self._combo_value(self.reason_combo,

@@ -18,6 +18,7 @@ from engine.workspace import Workspace
 from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
                   QtCore)
 from ..worker import Engine, Latest
+from .common import read_latest
 
 
 @dataclass
@@ -112,23 +113,16 @@ class ChartsView(QWidget):
         self.refresh(budgets)
 
     def refresh(self, budgets: dict[str, int] | None = None) -> None:
-        if self.ws is None:
-            return
-        ws, token = self.ws, self._token.next()
         budgets = budgets if budgets is not None else (self.data.budgets if self.data else {})
-        self.engine.read("size history", lambda ctx: read_chart_data(ws, budgets),
-                         lambda d: self._loaded(d, token), lambda msg, tb: self._failed(msg, token))
+        read_latest(self, self._token, "size history", lambda ws: read_chart_data(ws, budgets), self._loaded,
+                    self._failed)
 
-    def _failed(self, msg: str, token: int) -> None:
-        if not self._token.current(token):
-            return
+    def _failed(self, msg: str) -> None:
         self.data = None
         self.empty.setText(f"The size history cannot be read: {msg}")
         self._draw()
 
-    def _loaded(self, data: ChartData, token: int) -> None:
-        if not self._token.current(token):
-            return
+    def _loaded(self, data: ChartData) -> None:
         self.data = data
         self.empty.setText(EMPTY_TEXT)
         current = self.file_combo.currentText()

@@ -94,6 +94,12 @@ def reset_filters(debounce: QTimer, edit: QLineEdit, combos: tuple[QComboBox, ..
     apply()
 
 
+def _shown(view) -> bool:
+    """The view is on screen now: its read goes before those of hidden ones."""
+    visible = getattr(view, "isVisible", None)
+    return bool(visible and visible())
+
+
 def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[object], None],
                 failed: Callable[[str], None]) -> None:
     """Run job(ws) for view.ws on the engine's reader thread. Only the newest request's answer
@@ -112,4 +118,6 @@ def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[
         if latest.current(token):
             failed(msg)
 
-    view.engine.read(what, lambda ctx: job(ws), apply, fail)
+    # a request superseded before its turn on the reader lane never runs
+    view.engine.read(what, lambda ctx: job(ws) if latest.current(token) else None, apply, fail,
+                     first=_shown(view))

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import TYPE_CHECKING
 
 from engine import clock
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
-from ..workspace_state import WorkspaceState
 from .pins_panel import PinAlertBox, PinListBox
+
+if TYPE_CHECKING:      # (importing it would load the whole engine before the window paints)
+    from ..workspace_state import WorkspaceState
 
 
 class Dashboard(QWidget):
@@ -32,6 +35,15 @@ class Dashboard(QWidget):
         body = QWidget()
         scroll.setWidget(body)
         lay = QVBoxLayout(body)
+
+        # before any workspace is read: what is happening instead ("Preparing the demo…", or why not)
+        self.notice = QLabel()
+        self.notice.setObjectName("notice")
+        self.notice.setWordWrap(True)
+        self.notice.setContentsMargins(8, 16, 8, 16)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.hide()
+        lay.addWidget(self.notice)
 
         self.assistant = QLabel()
         self.assistant.setWordWrap(True)
@@ -123,7 +135,14 @@ class Dashboard(QWidget):
         self.lost_error.setText(message)
         self.lost_error.setVisible(bool(message))
 
+    def show_notice(self, text: str, error: bool = False) -> None:
+        """A line in large type above everything, until a workspace's state is shown."""
+        self.notice.setStyleSheet("font-size: 15pt;" + (" color: #d64541;" if error else ""))
+        self.notice.setText(text)
+        self.notice.show()
+
     def set_state(self, state: WorkspaceState) -> None:
+        self.notice.hide()
         st = state.status
         seen = set()
         for f in st.files:

@@ -8,17 +8,16 @@ import json
 import os
 from pathlib import Path
 
-from engine.consolidator import run_consolidator
-from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
 from engine.llm import LLMError, ModelChoice, Overrides, make_client, resolve_model
-from engine.restore import job_lock
 from engine.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
-from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
 from ..worker import Engine
+
+# The panel is in the first window; Dream, the Consolidator and the diff widget (pygments) are
+# imported by the jobs and the dry-run dialog that use them, off the path to the first paint.
 
 
 def overrides_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> Overrides:
@@ -58,8 +57,9 @@ class DryRunDialog(QDialog):
     """What a dry run would change, as the snapshot view shows a diff (highlighted, intraline,
     unified or side by side), with Apply / Discard."""
 
-    def __init__(self, outcome: str, diffs: list, parent: QWidget | None = None):
+    def __init__(self, outcome: str, diffs: list, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
+        from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
         self.setWindowTitle("Dry run: what Dream would change")
         self.unified = "".join(d.unified("before", "after") for d in diffs)
         lay = QVBoxLayout(self)
@@ -68,7 +68,7 @@ class DryRunDialog(QDialog):
         lay.addWidget(note)
         self.diff = DiffView()
         self.diff.setAccessibleName("Dry-run diff")
-        self.diff.set_diffs(diffs, empty_text="No file would change.")
+        self.diff.load_diffs(engine, diffs, empty_text="No file would change.")
         modes = QHBoxLayout()
         modes.addWidget(QLabel("Apply writes exactly this, or refuses if a file changed since."), 1)
         for label, mode, key in (("Unified", UNIFIED, "Alt+U"), ("Side by side", SPLIT, "Alt+S")):
@@ -191,6 +191,7 @@ class EnginePanel(QWidget):
         what = "Dry run" if dry_run else "Review" if review else "Dream"
 
         def job(ctx):
+            from engine.dream.run import DreamOptions, run_dream
             choice, key = model_for(ws, override, demo)
             client = make_client(choice, key)
             force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
@@ -229,7 +230,7 @@ class EnginePanel(QWidget):
             self.outcome.setText(f"The dry run of {ws.root} finished after you switched workspace; "
                                  "nothing was applied. Run it again there to see it.")
         elif dry_run and result.preview is not None:
-            dlg = DryRunDialog(result.outcome, result.diffs, self)
+            dlg = DryRunDialog(result.outcome, result.diffs, self.engine, self)
             complete = result.status in ("completed", "wrote-nothing", "held")
             if not complete:
                 # a failed or cancelled preview is partial: show it, never offer to apply it
@@ -248,6 +249,7 @@ class EnginePanel(QWidget):
         self._set_running(True)
 
         def job(ctx) -> str:
+            from engine.dream.run import apply_preview, load_state
             apply_preview(ws, preview)
             # the run it recorded says what the dry run said (a held cursor, a refused write)
             return str((load_state(ws).get("last_run") or {}).get("outcome") or "Applied the dry run.")
@@ -268,6 +270,8 @@ class EnginePanel(QWidget):
         lines: list[str] = []
 
         def job(ctx):
+            from engine.consolidator import run_consolidator
+            from engine.restore import job_lock
             try:
                 choice, key = model_for(ws, override, demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)

@@ -10,6 +10,7 @@ from engine.budgets import budget_state, percent_label
 from engine.diffs import diff_texts
 from engine.edits import save_edit
 from engine.files import read_state
+from engine.prepared_diff import prepare
 from engine.problems import ConflictError
 from engine.textform import BOM, normalise, prompt_chars
 from engine.workspace import Workspace
@@ -20,6 +21,7 @@ from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel,
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..worker import Engine, Latest
+from .common import read_latest
 
 # Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,
 # markdown highlighting is switched off so a huge file opens at once.
@@ -64,6 +66,9 @@ class ConflictDialogs:
     """The questions the editor asks; tests replace them. Each dialog is built by its own method
     so a test can look at what a person would see (buttons, default, the diff) without exec."""
 
+    def __init__(self, engine: Engine):
+        self.engine = engine                # the compare's diff is prepared on its reader thread
+
     def conflict(self, parent: QWidget, path: str) -> str:
         box, choices = self.conflict_box(parent, path)
         box.exec()
@@ -87,19 +92,20 @@ class ConflictDialogs:
 
     def compare(self, parent: QWidget, path: str, disk: str, mine: str) -> str:
         """The coloured diff (on disk → your edit) with the same choices; "back" asks again."""
-        dlg, _view, choices = self.compare_dialog(parent, path, disk, mine)
+        dlg, _view, choices = self.compare_dialog(parent, path, disk, mine, self.engine)
         dlg.exec()
         return choices.get(getattr(dlg, "chosen", None), "back")
 
     @staticmethod
-    def compare_dialog(parent: QWidget | None, path: str, disk: str, mine: str):
+    def compare_dialog(parent: QWidget | None, path: str, disk: str, mine: str, engine: Engine):
+        """The dialog opens at once saying "Preparing diff…"; the buttons work before the diff is in."""
         from ..widgets.diff_view import DiffView
         dlg = QDialog(parent)
         dlg.setWindowTitle(f"{path}: on disk → your edit")
         lay = QVBoxLayout(dlg)
         view = DiffView()
-        view.set_diffs([d for d in [diff_texts(disk, mine, path)] if d.changed],
-                       empty_text="Your edit and the file on disk are the same.")
+        view.load(engine, lambda: prepare([d for d in [diff_texts(disk, mine, path)] if d.changed]),
+                  empty_text="Your edit and the file on disk are the same.")
         lay.addWidget(view)
         bb = QDialogButtonBox()
         reload_b = bb.addButton("Reload from disk", QDialogButtonBox.ButtonRole.DestructiveRole)
@@ -128,7 +134,7 @@ class FilesView(QWidget):
         self.ws: Workspace | None = None
         self.budgets: dict[str, int] = {}
         self.loaded: Loaded | None = None
-        self.dialogs = ConflictDialogs()
+        self.dialogs = ConflictDialogs(engine)
         self._token = Latest()
         self._disk_changed = False
         self._pin_busy = False
@@ -307,18 +313,13 @@ class FilesView(QWidget):
     def _load(self, path: str, keep_view: bool = False) -> None:
         """Load `path` into the editor; `keep_view`: the same file changed on disk, so keep the
         cursor and scroll position where they were."""
-        ws = self.ws
-        token = self._token.next()
-
-        def job(ctx):
+        def job(ws):
             state, problems = ws.read_file(path)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
             return Loaded(path, normalise(state.text), state.hash, read_only_reason(state, problems),
                           state.text.startswith(BOM))
 
         def done(loaded: Loaded) -> None:
-            if not self._token.current(token):
-                return   # a newer load replaced this one
             self.loaded = loaded
             pos = self.editor.textCursor().position() if keep_view else 0
             scroll = self.editor.verticalScrollBar().value() if keep_view else 0
@@ -342,7 +343,8 @@ class FilesView(QWidget):
             self._show_banner(False)
             self._update_size()
 
-        self.engine.read(f"load {path}", job, done)
+        read_latest(self, self._token, f"load {path}", job, done,
+                    lambda msg: self.status.emit(f"Could not read {path}: {msg}"))
 
     def changeEvent(self, event) -> None:  # noqa: N802
         from ..qt import QEvent

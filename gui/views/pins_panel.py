@@ -4,11 +4,14 @@ nothing put back on its own) and the list of pins that are where they belong."""
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from engine import clock
-from engine.pins import PinState
 
 from ..qt import QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
+
+if TYPE_CHECKING:      # (engine.pins loads markdown-it and the snapshot store)
+    from engine.pins import PinState
 
 ALERT_COLOUR = "#d64541"
 

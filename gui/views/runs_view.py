@@ -444,6 +444,7 @@ class RunsView(QWidget):
         self.dialogs = RunDialogs()
         self.restoring = False
         self._list_token = Latest()
+        self._wanted: str | None = None         # a run asked for before the rows arrived
         self._detail_token = Latest()
         self.mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
@@ -502,8 +503,10 @@ class RunsView(QWidget):
         return self.model.run(index.row()) if index.isValid() else None
 
     def select_run(self, run_id: str) -> bool:
+        """Select one run; one not listed yet is selected when the read under way arrives."""
         row = self.model.row_for_id(run_id)
         if row is None:
+            self._wanted = run_id
             return False
         self.table.selectRow(row)
         self.table.setCurrentIndex(self.model.index(row, 0))
@@ -524,7 +527,8 @@ class RunsView(QWidget):
         if not runs:
             self._show(None, None)
             return
-        row = self.model.row_for_id(keep) if keep else None
+        wanted, self._wanted = self._wanted, None
+        row = self.model.row_for_id(wanted or keep) if wanted or keep else None
         row = 0 if row is None else row
         # The reset cleared the current index, so this reloads the detail (its facts' status
         # may have changed since it was shown) and keeps its scroll position for the same run.
@@ -593,7 +597,15 @@ class RunsView(QWidget):
             return resolved, diff, clock.home_zone(ws.config())
 
         read_latest(self, self._detail_token, f"resolve run {rec.get('id')}", job,
-                    lambda result: self._show(*result), lambda msg: self._show_error(rec.get("id"), msg))
+                    lambda result: self._show_changed(*result), lambda msg: self._show_error(rec.get("id"), msg))
+
+    def _show_changed(self, resolved: dict, diff: str | None, home_zone: tzinfo | None) -> None:
+        """The detail as resolved again, unless it reads exactly as shown (a refresh after nothing
+        changed in this run: the pane is not laid out again, and stays where it was scrolled)."""
+        if self.shown_assistant is None and (resolved, diff, home_zone) == (self.shown, self._shown_diff,
+                                                                           self._home_zone):
+            return
+        self._show(resolved, diff, home_zone)
 
     def _load_assistant_detail(self, rec: dict) -> None:
         side, sha = self.side, str(rec.get("commit"))

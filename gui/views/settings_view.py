@@ -60,6 +60,7 @@ class SettingsView(QWidget):
         self.dialogs = FloorDialogs()
         self._loading = False
         self._shown: dict[str, float | int] = {}    # what each number field showed when loaded
+        self._flags_for = None      # the workspace whose per-workspace flags (schedule, watch) the boxes show
 
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -208,8 +209,10 @@ class SettingsView(QWidget):
                 label.setText(f"now {sizes.get(rel, 0):,} characters")
             for name, cb in self.passes.items():
                 cb.setChecked(bool(d.get(f"passes.{name}", True)))
-            self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
-            self.watch_here.setChecked(settings_store.watches(str(ws.root)))
+            if self._flags_for != ws.root:      # only this window writes them: read once per workspace
+                self._flags_for = ws.root
+                self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
+                self.watch_here.setChecked(settings_store.watches(str(ws.root)))
         finally:
             for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
                       self.schedule_here, self.watch_here):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from engine import clock
 from engine.cursors import read_cursor
 from engine.diffs import FileDiff
+from engine.prepared_diff import PreparedDiff, prepare
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
 from engine.restore_log import RestoreEntry
@@ -30,7 +31,7 @@ from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, Snapshots
 from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
-from ..widgets.diff_view import SPLIT, UNIFIED, DiffView, PFile, prepare_diffs
+from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
 from ..worker import Engine, Latest
 from .common import read_latest
 
@@ -55,7 +56,7 @@ class Listing:
 class DiffResult:
     shas: tuple[str, ...]           # (sha,) = that snapshot → working files; (older, newer) = between them
     diffs: list[FileDiff]
-    prepared: list[PFile]
+    prepared: PreparedDiff
     snap_cursor: int | None = None  # .dream_cursor in the snapshot (single selection only)
     work_cursor: int | None = None  # .dream_cursor now
 
@@ -80,9 +81,9 @@ def compute_diff(ws: Workspace, shas: tuple[str, ...]) -> DiffResult:
         snap_cursor = int(text.strip()) if text is not None and text.strip().isascii() and text.strip().isdigit() \
             else None
         work_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
-        return DiffResult(shas, diffs, prepare_diffs(diffs), snap_cursor, work_cursor)
+        return DiffResult(shas, diffs, prepare(diffs), snap_cursor, work_cursor)
     diffs = store.diff(shas[0], shas[1])
-    return DiffResult(shas, diffs, prepare_diffs(diffs))
+    return DiffResult(shas, diffs, prepare(diffs))
 
 
 class StaleDiff(WorkspaceError):
@@ -444,6 +445,8 @@ class SnapshotsView(QWidget):
             return
         self.title.setText(self._title_for(key))
         self.legend.setText("Computing the diff…")
+        if self.shown is None or self.shown.shas != key:
+            self.diff.set_message(PREPARING)    # another selection's diff would mislead; a refresh keeps it
         self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key),
                          lambda result: self._show_diff(result, token, ws),
                          lambda msg, tb: self._diff_failed(msg, token))
@@ -458,11 +461,11 @@ class SnapshotsView(QWidget):
                 cursor_note = (f" memory/.dream_cursor is {result.snap_cursor} in the snapshot and "
                                f"{result.work_cursor} now.")
             empty = "The memory files are as they are in this snapshot: restoring it changes no file." + cursor_note
-            self.diff.set_diffs(result.diffs, result.prepared, restorable=True, empty_text=empty)
+            self.diff.set_prepared(result.prepared, restorable=True, empty_text=empty)
             legend = ("− lines are in the snapshot, + lines were written since: restoring the snapshot (or a file, "
                       "or a hunk of it) reverts them." + cursor_note)
         else:
-            self.diff.set_diffs(result.diffs, result.prepared, restorable=False,
+            self.diff.set_prepared(result.prepared, restorable=False,
                                 empty_text="These two snapshots hold the same memory files.")
             legend = "− lines are only in the older snapshot, + lines only in the newer one."
         self.title.setText(self._title_for(result.shas))

@@ -1,170 +1,36 @@
 """A diff of memory files: per file a header, per hunk a header with a "Restore this hunk" link,
 added and removed lines on coloured backgrounds with the changed words (engine.diffs.intraline)
-marked, markdown highlighted with pygments, in a unified or a side-by-side layout.
+marked, markdown highlighted, in a unified or a side-by-side layout.
 
-One QTextBrowser whose document is built with QTextCursor (one table per file), so a long
-diff costs text, not widgets. The expensive part — lexing every line and pairing removed with
-added lines for the intraline marks — is `prepare_diffs`, plain Python that the view runs on the
-reader thread; the widget only lays the prepared lines out with palette-aware colours.
+One QTextBrowser whose document is built with QTextCursor, one block per line (side by side: per
+row, the newer half at a tab stop mid-width), so a long diff costs text, not widgets. The expensive part (lexing every line, marking
+changed words, pairing rows) is engine.prepared_diff.prepare, which `load` runs on the engine's
+reader thread; the widget only lays the immutable PreparedDiff out with palette-aware colours, and
+toggling the layout draws the same value again. Each layout is built in a fresh document that
+then replaces the shown one: Qt lays a new document out lazily (what is visible first, the rest
+in short steps between events), where rebuilding the shown one would lay it all out at once.
 """
 
 from __future__ import annotations
 
-import difflib
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable
 
-from pygments.lexers.markup import MarkdownLexer
-from pygments.token import Token
+from engine.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, prepare, wrap_columns
 
-from engine.diffs import FileDiff, intraline
-
-from ..qt import (QColor, QFont, QFontDatabase, QMenu, QPalette, QRect, QTextBlockFormat, QTextBrowser,
-                  QTextCharFormat, QTextCursor, QTextLength, QTextOption, QTextTableCellFormat, QTextTableFormat,
-                  Qt, QEvent, Signal)
-from .highlighter import _formats as markdown_formats
+from ..qt import (QColor, QFont, QFontDatabase, QFontMetricsF, QMenu, QPalette, QRect, QTextBlockFormat, QTextBrowser,
+                  QTextCharFormat, QTextCursor, QTextDocument, QTextOption, QStyle, QTimer, QEvent, Signal, isValid)
+from ..worker import Latest
+from .highlighter import kind_formats
 
 UNIFIED, SPLIT = "unified", "split"
 MAX_LINES = 6000            # rendered lines across all files; the rest is summarised, never silently cut
-MAX_SPLIT_ROWS = 1500       # side-by-side rows (tables lay out slower than lines)
-MIN_PAIR_SIMILARITY = 0.3   # below this, a removed/added pair is two different lines: no word marks
-SPLIT_TABLE_ROWS = 100      # side-by-side rows per table
+MAX_SPLIT_ROWS = 1500       # side-by-side rows
+RESIZE_DEBOUNCE_MS = 120    # side by side wraps each half itself: redrawn once a resize settles
 HUNK_HREF, FILE_HREF = "restore-hunk:", "restore-file:"
-
-# one segment of a line: (text, pygments token type or None, changed within its pair)
-Segment = tuple[str, object, bool]
-
-
-@dataclass(slots=True)
-class PLine:
-    kind: str                       # " ", "-", "+"
-    old_no: int | None
-    new_no: int | None
-    segs: list[Segment]
-    eol: bool                       # the line ended with a newline
-
-
-@dataclass(slots=True)
-class PHunk:
-    index: int                      # 1-based, as in the FileDiff (and restore_snapshot)
-    header: str
-    added: int
-    removed: int
-    lines: list[PLine]
-
-
-@dataclass(slots=True)
-class PFile:
-    path: str
-    old_exists: bool
-    new_exists: bool
-    added: int
-    removed: int
-    hunks: list[PHunk] = field(default_factory=list)
-
-
-# -- preparing (no Qt; runs on the reader thread) ----------------------------------------------
-
-def _tokens(lexer: MarkdownLexer, text: str) -> list[tuple[int, object]]:
-    """(start, token type) runs of one line."""
-    out: list[tuple[int, object]] = []
-    if not text:
-        return out
-    for index, ttype, value in lexer.get_tokens_unprocessed(text + "\n"):
-        if value and index < len(text):
-            out.append((index, ttype))
-    return out
-
-
-def _segments(lexer: MarkdownLexer, text: str, marks: list[tuple[int, int]]) -> list[Segment]:
-    """Split a line at token boundaries and at the edges of the changed spans."""
-    toks = _tokens(lexer, text)
-    cuts = {0, len(text)}
-    cuts.update(start for start, _ in toks)
-    for a, b in marks:
-        cuts.update((a, b))
-    cuts = sorted(c for c in cuts if 0 <= c <= len(text))
-    starts = [s for s, _ in toks]
-    segs: list[Segment] = []
-    m = 0
-    for a, b in zip(cuts, cuts[1:]):
-        if a == b:
-            continue
-        i = bisect_right(starts, a) - 1
-        ttype = toks[i][1] if i >= 0 else None
-        while m < len(marks) and marks[m][1] <= a:
-            m += 1
-        changed = m < len(marks) and marks[m][0] <= a < marks[m][1]
-        if segs and segs[-1][1] is ttype and segs[-1][2] == changed:
-            segs[-1] = (segs[-1][0] + text[a:b], ttype, changed)
-        else:
-            segs.append((text[a:b], ttype, changed))
-    return segs
-
-
-def _spans(parts: list[tuple[str, str]], kind: str) -> list[tuple[int, int]]:
-    spans, pos = [], 0
-    for k, t in parts:
-        if k == kind and t.strip():
-            spans.append((pos, pos + len(t)))
-        pos += len(t)
-    return spans
-
-
-def _strip(text: str) -> tuple[str, bool]:
-    if text.endswith("\n"):
-        return text[:-1].removesuffix("\r"), True
-    return text, False
-
-
-def change_pairs(kinds: list[str]) -> list[tuple[int | None, int | None]]:
-    """Rows of a side-by-side hunk as (left line index, right line index): context lines on both
-    sides, each run of removed lines paired with the run of added lines that follows it."""
-    rows: list[tuple[int | None, int | None]] = []
-    i = 0
-    while i < len(kinds):
-        if kinds[i] == " ":
-            rows.append((i, i))
-            i += 1
-            continue
-        minus, plus = [], []
-        while i < len(kinds) and kinds[i] == "-":
-            minus.append(i)
-            i += 1
-        while i < len(kinds) and kinds[i] == "+":
-            plus.append(i)
-            i += 1
-        for k in range(max(len(minus), len(plus))):
-            rows.append((minus[k] if k < len(minus) else None, plus[k] if k < len(plus) else None))
-    return rows
-
-
-def prepare_diffs(diffs: list[FileDiff]) -> list[PFile]:
-    """Lex every line and mark the changed words of each removed/added pair."""
-    lexer = MarkdownLexer()
-    files: list[PFile] = []
-    for d in diffs:
-        pf = PFile(d.path, d.old_exists, d.new_exists, d.added, d.removed)
-        for h in d.hunks:
-            texts = [_strip(x.text) for x in h.lines]
-            marks: dict[int, list[tuple[int, int]]] = {}
-            for left, right in change_pairs([x.kind for x in h.lines]):
-                if left is None or right is None or left == right:
-                    continue
-                a, b = texts[left][0], texts[right][0]
-                if difflib.SequenceMatcher(None, a, b, autojunk=False).quick_ratio() < MIN_PAIR_SIMILARITY:
-                    continue
-                la, rb = intraline(a, b)
-                same = sum(len(t) for k, t in la if k == "=")
-                if same < MIN_PAIR_SIMILARITY * max(len(a), len(b), 1):
-                    continue
-                marks[left] = _spans(la, "-")
-                marks[right] = _spans(rb, "+")
-            lines = [PLine(x.kind, x.old_no, x.new_no, _segments(lexer, texts[i][0], marks.get(i, [])), texts[i][1])
-                     for i, x in enumerate(h.lines)]
-            pf.hunks.append(PHunk(h.index, h.header, h.added, h.removed, lines))
-        files.append(pf)
-    return files
+PREPARING = "Preparing diff…"
+NO_DIFF = PreparedDiff(())
 
 
 # -- colours ----------------------------------------------------------------------------------
@@ -208,7 +74,7 @@ class DiffColours:
 # -- the widget -------------------------------------------------------------------------------
 
 class DiffView(QTextBrowser):
-    """Shows a list[FileDiff]. With `restorable`, each file header and hunk header carries a
+    """Shows a PreparedDiff. With `restorable`, each file header and hunk header carries a
     restore link (and the context menu on a hunk the same actions)."""
 
     hunkRestoreRequested = Signal(str, int)     # path, 1-based hunk index
@@ -216,10 +82,11 @@ class DiffView(QTextBrowser):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._files: list[PFile] = []
+        self._prepared = NO_DIFF
         self._restorable = False
         self._mode = UNIFIED
         self._message = ""
+        self._token = Latest()                  # a newer load, diff or message supersedes a preparation
         self._hunk_ranges: list[tuple[int, int, str, int]] = []    # (start, end, path, hunk)
         self._fmt_cache: dict = {}
         self.truncated = 0                      # lines not rendered (beyond MAX_LINES)
@@ -231,34 +98,61 @@ class DiffView(QTextBrowser):
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(6)
         self.anchorClicked.connect(self._on_anchor)
+        self._half_width = 0.0
+        self._rewrap = QTimer(self)
+        self._rewrap.setSingleShot(True)
+        self._rewrap.setInterval(RESIZE_DEBOUNCE_MS)
+        self._rewrap.timeout.connect(self._render)
 
     # -- public -------------------------------------------------------------------------------
     def mode(self) -> str:
         return self._mode
 
     def set_mode(self, mode: str) -> None:
+        """Draw the shown diff in the other layout: the same prepared value, never diffed or lexed again."""
         if mode not in (UNIFIED, SPLIT):
             raise ValueError(mode)
         if mode != self._mode:
             self._mode = mode
             self._render()
 
-    def set_diffs(self, diffs: list[FileDiff], prepared: list[PFile] | None = None, restorable: bool = False,
-                  empty_text: str = "No differences.") -> None:
-        self._files = prepared if prepared is not None else prepare_diffs(diffs)
-        self._restorable = restorable
-        self._message = "" if self._files else empty_text
-        self._render()
+    def load(self, engine, compute: Callable[[], PreparedDiff], restorable: bool = False,
+             empty_text: str = "No differences.") -> None:
+        """Show "Preparing diff…" at once and the diff `compute` prepares on the reader thread,
+        unless something newer was shown or asked for meanwhile (or the view is gone)."""
+        token = self._token.next()
+        self._show(NO_DIFF, False, PREPARING)
+
+        def wanted() -> bool:
+            return isValid(self) and self._token.current(token)
+
+        engine.read("prepare diff", lambda ctx: compute(),
+                    lambda prepared: wanted() and self.set_prepared(prepared, restorable, empty_text),
+                    lambda msg, tb: wanted() and self.set_message(f"Could not prepare the diff: {msg}"))
+
+    def load_diffs(self, engine, diffs: list, restorable: bool = False, empty_text: str = "No differences.") -> None:
+        """`load` for FileDiffs already at hand."""
+        self.load(engine, lambda: prepare(diffs), restorable, empty_text)
+
+    def set_prepared(self, prepared: PreparedDiff, restorable: bool = False,
+                     empty_text: str = "No differences.") -> None:
+        """Draw a diff prepared off the GUI thread (engine.prepared_diff.prepare)."""
+        self._token.next()
+        self._show(prepared, restorable, "" if prepared else empty_text)
 
     def set_message(self, text: str) -> None:
         """No diff, just a line of text (loading, empty, nothing selected)."""
-        self._files = []
-        self._restorable = False
-        self._message = text
-        self._render()
+        self._token.next()
+        self._show(NO_DIFF, False, text)
 
-    def files(self) -> list[PFile]:
-        return list(self._files)
+    def preparing(self) -> bool:
+        return self._message == PREPARING
+
+    def prepared(self) -> PreparedDiff:
+        return self._prepared
+
+    def files(self) -> list[PreparedFile]:
+        return list(self._prepared.files)
 
     def text(self) -> str:
         return self.toPlainText()
@@ -306,14 +200,15 @@ class DiffView(QTextBrowser):
     # -- interaction ----------------------------------------------------------------------------
     def _on_anchor(self, url) -> None:
         href = url.toString()
+        files = self._prepared.files
         if href.startswith(HUNK_HREF):
             fi, _, n = href[len(HUNK_HREF):].partition("/")
-            if fi.isdigit() and n.isdigit() and int(fi) < len(self._files):
-                self.hunkRestoreRequested.emit(self._files[int(fi)].path, int(n))
+            if fi.isdigit() and n.isdigit() and int(fi) < len(files):
+                self.hunkRestoreRequested.emit(files[int(fi)].path, int(n))
         elif href.startswith(FILE_HREF):
             fi = href[len(FILE_HREF):]
-            if fi.isdigit() and int(fi) < len(self._files):
-                self.fileRestoreRequested.emit(self._files[int(fi)].path)
+            if fi.isdigit() and int(fi) < len(files):
+                self.fileRestoreRequested.emit(files[int(fi)].path)
 
     def hunk_actions(self, pos, menu: QMenu) -> None:
         hit = self.hunk_at(pos)
@@ -335,11 +230,20 @@ class DiffView(QTextBrowser):
     def changeEvent(self, event) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self._fmt_cache.clear()
-            if self._files or self._message:
+            if self._prepared or self._message:
                 self._render()
         super().changeEvent(event)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._mode == SPLIT and self._prepared and self._measure_half() != self._half_width:
+            self._rewrap.start()
+
     # -- rendering --------------------------------------------------------------------------------
+    def _show(self, prepared: PreparedDiff, restorable: bool, message: str) -> None:
+        self._prepared, self._restorable, self._message = prepared, restorable, message
+        self._render()
+
     def _char(self, key, build) -> QTextCharFormat:
         fmt = self._fmt_cache.get(key)
         if fmt is None:
@@ -350,30 +254,46 @@ class DiffView(QTextBrowser):
         colours = DiffColours.from_palette(self.palette())
         self._colours = colours
         self._fmt_cache.clear()
-        self._right = QTextBlockFormat()
-        self._right.setAlignment(Qt.AlignmentFlag.AlignRight)
-        self._tokfmts = markdown_formats(colours.dark)
+        self._kindfmts = kind_formats(colours.dark)
+        self._half_width = self._measure_half()
+        self._rewrap.stop()
         vbar = self.verticalScrollBar().value()
-        doc = self.document()
-        doc.clear()
+        doc = QTextDocument(self)
+        doc.setUndoRedoEnabled(False)
+        doc.setDocumentMargin(6)
+        doc.setDefaultFont(self.font())
         self._hunk_ranges = []
         self.truncated = 0
         cur = QTextCursor(doc)
         self._fresh = True          # the cursor's block is empty and may take the next block's format
-        cur.beginEditBlock()
         base = QTextCharFormat()
         base.setForeground(colours.text)
         self._base = base
-        if not self._files:
+        if self._prepared:
+            self._draw_files(cur)
+        else:
             bf = QTextBlockFormat()
             bf.setTopMargin(12)
             cur.setBlockFormat(bf)
             cur.insertText(self._message, self._dim())
-            cur.endEditBlock()
-            return
+        self._replace_document(doc)
+        # the view's own cursor at the start, or a new diff opens scrolled to its last file
+        start = self.textCursor()
+        start.movePosition(QTextCursor.MoveOperation.Start)
+        self.setTextCursor(start)
+        self.verticalScrollBar().setValue(vbar)
+
+    def _replace_document(self, doc: QTextDocument) -> None:
+        old = self.document()
+        owned = old.parent() is self            # ours; the first one belongs to the text control, which frees it
+        self.setDocument(doc)
+        if owned:
+            old.deleteLater()
+
+    def _draw_files(self, cur: QTextCursor) -> None:
         budget = MAX_SPLIT_ROWS if self._mode == SPLIT else MAX_LINES
-        for fi, f in enumerate(self._files):
-            self._file_header(cur, fi, f, base)
+        for fi, f in enumerate(self._prepared.files):
+            self._file_header(cur, fi, f, self._base)
             for h in f.hunks:
                 if budget <= 0:
                     self.truncated += len(h.lines)
@@ -384,12 +304,6 @@ class DiffView(QTextBrowser):
             more = " (Unified shows more)" if self._mode == SPLIT else ""
             cur.insertText(f"… {self.truncated:,} more diff lines not shown{more}: the diff is longer than this view "
                            "draws. A restore still applies the whole hunk or file.", self._dim())
-        cur.endEditBlock()
-        # the view's own cursor at the start, or a new diff opens scrolled to its last file
-        start = self.textCursor()
-        start.movePosition(QTextCursor.MoveOperation.Start)
-        self.setTextCursor(start)
-        self.verticalScrollBar().setValue(vbar)
 
     def _block(self, cur: QTextCursor, fmt: QTextBlockFormat) -> None:
         """Start a new block with this format at the end of the document."""
@@ -400,8 +314,9 @@ class DiffView(QTextBrowser):
         else:
             cur.insertBlock(fmt)
 
-    def _dim(self) -> QTextCharFormat:
-        return self._char("dim", lambda: self._with_fg(self._base, self._colours.dim))
+    def _dim(self, bg: QColor | None = None) -> QTextCharFormat:
+        return self._char(("dim", None if bg is None else bg.rgba()),
+                          lambda: self._with_bg(self._with_fg(self._base, self._colours.dim), bg))
 
     def _link(self, base: QTextCharFormat, href: str) -> QTextCharFormat:
         f = QTextCharFormat(base)
@@ -412,7 +327,7 @@ class DiffView(QTextBrowser):
         f.setFontWeight(QFont.Weight.Normal)
         return f
 
-    def _file_header(self, cur: QTextCursor, fi: int, f: PFile, base: QTextCharFormat) -> None:
+    def _file_header(self, cur: QTextCursor, fi: int, f: PreparedFile, base: QTextCharFormat) -> None:
         c = self._colours
         bf = QTextBlockFormat()
         bf.setBackground(c.file_bg)
@@ -422,58 +337,45 @@ class DiffView(QTextBrowser):
         bold = QTextCharFormat(base)
         bold.setFontWeight(QFont.Weight.Bold)
         cur.insertText(" " + f.path, bold)
-        plus = QTextCharFormat(base)
-        plus.setForeground(c.add_sign)
-        minus = QTextCharFormat(base)
-        minus.setForeground(c.del_sign)
         cur.insertText("   ", base)
-        cur.insertText(f"+{f.added}", plus)
+        cur.insertText(f"+{f.added}", self._with_fg(base, c.add_sign))
         cur.insertText(" ", base)
-        cur.insertText(f"−{f.removed}", minus)
-        dim = QTextCharFormat(base)
-        dim.setForeground(c.dim)
+        cur.insertText(f"−{f.removed}", self._with_fg(base, c.del_sign))
         if not f.old_exists:
             cur.insertText("   (not in this snapshot: a restore leaves it as it is)" if self._restorable
-                           else "   (only in the newer snapshot)", dim)
+                           else "   (only in the newer snapshot)", self._dim())
         elif not f.new_exists:
             cur.insertText("   (deleted since the snapshot: restoring the file brings it back)" if self._restorable
-                           else "   (only in the older snapshot)", dim)
+                           else "   (only in the older snapshot)", self._dim())
         if self._restorable and f.old_exists:
             cur.insertText("   ", base)
             cur.insertText("↶ Restore this file", self._link(base, f"{FILE_HREF}{fi}"))
 
-    def _hunk(self, cur: QTextCursor, fi: int, f: PFile, h: PHunk, budget: int) -> int:
+    def _hunk(self, cur: QTextCursor, fi: int, f: PreparedFile, h: PreparedHunk, budget: int) -> int:
         c = self._colours
         restorable = self._restorable and f.old_exists
         hb = self._char("hunk-block", lambda: self._block_fmt(c.hunk_bg, top=2))
         self._block(cur, hb)
         start = cur.position()
         dim = self._dim()
-        cur.insertText(" " + h.header, dim)
-        cur.insertText(f"   hunk {h.index} of {len(f.hunks)} · ", dim)
-        cur.insertText(f"+{h.added}", self._sign_fmt(self._base, "+"))
+        cur.insertText(" " + h.header + f"   hunk {h.index} of {len(f.hunks)} · ", dim)
+        cur.insertText(f"+{h.added}", self._sign_fmt("+"))
         cur.insertText(" ", dim)
-        cur.insertText(f"−{h.removed}", self._sign_fmt(self._base, "-"))
+        cur.insertText(f"−{h.removed}", self._sign_fmt("-"))
         if restorable:
             cur.insertText("   ", dim)
             cur.insertText("↶ Restore this hunk", self._link(self._base, f"{HUNK_HREF}{fi}/{h.index}"))
+        count = len(h.rows) if self._mode == SPLIT else len(h.lines)
+        shown = min(count, budget)
+        self.truncated += count - shown
         if self._mode == SPLIT:
-            rows = change_pairs([x.kind for x in h.lines])
+            self._split_rows(cur, h, h.rows[:shown], f.digits)
         else:
-            rows = [(i, i) for i in range(len(h.lines))]
-        if len(rows) > budget:
-            self.truncated += len(rows) - budget
-            rows = rows[:budget]
-        digits = max([len(str(n)) for x in f.hunks[-1].lines for n in (x.old_no, x.new_no) if n] or [1])
-        if self._mode == SPLIT:
-            for k in range(0, len(rows), SPLIT_TABLE_ROWS):      # a QTextTable lays out as a whole: keep them short
-                self._split_table(cur, h, rows[k:k + SPLIT_TABLE_ROWS], digits)
-        else:
-            for i, _ in rows:
-                self._unified_line(cur, h.lines[i], digits)
+            for line in h.lines[:shown]:
+                self._unified_line(cur, line, f.digits)
         if restorable:
             self._hunk_ranges.append((start, cur.position(), f.path, h.index))
-        return budget - len(rows)
+        return budget - shown
 
     @staticmethod
     def _block_fmt(bg: QColor | None, top: int = 0, hang: int = 0) -> QTextBlockFormat:
@@ -487,102 +389,112 @@ class DiffView(QTextBrowser):
             bf.setTextIndent(-hang)
         return bf
 
-    def _unified_line(self, cur: QTextCursor, line: PLine, digits: int) -> None:
-        """One line as one block: numbers and sign, then the text; wrapped lines hang under the text."""
-        prefix_chars = 2 * digits + 5
-        key = ("line-block", line.kind, prefix_chars)
-        bf = self._char(key, lambda: self._block_fmt(self._bg(line.kind),
-                                                     hang=self.fontMetrics().horizontalAdvance("0" * prefix_chars)))
-        self._block(cur, bf)
+    def _hanging(self, kind: str, prefix_chars: int, bg: bool) -> QTextBlockFormat:
+        """A line's block: wrapped lines hang under its text, past the numbers and the sign."""
+        return self._char(("line-block", kind, prefix_chars, bg), lambda: self._block_fmt(
+            self._bg(kind) if bg else None, hang=self.fontMetrics().horizontalAdvance("0" * prefix_chars)))
+
+    def _prefix(self, cur: QTextCursor, numbers: str, kind: str, bg: QColor | None = None) -> None:
+        """Line numbers dimmed, then the sign; as few insertions as the formats allow."""
+        if kind == " ":
+            cur.insertText(numbers + "   ", self._dim(bg))
+        else:
+            cur.insertText(numbers, self._dim(bg))
+            cur.insertText(("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind, bg))
+
+    def _unified_line(self, cur: QTextCursor, line: PreparedLine, digits: int) -> None:
+        """One line as one block: numbers and sign, then the text."""
+        self._block(cur, self._hanging(line.kind, 2 * digits + 5, True))
         old = "" if line.old_no is None else str(line.old_no)
         new = "" if line.new_no is None else str(line.new_no)
-        cur.insertText(f"{old:>{digits}} {new:>{digits}} ", self._dim())
-        if line.kind == " ":
-            cur.insertText("  ", self._base)
-        else:
-            cur.insertText(line.kind if line.kind == "+" else "−", self._sign_fmt(self._base, line.kind))
-            cur.insertText(" ", self._base)
-        cur.insertText(" ", self._base)
-        self._line_text(cur, line, self._base)
+        self._prefix(cur, f"{old:>{digits}} {new:>{digits}} ", line.kind)
+        self._line_text(cur, line)
 
-    def _split_table(self, cur: QTextCursor, h: PHunk, rows, digits: int) -> None:
-        """The hunk's rows as one table: older side left, newer side right (one table per hunk keeps
-        the document's layout incremental)."""
-        if not rows:
-            return
-        fm = self.fontMetrics()
-        num_w = fm.horizontalAdvance("0" * digits) + 8
-        sign_w = fm.horizontalAdvance("+") + 6
-        tf = QTextTableFormat()
-        tf.setBorder(0)
-        tf.setBorderStyle(QTextTableFormat.BorderStyle.BorderStyle_None)
-        tf.setCellSpacing(0)
-        tf.setCellPadding(1)
-        tf.setMargin(0)
-        tf.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
-        tf.setColumnWidthConstraints([
-            QTextLength(QTextLength.Type.FixedLength, num_w), QTextLength(QTextLength.Type.FixedLength, sign_w),
-            QTextLength(QTextLength.Type.PercentageLength, 50),
-            QTextLength(QTextLength.Type.FixedLength, num_w), QTextLength(QTextLength.Type.FixedLength, sign_w),
-            QTextLength(QTextLength.Type.PercentageLength, 50)])
-        cur.movePosition(QTextCursor.MoveOperation.End)
-        table = cur.insertTable(len(rows), 6, tf)
-        cells: dict = {}
+    def _split_rows(self, cur: QTextCursor, h: PreparedHunk, rows, digits: int) -> None:
+        """Rows of two halves in one block each, the older side left and the newer right, the
+        right one starting at a tab stop mid-width. Each half wraps its own text (in the
+        fixed-pitch font's columns) into more blocks, so both stay side by side: plain blocks
+        lay out far faster than a table's cells."""
+        cols = self._split_cols(digits)
+        bf = self._split_block()
+        for left, right in rows:
+            lines = (h.lines[left] if left is not None else None, h.lines[right] if right is not None else None)
+            pieces = [wrap_columns(x.text, cols) if x is not None else [] for x in lines]
+            for k in range(max(len(pieces[0]), len(pieces[1]))):
+                self._block(cur, bf)
+                for side, (line, chunks) in enumerate(zip(lines, pieces)):
+                    self._half(cur, line, chunks[k] if k < len(chunks) else None, k, side, digits)
 
-        def cell_fmt(bg: QColor | None) -> QTextTableCellFormat:
-            key = None if bg is None else bg.rgba()
-            if key not in cells:
-                cf = QTextTableCellFormat()
-                if bg is not None:
-                    cf.setBackground(bg)
-                cf.setLeftPadding(3)
-                cf.setRightPadding(3)
-                cells[key] = cf
-            return cells[key]
+    def _measure_half(self) -> float:
+        """Half the text width, as if the vertical scroll bar were shown (a long diff shows it)."""
+        width = self.viewport().width() - 2 * 6 - 2
+        if not self.verticalScrollBar().isVisible():
+            width -= self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return max(width, 200) / 2
 
-        for r, (left, right) in enumerate(rows):
-            self._side(table, r, 0, h.lines[left] if left is not None else None, "old", self._base, cell_fmt)
-            self._side(table, r, 3, h.lines[right] if right is not None else None, "new", self._base, cell_fmt)
-        cur.movePosition(QTextCursor.MoveOperation.End)
-        self._fresh = True
+    def _split_cols(self, digits: int) -> int:
+        """Text columns in one half, after its number and sign."""
+        advance = QFontMetricsF(self.font()).horizontalAdvance("0" * 10) / 10     # fractional: pixels add up
+        return int(self._half_width / max(advance, 1.0)) - digits - 5
 
-    def _sign_fmt(self, base: QTextCharFormat, kind: str) -> QTextCharFormat:
+    def _split_block(self) -> QTextBlockFormat:
         def build():
-            f = QTextCharFormat(base)
-            f.setForeground(self._colours.add_sign if kind == "+" else self._colours.del_sign)
+            bf = QTextBlockFormat()
+            bf.setNonBreakableLines(True)           # each half wraps itself; Qt must not wrap the row
+            bf.setTabPositions([QTextOption.Tab(self._half_width, QTextOption.TabType.LeftTab),
+                                QTextOption.Tab(2 * self._half_width, QTextOption.TabType.LeftTab)])
+            return bf
+        return self._char("split-block", build)
+
+    def _half(self, cur: QTextCursor, line: PreparedLine | None, chunk, k: int, side: int, digits: int) -> None:
+        """One half of a row's k-th block: the number and sign on the first, then that piece of the
+        text, then a tab that carries the half's background to the middle (or the right edge)."""
+        if line is None:
+            cur.insertText("\t", self._plain(self._colours.filler))
+            return
+        bg = self._bg(line.kind)
+        if k == 0:
+            no = line.old_no if side == 0 else line.new_no
+            self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind, bg)
+        else:
+            cur.insertText(" " * (digits + 3), self._plain(bg))
+        if chunk is not None:
+            self._line_text(cur, line, bg, *chunk)
+        cur.insertText("\t", self._plain(bg))
+
+    def _plain(self, bg: QColor | None) -> QTextCharFormat:
+        return self._char(("plain", None if bg is None else bg.rgba()),
+                          lambda: self._with_bg(QTextCharFormat(self._base), bg))
+
+    @staticmethod
+    def _with_bg(f: QTextCharFormat, bg: QColor | None) -> QTextCharFormat:
+        if bg is not None:
+            f.setBackground(bg)
+        return f
+
+    def _sign_fmt(self, kind: str, bg: QColor | None = None) -> QTextCharFormat:
+        def build():
+            f = self._with_fg(self._base, self._colours.add_sign if kind == "+" else self._colours.del_sign)
             f.setFontWeight(QFont.Weight.Bold)
-            return f
-        return self._char(("sign", kind), build)
+            return self._with_bg(f, bg)
+        return self._char(("sign", kind, bg is not None), build)
 
     def _bg(self, kind: str) -> QColor | None:
         c = self._colours
         return c.add_bg if kind == "+" else c.del_bg if kind == "-" else None
 
-    def _side(self, table, row: int, col: int, line: PLine | None, side: str, base, cell_fmt) -> None:
-        c = self._colours
+    def _side(self, cell, line: PreparedLine | None, side: str, digits: int) -> None:
         if line is None:
-            for k in range(3):
-                table.cellAt(row, col + k).setFormat(cell_fmt(c.filler))
+            cell.setFormat(self._cell_fmt(self._colours.filler))
             return
         bg = self._bg(line.kind)
-        no = line.old_no if side == "old" else line.new_no
-        dim = self._char("dim", lambda: self._with_fg(base, c.dim))
-        nc = table.cellAt(row, col)
-        nc.setFormat(cell_fmt(bg))
-        if no is not None:
-            self._number(nc, no, dim)
-        sc = table.cellAt(row, col + 1)
-        sc.setFormat(cell_fmt(bg))
-        if line.kind != " ":
-            sc.firstCursorPosition().insertText(line.kind if line.kind == "+" else "−", self._sign_fmt(base, line.kind))
-        tc = table.cellAt(row, col + 2)
-        tc.setFormat(cell_fmt(bg))
-        self._line_text(tc.firstCursorPosition(), line, base)
-
-    def _number(self, cell, value: int, fmt: QTextCharFormat) -> None:
+        if bg is not None:
+            cell.setFormat(self._cell_fmt(bg))
         cur = cell.firstCursorPosition()
-        cur.setBlockFormat(self._right)
-        cur.insertText(str(value), fmt)
+        cur.setBlockFormat(self._hanging(line.kind, digits + 3, False))
+        no = line.old_no if side == "old" else line.new_no
+        self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind)
+        self._line_text(cur, line)
 
     @staticmethod
     def _with_fg(base: QTextCharFormat, colour: QColor) -> QTextCharFormat:
@@ -590,26 +502,30 @@ class DiffView(QTextBrowser):
         f.setForeground(colour)
         return f
 
-    def _token_fmt(self, ttype):
-        while ttype is not None:
-            if ttype in self._tokfmts:
-                return self._tokfmts[ttype]
-            ttype = ttype.parent
-        return None
+    def _span_fmt(self, style: str | None, changed: bool, kind: str, bg: QColor | None) -> QTextCharFormat:
+        key = ("span", style, changed, kind, bg is not None)
+        fmt = self._fmt_cache.get(key)          # the hot path: thousands of pieces, a handful of formats
+        if fmt is not None:
+            return fmt
 
-    def _line_text(self, cur: QTextCursor, line: PLine, base: QTextCharFormat) -> None:
-        c = self._colours
-        for text, ttype, changed in line.segs:
-            key = ("seg", ttype, changed, line.kind)
+        def build():
+            f = self._with_bg(QTextCharFormat(self._base), bg)
+            if style in self._kindfmts:
+                f.merge(self._kindfmts[style])
+            if changed:
+                f.setBackground(self._colours.add_mark if kind == "+" else self._colours.del_mark)
+            return f
+        return self._char(key, build)
 
-            def build(ttype=ttype, changed=changed):
-                f = QTextCharFormat(base)
-                tf = self._token_fmt(ttype) if ttype is not None and ttype is not Token.Text else None
-                if tf is not None:
-                    f.merge(tf)
-                if changed:
-                    f.setBackground(c.add_mark if line.kind == "+" else c.del_mark)
-                return f
-            cur.insertText(text.replace("\t", "    "), self._char(key, build))
-        if not line.eol:
-            cur.insertText("  ⏎ no newline at end of file", self._char("dim", lambda: self._with_fg(base, c.dim)))
+    def _line_text(self, cur: QTextCursor, line: PreparedLine, bg: QColor | None = None,
+                   begin: int = 0, end: int | None = None) -> None:
+        """The line's text (or its [begin, end) piece) in its style runs."""
+        text, tabs = line.text, "\t" in line.text
+        end = len(text) if end is None else end
+        for start, length, style, changed in line.spans:
+            a, b = max(start, begin), min(start + length, end)
+            if a < b:
+                piece = text[a:b]
+                cur.insertText(piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind, bg))
+        if not line.eol and end == len(text):
+            cur.insertText("  ⏎ no newline at end of file", self._dim(bg))

@@ -19,6 +19,7 @@ from engine.commit_cache import cache_file
 from engine.commit_log import CACHE_NAME, load_history
 from engine.prunes import all_prunes
 from engine.snapshots import SnapshotStore
+from engine.stat_memo import forget_all
 from engine.workspace import Workspace
 
 pytestmark = pytest.mark.bench
@@ -100,6 +101,7 @@ def test_commit_log_at_5000_commits_vs_git_log(tmp_path, capsys):
 
     def forget():
         shutil.rmtree(cache_file(git_dir, CACHE_NAME).parent, ignore_errors=True)
+        forget_all()                        # and every prune, kept in this process by HEAD (prunes.all_prunes)
 
     def timed(fn):
         t0 = time.perf_counter()

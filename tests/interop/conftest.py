@@ -29,16 +29,21 @@ class NanobotError(AssertionError):
     pass
 
 
+def driver_env(home_dir: Path) -> dict:
+    """The environment nanobot's driver runs in: none of our Python's settings, a private HOME."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NANOBOT_", "PYTHON", "VIRTUAL_ENV"))}
+    env["HOME"] = str(home_dir)          # nanobot's ~/.nanobot (legacy sessions, CLI history): private
+    env["NO_PROXY"] = env["no_proxy"] = "*"
+    return env
+
+
 class Nanobot:
     """nanobot's own code, one long-lived driver process (imports are paid once)."""
 
     def __init__(self, python: str, home_dir: Path):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("NANOBOT_", "PYTHON", "VIRTUAL_ENV"))}
-        env["HOME"] = str(home_dir)          # nanobot's ~/.nanobot (legacy sessions, CLI history): private
-        env["NO_PROXY"] = env["no_proxy"] = "*"
         self.proc = subprocess.Popen([python, "-u", str(DRIVER), "serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     encoding="utf-8", env=env, cwd=str(home_dir))
+                                     encoding="utf-8", env=driver_env(home_dir), cwd=str(home_dir))
         self._lock = threading.Lock()
         self._stderr: list[str] = []
         self._reader = threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr), daemon=True)

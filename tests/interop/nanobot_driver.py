@@ -42,6 +42,7 @@ import io
 import json
 import os
 import sys
+import time
 import traceback
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -465,7 +466,8 @@ async def _cron_dream(agent, mcp) -> dict:
 def dream(home: str) -> dict:
     """One run of nanobot's gateway cron Dream on the home, through its real AgentLoop and
     provider (the model the home's config names). Also reports what nanobot left behind:
-    whether the `dream:<stamp>` session was saved, and the usage store's records."""
+    whether the `dream:<stamp>` session was saved, the usage store's records, and "seconds":
+    the run's own duration (the cron job, not building the agent, which a gateway does once)."""
     _, cfg_path, ws = _paths(home)
     agent, mcp = _gateway_agent(cfg_path)
 
@@ -475,7 +477,9 @@ def dream(home: str) -> dict:
         finally:
             await mcp.aclose()
 
+    t0 = time.perf_counter()
     out = asyncio.run(run())
+    out["seconds"] = time.perf_counter() - t0
     sm = _sessions(ws)
     out["session_saved"] = bool(out["key"]) and sm._jsonl_store.get_session_path(out["key"]).exists()
     out["dream_sessions"] = sorted(i["key"] for i in sm.list_sessions() if i["key"].startswith("dream:"))

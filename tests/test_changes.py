@@ -1,0 +1,78 @@
+"""The change record: one way to say what changed, from the watcher's paths and from the engine's
+own writes, and the partial reads it drives."""
+
+import pytest
+
+import engine.history as history_mod
+from engine import changes
+from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
+from engine.files import atomic_write_text
+from engine.status import read_status
+from engine.workspace import Workspace
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("USER.md", Changes(files=frozenset(["USER.md"]))),
+    ("memory/MEMORY.md", Changes(files=frozenset(["memory/MEMORY.md"]))),
+    ("skills/blog/SKILL.md", Changes(files=frozenset(["skills/blog/SKILL.md"]))),
+    ("skills/blog", Changes(skills=True)),
+    ("skills/blog/notes.txt", Changes()),
+    ("memory/history.jsonl", Changes(history=True)),
+    ("memory/.dream_cursor", Changes(cursors=True)),
+    ("memory/archive/2026-11.jsonl", Changes(archive=True)),
+    ("memory/dreams/r-20261101-100000.json", Changes(runs=True)),
+    ("memory/dreams/schedule.json", Changes(schedule=True)),
+    ("config.json", Changes(config=True)),
+    (".gitignore", Changes(snapshots=True)),
+    ("wikis/homelab/index.md", Changes()),
+    ("notes.txt", Changes()),
+    ("memory", EVERYTHING),
+])
+def test_each_path_names_its_part(path, expected):
+    assert from_paths([path]) == expected
+
+
+def test_records_merge_and_say_what_they_hold():
+    both = from_paths(["USER.md"]) | from_paths(["memory/history.jsonl"])
+    assert both.files == {"USER.md"} and both.history and not both.archive
+    assert both.describe() == "USER.md, history"
+    assert not Changes() and not from_paths(["notes.txt"])
+    assert EVERYTHING.all_files and EVERYTHING.touches_files()
+
+
+def test_an_engine_write_is_recorded_as_the_part_it_touched(make_workspace, tmp_path):
+    root = make_workspace({"USER.md": "# U\n", "memory/MEMORY.md": "# M\n"})
+    state = tmp_path / "state"
+    with changes.recording() as written:
+        atomic_write_text(root / "memory" / "MEMORY.md", "# M\n- new\n")
+        with changes.recording() as inner:
+            atomic_write_text(state / "pins.json", "[]")
+        assert inner == {str(state / "pins.json")}
+    got = relative_changes(written, root, None, state)
+    assert got == Changes(files=frozenset(["memory/MEMORY.md"]), state=True)
+    atomic_write_text(root / "USER.md", "# U2\n")          # no recording open: nothing kept anywhere
+    assert written == {str(root / "memory" / "MEMORY.md"), str(state / "pins.json")}
+
+
+def test_a_partial_read_reads_only_the_parts_named(make_workspace, monkeypatch):
+    root = make_workspace({"USER.md": "# U\n", "memory/MEMORY.md": "# M\n",
+                           "memory/history.jsonl": '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "a"}\n'})
+    ws = Workspace.open(root)
+    reads = []
+    real = history_mod.parse_history
+    monkeypatch.setattr(history_mod, "parse_history", lambda *a, **k: reads.append(1) or real(*a, **k))
+    first = read_status(ws)
+    assert len(reads) == 1
+    (root / "memory" / "MEMORY.md").write_text("# M\n- more\n")
+    second = read_status(ws, first, from_paths(["memory/MEMORY.md"]))
+    assert len(reads) == 1                                   # history not read for a MEMORY.md change
+    assert second.history is first.history
+    assert {f.path: f.chars for f in second.files}["memory/MEMORY.md"] > {f.path: f.chars for f in first.files}[
+        "memory/MEMORY.md"]
+    third = read_status(ws, second, EVERYTHING)              # everything asked, history's stat unchanged
+    assert len(reads) == 1 and third.history is first.history
+    with (root / "memory" / "history.jsonl").open("a") as f:
+        f.write('{"cursor": 2, "timestamp": "2026-11-01 10:01", "content": "b"}\n')
+    fourth = read_status(ws, third, from_paths(["memory/history.jsonl"]))
+    assert len(reads) == 2 and [e.cursor for e in fourth.history.entries] == [1, 2]
+    assert fourth.problems == read_status(ws).problems       # the same problems a whole read finds

@@ -1,0 +1,147 @@
+"""The structural facts that make the window fast (issue 14), checked by counting, not timing:
+one history read per open, none when only MEMORY.md changed, the dashboard's read first, hidden
+tabs read when first shown, and a job's writes arriving as its change record."""
+
+import pytest
+
+import engine.history as history_mod
+from conftest import open_window
+from engine.changes import Changes
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Every history.jsonl parse, and every read job the window's engine is given, by name."""
+    parses = []
+    real = history_mod.parse_history
+    monkeypatch.setattr(history_mod, "parse_history", lambda *a, **k: parses.append(1) or real(*a, **k))
+    return parses
+
+
+def open_counting(qtbot, home, monkeypatch):
+    from gui.worker import Engine
+    reads = []
+    real_read = Engine.read
+    monkeypatch.setattr(Engine, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
+    win = open_window(qtbot, home)
+    qtbot.waitUntil(lambda: not win.engine.busy, timeout=10000)
+    qtbot.wait(400)             # the watcher's start and the first bookkeeping job have come and gone
+    return win, reads
+
+
+def test_opening_reads_history_once_and_the_dashboard_first(gui_env, qtbot, demo_home, counted, monkeypatch):
+    win, reads = open_counting(qtbot, demo_home, monkeypatch)
+    assert len(counted) == 1
+    assert reads[0] == "read workspace"
+    # tabs not shown read nothing yet
+    assert not {"read the archive", "read Dream runs", "list snapshots", "size history"} & set(reads)
+    assert win.history.model.rowCount() > 0
+    win.close()
+
+
+def test_a_hidden_tab_reads_when_first_shown(gui_env, qtbot, demo_home, counted, monkeypatch):
+    win, reads = open_counting(qtbot, demo_home, monkeypatch)
+    win.tabs.setCurrentWidget(win.archive)
+    assert "read the archive" in reads
+    qtbot.waitUntil(lambda: win.archive.loaded, timeout=10000)
+    win.close()
+
+
+def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, counted, monkeypatch):
+    win, reads = open_counting(qtbot, demo_home, monkeypatch)
+    counted.clear()
+    reads.clear()
+    resets = []
+    win.history.model.modelReset.connect(lambda: resets.append(1))
+    gauge = win.dashboard.gauges["memory/MEMORY.md"]
+    path = demo_home / "workspace" / "memory" / "MEMORY.md"
+    text = path.read_text(encoding="utf-8") + "- written by the assistant\n"
+    path.write_text(text, encoding="utf-8")
+    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
+    qtbot.wait(200)
+    assert counted == []
+    assert resets == []                         # the history table is left as it is
+    assert set(reads) <= {"read workspace", "describe the model"}
+    before = win.state
+    win.refresh()                               # F5 with history.jsonl as it was: its table stays too
+    qtbot.waitUntil(lambda: win.state is not before, timeout=5000)
+    assert counted == [] and resets == []
+    win.close()
+
+
+def test_a_job_reports_what_it_wrote_and_the_views_follow(gui_env, qtbot, demo_home, monkeypatch):
+    win, _ = open_counting(qtbot, demo_home, monkeypatch)
+    seen = []
+    real_apply = win.apply
+    monkeypatch.setattr(win, "apply", lambda ch: seen.append(ch) or real_apply(ch))
+    from engine.files import atomic_write_text
+    target = win.ws.root / "USER.md"
+    text = target.read_text(encoding="utf-8") + "- added by a job\n"
+    win.engine.write("a test job", lambda ctx: atomic_write_text(target, text), lambda _r: None)
+    gauge = win.dashboard.gauges["USER.md"]
+    qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
+    assert Changes(files=frozenset(["USER.md"])) in seen
+    win.close()
+
+
+def test_a_superseded_read_never_runs(gui_env, qtbot, demo_home, monkeypatch):
+    """Requests that pile up while the reader lane is busy merge into one read."""
+    win, _ = open_counting(qtbot, demo_home, monkeypatch)
+    import threading
+    gate = threading.Event()
+    win.engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    ran = []
+    real = win.reader.read
+    monkeypatch.setattr(win.reader, "read", lambda ch, own=False: ran.append(ch) or real(ch, own))
+    win.apply(Changes(files=frozenset(["USER.md"])))
+    win.apply(Changes(history=True))
+    win.apply(Changes(archive=True))
+    gate.set()
+    qtbot.waitUntil(lambda: len(ran) >= 1, timeout=5000)
+    qtbot.wait(300)
+    assert len(ran) == 1
+    assert ran[0].files == {"USER.md"} and ran[0].history and ran[0].archive
+    win.close()
+
+
+class _View:
+    """What read_latest needs of a view: its engine and the workspace it shows."""
+
+    def __init__(self, engine, ws):
+        self.engine, self.ws = engine, ws
+
+
+def test_read_latest_runs_only_the_newest_and_drops_another_workspaces(qtbot, gui_engine):
+    import threading
+
+    from gui.views.common import read_latest
+    from gui.worker import Latest
+    view, latest = _View(gui_engine, "ws-a"), Latest()
+    gate, ran, applied = threading.Event(), [], []
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    for n in (1, 2, 3):
+        read_latest(view, latest, "read", lambda ws, n=n: ran.append((ws, n)) or n, applied.append, applied.append)
+    gate.set()
+    qtbot.waitUntil(lambda: applied == [3], timeout=5000)
+    assert ran == [("ws-a", 3)]                  # the two superseded requests never ran
+    gate.clear()
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    read_latest(view, latest, "read", lambda ws: ws, applied.append, applied.append)
+    view.ws = "ws-b"                             # the view switched workspace meanwhile
+    gate.set()
+    done = threading.Event()
+    gui_engine.read("after", lambda ctx: None, lambda _r: done.set())
+    qtbot.waitUntil(done.is_set, timeout=5000)
+    assert applied == [3]                        # ws-a's answer is not shown in ws-b
+
+
+def test_a_read_put_first_runs_before_those_waiting(qtbot, gui_engine):
+    import threading
+    gate, order = threading.Event(), []
+    gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    for name in ("hidden tab a", "hidden tab b"):
+        gui_engine.read(name, lambda ctx, n=name: order.append(n), lambda _r: None)
+    gui_engine.read("what is shown", lambda ctx: order.append("shown"), lambda _r: None, first=True)
+    gate.set()
+    qtbot.waitUntil(lambda: len(order) == 3, timeout=5000)
+    assert order == ["shown", "hidden tab a", "hidden tab b"]

@@ -1,0 +1,174 @@
+"""Starting small (issue 14, design item 4): the tabs after the Dashboard are built when first
+shown, their modules imported then; the first-ever start shows the window at once and builds
+the demo copy behind it. Counts of modules, never wall time (that is tests/bench/test_bench_start.py)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+# what only the tabs after the Dashboard need: none of it is loaded until one of them is shown
+UNSHOWN = ("gui.views.history_view", "gui.views.files_view", "gui.views.settings_view", "gui.views.snapshots_view",
+           "gui.views.archive_view", "gui.views.runs_view", "gui.views.prompt_view", "gui.views.charts_view",
+           "gui.widgets.diff_view", "gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts")
+TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "prompt", "charts")
+
+# `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,
+# then once the workspace has been read, then after the Snapshots tab is shown
+START = """
+import json, os, sys
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+seen = {}
+unshown, tabs, demo = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+
+def window():
+    return next(w for w in app.topLevelWidgets() if w.objectName() == "DreamdeskMainWindow")
+
+def later(check, then):
+    QTimer.singleShot(20, lambda: then() if check() else later(check, then))
+
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if "notice" not in seen and event.type() == QEvent.Type.Paint and obj.isWidgetType() \\
+                and obj.window().objectName() == "DreamdeskMainWindow":
+            win = window()
+            seen["demo at first paint"] = os.path.exists(demo)
+            seen["notice"] = win.dashboard.notice.text() if win.dashboard.notice.isVisible() else ""
+            later(lambda: win.state is not None, read)
+        return False
+
+def read():
+    win = window()
+    seen["loaded"] = [m for m in unshown if m in sys.modules]
+    seen["built"] = [n for n in tabs if win.built(n)]
+    seen["notice after"] = win.dashboard.notice.isVisible()
+    seen["workspace"] = str(win.ws.root)
+    win.tabs.setCurrentIndex(win.tabs.indexOf(win.tabs.findChild(QObject, "unbuilt:snapshots")))
+    later(lambda: win.built("snapshots") and win.snapshots.model.rowCount() > 0, shown)
+
+def shown():
+    win = window()
+    seen["snapshot rows"] = win.snapshots.model.rowCount()
+    seen["current is snapshots"] = win.tabs.currentWidget() is win.snapshots
+    seen["loaded after"] = [m for m in unshown if m in sys.modules]
+    print(json.dumps(seen), flush=True)
+    os._exit(0)
+
+probe = FirstPaint()
+app.installEventFilter(probe)
+from gui.app import run
+run()
+"""
+
+
+def _start(tmp_path: Path, last: Path | None) -> dict:
+    data = tmp_path / "xdg-data"
+    conf = tmp_path / "xdg-config" / "Dreamdesk" / "Dreamdesk.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text(f"[General]\nlast={last}\ndemoHome={last}\n" if last else "")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "xdg-config"),
+               XDG_DATA_HOME=str(data), PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-c", START, json.dumps(UNSHOWN), json.dumps(TAB_VIEWS),
+                           str(data / "dreamdesk" / "demo")], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=str(REPO))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first-ever start", "demo copy exists"])
+def test_the_start_loads_no_tab_but_the_dashboard_until_one_is_shown(tmp_path, history_home, first):
+    last = None
+    if not first:
+        last = tmp_path / "xdg-data" / "dreamdesk" / "demo"
+        shutil.copytree(history_home, last, symlinks=True)
+    seen = _start(tmp_path, last)
+    assert seen["workspace"] == str(tmp_path / "xdg-data" / "dreamdesk" / "demo" / "workspace")
+    assert seen["loaded"] == [] and seen["built"] == []
+    if first:
+        # the window was painted before the copy was there, and said what it was doing
+        assert seen["demo at first paint"] is False and seen["notice"] == "Preparing the demo workspace…"
+    else:
+        assert seen["notice"] == ""
+    assert seen["notice after"] is False
+    # the tab shown is built, its module (and the diff widget's pygments) loaded, and it shows the snapshots
+    assert seen["current is snapshots"] and seen["snapshot rows"] >= 5
+    assert {"gui.views.snapshots_view", "gui.widgets.diff_view"} <= set(seen["loaded after"])
+    assert "PySide6.QtCharts" not in seen["loaded after"] and "gui.views.archive_view" not in seen["loaded after"]
+
+
+def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
+    """Refreshes while a tab is unbuilt leave it unbuilt; shown, it has the last state at once."""
+    win = main_window
+    win.refresh()
+    qtbot.waitUntil(lambda: win.status_label.text().startswith(f"{win.state.status.pending} pending"), timeout=5000)
+    assert not any(win.built(n) for n in TAB_VIEWS)
+    win.tabs.setCurrentIndex(1)                                    # History, as a click does
+    assert win.built("history") and win.tabs.currentWidget() is win.history and win.tabs.tabText(1) == "History"
+    st = win.state.status
+    markers = len(win.history.proxy.sourceModel().marker_rows)       # (the two cursors' rows)
+    assert win.history.proxy.rowCount() == len(st.history.entries) + len(st.history.bad_lines) + markers > 100
+    files = win.files                                              # asked for by name: built, not shown
+    assert win.tabs.currentWidget() is win.history and win.tabs.indexOf(files) == 2
+    assert {files.list.item(i).text().split()[0] for i in range(files.list.count())} >= {"USER.md", "SOUL.md"}
+    assert win.settings.interval.value() == int(win.state.status.config.dream["intervalH"])
+    assert [win.tabs.tabText(i) for i in range(win.tabs.count())] == [
+        "Dashboard", "History", "Files", "Settings → Memory", "Snapshots", "Archive", "Dream runs", "Prompt", "Charts"]
+
+
+def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
+    from gui import settings_store
+    from gui.main_window import MainWindow
+    from test_gui_app import grab
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.open_demo()                                 # what the first start does, behind the shown window
+    assert win.dashboard.notice.isVisible() and win.ws is None
+    grab(win, "first-start-preparing.png")
+    qtbot.waitUntil(lambda: win.state is not None, timeout=20000)
+    assert not win.dashboard.notice.isVisible() and win.dashboard.gauges
+    assert settings_store.demo_home() == str(win.ws.home) and str(win.ws.home).startswith(str(gui_env / "xdg-data"))
+    grab(win, "first-start-demo-open.png")
+    win.close()
+
+
+def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot, monkeypatch):
+    from gui.main_window import MainWindow
+    blocked = gui_env / "a file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocked))        # the data folder cannot be made
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.open_demo()
+    assert win.dashboard.notice.isVisible() and win.dashboard.notice.text() == "Preparing the demo workspace…"
+    qtbot.waitUntil(lambda: "could not be prepared" in win.dashboard.notice.text(), timeout=10000)
+    text = win.dashboard.notice.text()
+    assert text.startswith("The demo workspace could not be prepared: ") and "Traceback" not in text
+    assert "File → Open Workspace" in text and win.ws is None
+    from test_gui_app import grab
+    grab(win, "first-start-no-demo.png")
+    win.close()
+
+
+def test_a_window_that_never_paints_still_opens_its_workspace(gui_env, qtbot, demo_home):
+    """The start opens the workspace at the first paint; a window that does not paint (started
+    minimised) opens it all the same, a moment later."""
+    from gui.main_window import MainWindow
+    win = MainWindow()
+    qtbot.addWidget(win)                                 # never shown
+    win.after_first_paint(lambda: win.open_workspace(str(demo_home)))
+    assert win.ws is None
+    qtbot.waitUntil(lambda: win.state is not None, timeout=5000)
+    assert win.ws.root == demo_home / "workspace"
+    win.close()
