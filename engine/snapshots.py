@@ -14,8 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import changes
-from . import git_repair
+from . import changes, git_index, git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
 from .workspace import Workspace
@@ -51,7 +50,6 @@ OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/S
 # Our own temp files (engine.files: `.<name>.dreamdesk-<random>.tmp`) are never staged, even
 # inside the folders that are snapshotted whole: a kill mid-write leaves one behind.
 NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 # git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
 _DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
 # the git commands that move a ref or the index: the Snapshots view has something new to show
@@ -59,12 +57,22 @@ _MOVES_HISTORY = frozenset({"commit", "commit-tree", "update-ref", "reset", "che
                             "update-index", "add", "rm", "init", "tag"})
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
+_DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
+# `git commit`'s first line names the commit, in full with core.abbrev=40: "[master (root-commit) <sha>] …"
+# (a branch name holds no space, so the first " <hex>]" is the sha); its last line when nothing is staged
+_COMMITTED = re.compile(r"\[[^\n]*? ([0-9a-f]{40}|[0-9a-f]{64})\]")
+_NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing added to commit")
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
 
 
 def _is_our_temp(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return name.startswith(".") and ".dreamdesk-" in name and name.endswith(".tmp")
+
+
+def _snapshotted(path: str) -> bool:
+    """Inside what a snapshot stages (before the skills/ and temp-file rules narrow it)."""
+    return path in TRACKED_FILES or path == ".gitignore" or path.startswith(_DIR_PREFIXES + (SKILLS_DIR + "/",))
 
 
 def is_memory_path(path: str) -> bool:
@@ -158,6 +166,13 @@ class SnapshotStore:
 
     def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False):
         """Run git on this store through gitpython; returns stdout (str, or bytes)."""
+        status, out, err = self._run(args, binary=binary, plain=plain)
+        if status not in ok_codes:
+            raise self._failure(args[0], err or "", status)
+        return out
+
+    def _run(self, args, binary: bool = False, plain: bool = False, config: tuple[str, ...] = ()):
+        """git's exit status, stdout and stderr (`config`: more `-c name=value` for this call)."""
         import shutil
         if shutil.which("git", path=self._env().get("PATH")) is None:
             # before gitpython: without git its import fails with a 20-line refresh notice
@@ -168,10 +183,11 @@ class SnapshotStore:
         except ImportError as exc:  # pragma: no cover - a declared dependency
             raise SnapshotError(f"gitpython is not available ({str(exc).splitlines()[0]})") from None
         where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
+        extra = [x for c in config for x in ("-c", c)]
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
-               "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
+               "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *extra, *args]
         try:
-            status, out, err = git.Git(str(self.ws.root)).execute(
+            result = git.Git(str(self.ws.root)).execute(
                 cmd, env=self._env(), with_extended_output=True, with_exceptions=False,
                 stdout_as_string=not binary, strip_newline_in_stdout=False)
         except git.GitCommandNotFound:
@@ -180,9 +196,7 @@ class SnapshotStore:
             raise SnapshotError(f"git could not run ({exc})") from None
         if args and args[0] in _MOVES_HISTORY:
             changes.note(self.git_dir)         # (even a failed one may have moved a ref)
-        if status not in ok_codes:
-            raise self._failure(args[0], err or "", status)
-        return out
+        return result
 
     def _failure(self, what: str, stderr: str, status: int) -> SnapshotError:
         """One line from git's stderr: its own reason (the fatal:/error: line, not the hints), or
@@ -217,7 +231,7 @@ class SnapshotStore:
             if cleared:
                 self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in {self.display}")
             self._upgrade_ignore()
-            if not self.separate and self.head() is None and not (self.ws.root / ".gitignore").exists():
+            if not self.separate and not (self.ws.root / ".gitignore").exists() and self.head() is None:
                 self._write_ignore()         # a kill between our init and this left it out
             return
         self._create()
@@ -290,18 +304,23 @@ class SnapshotStore:
         except (OSError, UnicodeDecodeError):
             pass     # not ours, or not there: left as it is
 
-    def _tracked_temps(self) -> list[str]:
-        """Temp files of interrupted writes an earlier version committed (memory/dreams/…)."""
-        listed = self._git("ls-files", "-z", "--", *TRACKED_DIRS).split("\0")
-        return [p for p in listed if p and _is_our_temp(p)]
+    def _index(self) -> list[str]:
+        """Every path the index holds: read from the file, or (one this reader cannot vouch
+        for) from one `git ls-files`."""
+        paths = git_index.index_paths(self.git_dir)
+        if paths is None:
+            paths = [p for p in self._git("ls-files", "-z").split("\0") if p]
+        return paths
 
-    def _stale_skill_files(self) -> list[str]:
-        """Files under skills/ an earlier version snapshotted besides SKILL.md (a .env, scripts):
-        untracked from the next snapshot on (the working files stay; older commits keep them)."""
-        listed = self._git("ls-files", "-z", "--", SKILLS_DIR).split("\0")
-        return [p for p in listed if p and not is_memory_path(p)]
+    @staticmethod
+    def _to_unstage(indexed: list[str]) -> list[str]:
+        """What an earlier version committed and no snapshot may hold: files under skills/
+        besides SKILL.md (a .env, scripts; the working files stay, older commits keep them) and
+        temp files of interrupted writes (memory/dreams/…)."""
+        return [p for p in indexed if (p.startswith(SKILLS_DIR + "/") and not is_memory_path(p))
+                or (p.startswith(_DIR_PREFIXES) and _is_our_temp(p))]
 
-    def _paths_to_stage(self) -> list[str]:
+    def _paths_to_stage(self, indexed: list[str]) -> list[str]:
         root = self.ws.root
         paths = [p for p in TRACKED_FILES if (root / p).exists() or (root / p).is_symlink()]
         paths += [d for d in TRACKED_DIRS if (root / d).is_dir()]
@@ -312,9 +331,8 @@ class SnapshotStore:
         if not self.separate and (root / ".gitignore").exists():
             paths.append(".gitignore")
         # tracked files that vanished from the work tree: stage their removal
-        listed = self._git("ls-files", "-z", "--", *TRACKED_FILES, *TRACKED_DIRS, SKILLS_DIR,
-                           ".gitignore").split("\0")
-        paths += [p for p in listed if p and p not in paths and not (root / p).exists()
+        seen = set(paths)
+        paths += [p for p in indexed if _snapshotted(p) and p not in seen and not (root / p).exists()
                   and (not p.startswith(SKILLS_DIR + "/") or is_memory_path(p))]
         return paths
 
@@ -338,31 +356,41 @@ class SnapshotStore:
 
     # -- writing ------------------------------------------------------------------------
     def snapshot(self, message: str, with_summary: bool = False) -> str | None:
-        """Commit the tracked set as it is now; None when nothing changed since the last one."""
+        """Commit the tracked set as it is now; None when nothing changed since the last one.
+
+        Two git processes: `add` of exactly the memory paths, then `commit`, which refuses when
+        nothing is staged and names its full sha (core.abbrev=40); git's own ref update checks
+        HEAD is still the parent it read, so racing the assistant's commit fails, never loses
+        it. A summary adds one `diff`; files an earlier version committed add one `rm`."""
         self._ensure()
-        paths = self._paths_to_stage()
-        stale = self._stale_skill_files() + self._tracked_temps()
+        indexed = self._index()
+        paths = self._paths_to_stage(indexed)
+        stale = self._to_unstage(indexed)
         if stale:
             self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
         if paths:
             self._git("add", "--force", "--all", "--", *paths, *NEVER_STAGED)
-        if self.head() is not None:
-            if not self._git("diff", "--cached", "--name-only").strip():
-                return None
-        elif not paths:
-            return None
         msg = message.strip()
         if with_summary:
             summary = self.staged_summary()
-            if summary:
-                msg += "\n\n" + summary
-        self._git("commit", "--quiet", "--no-verify", "--allow-empty-message", "-m", msg)
-        return self.head()
+            if not summary:
+                return None
+            msg += "\n\n" + summary
+        status, out, err = self._run(("commit", "--no-verify", "--untracked-files=no", "--allow-empty-message",
+                                      "-m", msg), config=("core.abbrev=40",))
+        made = _COMMITTED.match(out) if status == 0 else None
+        if made:
+            return made.group(1)
+        if status == 0:
+            return self.head()          # committed, in words this parser does not know
+        if status == 1 and not err.strip() and out.strip().rsplit("\n", 1)[-1].startswith(_NOTHING_STAGED):
+            return None
+        raise self._failure("commit", err or out, status)
 
     def staged_summary(self) -> str:
-        """`SOUL.md: +3 -1` lines for what is staged (nanobot's summary style)."""
-        base = "HEAD" if self.head() is not None else EMPTY_TREE
-        out = self._git("diff", "--cached", "--numstat", base)
+        """`SOUL.md: +3 -1` lines for what is staged (nanobot's summary style; against the
+        empty tree before the first commit, as git's own diff --cached does)."""
+        out = self._git("diff", "--cached", "--numstat")
         lines = []
         for row in out.splitlines():
             parts = row.split("\t")
