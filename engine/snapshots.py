@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import changes, git_index, git_repair
+from . import changes, git_head, git_index, git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
 from .workspace import Workspace
@@ -62,6 +63,10 @@ _DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
 # (a branch name holds no space, so the first " <hex>]" is the sha); its last line when nothing is staged
 _COMMITTED = re.compile(r"\[[^\n]*? ([0-9a-f]{40}|[0-9a-f]{64})\]")
 _NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing added to commit")
+# The last listings (by repository and limit), each with the HEAD stamp it was made at
+_LISTINGS: dict[tuple[str, int | None], tuple[tuple, list["Snapshot"]]] = {}
+_LISTINGS_KEPT = 8
+_LISTINGS_LOCK = threading.Lock()
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
 
 
@@ -400,9 +405,27 @@ class SnapshotStore:
 
     # -- reading ------------------------------------------------------------------------
     def list(self, limit: int | None = None) -> list[Snapshot]:
-        """Newest first, with per-file +/- line counts."""
+        """Newest first, with per-file +/- line counts; kept while HEAD stays where it was
+        (git_head's stamp), so listing again runs no git at all."""
         self.check()
-        if not self.exists() or self.head() is None:
+        if not self.exists():
+            return []
+        stamp = git_head.head_stamp(self.git_dir)
+        key = (os.path.realpath(self.git_dir), limit)
+        kept = _LISTINGS.get(key)
+        if stamp is not None and kept is not None and kept[0] == stamp:
+            return list(kept[1])
+        snaps = self._log(limit)
+        if stamp is not None:        # the stamp from before the log: a HEAD moved meanwhile lists again
+            with _LISTINGS_LOCK:     # views list on worker threads
+                _LISTINGS.pop(key, None)
+                _LISTINGS[key] = (stamp, snaps)
+                while len(_LISTINGS) > _LISTINGS_KEPT:
+                    del _LISTINGS[next(iter(_LISTINGS))]
+        return list(snaps)
+
+    def _log(self, limit: int | None) -> list[Snapshot]:
+        if self.head() is None:
             return []
         args = ["log", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s", "--numstat", "--no-renames"]
         if limit:
