@@ -41,3 +41,67 @@ def _file(path: Path) -> tuple[bytes, int, int] | None:
         return path.read_bytes(), st.st_mtime_ns, st.st_ino
     except FileNotFoundError:
         return None
+
+
+NULL = "0" * 40           # git's name for "no commit" (an unborn branch; the old side of a first commit)
+
+
+def resolve(git_dir: Path) -> str | None:
+    """The commit HEAD names, as the files say; NULL before the first commit; None where the
+    files cannot say."""
+    try:
+        head = (git_dir / "HEAD").read_bytes().strip()
+        if not head.startswith(b"ref: "):
+            return head.decode("ascii") if _is_sha(head) else None
+        if (git_dir / "reftable").exists() or (git_dir / "commondir").exists():
+            return None
+        name = head[5:].strip()
+        try:
+            value = (git_dir / os.fsdecode(name)).read_bytes().strip()
+        except FileNotFoundError:
+            value = _packed(git_dir / "packed-refs", name)
+        return value.decode("ascii") if _is_sha(value) else None
+    except OSError:
+        return None
+
+
+def unborn(git_dir: Path) -> bool | None:
+    """HEAD names a branch that has no commit yet, as the files say (None: they cannot say)."""
+    sha = resolve(git_dir)
+    return None if sha is None else sha == NULL
+
+
+def moved_by(git_dir: Path, old: str, who: str, since: int) -> str | None:
+    """The commit `who` moved HEAD to from `old`, at `since` (unix seconds) or later, as HEAD's
+    reflog says (the newest such line of its last 8 KB); None: no such line."""
+    try:
+        with open(git_dir / "logs" / "HEAD", "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 8192))
+            tail = f.read()
+    except OSError:
+        return None
+    for line in reversed(tail.splitlines()):
+        # "<old> <new> <name> <<email>> <seconds> <zone>\t<message>"
+        fields = line.partition(b"\t")[0].split(b" ")
+        if len(fields) >= 6 and fields[0] == old.encode() and b" ".join(fields[2:-2]) == who.encode() \
+                and fields[-2].isdigit() and int(fields[-2]) >= since and _is_sha(fields[1]):
+            return fields[1].decode("ascii")
+    return None
+
+
+def _packed(packed_refs: Path, name: bytes) -> bytes:
+    """A ref's commit from packed-refs ("<sha> <name>" lines); NULL when it is not there."""
+    try:
+        lines = packed_refs.read_bytes().splitlines()
+    except FileNotFoundError:
+        return NULL.encode()
+    for line in lines:
+        sha, _, ref = line.partition(b" ")
+        if ref == name:
+            return sha
+    return NULL.encode()
+
+
+def _is_sha(text: bytes) -> bool:
+    return len(text) in (40, 64) and all(c in b"0123456789abcdef" for c in text)

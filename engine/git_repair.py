@@ -11,6 +11,7 @@ ours takes. Anything else is reported with the command that fixes it, and left a
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -96,21 +97,24 @@ def _locks(git_dir: Path) -> list[Path]:
     """git's lock files: the top-level ones and a ref's (refs/heads/master.lock), which a kill
     during a commit leaves too."""
     found = [git_dir / n for n in _TOP_LOCKS + ("packed-refs.lock",)]
-    refs = git_dir / "refs"
-    if refs.is_dir():
-        found += sorted(refs.rglob("*.lock"))
-    return found
+    refs = []
+    for dirpath, _dirs, files in os.walk(git_dir / "refs"):     # (os.walk: a tenth of rglob's time)
+        refs += [Path(dirpath, f) for f in files if f.endswith(".lock")]
+    return found + sorted(refs)
 
 
 def clear_stale_locks(git_dir: Path, now: float | None = None) -> list[str]:
     """Remove the lock files of `git_dir` whose owner is gone; their names (relative)."""
     cleared = []
     for lock in _locks(git_dir):
-        name = lock.relative_to(git_dir).as_posix()
-        if lock.is_file() and not lock.is_symlink() and stale_lock(lock, now):
+        try:
+            regular = stat.S_ISREG(os.lstat(lock).st_mode)     # not a symlink, not a folder
+        except OSError:
+            continue
+        if regular and stale_lock(lock, now):
             try:
                 os.unlink(lock)
-                cleared.append(name)
+                cleared.append(lock.relative_to(git_dir).as_posix())
             except OSError:
                 continue
     return cleared

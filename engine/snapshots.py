@@ -1,4 +1,4 @@
-"""Git-backed snapshots of the memory files (gitpython running the real git).
+"""Git-backed snapshots of the memory files (the real git, run as a process per command).
 
 Shared layout with nanobot: `<workspace>/.git` with an allow-list .gitignore, files staged by
 path (never `add -A` over the tree), so nanobot's own `init:` / `dream:` / `revert:` commits
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,9 +60,7 @@ _MOVES_HISTORY = frozenset({"commit", "commit-tree", "update-ref", "reset", "che
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
-# `git commit`'s first line names the commit, in full with core.abbrev=40: "[master (root-commit) <sha>] …"
-# (a branch name holds no space, so the first " <hex>]" is the sha); its last line when nothing is staged
-_COMMITTED = re.compile(r"\[[^\n]*? ([0-9a-f]{40}|[0-9a-f]{64})\]")
+# the last line `git commit` says when nothing is staged
 _NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing added to commit")
 # The last listings (by repository and limit), each with the HEAD stamp it was made at
 _LISTINGS: dict[tuple[str, int | None], tuple[tuple, list["Snapshot"]]] = {}
@@ -157,51 +156,54 @@ class SnapshotStore:
             self.separate = True
         self._blob_cache: dict[str, bytes] = {}     # raw: a file need not be valid UTF-8
         self.notes: list[str] = []                   # repairs made on the way (said to the user)
+        self._base_env: dict[str, str] | None = None
 
     # -- plumbing -------------------------------------------------------------------------
     def exists(self) -> bool:
         return (self.git_dir / "HEAD").is_file()
 
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_AUTHOR_NAME=AUTHOR_NAME, GIT_AUTHOR_EMAIL=AUTHOR_EMAIL,
-                   GIT_COMMITTER_NAME=AUTHOR_NAME, GIT_COMMITTER_EMAIL=AUTHOR_EMAIL,
-                   GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-        return env
+        """git's environment: ours without GIT_* (a caller's GIT_DIR must not redirect it), with
+        Dreamdesk as the writer. Made once per store (walking os.environ costs more than the
+        rest of a call), a copy each time."""
+        if self._base_env is None:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+            env.update(GIT_AUTHOR_NAME=AUTHOR_NAME, GIT_AUTHOR_EMAIL=AUTHOR_EMAIL,
+                       GIT_COMMITTER_NAME=AUTHOR_NAME, GIT_COMMITTER_EMAIL=AUTHOR_EMAIL,
+                       GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+            self._base_env = env
+        return dict(self._base_env)
 
     def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False):
-        """Run git on this store through gitpython; returns stdout (str, or bytes)."""
+        """Run git on this store; returns stdout (str, or bytes)."""
         status, out, err = self._run(args, binary=binary, plain=plain)
         if status not in ok_codes:
             raise self._failure(args[0], err or "", status)
         return out
 
     def _run(self, args, binary: bool = False, plain: bool = False, config: tuple[str, ...] = ()):
-        """git's exit status, stdout and stderr (`config`: more `-c name=value` for this call)."""
+        """git's exit status, stdout and stderr (`config`: more `-c name=value` for this call).
+        subprocess directly: gitpython's execute copied the environment and scrubbed every
+        argument for passwords on each call, a fifth of a snapshot's own time."""
         import shutil
-        if shutil.which("git", path=self._env().get("PATH")) is None:
-            # before gitpython: without git its import fails with a 20-line refresh notice
+        import subprocess
+        env = self._env()
+        if shutil.which("git", path=env.get("PATH")) is None:
             raise SnapshotError("git is not installed (snapshots need the git program)")
-        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
-        try:
-            import git
-        except ImportError as exc:  # pragma: no cover - a declared dependency
-            raise SnapshotError(f"gitpython is not available ({str(exc).splitlines()[0]})") from None
         where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
         extra = [x for c in config for x in ("-c", c)]
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
                "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *extra, *args]
         try:
-            result = git.Git(str(self.ws.root)).execute(
-                cmd, env=self._env(), with_extended_output=True, with_exceptions=False,
-                stdout_as_string=not binary, strip_newline_in_stdout=False)
-        except git.GitCommandNotFound:
-            raise SnapshotError("git is not installed (snapshots need the git program)") from None
+            proc = subprocess.run(cmd, cwd=self.ws.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                  check=False)
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if args and args[0] in _MOVES_HISTORY:
             changes.note(self.git_dir)         # (even a failed one may have moved a ref)
-        return result
+        err = proc.stderr.decode("utf-8", "surrogateescape")
+        out = proc.stdout if binary else proc.stdout.decode("utf-8", "surrogateescape")
+        return proc.returncode, out, err
 
     def _failure(self, what: str, stderr: str, status: int) -> SnapshotError:
         """One line from git's stderr: its own reason (the fatal:/error: line, not the hints), or
@@ -236,10 +238,15 @@ class SnapshotStore:
             if cleared:
                 self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in {self.display}")
             self._upgrade_ignore()
-            if not self.separate and not (self.ws.root / ".gitignore").exists() and self.head() is None:
+            if not self.separate and not (self.ws.root / ".gitignore").exists() and self._unborn():
                 self._write_ignore()         # a kill between our init and this left it out
             return
         self._create()
+
+    def _unborn(self) -> bool:
+        """No commit yet: from HEAD's files when they can tell, else from git."""
+        said = git_head.unborn(self.git_dir)
+        return self.head() is None if said is None else said
 
     def _create(self) -> None:
         """git init into a temp folder beside the repository, then one rename: a kill leaves no
@@ -364,9 +371,10 @@ class SnapshotStore:
         """Commit the tracked set as it is now; None when nothing changed since the last one.
 
         Two git processes: `add` of exactly the memory paths, then `commit`, which refuses when
-        nothing is staged and names its full sha (core.abbrev=40); git's own ref update checks
-        HEAD is still the parent it read, so racing the assistant's commit fails, never loses
-        it. A summary adds one `diff`; files an earlier version committed add one `rm`."""
+        nothing is staged (no separate diff); the new sha is read from HEAD's reflog (the line
+        by Dreamdesk from the HEAD before, no rev-parse). git's own ref update checks HEAD is
+        still the parent it read, so racing the assistant's commit fails, never loses it. A
+        summary adds one `diff`; files an earlier version committed add one `rm`."""
         self._ensure()
         indexed = self._index()
         paths = self._paths_to_stage(indexed)
@@ -381,13 +389,12 @@ class SnapshotStore:
             if not summary:
                 return None
             msg += "\n\n" + summary
-        status, out, err = self._run(("commit", "--no-verify", "--untracked-files=no", "--allow-empty-message",
-                                      "-m", msg), config=("core.abbrev=40",))
-        made = _COMMITTED.match(out) if status == 0 else None
-        if made:
-            return made.group(1)
+        before, since = git_head.resolve(self.git_dir), int(time.time())
+        status, out, err = self._run(("commit", "--quiet", "--no-verify", "--untracked-files=no",
+                                      "--allow-empty-message", "-m", msg))
         if status == 0:
-            return self.head()          # committed, in words this parser does not know
+            made = before and git_head.moved_by(self.git_dir, before, f"{AUTHOR_NAME} <{AUTHOR_EMAIL}>", since)
+            return made or self.head()        # no reflog to say (logAllRefUpdates off): ask git
         if status == 1 and not err.strip() and out.strip().rsplit("\n", 1)[-1].startswith(_NOTHING_STAGED):
             return None
         raise self._failure("commit", err or out, status)

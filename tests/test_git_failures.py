@@ -81,7 +81,7 @@ def test_an_edit_lands_with_a_warning_when_git_fails(ws, monkeypatch, tmp_path):
 
 
 def test_without_git_a_fresh_process_gets_one_clear_line(ws, tmp_path):
-    """gitpython's import fails without git, with a 20-line notice; the user sees one line."""
+    """Without git on PATH the user sees one line, not a traceback."""
     import os
     import subprocess
     import sys

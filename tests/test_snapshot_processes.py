@@ -2,6 +2,10 @@
 processes a snapshot starts, counted by Python's own audit hook, and the snapshot list kept
 while HEAD stays where it was."""
 
+import shutil
+import time
+
+from engine import git_head
 from engine.snapshots import SnapshotStore
 from engine.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
@@ -12,14 +16,15 @@ FILES = {"SOUL.md": "I am Jenny.\n", "USER.md": "# User\n\n- Likes tea\n", "memo
 
 
 def started(fn):
-    """fn's result and the git subcommands it started (gitpython's one-off `git version` aside)."""
+    """fn's result and the git subcommands it started."""
     result, _, commands = watched(fn)
-    return result, [c for c in commands if c != "version"]
+    return result, commands
 
 
 def ready(make_workspace):
     ws = Workspace.open(make_workspace(FILES))
-    SnapshotStore(ws).snapshot("init: first")
+    sha, commands = started(lambda: SnapshotStore(ws).snapshot("init: first"))
+    assert commands == ["init", "config", "config", "add", "commit"] and sha == head(ws.root)
     return ws
 
 
@@ -60,6 +65,29 @@ def test_an_index_the_reader_cannot_vouch_for_costs_one_ls_files_and_stays_exact
     sha, commands = started(lambda: SnapshotStore(ws).snapshot("edit: two"))
     assert commands == ["ls-files", "add", "commit"] and sha == head(ws.root)
     assert git(ws.root, "show", "--format=", "--name-status", "HEAD").split() == ["M", "USER.md", "D", "memory/MEMORY.md"]
+
+
+def test_the_sha_comes_from_heads_reflog_and_without_one_from_git(make_workspace):
+    ws = ready(make_workspace)
+    git_dir, ours = ws.root / ".git", head(ws.root)
+    since = int(git(ws.root, "log", "-1", "--format=%ct"))
+    (ws.root / "SOUL.md").write_text("I am Jenny, briefly.\n")      # the assistant commits right after
+    git(ws.root, "add", "SOUL.md")
+    git(ws.root, "commit", "-qm", "dream: x")
+    theirs = head(ws.root)
+    (ws.root / "USER.md").write_text("# User\n\n- Likes oolong\n")
+    again = SnapshotStore(ws).snapshot("edit: USER.md")
+    me = "Dreamdesk <dreamdesk@localhost>"
+    assert git_head.moved_by(git_dir, git_head.NULL, me, since) == ours
+    assert git_head.moved_by(git_dir, theirs, me, since) == again == head(ws.root)
+    assert git_head.moved_by(git_dir, ours, me, since) is None                   # that move was the assistant's
+    assert git_head.moved_by(git_dir, git_head.NULL, me, int(time.time()) + 2) is None
+
+    git(ws.root, "config", "core.logAllRefUpdates", "false")          # and no reflog: no line for the next one
+    shutil.rmtree(git_dir / "logs")
+    (ws.root / "USER.md").write_text("# User\n\n- Likes coffee\n")
+    sha, commands = started(lambda: SnapshotStore(ws).snapshot("edit: USER.md"))
+    assert commands == ["add", "commit", "rev-parse"] and sha == head(ws.root) != again
 
 
 def test_a_snapshot_in_the_assistants_repository_runs_two(tmp_path):
