@@ -48,16 +48,19 @@ NULL = "0" * 40           # git's name for "no commit" (an unborn branch; the ol
 
 def resolve(git_dir: Path) -> str | None:
     """The commit HEAD names, as the files say; NULL before the first commit; None where the
-    files cannot say."""
+    files cannot say. (Asked at every snapshot: plain string paths, not pathlib.)"""
+    base = os.fspath(git_dir)
     try:
-        head = (git_dir / "HEAD").read_bytes().strip()
+        with open(os.path.join(base, "HEAD"), "rb") as f:
+            head = f.read().strip()
         if not head.startswith(b"ref: "):
             return head.decode("ascii") if _is_sha(head) else None
-        if (git_dir / "reftable").exists() or (git_dir / "commondir").exists():
+        if os.path.exists(os.path.join(base, "reftable")) or os.path.exists(os.path.join(base, "commondir")):
             return None
         name = head[5:].strip()
         try:
-            value = (git_dir / os.fsdecode(name)).read_bytes().strip()
+            with open(os.path.join(base, os.fsdecode(name)), "rb") as f:
+                value = f.read().strip()
         except FileNotFoundError:
             value = _packed(git_dir / "packed-refs", name)
         return value.decode("ascii") if _is_sha(value) else None

@@ -69,6 +69,18 @@ _LISTINGS_LOCK = threading.Lock()
 _MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
 
 
+_GIT_FOUND: set[str | None] = set()      # PATHs git was found on (looking costs a stat per folder)
+
+
+def _git_on(path: str | None) -> bool:
+    if path not in _GIT_FOUND:
+        import shutil
+        if shutil.which("git", path=path) is None:
+            return False
+        _GIT_FOUND.add(path)
+    return True
+
+
 def _is_our_temp(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return name.startswith(".") and ".dreamdesk-" in name and name.endswith(".tmp")
@@ -185,10 +197,9 @@ class SnapshotStore:
         """git's exit status, stdout and stderr (`config`: more `-c name=value` for this call).
         subprocess directly: gitpython's execute copied the environment and scrubbed every
         argument for passwords on each call, a fifth of a snapshot's own time."""
-        import shutil
         import subprocess
         env = self._env()
-        if shutil.which("git", path=env.get("PATH")) is None:
+        if not _git_on(env.get("PATH")):
             raise SnapshotError("git is not installed (snapshots need the git program)")
         where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
         extra = [x for c in config for x in ("-c", c)]
@@ -333,18 +344,19 @@ class SnapshotStore:
                 or (p.startswith(_DIR_PREFIXES) and _is_our_temp(p))]
 
     def _paths_to_stage(self, indexed: list[str]) -> list[str]:
-        root = self.ws.root
-        paths = [p for p in TRACKED_FILES if (root / p).exists() or (root / p).is_symlink()]
-        paths += [d for d in TRACKED_DIRS if (root / d).is_dir()]
-        skills = root / SKILLS_DIR
-        if skills.is_dir() and not skills.is_symlink():   # git refuses paths beyond a symlink
-            paths += sorted(f"{SKILLS_DIR}/{d.name}/SKILL.md" for d in skills.iterdir()
-                            if d.is_dir() and not d.is_symlink() and (d / "SKILL.md").is_file())
-        if not self.separate and (root / ".gitignore").exists():
+        root = os.fspath(self.ws.root) + os.sep      # strings: a pathlib join costs more than the stat
+        paths = [p for p in TRACKED_FILES if os.path.lexists(root + p)]
+        paths += [d for d in TRACKED_DIRS if os.path.isdir(root + d)]
+        skills = root + SKILLS_DIR
+        if os.path.isdir(skills) and not os.path.islink(skills):   # git refuses paths beyond a symlink
+            with os.scandir(skills) as found:
+                paths += sorted(f"{SKILLS_DIR}/{d.name}/SKILL.md" for d in found
+                                if d.is_dir(follow_symlinks=False) and os.path.isfile(f"{d.path}/SKILL.md"))
+        if not self.separate and os.path.exists(root + ".gitignore"):
             paths.append(".gitignore")
         # tracked files that vanished from the work tree: stage their removal
         seen = set(paths)
-        paths += [p for p in indexed if _snapshotted(p) and p not in seen and not (root / p).exists()
+        paths += [p for p in indexed if _snapshotted(p) and p not in seen and not os.path.exists(root + p)
                   and (not p.startswith(SKILLS_DIR + "/") or is_memory_path(p))]
         return paths
 
@@ -381,8 +393,9 @@ class SnapshotStore:
         stale = self._to_unstage(indexed)
         if stale:
             self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
-        if paths:
-            self._git("add", "--force", "--all", "--", *paths, *NEVER_STAGED)
+        if paths:      # (our temp files can only come in through a folder staged whole)
+            folders = NEVER_STAGED if any(p in TRACKED_DIRS for p in paths) else ()
+            self._git("add", "--force", "--all", "--", *paths, *folders)
         msg = message.strip()
         if with_summary:
             summary = self.staged_summary()

@@ -13,7 +13,7 @@ from test_bench_commit_log import build_history
 
 from engine.snapshots import SnapshotStore
 from engine.workspace import Workspace
-from nanobot_repo import git_env
+from nanobot_repo import NANOBOT_GITIGNORE, git_env
 
 pytestmark = pytest.mark.bench
 COMMITS = 500
@@ -21,17 +21,19 @@ ROUNDS = 21
 
 
 def checked_out(path):
-    """The 500-commit history of test_bench_commit_log, its files in the work tree and index."""
+    """The 500-commit history of test_bench_commit_log, its files in the work tree and index,
+    and nanobot's .gitignore committed on top (as every nanobot workspace has it)."""
     build_history(path, COMMITS)
-    subprocess.run(["git", "-C", str(path), "reset", "-q", "--hard"], check=True)
+    (path / ".gitignore").write_text(NANOBOT_GITIGNORE)
+    for step in (["reset", "-q", "--hard"], ["add", ".gitignore"], ["commit", "-q", "-m", "init: .gitignore"]):
+        subprocess.run(["git", "-C", str(path), *step], check=True, env=git_env())
     return path
 
 
 def test_snapshot_of_a_one_file_change_vs_git_add_and_commit(tmp_path):
     ours_ws, base_ws = checked_out(tmp_path / "ours"), checked_out(tmp_path / "base")
     ws = Workspace.open(ours_ws)
-    SnapshotStore(ws).snapshot("init: Dreamdesk's first snapshot here")    # untimed: .gitignore etc.
-    env = git_env("nanobot", "nanobot@dream")
+    env = git_env()
 
     def change():
         stamp = f"- fact {time.perf_counter_ns()}\n"
