@@ -193,18 +193,16 @@ class SnapshotStore:
             raise self._failure(args[0], err or "", status)
         return out
 
-    def _run(self, args, binary: bool = False, plain: bool = False, config: tuple[str, ...] = ()):
-        """git's exit status, stdout and stderr (`config`: more `-c name=value` for this call).
-        subprocess directly: gitpython's execute copied the environment and scrubbed every
+    def _run(self, args, binary: bool = False, plain: bool = False):
+        """git's exit status, stdout and stderr. subprocess directly: gitpython's execute copied the environment and scrubbed every
         argument for passwords on each call, a fifth of a snapshot's own time."""
         import subprocess
         env = self._env()
         if not _git_on(env.get("PATH")):
             raise SnapshotError("git is not installed (snapshots need the git program)")
         where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
-        extra = [x for c in config for x in ("-c", c)]
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
-               "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *extra, *args]
+               "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
         try:
             proc = subprocess.run(cmd, cwd=self.ws.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                                   check=False)
