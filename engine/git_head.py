@@ -55,13 +55,13 @@ def resolve(git_dir: Path) -> str | None:
             head = f.read().strip()
         if not head.startswith(b"ref: "):
             return head.decode("ascii") if _is_sha(head) else None
-        if os.path.exists(os.path.join(base, "reftable")) or os.path.exists(os.path.join(base, "commondir")):
-            return None
         name = head[5:].strip()
         try:
             with open(os.path.join(base, os.fsdecode(name)), "rb") as f:
                 value = f.read().strip()
-        except FileNotFoundError:
+        except FileNotFoundError:      # packed, unborn, or kept elsewhere (reftable, a worktree's commondir)
+            if os.path.exists(os.path.join(base, "reftable")) or os.path.exists(os.path.join(base, "commondir")):
+                return None
             value = _packed(git_dir / "packed-refs", name)
         return value.decode("ascii") if _is_sha(value) else None
     except OSError:

@@ -319,8 +319,10 @@ class SnapshotStore:
     def _upgrade_ignore(self) -> None:
         from .files import atomic_write_text
         target = self.git_dir / "info" / "exclude" if self.separate else self.ws.root / ".gitignore"
-        try:
-            if target.read_text(encoding="utf-8") == OLD_GITIGNORE:
+        old = OLD_GITIGNORE.encode()
+        try:      # (its size first: a snapshot asks every time, reading costs more than a stat)
+            if os.stat(target).st_size in (len(old), len(old) + old.count(b"\n")) and \
+                    target.read_text(encoding="utf-8") == OLD_GITIGNORE:
                 atomic_write_text(target, GITIGNORE)
         except (OSError, UnicodeDecodeError):
             pass     # not ours, or not there: left as it is
