@@ -186,15 +186,18 @@ class SnapshotStore:
             self._base_env = env
         return dict(self._base_env)
 
-    def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False):
+    def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False,
+             merged: bool = False):
         """Run git on this store; returns stdout (str, or bytes)."""
-        status, out, err = self._run(args, binary=binary, plain=plain)
+        status, out, err = self._run(args, binary=binary, plain=plain, merged=merged)
         if status not in ok_codes:
             raise self._failure(args[0], err or "", status)
         return out
 
-    def _run(self, args, binary: bool = False, plain: bool = False):
-        """git's exit status, stdout and stderr. subprocess directly: gitpython's execute copied the environment and scrubbed every
+    def _run(self, args, binary: bool = False, plain: bool = False, merged: bool = False):
+        """git's exit status, stdout and stderr (`merged`: both in one pipe, given twice, for
+        commands whose output is words, not data: one pipe is read without a poll loop).
+        subprocess directly: gitpython's execute copied the environment and scrubbed every
         argument for passwords on each call, a fifth of a snapshot's own time."""
         import subprocess
         env = self._env()
@@ -204,14 +207,14 @@ class SnapshotStore:
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
                "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
         try:
-            proc = subprocess.run(cmd, cwd=self.ws.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                  check=False)
+            proc = subprocess.run(cmd, cwd=self.ws.root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT if merged else subprocess.PIPE, check=False)
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if args and args[0] in _MOVES_HISTORY:
             changes.note(self.git_dir)         # (even a failed one may have moved a ref)
-        err = proc.stderr.decode("utf-8", "surrogateescape")
         out = proc.stdout if binary else proc.stdout.decode("utf-8", "surrogateescape")
+        err = out if merged else proc.stderr.decode("utf-8", "surrogateescape")
         return proc.returncode, out, err
 
     def _failure(self, what: str, stderr: str, status: int) -> SnapshotError:
@@ -392,10 +395,10 @@ class SnapshotStore:
         paths = self._paths_to_stage(indexed)
         stale = self._to_unstage(indexed)
         if stale:
-            self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale)
+            self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *stale, merged=True)
         if paths:      # (our temp files can only come in through a folder staged whole)
             folders = NEVER_STAGED if any(p in TRACKED_DIRS for p in paths) else ()
-            self._git("add", "--force", "--all", "--", *paths, *folders)
+            self._git("add", "--force", "--all", "--", *paths, *folders, merged=True)
         msg = message.strip()
         if with_summary:
             summary = self.staged_summary()
@@ -403,14 +406,14 @@ class SnapshotStore:
                 return None
             msg += "\n\n" + summary
         before, since = git_head.resolve(self.git_dir), int(time.time())
-        status, out, err = self._run(("commit", "--quiet", "--no-verify", "--untracked-files=no",
-                                      "--allow-empty-message", "-m", msg))
+        status, out, _ = self._run(("commit", "--quiet", "--no-verify", "--untracked-files=no",
+                                    "--allow-empty-message", "-m", msg), merged=True)
         if status == 0:
             made = before and git_head.moved_by(self.git_dir, before, f"{AUTHOR_NAME} <{AUTHOR_EMAIL}>", since)
             return made or self.head()        # no reflog to say (logAllRefUpdates off): ask git
-        if status == 1 and not err.strip() and out.strip().rsplit("\n", 1)[-1].startswith(_NOTHING_STAGED):
+        if status == 1 and out.strip().rsplit("\n", 1)[-1].startswith(_NOTHING_STAGED):
             return None
-        raise self._failure("commit", err or out, status)
+        raise self._failure("commit", out, status)
 
     def staged_summary(self) -> str:
         """`SOUL.md: +3 -1` lines for what is staged (nanobot's summary style; against the
