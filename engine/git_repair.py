@@ -11,6 +11,7 @@ ours takes. Anything else is reported with the command that fixes it, and left a
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -22,9 +23,10 @@ _TOP_LOCKS = ("HEAD.lock", "config.lock", "index.lock")
 
 def half_made(git_dir: Path) -> str | None:
     """Why `git_dir` is not a whole repository (None: it is, or it does not exist)."""
-    if not git_dir.is_dir():
+    base = os.fspath(git_dir)              # strings: asked before every snapshot, pathlib costs more
+    if not os.path.isdir(base):
         return None
-    missing = [n for n in ("HEAD", "config", "objects", "refs") if not (git_dir / n).exists()]
+    missing = [n for n in ("HEAD", "config", "objects", "refs") if not os.path.exists(os.path.join(base, n))]
     if missing:
         return f"{', '.join(missing)} missing"
     # a HEAD.lock or config.lock beside a whole HEAD and config is a commit cut short, not an
@@ -92,22 +94,40 @@ def stale_lock(lock: Path, now: float | None = None) -> bool:
     return open_by_someone(lock) is not True
 
 
-def _locks(git_dir: Path) -> list[Path]:
-    """git's lock files: the top-level ones and a ref's (refs/heads/master.lock), which a kill
-    during a commit leaves too."""
-    found = [git_dir / n for n in _TOP_LOCKS + ("packed-refs.lock",)]
-    refs = git_dir / "refs"
-    if refs.is_dir():
-        found += sorted(refs.rglob("*.lock"))
-    return found
+def _locks(git_dir: Path) -> list[str]:
+    """git's lock files that are there (regular files, by name relative to git_dir): the
+    top-level ones and a ref's (refs/heads/master.lock), which a kill during a commit leaves
+    too. Asked before every snapshot: plain scandir, not pathlib."""
+    base = os.fspath(git_dir)
+    top = [n for n in _TOP_LOCKS + ("packed-refs.lock",) if _regular(os.path.join(base, n))]
+    found, folders = [], ["refs"]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(os.path.join(base, folder)) as entries:
+                for e in entries:
+                    if e.is_dir(follow_symlinks=False):
+                        folders.append(f"{folder}/{e.name}")
+                    elif e.name.endswith(".lock") and e.is_file(follow_symlinks=False):
+                        found.append(f"{folder}/{e.name}")
+        except OSError:
+            continue
+    return top + sorted(found)
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)      # not a symlink, not a folder
+    except OSError:
+        return False
 
 
 def clear_stale_locks(git_dir: Path, now: float | None = None) -> list[str]:
     """Remove the lock files of `git_dir` whose owner is gone; their names (relative)."""
     cleared = []
-    for lock in _locks(git_dir):
-        name = lock.relative_to(git_dir).as_posix()
-        if lock.is_file() and not lock.is_symlink() and stale_lock(lock, now):
+    for name in _locks(git_dir):
+        lock = git_dir / name
+        if stale_lock(lock, now):
             try:
                 os.unlink(lock)
                 cleared.append(name)

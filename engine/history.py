@@ -23,6 +23,7 @@ import msgspec
 from .cursors import read_cursor, write_cursor
 from .files import FileLock, append_durably, read_bytes, read_chunks, read_tail, replace_keeping_appends
 from .problems import WARNING, Problem
+from .stat_memo import gc_paused
 from .state import lock_path
 
 HISTORY_CAP = 1000
@@ -172,6 +173,11 @@ class _Progress:
 
 
 def parse_history(data: bytes, display: str = DISPLAY) -> History:
+    with gc_paused():            # a 100,000-line history makes 200,000 objects, none in a cycle
+        return _parse(data, display)
+
+
+def _parse(data: bytes, display: str) -> History:
     hist = History(size=len(data))
     pos = _Progress()
     _parse_into(hist, data, pos, display)

@@ -41,38 +41,6 @@ def test_history_reader_vs_bare_json_loads():
     assert ratio < 4      # validation, line numbers and offsets cost at most a few json.loads
 
 
-def test_snapshot_vs_git_cli(make_workspace):
-    root = make_workspace({"USER.md": "# U\n", "SOUL.md": "s", "memory/MEMORY.md": "m"})
-    ws = Workspace.open(root)
-    store = SnapshotStore(ws)
-    store.snapshot("init: first")
-    n = 30
-
-    def ours():
-        for i in range(n):
-            (root / "USER.md").write_text(f"# U\n- {i} {time.perf_counter()}\n")
-            store.snapshot("edit: USER.md")
-
-    cli_dir = root.parent / "cli"
-    cli_dir.mkdir()
-    subprocess.run(["git", "init", "-q", str(cli_dir)], check=True)
-    (cli_dir / "USER.md").write_text("x")
-    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@b", "PATH": "/usr/bin:/bin"}
-
-    def cli():
-        for i in range(n):
-            (cli_dir / "USER.md").write_text(f"# U\n- {i} {time.perf_counter()}\n")
-            subprocess.run(["git", "-C", str(cli_dir), "add", "USER.md"], check=True, env=env)
-            subprocess.run(["git", "-C", str(cli_dir), "commit", "-qm", "edit"], check=True, env=env)
-
-    base = best_of(cli, 3)
-    t = best_of(ours, 3)
-    print(f"\nsnapshot: {n} commits, git CLI add+commit {base * 1000:.0f} ms, SnapshotStore.snapshot {t * 1000:.0f} ms, "
-          f"ratio {t / base:.2f}")
-    assert t / base < 6   # ls-files, add, diff --cached, commit, rev-parse: a handful of git calls each
-
-
 def test_size_history_one_pass_vs_checkout_per_commit(make_workspace):
     root = make_workspace({"USER.md": "# U\n", "SOUL.md": "s", "memory/MEMORY.md": "m"})
     ws = Workspace.open(root)
