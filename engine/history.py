@@ -367,7 +367,8 @@ class HistoryReader:
         """Parse `data`, the file from the end of the complete lines on."""
         cut = data.rfind(b"\n") + 1
         done, rest = data[:cut], data[cut:]
-        _parse_into(self._done, done, self._pos, self.display)
+        with gc_paused():        # as parse_history: many new objects, none in a cycle
+            _parse_into(self._done, done, self._pos, self.display)
         self._seam = (self._seam + done[-SEAM:])[-SEAM:]
         self._crc_done = zlib.crc32(done, self._crc_done)
         self._crc = zlib.crc32(rest, self._crc_done)
