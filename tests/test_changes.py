@@ -3,7 +3,6 @@ own writes, and the partial reads it drives."""
 
 import pytest
 
-import engine.history as history_mod
 from engine import changes
 from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
 from engine.files import atomic_write_text
@@ -54,25 +53,26 @@ def test_an_engine_write_is_recorded_as_the_part_it_touched(make_workspace, tmp_
     assert written == {str(root / "memory" / "MEMORY.md"), str(state / "pins.json")}
 
 
-def test_a_partial_read_reads_only_the_parts_named(make_workspace, monkeypatch):
+def test_a_partial_read_reads_only_the_parts_named(make_workspace):
     root = make_workspace({"USER.md": "# U\n", "memory/MEMORY.md": "# M\n",
                            "memory/history.jsonl": '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "a"}\n'})
     ws = Workspace.open(root)
-    reads = []
-    real = history_mod.parse_history
-    monkeypatch.setattr(history_mod, "parse_history", lambda *a, **k: reads.append(1) or real(*a, **k))
+
+    def parses() -> int:                 # history.jsonl parsed whole or its appended tail
+        return ws.history_reader.stats["full"] + ws.history_reader.stats["tail"]
+
     first = read_status(ws)
-    assert len(reads) == 1
+    assert parses() == 1
     (root / "memory" / "MEMORY.md").write_text("# M\n- more\n")
     second = read_status(ws, first, from_paths(["memory/MEMORY.md"]))
-    assert len(reads) == 1                                   # history not read for a MEMORY.md change
+    assert parses() == 1                                     # history not read for a MEMORY.md change
     assert second.history is first.history
     assert {f.path: f.chars for f in second.files}["memory/MEMORY.md"] > {f.path: f.chars for f in first.files}[
         "memory/MEMORY.md"]
     third = read_status(ws, second, EVERYTHING)              # everything asked, history's stat unchanged
-    assert len(reads) == 1 and third.history is first.history
+    assert parses() == 1 and third.history is first.history
     with (root / "memory" / "history.jsonl").open("a") as f:
         f.write('{"cursor": 2, "timestamp": "2026-11-01 10:01", "content": "b"}\n')
     fourth = read_status(ws, third, from_paths(["memory/history.jsonl"]))
-    assert len(reads) == 2 and [e.cursor for e in fourth.history.entries] == [1, 2]
+    assert ws.history_reader.stats["tail"] == 1 and [e.cursor for e in fourth.history.entries] == [1, 2]
     assert fourth.problems == read_status(ws).problems       # the same problems a whole read finds

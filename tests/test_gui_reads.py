@@ -4,18 +4,14 @@ tabs read when first shown, and a job's writes arriving as its change record."""
 
 import pytest
 
-import engine.history as history_mod
 from conftest import open_window
 from engine.changes import Changes
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """Every history.jsonl parse, and every read job the window's engine is given, by name."""
-    parses = []
-    real = history_mod.parse_history
-    monkeypatch.setattr(history_mod, "parse_history", lambda *a, **k: parses.append(1) or real(*a, **k))
-    return parses
+def parses(win) -> int:
+    """How often the window's workspace parsed history.jsonl: whole, or only what was appended."""
+    stats = win.ws.history_reader.stats
+    return stats["full"] + stats["tail"]
 
 
 def open_counting(qtbot, home, monkeypatch):
@@ -29,9 +25,9 @@ def open_counting(qtbot, home, monkeypatch):
     return win, reads
 
 
-def test_opening_reads_history_once_and_the_dashboard_first(gui_env, qtbot, demo_home, counted, monkeypatch):
+def test_opening_reads_history_once_and_the_dashboard_first(gui_env, qtbot, demo_home, monkeypatch):
     win, reads = open_counting(qtbot, demo_home, monkeypatch)
-    assert len(counted) == 1
+    assert parses(win) == 1
     assert reads[0] == "read workspace"
     # tabs not shown read nothing yet
     assert not {"read the archive", "read Dream runs", "list snapshots", "size history"} & set(reads)
@@ -39,7 +35,7 @@ def test_opening_reads_history_once_and_the_dashboard_first(gui_env, qtbot, demo
     win.close()
 
 
-def test_a_hidden_tab_reads_when_first_shown(gui_env, qtbot, demo_home, counted, monkeypatch):
+def test_a_hidden_tab_reads_when_first_shown(gui_env, qtbot, demo_home, monkeypatch):
     win, reads = open_counting(qtbot, demo_home, monkeypatch)
     win.tabs.setCurrentWidget(win.archive)
     assert "read the archive" in reads
@@ -47,9 +43,9 @@ def test_a_hidden_tab_reads_when_first_shown(gui_env, qtbot, demo_home, counted,
     win.close()
 
 
-def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, counted, monkeypatch):
+def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, monkeypatch):
     win, reads = open_counting(qtbot, demo_home, monkeypatch)
-    counted.clear()
+    parsed = parses(win)
     reads.clear()
     resets = []
     win.history.model.modelReset.connect(lambda: resets.append(1))
@@ -59,13 +55,13 @@ def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, cou
     path.write_text(text, encoding="utf-8")
     qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
     qtbot.wait(200)
-    assert counted == []
+    assert parses(win) == parsed
     assert resets == []                         # the history table is left as it is
     assert set(reads) <= {"read workspace", "describe the model"}
     before = win.state
     win.refresh()                               # F5 with history.jsonl as it was: its table stays too
     qtbot.waitUntil(lambda: win.state is not before, timeout=5000)
-    assert counted == [] and resets == []
+    assert parses(win) == parsed and resets == []
     win.close()
 
 
