@@ -253,8 +253,11 @@ def _checked_replace(path: Path, data: bytes, expected_hash: str, display: str) 
 
 def _settled_bytes(fd: int) -> bytes:
     """The old file's bytes once no one has changed them for SETTLE_S (an in-place writer
-    truncates first, then writes: the empty moment between is not its version)."""
+    truncates first, then writes: the empty moment between is not its version). When no
+    process holds the old file open for writing, what it holds now is final: no wait."""
     import time
+    if not _open_for_writing(fd):
+        return _read_from(fd, 0)
     now = _read_from(fd, 0)
     deadline = time.monotonic() + LATE_WAIT_S
     while True:
@@ -263,6 +266,22 @@ def _settled_bytes(fd: int) -> bytes:
         if again == now or time.monotonic() >= deadline:
             return again
         now = again
+
+
+def _open_for_writing(fd: int) -> bool:
+    """Whether any process may hold this (renamed-over, so nameless) file open for writing. Linux
+    grants a read lease only when none does: taken and at once given back. Where a lease cannot be
+    asked (another OS, a file system without leases, a file someone else owns), say it may."""
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    except (ImportError, AttributeError, OSError):
+        return True
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    except OSError:
+        pass
+    return False
 
 
 def append_durably(path: Path, data: bytes) -> None:
