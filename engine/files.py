@@ -370,12 +370,33 @@ def resolve_inside(root: Path, rel: str | os.PathLike) -> Path:
         raise UnsafePathError(f"{rel_str}: absolute paths are not allowed")
     if any(part == ".." for part in p.parts) or "\\" in rel_str:
         raise UnsafePathError(f"{rel_str}: path leaves the workspace")
-    root_real = Path(os.path.realpath(root))
     target = root / p
+    if _no_symlink_below(root, p.parts):
+        return target        # no "..", no link on the way: inside by construction
+    root_real = Path(os.path.realpath(root))
     real = Path(os.path.realpath(target))
     if real != root_real and root_real not in real.parents:
         raise UnsafePathError(f"{rel_str}: is a symlink leading outside the workspace ({real})")
     return target
+
+
+def _no_symlink_below(root: Path, parts: tuple[str, ...]) -> bool:
+    """True when no component of root/parts is a symlink (one lstat per component, where a full
+    realpath also walks every folder above the workspace); a missing one ends the walk (nothing
+    below it exists). False, for the full check, on a link or anything odd."""
+    import stat
+    cur = os.fspath(root)
+    for part in parts:
+        cur = os.path.join(cur, part)
+        try:
+            mode = os.lstat(cur).st_mode
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return True
 
 
 def symlink_outside(root: Path, rel: str) -> str | None:
