@@ -275,8 +275,11 @@ def _checked_replace(path: Path, data: bytes, expected_hash: str, display: str) 
 
 def _settled_bytes(fd: int) -> bytes:
     """The old file's bytes once no one has changed them for SETTLE_S (an in-place writer
-    truncates first, then writes: the empty moment between is not its version)."""
+    truncates first, then writes: the empty moment between is not its version). When no
+    process holds the old file open for writing, what it holds now is final: no wait."""
     import time
+    if not _open_for_writing(fd):
+        return _read_from(fd, 0)
     now = _read_from(fd, 0)
     deadline = time.monotonic() + LATE_WAIT_S
     while True:
@@ -285,6 +288,22 @@ def _settled_bytes(fd: int) -> bytes:
         if again == now or time.monotonic() >= deadline:
             return again
         now = again
+
+
+def _open_for_writing(fd: int) -> bool:
+    """Whether any process may hold this (renamed-over, so nameless) file open for writing. Linux
+    grants a read lease only when none does: taken and at once given back. Where a lease cannot be
+    asked (another OS, a file system without leases, a file someone else owns), say it may."""
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    except (ImportError, AttributeError, OSError):
+        return True
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    except OSError:
+        pass
+    return False
 
 
 def append_durably(path: Path, data: bytes) -> None:
@@ -373,12 +392,33 @@ def resolve_inside(root: Path, rel: str | os.PathLike) -> Path:
         raise UnsafePathError(f"{rel_str}: absolute paths are not allowed")
     if any(part == ".." for part in p.parts) or "\\" in rel_str:
         raise UnsafePathError(f"{rel_str}: path leaves the workspace")
-    root_real = Path(os.path.realpath(root))
     target = root / p
+    if _no_symlink_below(root, p.parts):
+        return target        # no "..", no link on the way: inside by construction
+    root_real = Path(os.path.realpath(root))
     real = Path(os.path.realpath(target))
     if real != root_real and root_real not in real.parents:
         raise UnsafePathError(f"{rel_str}: is a symlink leading outside the workspace ({real})")
     return target
+
+
+def _no_symlink_below(root: Path, parts: tuple[str, ...]) -> bool:
+    """True when no component of root/parts is a symlink (one lstat per component, where a full
+    realpath also walks every folder above the workspace); a missing one ends the walk (nothing
+    below it exists). False, for the full check, on a link or anything odd."""
+    import stat
+    cur = os.fspath(root)
+    for part in parts:
+        cur = os.path.join(cur, part)
+        try:
+            mode = os.lstat(cur).st_mode
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return True
 
 
 def symlink_outside(root: Path, rel: str) -> str | None:

@@ -366,3 +366,26 @@ def test_a_sweep_that_fails_never_leaves_the_job_lock_held(tmp_path, monkeypatch
     monkeypatch.setattr(restore, "sweep_stale_temps", real)
     with restore.job_lock(ws):      # free again: the failed job released it
         pass
+
+
+def test_a_checked_write_waits_only_while_someone_holds_the_old_file_for_writing(tmp_path, monkeypatch):
+    """The settle wait (an in-place writer's late bytes) is needed only while a writer has the
+    replaced file open; with none, nothing more can land in it and no time is spent."""
+    import time
+
+    from engine import files as files_mod
+    from engine.files import checked_write, current_hash
+    path = tmp_path / "MEMORY.md"
+    path.write_text("# M\n")
+    sleeps = []
+    real_sleep = time.sleep
+    monkeypatch.setattr(time, "sleep", lambda s: sleeps.append(s) or real_sleep(s))
+    checked_write(path, "# M\n- ours\n", current_hash(path))
+    assert sleeps == [] and path.read_text() == "# M\n- ours\n"
+    holder = open(path, "a")                 # someone has the file open for writing, as nanobot may
+    try:
+        checked_write(path, "# M\n- ours again\n", current_hash(path))
+        assert files_mod.SETTLE_S in sleeps  # the old file is watched for their late bytes
+    finally:
+        holder.close()
+    assert path.read_text() == "# M\n- ours again\n"
