@@ -526,12 +526,3 @@ __all__ = [
     "resolve_inside", "symlink_outside",
 ]
 
-
-def stat_signature(path: Path) -> tuple[int, int, int] | None:
-    """(inode, size, mtime in ns) of a file, None when missing: equal signatures mean the file was
-    neither replaced, nor grown or shrunk, nor written since (to the file system's clock)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns

@@ -13,7 +13,6 @@ from .history import History
 from .consolidator import compacted_through, read_ledger
 from .problems import INFO, WARNING, Problem
 from .sessions import Session, scan_sessions
-from .files import stat_signature
 from .workspace import Workspace
 
 
@@ -67,7 +66,7 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
         parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
     cfg, lost, cfg_problems = parts["config"]
     files, file_problems = parts["files"]
-    hist = parts["history"][1]
+    hist = parts["history"]
     cur, dream, cursor_problems = parts["cursors"]
     sessions, session_problems = parts["sessions"]
     problems = [*cfg_problems, *file_problems, *hist.problems, *cursor_problems,
@@ -84,12 +83,16 @@ def _config_part(ws: Workspace, _parts: dict, _old):
 
 
 def _history_part(ws: Workspace, _parts: dict, old):
-    """(the file's stat, History); an unchanged stat keeps the History already read (the
-    same object, so the views know there is nothing new to show)."""
-    sig = stat_signature(ws.history_path)
-    if old is not None and sig is not None and old[0] == sig:
+    """The History; when the Workspace's reader parsed nothing new (the file is as it was, racy
+    writes included: see HistoryReader), the one already read (the same object, so the views
+    know there is nothing new to show)."""
+    reader = ws.history_reader
+    before = reader.stats
+    hist = ws.history()
+    after = reader.stats
+    if old is not None and (after["full"], after["tail"]) == (before["full"], before["tail"]):
         return old
-    return sig, ws.history()
+    return hist
 
 
 def _cursor_part(ws: Workspace, _parts: dict, _old):
