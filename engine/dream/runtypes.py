@@ -4,7 +4,7 @@ order, whatever shape an older Dreamdesk gave it; keys this code does not know a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from .policy import Decision, Held
@@ -47,12 +47,18 @@ class JsonShape:
         return kind.from_json(value)
 
     def to_json(self) -> dict:
+        """In field order; one read from JSON: in its order, a field it lacked only once set."""
         own = {f.name: _dump(getattr(self, f.name)) for f in fields(self) if f.name not in ("keys", "extra")
-               and not (f.name in self.omit_none and getattr(self, f.name) is None)}
+               and not (f.name in self.omit_none and getattr(self, f.name) is None)
+               and not (self.keys and f.name not in self.keys and getattr(self, f.name) == _default(f))}
         own.update(self.extra)
         if not self.keys:
             return own
         return {k: own[k] for k in self.keys if k in own} | {k: v for k, v in own.items() if k not in self.keys}
+
+
+def _default(f) -> Any:
+    return f.default_factory() if f.default_factory is not MISSING else f.default
 
 
 @dataclass
