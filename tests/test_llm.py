@@ -161,3 +161,13 @@ def test_choose_model_from_config_and_overrides(tmp_path, monkeypatch):
                                 "providers": {"anthropic": {"apiKey": "ak"}}}))
     choice, _ = choose_model(load(cfgp))
     assert choice.kind == "anthropic" and isinstance(make_client(choice, "ak"), AnthropicClient)
+
+
+def test_every_client_knows_a_pass_begins_and_a_live_model_is_sent_nothing(llm_server):
+    srv = llm_server([turn(content="ok"), turn(content="ok")])
+    for c in (OpenAIClient(srv.url, "m", backoff=0.01),
+              AnthropicClient(srv.url.rsplit("/v1", 1)[0], "anthropic/claude-x", "ak-1", backoff=0.01)):
+        with closing(c):
+            c.begin_pass("review")
+            assert c.complete(MSGS, []).content == "ok"
+    assert len(srv.requests) == 2

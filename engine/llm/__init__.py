@@ -69,6 +69,10 @@ class LLMClient(Protocol):
     def close(self) -> None:
         """Release what the calls held open (a connection, its thread); called when a run ends."""
 
+    def begin_pass(self, name: str) -> None:
+        """A Dream pass named `name` starts: a recorded transcript skips to that pass's turns;
+        a live model needs nothing (its clients do nothing here)."""
+
 
 def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
                  api_key_env: str | None = None, provider: str | None = None,

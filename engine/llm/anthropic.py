@@ -30,6 +30,9 @@ class AnthropicClient:
         """End the run's connection (a later call opens a new one)."""
         self.http.close()
 
+    def begin_pass(self, name: str) -> None:
+        pass                    # a live model has no recorded turns to skip to
+
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         system, converted = to_anthropic(messages)
         body: dict = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}

@@ -27,6 +27,9 @@ class OpenAIClient:
         """End the run's connection (a later call opens a new one)."""
         self.http.close()
 
+    def begin_pass(self, name: str) -> None:
+        pass                    # a live model has no recorded turns to skip to
+
     def complete(self, messages: list[dict], tools: list[dict], cancel: threading.Event | None = None) -> Completion:
         body: dict = {"model": self.model, "messages": messages}
         if tools:
