@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .cursors import write_cursor
 from .dream import records
-from .dream.run import save_state
+from .dream.run_state import save_state
 from .files import atomic_write_bytes, resolve_inside
 from .problems import WorkspaceError
 from .restore import job_lock

@@ -172,7 +172,7 @@ class Scheduler:
 
     # -- decisions ------------------------------------------------------------------------
     def _last_dream(self) -> tuple[datetime | None, dict | None]:
-        from .dream.run import load_state
+        from .dream.run_state import load_state
         last = load_state(self.ws).get("last_run")
         t = _parse(last.get("finished")) if isinstance(last, dict) else None
         return t, last if isinstance(last, dict) else None
@@ -284,7 +284,7 @@ class Scheduler:
         window's dashboard), so nothing is read twice."""
         cfg = self.ws.config()
         mode = cfg.get("schedule")
-        from .dream.run import load_state
+        from .dream.run_state import load_state
         _, last = self._last_dream()
         state = load_state(self.ws)
         stuck = state.get("stuck")

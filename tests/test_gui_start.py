@@ -16,7 +16,8 @@ from conftest import REPO
 # what only the tabs after the Dashboard need: none of it is loaded until one of them is shown
 UNSHOWN = ("gui.views.history_view", "gui.views.files_view", "gui.views.settings_view", "gui.views.snapshots_view",
            "gui.views.archive_view", "gui.views.runs_view", "gui.views.prompt_view", "gui.views.charts_view",
-           "gui.widgets.diff_view", "gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts")
+           "gui.widgets.diff_view", "gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
+           "engine.dream.run")      # (the run state the dashboard shows has its own module)
 TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "prompt", "charts")
 
 # `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,

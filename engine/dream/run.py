@@ -11,8 +11,6 @@ from typing import Callable
 
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
-from .. import redact
-from ..files import atomic_write_text, read_bytes
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
 from ..problems import ConflictError, WorkspaceError
@@ -22,6 +20,7 @@ from ..workspace import Workspace
 from . import records
 from .outcome import RunFacts, render_notes, render_outcome, snapshot_note
 from .policy import Decision, Sizes, decide
+from .run_state import load_state, read_state, save_state, state_path  # noqa: F401  (their home before)
 from .runtypes import (Batch, CursorMove, FileSize, ReviewInfo, RunRecord, RunState, after_run, state_changes,
                        with_changes)
 from .prompts import BATCH_SIZE, ENTRY_CHARS, ITERATION_LIMITS, PASSES, build_messages
@@ -89,28 +88,6 @@ class DreamResult:
 
 
 # -- state across runs ----------------------------------------------------------------------
-def state_path(ws: Workspace):
-    return records.dreams_dir(ws) / "state.json"
-
-
-def read_state(ws: Workspace) -> RunState:
-    """memory/dreams/state.json: a missing or unreadable file reads as a fresh state."""
-    try:
-        return RunState.from_json(json.loads(read_bytes(state_path(ws)).decode("utf-8")))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        return RunState()
-
-
-def load_state(ws: Workspace) -> dict:
-    """The state as JSON, for readers outside the run (scheduler, views)."""
-    return read_state(ws).to_json()
-
-
-def save_state(ws: Workspace, st: RunState | dict) -> None:
-    body = st.to_json() if isinstance(st, RunState) else st
-    atomic_write_text(state_path(ws), redact.scrub(json.dumps(body, indent=2, ensure_ascii=False)) + "\n")
-
-
 def review_due(run_number: int, cadence: int) -> bool:
     """Runs number cadence, 2×cadence, … (from 1); never the first run when cadence > 1."""
     if cadence <= 1:

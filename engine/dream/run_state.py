@@ -1,0 +1,35 @@
+"""memory/dreams/state.json: what Dream carries from one run to the next (held batches,
+refusal streaks, the last run). Its own module: the scheduler and the views read it without
+loading the Dream run itself."""
+
+from __future__ import annotations
+
+import json
+
+from .. import redact
+from ..files import atomic_write_text, read_bytes
+from ..workspace import Workspace
+from . import records
+from .runtypes import RunState
+
+
+def state_path(ws: Workspace):
+    return records.dreams_dir(ws) / "state.json"
+
+
+def read_state(ws: Workspace) -> RunState:
+    """memory/dreams/state.json: a missing or unreadable file reads as a fresh state."""
+    try:
+        return RunState.from_json(json.loads(read_bytes(state_path(ws)).decode("utf-8")))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return RunState()
+
+
+def load_state(ws: Workspace) -> dict:
+    """The state as JSON, for readers outside the run (scheduler, views)."""
+    return read_state(ws).to_json()
+
+
+def save_state(ws: Workspace, st: RunState | dict) -> None:
+    body = st.to_json() if isinstance(st, RunState) else st
+    atomic_write_text(state_path(ws), redact.scrub(json.dumps(body, indent=2, ensure_ascii=False)) + "\n")
