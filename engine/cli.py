@@ -21,6 +21,7 @@ from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
 from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
 from .restore import job_lock, restore_snapshot
+from .rules import entry_status
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
 from .status import read_status
@@ -91,12 +92,6 @@ def _clock_line(home) -> str:
     return f"{clock.zone_label()}; {stamped}"
 
 
-def _entry_status(cursor: int, dream_cursor: int, in_prompt: set[int]) -> str:
-    if cursor <= dream_cursor:
-        return "dreamed"
-    return "pending+prompt" if cursor in in_prompt else "pending"
-
-
 def cmd_history(args) -> int:
     ws = _open(args.path)
     hist = ws.history()
@@ -108,7 +103,7 @@ def cmd_history(args) -> int:
     if args.json:
         _dump({
             "cursor": cur, "dream_cursor": dream,
-            "entries": [dict(e.to_json(), line=e.line, status="dreamed" if e.cursor <= dream else "pending",
+            "entries": [dict(e.to_json(), line=e.line, status=entry_status(e.cursor, dream, ()),
                              in_prompt=e.cursor in in_prompt, time=clock.iso(clock.from_history(e.timestamp, home)))
                         for e in entries],
             "bad_lines": [] if args.pending else [{"line": b.line, "reason": b.reason, "text": b.text}
@@ -121,7 +116,7 @@ def cmd_history(args) -> int:
         preview = " ".join(e.content.split())
         if len(preview) > 72:
             preview = preview[:71] + "…"
-        status = _entry_status(e.cursor, dream, in_prompt)
+        status = entry_status(e.cursor, dream, in_prompt)
         rows.append((e.line, f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}"))
     if not args.pending:
         rows += [(b.line, f"{'!':>6}  line {b.line}: {b.reason}") for b in hist.bad_lines]

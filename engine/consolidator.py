@@ -28,13 +28,13 @@ from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
+from .rules import KEEP_LAST
 from .gateway import running_assistant
 from .state import workspace_state_dir
 from .sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
 from .tokens import estimate_tokens
 from .workspace import Workspace
 
-KEEP_LAST = 8                # idle compaction keeps the last 8 messages live
 RAW_PART_CHARS = 16_000      # a [RAW] entry is split into parts of at most this many characters
 SAFETY_TOKENS = 1024
 NOTHING = "(nothing)"

@@ -12,8 +12,8 @@ from .cursors import read_cursor
 from .files import FileState, checked_write, read_state, resolve_inside, symlink_outside
 from .history import History, read_history
 from .problems import INFO, WARNING, Problem, WorkspaceError
+from .rules import kind_of_memory_path, memory_paths
 
-CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 _MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory")
 
 
@@ -115,14 +115,7 @@ class Workspace:
         return cur, dream, [p for p in (p1, p2) if p]
 
     def memory_files(self) -> list[MemoryFile]:
-        files = [MemoryFile("SOUL.md", "soul"), MemoryFile("USER.md", "user"),
-                 MemoryFile("memory/MEMORY.md", "memory")]
-        skills = self.root / "skills"
-        if skills.is_dir():
-            for d in sorted(skills.iterdir(), key=lambda q: q.name):
-                if d.is_dir() and not d.name.startswith(".") and (d / "SKILL.md").exists():
-                    files.append(MemoryFile(f"skills/{d.name}/SKILL.md", "skill"))
-        return files
+        return [MemoryFile(rel, kind_of_memory_path(rel)) for rel in memory_paths(self.root)]
 
     def read_file(self, rel: str) -> tuple[FileState, list[Problem]]:
         """Read a workspace file for display. Links that lead outside are read but reported."""

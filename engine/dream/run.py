@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from ..budgets import NEAR_FRACTION
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from .. import redact
@@ -18,6 +17,7 @@ from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
 from ..problems import ConflictError, WorkspaceError
 from ..restore import job_lock
+from ..rules import BUDGET_KEYS, NEAR_FRACTION, REFUSAL_WARN_RUNS
 from ..snapshots import SnapshotError, SnapshotStore
 from ..workspace import Workspace
 from . import records
@@ -27,7 +27,6 @@ from .tools import CORE, DiskBackend, OverlayBackend, Sandbox, tool_specs
 RETENTION_TAGS = ("[permanent]", "[durable]", "[correction]")
 HOLD_LIMIT = 4             # after this many held runs on one batch, advance anyway
 STUCK_AT = 3               # the stuck alarm fires on this held run
-REFUSAL_WARN_RUNS = 3
 MAX_CALLS_PER_TURN = 16
 MAX_STORED_ARGS = 20_000   # tool-call arguments kept in the conversation are cut beyond this
 
@@ -90,6 +89,11 @@ class DreamResult:
 
 
 # -- state across runs ----------------------------------------------------------------------
+def _budget_settings(files: list[str]) -> str:
+    """Where those files' budgets are set, in config.json's words (the GUI names its own place)."""
+    return ", ".join(f"dream.{BUDGET_KEYS[f]}" if f in BUDGET_KEYS else f for f in files)
+
+
 def state_path(ws: Workspace):
     return records.dreams_dir(ws) / "state.json"
 
@@ -376,7 +380,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     warn = sorted(f for f, n in streaks.items() if n >= REFUSAL_WARN_RUNS)
     if warn:
         extra += (f" Writes to {', '.join(warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
-                  "runs in a row: check its size against its budget in Settings → Memory.")
+                  f"runs in a row: check its size against its budget ({_budget_settings(warn)} in config.json).")
     outcome += extra
 
     # what this run changes in memory/dreams/state.json besides the run count (a dry run's
