@@ -589,7 +589,7 @@ def _client_factory(ws: Workspace, args):
 
 
 def cmd_compact(args) -> int:
-    from .consolidator import run_consolidator
+    from .consolidator import compact_now, nothing_to_compact
     from .llm import LLMError
 
     ws = _open(args.path)
@@ -601,12 +601,11 @@ def cmd_compact(args) -> int:
         print(f"dreamdesk: no model ({exc}); messages are kept as [RAW] entries", file=sys.stderr)
         client = None
     lines: list[str] = []
-    with job_lock(ws):
-        results = run_consolidator(ws, client, only=args.session, manual=True, log=lines.append)
+    results = compact_now(ws, client, only=args.session, log=lines.append)
     if args.json:
         _dump({"results": [r.to_json() for r in results], "log": lines})
     else:
-        print("\n".join(lines) if lines else "Nothing to compact: every session has at most 8 live messages.")
+        print("\n".join(lines) if lines else nothing_to_compact())
         for note in (n for r in results for n in r.notes):
             print(f"Note: {note}")
     return EXIT_OK

@@ -451,3 +451,17 @@ def _consolidate(ws: Workspace, client: LLMClient | None, only: str | None, manu
         log(f"{s.key}: compacted {r.messages} message(s) on {plan.trigger}: {what}")
         results.append(r)
     return results
+
+
+def compact_now(ws: Workspace, client: LLMClient | None, *, only: str | None = None,
+                cancel: threading.Event | None = None,
+                log: Callable[[str], None] | None = None) -> list[CompactResult]:
+    """"Compact now" (the CLI's `compact`, the GUI's button): a manual pass under the workspace's
+    job lock, as every job takes it (another Dreamdesk, `serve`); a held lock raises LockHeld."""
+    from .restore import job_lock
+    with job_lock(ws):
+        return run_consolidator(ws, client, only=only, manual=True, cancel=cancel, log=log)
+
+
+def nothing_to_compact() -> str:
+    return f"Nothing to compact: every session keeps at most its last {KEEP_LAST} messages live."
