@@ -21,7 +21,7 @@ from .budgets import percent_label
 from .prompt import build_prompt, in_prompt_cursors
 from .prunes import COMMIT_REASONS, all_prunes, from_label, restore_prune
 from .restore import job_lock, restore_snapshot
-from .rules import entry_status
+from .rules import KEEP_LAST, entry_status, whole_number
 from .snapshots import SnapshotStore
 from .problems import ConflictError, Problem, WorkspaceError
 from .status import read_status
@@ -297,9 +297,10 @@ def cmd_restore(args) -> int:
     path, hunk = args.file, None
     if args.hunk:
         f, sep, n = args.hunk.rpartition(":")
-        if not sep or not f or not n.isdigit():
+        hunk = whole_number(n)
+        if not sep or not f or hunk is None:
             raise UsageError("dreamdesk restore: --hunk takes FILE:N (N from `dreamdesk diff`)")
-        path, hunk = f, int(n)
+        path = f
     result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor)
     if args.json:
         _dump(result.to_json())
@@ -914,7 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
                  usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID|SHA [--json]")
     s.add_argument("args", nargs="+", metavar="ARGS")
 
-    s = _command(sub, "compact", "run the Consolidator now: sessions -> history.jsonl (keeps the last 8)",
+    s = _command(sub, "compact", f"run the Consolidator now: sessions -> history.jsonl (keeps the last {KEEP_LAST})",
                  cmd_compact)
     s.add_argument("--session", metavar="KEY")
     _model_args(s)

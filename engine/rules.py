@@ -89,10 +89,10 @@ def entry_status(cursor: int, dream_cursor: int, in_prompt: Container[int]) -> s
     return IN_PROMPT if cursor in in_prompt else PENDING
 
 
-# -- cursors ---------------------------------------------------------------------------------
-def cursor_value(text: str) -> int | None:
-    """A cursor's text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also
-    accepts '²' or '٣', which int() then refuses or reads as another number."""
+# -- cursors and other counts typed as text ------------------------------------------------------
+def whole_number(text: str) -> int | None:
+    """Text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also accepts '²'
+    or '٣', which int() then refuses or reads as another number."""
     text = text.strip()
     if not (text.isascii() and text.isdigit()):
         return None
@@ -100,3 +100,6 @@ def cursor_value(text: str) -> int | None:
         return int(text)
     except ValueError:  # beyond int's digit limit
         return None
+
+
+cursor_value = whole_number     # .cursor and .dream_cursor hold a bare whole number (nanobot's format)
