@@ -14,12 +14,12 @@ from .archive_kinds import ORIGINS, REASONS
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
+from .rules import ARCHIVED_FILES, is_memory_path
 from .stat_memo import MemoShelf
 from .workspace import Workspace
 from .state import lock_path
 from .textform import KEEP_FORM, fit, normalise
 
-ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")
 _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
 
 
@@ -329,7 +329,6 @@ def plan_record_restore(ws: Workspace, rec: ArchiveRecord, any_memory_file: bool
     """Where an entry (file, text, heading) would go back, without writing. `rec` may come from
     the archive file or be made by the caller for an entry known elsewhere (a commit that removed
     it, a pin): the same placement rules apply to all."""
-    from .snapshots import is_memory_path
     allowed = is_memory_path(rec.file) if any_memory_file else rec.file in ARCHIVED_FILES   # a pin: SOUL, skills too
     if not allowed:
         raise WorkspaceError(f"entry {rec.id} names {rec.file}, which is not a memory file")

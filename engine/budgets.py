@@ -6,24 +6,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import BUDGET_KEYS, Config
+from .config import Config
 from .problems import Problem
+from .rules import BUDGET_KEYS, budget_state
 from .textform import prompt_chars
 from .workspace import Workspace
-
-NEAR_FRACTION = 0.9
-
-OK, NEAR, OVER, UNBUDGETED = "ok", "near", "over", "unbudgeted"
-
-
-def budget_state(chars: int, budget: int) -> str:
-    if budget <= 0:
-        return UNBUDGETED
-    if chars > budget:
-        return OVER
-    if chars >= NEAR_FRACTION * budget:
-        return NEAR
-    return OK
 
 
 def percent_label(chars: int, budget: int) -> str:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
-MEMORY_FILES = ("SOUL.md", "USER.md", "AGENTS.md", "memory/MEMORY.md")
+from .rules import CORE_FILES, is_memory_path
+
+MEMORY_FILES = (*CORE_FILES, "AGENTS.md")       # AGENTS.md: not memory, but the prompt shows it
 CURSORS = ("memory/.cursor", "memory/.dream_cursor")
 SCHEDULE = "memory/dreams/schedule.json"
 
@@ -77,7 +79,7 @@ def _one(p: str) -> Changes:
         return Changes(files=frozenset(["*"]), skills=True)
     if p.startswith("skills/"):
         parts = p.split("/")
-        if len(parts) == 3 and parts[2] == "SKILL.md":
+        if is_memory_path(p):
             return Changes(files=frozenset([p]))
         return Changes(skills=True) if len(parts) == 2 else Changes()
     if p == "memory/history.jsonl":

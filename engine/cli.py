@@ -21,6 +21,7 @@ from .oserrors import describe as describe_os_error
 from .history import BadLine, HistoryEntry
 from .history_listing import Listing
 from .prompt import build_prompt
+from .rules import KEEP_LAST, whole_number
 from .problems import ConflictError, Problem, WorkspaceError
 from .workspace import Workspace
 
@@ -337,9 +338,10 @@ def cmd_restore(args) -> int:
     path, hunk = args.file, None
     if args.hunk:
         f, sep, n = args.hunk.rpartition(":")
-        if not sep or not f or not n.isdigit():
+        hunk = whole_number(n)
+        if not sep or not f or hunk is None:
             raise UsageError("dreamdesk restore: --hunk takes FILE:N (N from `dreamdesk diff`)")
-        path, hunk = f, int(n)
+        path = f
     result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor)
     if args.json:
         _dump(result.to_json())
@@ -633,8 +635,7 @@ def _client_factory(ws: Workspace, args):
 
 
 def cmd_compact(args) -> int:
-    from .restore import job_lock
-    from .consolidator import run_consolidator
+    from .consolidator import compact_now, nothing_to_compact
     from .llm import LLMError
 
     ws = _open(args.path)
@@ -646,12 +647,11 @@ def cmd_compact(args) -> int:
         print(f"dreamdesk: no model ({exc}); messages are kept as [RAW] entries", file=sys.stderr)
         client = None
     lines: list[str] = []
-    with job_lock(ws):
-        results = run_consolidator(ws, client, only=args.session, manual=True, log=lines.append)
+    results = compact_now(ws, client, only=args.session, log=lines.append)
     if args.json:
         _dump({"results": [r.to_json() for r in results], "log": lines})
     else:
-        print("\n".join(lines) if lines else "Nothing to compact: every session has at most 8 live messages.")
+        print("\n".join(lines) if lines else nothing_to_compact())
         for note in (n for r in results for n in r.notes):
             print(f"Note: {note}")
     return EXIT_OK
@@ -960,7 +960,7 @@ def build_parser() -> argparse.ArgumentParser:
                  usage="dreamdesk runs PATH [--json]\n       dreamdesk runs PATH show ID|SHA [--json]")
     s.add_argument("args", nargs="+", metavar="ARGS")
 
-    s = _command(sub, "compact", "run the Consolidator now: sessions -> history.jsonl (keeps the last 8)",
+    s = _command(sub, "compact", f"run the Consolidator now: sessions -> history.jsonl (keeps the last {KEEP_LAST})",
                  cmd_compact)
     s.add_argument("--session", metavar="KEY")
     _model_args(s)

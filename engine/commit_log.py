@@ -18,7 +18,8 @@ from typing import NamedTuple
 from . import clock, commit_cache
 from .cursors import parse_cursor
 from .flat_delta import Version, advance, version
-from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, is_memory_path, kind_of
+from .rules import is_memory_path
+from .snapshots import AUTHOR_NAME, SnapshotError, SnapshotStore, kind_of
 from .stat_memo import gc_paused
 from .textform import normalise
 from .workspace import Workspace

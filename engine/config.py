@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .files import MISSING_HASH, atomic_write_text, checked_write, read_state
 from .problems import INFO, WARNING, Problem, WorkspaceError
+from .rules import BUDGET_KEYS
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -236,7 +237,6 @@ SETTINGS: tuple[Setting, ...] = (
             nonempty=True),
 )
 BY_PATH = {s.path: s for s in SETTINGS}
-BUDGET_KEYS = {"SOUL.md": "soulBudgetChars", "USER.md": "userBudgetChars", "memory/MEMORY.md": "memoryBudgetChars"}
 
 
 def find_setting(key: str) -> Setting:

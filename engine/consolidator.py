@@ -28,13 +28,13 @@ from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
 from .problems import WorkspaceError
 from .prompt import build_prompt
+from .rules import KEEP_LAST
 from .gateway import running_assistant
 from .state import workspace_state_dir
 from .sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
 from .tokens import estimate_tokens
 from .workspace import Workspace
 
-KEEP_LAST = 8                # idle compaction keeps the last 8 messages live
 RAW_PART_CHARS = 16_000      # a [RAW] entry is split into parts of at most this many characters
 SAFETY_TOKENS = 1024
 NOTHING = "(nothing)"
@@ -451,3 +451,17 @@ def _consolidate(ws: Workspace, client: LLMClient | None, only: str | None, manu
         log(f"{s.key}: compacted {r.messages} message(s) on {plan.trigger}: {what}")
         results.append(r)
     return results
+
+
+def compact_now(ws: Workspace, client: LLMClient | None, *, only: str | None = None,
+                cancel: threading.Event | None = None,
+                log: Callable[[str], None] | None = None) -> list[CompactResult]:
+    """"Compact now" (the CLI's `compact`, the GUI's button): a manual pass under the workspace's
+    job lock, as every job takes it (another Dreamdesk, `serve`); a held lock raises LockHeld."""
+    from .restore import job_lock
+    with job_lock(ws):
+        return run_consolidator(ws, client, only=only, manual=True, cancel=cancel, log=log)
+
+
+def nothing_to_compact() -> str:
+    return f"Nothing to compact: every session keeps at most its last {KEEP_LAST} messages live."

@@ -6,18 +6,7 @@ from pathlib import Path
 
 from .files import atomic_write_text, read_bytes
 from .problems import INFO, WARNING, Problem
-
-
-def cursor_value(text: str) -> int | None:
-    """A cursor's text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also
-    accepts '²' or '٣', which int() then refuses or reads as another number."""
-    text = text.strip()
-    if not (text.isascii() and text.isdigit()):
-        return None
-    try:
-        return int(text)
-    except ValueError:  # beyond int's digit limit
-        return None
+from .rules import cursor_value
 
 
 def read_cursor(path: Path, display: str) -> tuple[int, Problem | None]:

@@ -35,7 +35,8 @@ from .dream.run_state import save_state
 from .files import atomic_write_bytes, resolve_inside
 from .problems import WorkspaceError
 from .restore import job_lock
-from .snapshots import SnapshotStore, is_memory_path
+from .rules import is_memory_path
+from .snapshots import SnapshotStore
 from .workspace import Workspace
 
 MANIFEST_FORMAT = 1

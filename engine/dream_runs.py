@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
 from . import clock
-from .archive import ARCHIVED_FILES, ArchiveRecord, plan_record_restore
+from .archive import ArchiveRecord, plan_record_restore
+from .rules import ARCHIVED_FILES
 from .assistants.nanobot_dreams import DreamTranscript, DreamTranscripts, find_transcripts, match_commits
 from .assistants.nanobot_usage import DreamUsage, RunUsage, Tokens, read_dream_usage, usage_by_day, usage_by_run
 from .commit_log import CommitHistory, CommitRecord, EntryChange, assistant_runs, load_history, peer_card, run_summary

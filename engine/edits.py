@@ -9,7 +9,8 @@ from .archive import ArchiveRecord, write_memory
 from .files import resolve_inside
 from .problems import WorkspaceError
 from .restore import job_lock
-from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .rules import is_memory_path
+from .snapshots import SnapshotError, SnapshotStore
 from .textform import KEEP_ENDINGS
 from .workspace import Workspace
 

@@ -21,12 +21,12 @@ from pathlib import Path
 import msgspec
 
 from .cursors import read_cursor, write_cursor
+from .rules import HISTORY_CAP
 from .files import FileLock, append_durably, read_bytes, read_chunks, read_tail, replace_keeping_appends
 from .problems import WARNING, Problem
 from .stat_memo import gc_paused
 from .state import lock_path
 
-HISTORY_CAP = 1000
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
 DISPLAY = "memory/history.jsonl"
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from .entries import Entry, contains_entry, dedent_entry, removed_entries, split_entries
 from .files import FileLock, atomic_write_text, read_bytes
 from .problems import WorkspaceError
-from .snapshots import SnapshotError, SnapshotStore, is_memory_path
+from .rules import is_memory_path
+from .snapshots import SnapshotError, SnapshotStore
 from .state import lock_path, workspace_state_dir
 from .textform import normalise
 from .workspace import Workspace

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from . import clock
+from .rules import ARCHIVED_FILES
 from .archive_kinds import COMMIT_REASONS
-from .archive import (ARCHIVED_FILES, Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
+from .archive import (Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
                       plan_record_restore, read_archive)
 from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError

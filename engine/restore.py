@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 from . import changes
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
-from .cursors import cursor_value, read_cursor, write_cursor
+from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
 from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
                     current_hash, read_bytes, resolve_inside)
 from .problems import ConflictError, WorkspaceError
 from .restore_log import FileWrite, RestoreEntry
-from .snapshots import SnapshotError, SnapshotStore, is_memory_path, restore_subject
+from .rules import ARCHIVED_FILES, cursor_value, is_memory_path
+from .snapshots import SnapshotError, SnapshotStore, restore_subject
 from .workspace import Workspace
 from .state import lock_path
 from .textform import AS_GIVEN, KEEP_ENDINGS, fit
@@ -45,7 +46,6 @@ class RestoreResult:
                 "warnings": self.warnings}
 
 
-ARCHIVED_FILES = ("USER.md", "memory/MEMORY.md")   # what leaves them is archived first
 
 
 class JobLock(FileLock):

@@ -315,7 +315,7 @@ class Scheduler:
             return ScheduleStatus(QUEUED, f"A {self.queued} dream is queued and starts in a moment.", mode,
                                   bool(cfg.get("enabled")), **extra)
         if not cfg.get("enabled"):
-            return ScheduleStatus(DISABLED, "Dream is turned off for this workspace (Settings → Memory). "
+            return ScheduleStatus(DISABLED, "Dream is turned off for this workspace (dream.enabled in config.json). "
                                             "Dream now still works.", mode, False, **extra)
         if mode == "interval":
             d = self.deadline

@@ -66,7 +66,7 @@ class RemovalWatch:
     read or a touch is never a change, and all archiving happens on that one thread."""
 
     def __init__(self, ws: Workspace, log: Callable[[str], None]):
-        from .archive import ARCHIVED_FILES
+        from .rules import ARCHIVED_FILES
         from .watch import ContentDetector
         self.ws, self.log = ws, log
         self.poked = threading.Event()

@@ -19,15 +19,15 @@ from pathlib import Path
 from . import changes, git_head, git_index, git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
+from .rules import CORE_FILES, SKILLS_DIR, is_memory_path, is_skill_name
 from .workspace import Workspace
 
 # What a snapshot holds. Nothing else is ever staged: not config.json, not sessions, not
 # history.jsonl, not the other cursors or lock files.
-TRACKED_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
+TRACKED_FILES = (*CORE_FILES, "memory/.dream_cursor")
 TRACKED_DIRS = ("memory/archive", "memory/dreams")
 # From skills/ only each skill's SKILL.md: a skill folder may also hold scripts, .env files or
 # tokens, and nothing that can hold a secret is ever snapshotted.
-SKILLS_DIR = "skills"
 GITIGNORE = """\
 # Dreamdesk / nanobot memory snapshots: an allow-list, everything else stays out.
 /*
@@ -66,7 +66,6 @@ _NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing a
 _LISTINGS: dict[tuple[str, int | None], tuple[tuple, list["Snapshot"]]] = {}
 _LISTINGS_KEPT = 8
 _LISTINGS_LOCK = threading.Lock()
-_MEMORY_RE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[^/]+/SKILL\.md)$")
 
 
 _GIT_FOUND: set[str | None] = set()      # PATHs git was found on (looking costs a stat per folder)
@@ -89,11 +88,6 @@ def _is_our_temp(path: str) -> bool:
 def _snapshotted(path: str) -> bool:
     """Inside what a snapshot stages (before the skills/ and temp-file rules narrow it)."""
     return path in TRACKED_FILES or path == ".gitignore" or path.startswith(_DIR_PREFIXES + (SKILLS_DIR + "/",))
-
-
-def is_memory_path(path: str) -> bool:
-    """The files a restore may write back: SOUL.md, USER.md, MEMORY.md and skills."""
-    return bool(_MEMORY_RE.match(path))
 
 
 class SnapshotError(WorkspaceError):
@@ -362,7 +356,8 @@ class SnapshotStore:
         if os.path.isdir(skills) and not os.path.islink(skills):   # git refuses paths beyond a symlink
             with os.scandir(skills) as found:
                 paths += sorted(f"{SKILLS_DIR}/{d.name}/SKILL.md" for d in found
-                                if d.is_dir(follow_symlinks=False) and os.path.isfile(f"{d.path}/SKILL.md"))
+                                if is_skill_name(d.name) and d.is_dir(follow_symlinks=False)
+                                and os.path.isfile(f"{d.path}/SKILL.md"))
         if not self.separate and os.path.exists(root + ".gitignore"):
             paths.append(".gitignore")
         # tracked files that vanished from the work tree: stage their removal

@@ -33,7 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .archive import ARCHIVED_FILES, ArchiveRecord, append_annotations, append_records, read_archive
+from .rules import ARCHIVED_FILES
+from .archive import ArchiveRecord, append_annotations, append_records, read_archive
 from .entries import Entry, Removal, contains_entry, removed_entries, split_entries
 from .files import FileLock, atomic_write_text, content_hash, read_bytes, resolve_inside
 from .state import lock_path, workspace_state_dir

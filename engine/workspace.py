@@ -12,8 +12,9 @@ from .cursors import read_cursor
 from .files import FileState, checked_write, read_state, resolve_inside, symlink_outside
 from .history import History, HistoryReader
 from .problems import INFO, WARNING, Problem, WorkspaceError
+from .read_only import ReadOnly, ReadOnlyKind
+from .rules import kind_of_memory_path, memory_paths
 
-CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 _MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory")
 
 
@@ -117,36 +118,36 @@ class Workspace:
         return cur, dream, [p for p in (p1, p2) if p]
 
     def memory_files(self) -> list[MemoryFile]:
-        files = [MemoryFile("SOUL.md", "soul"), MemoryFile("USER.md", "user"),
-                 MemoryFile("memory/MEMORY.md", "memory")]
-        skills = self.root / "skills"
-        if skills.is_dir():
-            for d in sorted(skills.iterdir(), key=lambda q: q.name):
-                if d.is_dir() and not d.name.startswith(".") and (d / "SKILL.md").exists():
-                    files.append(MemoryFile(f"skills/{d.name}/SKILL.md", "skill"))
-        return files
+        return [MemoryFile(rel, kind_of_memory_path(rel)) for rel in memory_paths(self.root)]
 
     def read_file(self, rel: str) -> tuple[FileState, list[Problem]]:
         """Read a workspace file for display. Links that lead outside are read but reported."""
+        state, problems, _ = self.read_for_edit(rel)
+        return state, problems
+
+    def read_for_edit(self, rel: str) -> tuple[FileState, list[Problem], ReadOnly | None]:
+        """read_file, and why the file may be shown but not saved (None: it may be saved)."""
         problems: list[Problem] = []
         target = self.root / rel
         outside = symlink_outside(self.root, rel)
+        why = ReadOnly(ReadOnlyKind.LINK_OUTSIDE, rel, str(outside)) if outside else None
         if outside:
             problems.append(Problem(rel, f"is a symlink leading outside the workspace ({outside}); "
                                          "shown read-only, Dreamdesk never writes through it", severity=WARNING))
         if target.is_dir():
             problems.append(Problem(rel, "is a folder, not a file"))
-            return FileState("", None, False), problems
+            return FileState("", None, False), problems, why or ReadOnly(ReadOnlyKind.FOLDER, rel)
         try:
             state = read_state(target)
         except OSError as exc:
             problems.append(Problem(rel, f"cannot be read ({exc.strerror})"))
-            return FileState("", None, False), problems
+            return FileState("", None, False), problems, why or ReadOnly(ReadOnlyKind.UNREADABLE, rel, str(exc.strerror))
         if not state.exists:
             problems.append(Problem(rel, "missing", severity=INFO))
         elif state.decode_error:
             problems.append(Problem(rel, f"{state.decode_error}; shown with replacement characters", severity=WARNING))
-        return state, problems
+            why = why or ReadOnly(ReadOnlyKind.NOT_UTF8, rel, state.decode_error)
+        return state, problems, why
 
     # -- writing (never called on open) ---------------------------------------------------
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from engine import clock
 from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
 from engine.problems import WorkspaceError
+from engine.rules import ARCHIVED_FILES
 from engine.state import workspace_state_dir
 from engine.workspace import Workspace
 
@@ -37,7 +38,7 @@ StateReader = later("gui.workspace_state", "StateReader")           # noqa: F811
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
-WATCHED = ("USER.md", "memory/MEMORY.md")
+WATCHED = ARCHIVED_FILES
 COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
 TAB_NAMES = tuple(t[0] for t in TABS)
 FIRST_PAINT_WAIT_MS = 500    # after_first_paint's fallback, for a window that does not paint (started minimised)

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engine.consolidator import KEEP_LAST, journal_path, plan_session, raw_entries, run_consolidator
+from engine.rules import KEEP_LAST
+from engine.consolidator import journal_path, plan_session, raw_entries, run_consolidator
 from engine.history import read_history
 from engine.llm.openai import OpenAIClient
 from engine.sessions import find_sessions, read_session

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_HOME, REPO, tree_state
-from engine.archive import ARCHIVED_FILES, read_archive
+from engine.archive import read_archive
+from engine.rules import ARCHIVED_FILES
 from engine.cli import main
 from engine.demo_history import build_demo_history
 from engine.dream import records

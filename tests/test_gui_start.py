@@ -173,3 +173,16 @@ def test_a_window_that_never_paints_still_opens_its_workspace(gui_env, qtbot, de
     qtbot.waitUntil(lambda: win.state is not None, timeout=5000)
     assert win.ws.root == demo_home / "workspace"
     win.close()
+
+
+def test_dream_turned_off_names_where_to_turn_it_on(gui_env, qtbot, demo_home):
+    """The engine says Dream is off in config.json's words; the dashboard adds the window's place."""
+    from conftest import open_window
+    cfg = json.loads((demo_home / "config.json").read_text(encoding="utf-8"))
+    cfg.setdefault("agents", {}).setdefault("defaults", {}).setdefault("dream", {})["enabled"] = False
+    (demo_home / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    win = open_window(qtbot, demo_home)
+    text = win.dashboard.schedule.text()
+    assert text.startswith("Dream is turned off for this workspace (dream.enabled in config.json).")
+    assert text.endswith("Turn it on under Settings → Memory.")
+    win.close()

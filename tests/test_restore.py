@@ -455,8 +455,9 @@ def test_cli_restore_errors(capsys, history):
     assert len(err.strip().splitlines()) == 1 and "nosuchrev" in err
     code, out, err = run(capsys, "restore", root, v1, "--hunk", "USER.md:9")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "no hunk 9" in err
-    code, out, err = run(capsys, "restore", root, v1, "--hunk", "USER.md")
-    assert code == 2 and len(err.strip().splitlines()) == 1
+    for spec in ("USER.md", "USER.md:²", "USER.md:-1"):        # '²' passes str.isdigit(), not int()
+        code, out, err = run(capsys, "restore", root, v1, "--hunk", spec)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "--hunk takes FILE:N" in err, err
     assert read(root, "USER.md") == before
 
 

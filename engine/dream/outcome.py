@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .policy import HOLD_LIMIT, REFUSAL_WARN_RUNS, Decision
+from ..rules import BUDGET_KEYS, REFUSAL_WARN_RUNS
+from .policy import HOLD_LIMIT, Decision
 from .runtypes import ReviewInfo
 from .tools import Refusal
 
@@ -97,6 +98,11 @@ def _refused_text(run: RunFacts, w: _Words) -> str:
     return text
 
 
+def _budget_settings(files: Sequence[str]) -> str:
+    """Where those files' budgets are set, in config.json's words (the GUI names its own place)."""
+    return ", ".join(f"dream.{BUDGET_KEYS[f]}" if f in BUDGET_KEYS else f for f in files)
+
+
 def render_notes(d: Decision, run: RunFacts, io_errors: Sequence[str]) -> str:
     """What follows the note, the same for a dry run and a real one: file-system refusals, the
     hold given up, the stuck alarm, the refusal-streak warning."""
@@ -109,7 +115,7 @@ def render_notes(d: Decision, run: RunFacts, io_errors: Sequence[str]) -> str:
                  "the review pass or a bigger budget would make room.")
     if d.warn:
         text += (f" Writes to {', '.join(d.warn)} have been refused by a size budget on {REFUSAL_WARN_RUNS} or more "
-                 "runs in a row: check its size against its budget in Settings → Memory.")
+                 f"runs in a row: check its size against its budget ({_budget_settings(d.warn)} in config.json).")
     return text
 
 

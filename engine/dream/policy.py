@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from ..budgets import NEAR_FRACTION
+from ..rules import NEAR_FRACTION, REFUSAL_WARN_RUNS
 
 RETENTION_TAGS = ("[permanent]", "[durable]", "[correction]")
 HOLD_LIMIT = 4             # after this many held runs on one batch, advance anyway
 STUCK_AT = 3               # the stuck alarm fires on this held run
-REFUSAL_WARN_RUNS = 3
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ the batch of history entries with their cursors."""
 from __future__ import annotations
 
 from ..history import HistoryEntry
+from ..rules import NEAR, OVER, budget_state
 
 ENTRY_CHARS = 500
 BATCH_SIZE = 20
@@ -58,16 +59,17 @@ def batch_text(entries: list[HistoryEntry]) -> str:
     return "\n\n".join(lines)
 
 
+# the words the model reads for each budget state (rules.budget_state: at the budget is near)
+_BUDGET_NOTES = {OVER: " — OVER BUDGET: free space before adding", NEAR: " — near its budget"}
+
+
 def files_text(files: dict[str, str | None], budgets: dict[str, int]) -> str:
     parts = []
     for rel, text in files.items():
         size = len(text or "")
         budget = budgets.get(rel, 0)
         label = f"{rel}: {size:,} / {budget:,} chars" if budget else f"{rel}: {size:,} chars (no budget)"
-        if budget and size >= budget:
-            label += " — OVER BUDGET: free space before adding"
-        elif budget and size >= 0.9 * budget:
-            label += " — near its budget"
+        label += _BUDGET_NOTES.get(budget_state(size, budget), "")
         parts.append(f"### {label}\n" + (text if text is not None else "(does not exist)"))
     return "\n\n".join(parts)
 

@@ -23,12 +23,11 @@ from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
 from ..pins import is_present, pinned_texts
 from ..problems import ConflictError, WorkspaceError
+from ..rules import ABSOLUTE_CAP, ARCHIVED_FILES, CORE_FILES, OVER, budget_state, is_memory_path
 from ..workspace import Workspace
 from ..textform import normalise
 
-ABSOLUTE_CAP = 64_000
-CORE = ("SOUL.md", "USER.md", "memory/MEMORY.md")
-_WRITABLE = re.compile(r"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/[A-Za-z0-9][A-Za-z0-9._-]{0,63}/SKILL\.md)$")
+CORE = CORE_FILES
 _ALIASES = {"MEMORY.md": "memory/MEMORY.md", "memory/USER.md": "USER.md", "memory/SOUL.md": "SOUL.md"}
 MAX_ARG_CHARS = 200_000     # arguments longer than this are not even parsed
 
@@ -55,7 +54,7 @@ def normalise_path(path: Any) -> str:
     if any(part == ".." for part in p.split("/")):
         raise ToolError(f"refused: {path} leaves the workspace")
     p = _ALIASES.get(p, p)
-    if not _WRITABLE.match(p):
+    if not is_memory_path(p):
         raise ToolError(f"refused: {path} is not a memory file. Dream may read and write only SOUL.md, USER.md, "
                         "memory/MEMORY.md and skills/<name>/SKILL.md")
     return p
@@ -183,7 +182,7 @@ class OverlayBackend:
         old = self.read(rel)
         self.files[rel] = text
         recs = []
-        if rel in ("USER.md", "memory/MEMORY.md"):
+        if rel in ARCHIVED_FILES:
             for r in removed_entries(old or "", text):
                 self._n += 1
                 recs.append(ArchiveRecord(f"dry-{self._n}", "", rel, r.entry.text, reason, None,
@@ -458,7 +457,7 @@ class Sandbox:
         real = os.path.realpath(target)   # a new file too: its existing folders are resolved
         root = os.path.realpath(self.ws.root)
         rel_real = os.path.relpath(real, root).replace(os.sep, "/")
-        if rel_real != rel and not _WRITABLE.match(rel_real):
+        if rel_real != rel and not is_memory_path(rel_real):
             raise ToolError(f"refused: {rel} is a link to {rel_real}, which is not a memory file")
 
     def prompt_view(self, rel: str) -> str | None:
@@ -511,7 +510,7 @@ class Sandbox:
             kind = "shrink-only"
         elif after > ABSOLUTE_CAP and after > before:
             reason, kind = f"{rel} would be {after:,} characters, over the absolute cap of {ABSOLUTE_CAP:,}", "cap"
-        elif budget and after > budget and after > before:
+        elif budget_state(after, budget) == OVER and after > before:
             reason = (f"{rel} would be {after:,} characters, over its budget of {budget:,} (now {before:,}). "
                       "Make room first: shorten or remove stale, duplicated or resolved entries, or move content "
                       "where it belongs")

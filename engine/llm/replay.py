@@ -62,3 +62,18 @@ class ReplayClient:
         return Completion(turn.get("content"), calls,
                           Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
                           "tool_calls" if calls else "stop")
+
+
+def starts_with_review(path: str | Path) -> bool:
+    """Whether a recorded run's first turn is the review pass's (the run then starts with it);
+    an unreadable transcript says no, and the run itself reports why it cannot be played."""
+    try:
+        turns = ReplayClient(path).turns
+    except LLMError:
+        return False
+    return bool(turns) and turns[0].get("pass") == "review"
+
+
+def forces_review(choice) -> bool:
+    """A replayed run recorded with the review pass first replays it first."""
+    return choice.kind == "replay" and starts_with_review(choice.base_url or "")

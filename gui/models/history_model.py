@@ -14,7 +14,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from datetime import tzinfo
 
-from engine import clock
+from engine import clock, rules
 from engine.history import BadLine, History, HistoryEntry
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
@@ -39,7 +39,7 @@ COLUMN_TIPS = (
     "in next prompt: pending and injected into the next chat · error: the line is skipped",
 )
 
-DREAMED, PENDING, IN_PROMPT = "dreamed", "pending", "in next prompt"
+DREAMED, PENDING, IN_PROMPT = rules.DREAMED, rules.PENDING, "in next prompt"   # the table's words
 NO_SESSION = ""                  # session filter value for entries without a session_key
 PREVIEW_CHARS = 160
 
@@ -210,9 +210,8 @@ class HistoryModel(TableModel):
         return None
 
     def status(self, entry: HistoryEntry) -> str:
-        if entry.cursor <= self.dream_cursor:
-            return DREAMED
-        return IN_PROMPT if entry.cursor in self.in_prompt else PENDING
+        status = rules.entry_status(entry.cursor, self.dream_cursor, self.in_prompt)
+        return IN_PROMPT if status == rules.IN_PROMPT else status
 
     def sessions(self) -> list[str]:
         """Every session key present, sorted; NO_SESSION ("") first when some entry has none."""

@@ -21,6 +21,7 @@ from engine.oserrors import explain
 from engine.problems import WorkspaceError
 from engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
 from engine.restore import RestoreResult
+from engine.rules import ARCHIVED_FILES
 from engine.snapshots import SnapshotError
 from engine.textform import normalise
 from engine.workspace import Workspace
@@ -593,7 +594,7 @@ class ArchiveView(QWidget):
     def _fill_combos(self) -> None:
         file, reason = self._combo_value(self.file_combo, self._files), self._combo_value(self.reason_combo,
                                                                                          self._reasons)
-        files = [None] + sorted(set(self.model.files()) | {"USER.md", "memory/MEMORY.md"})
+        files = [None] + sorted(set(self.model.files()) | set(ARCHIVED_FILES))
         reasons = [None] + sorted(set(self.model.reasons()) | set(REASONS) | set(COMMIT_REASONS))
         for combo, values, label, current in ((self.file_combo, files, ALL_FILES, file),
                                                (self.reason_combo, reasons, ALL_REASONS, reason)):

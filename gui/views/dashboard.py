@@ -8,6 +8,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from engine import clock
+from engine.scheduler import DISABLED
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
@@ -171,7 +172,7 @@ class Dashboard(QWidget):
         self.cursors.setText(f".cursor {st.cursor}   ·   .dream_cursor {st.dream_cursor}")
         self.prompt.setText(f"{state.prompt.total_chars:,} characters, ~{state.prompt.total_tokens:,} tokens")
         sc = state.schedule
-        self.schedule.setText(sc.text)
+        self.schedule.setText(sc.text + (" Turn it on under Settings → Memory." if sc.state == DISABLED else ""))
         if sc.last_run:
             self.last_run.setText(f"Last run {clock.show_iso(sc.last_run.get('finished'))}: "
                                   f"{sc.last_run.get('outcome', '')}")

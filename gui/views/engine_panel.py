@@ -4,11 +4,8 @@ note as the seed words it."""
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
-from engine.llm import LLMError, ModelChoice, Overrides, make_client, resolve_model
+from engine.llm import LLMError, make_client
+from engine.llm.machine import MachineModel, choose_for_machine, describe_choice
 from engine.workspace import Workspace
 
 from .. import settings_store
@@ -20,37 +17,10 @@ from ..worker import Engine
 # imported by the jobs and the dry-run dialog that use them, off the path to the first paint.
 
 
-def overrides_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> Overrides:
-    """This machine's settings as the engine's overrides: the model set under Settings, or the
-    demo's recorded run. Which model that makes is the engine's choice (resolve_model)."""
-    if override.enabled and override.base_url and override.model:
-        return Overrides(model=override.model, base_url=override.base_url, api_key=override.api_key or None,
-                         origin="this machine's model setting")
-    if demo_home and ws.home and os.path.realpath(ws.home) == os.path.realpath(demo_home):
-        replay = Path(demo_home) / "dream-replay.jsonl"
-        if replay.is_file():
-            return Overrides(replay=str(replay), origin="the demo workspace")
-    return Overrides()
-
-
-def model_for(ws: Workspace, override: settings_store.ModelOverride, demo_home: str | None) -> tuple[ModelChoice, str]:
-    return resolve_model(ws.config(), overrides_for(ws, override, demo_home), ws.root)
-
-
-def model_text(choice: ModelChoice) -> str:
-    """The Engine panel's model lines: what, the prompt, and why."""
-    why = "\n".join(f"  · {r}" for r in choice.reasons)
-    return f"Model: {choice.describe()}\nPrompt: {choice.prompt_source}\nWhy:\n{why}"
-
-
-def _starts_with_review(replay: str) -> bool:
-    try:
-        for line in Path(replay).read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.lstrip().startswith("//"):
-                return json.loads(line).get("pass") == "review"
-    except (OSError, ValueError):
-        pass
-    return False
+def machine_model() -> MachineModel:
+    """This machine's model setting, as the engine takes it."""
+    o = settings_store.model_override()
+    return MachineModel(o.enabled, o.base_url, o.model, o.api_key)
 
 
 class DryRunDialog(QDialog):
@@ -153,11 +123,11 @@ class EnginePanel(QWidget):
     def set_workspace(self, ws: Workspace) -> None:
         self.ws = ws
         self._set_running(self.running)
-        override, demo = settings_store.model_override(), settings_store.demo_home()
+        machine, demo = machine_model(), settings_store.demo_home()
 
         def describe(ctx) -> str:   # reads config.json: off the GUI thread like every disk read
             try:
-                return model_text(model_for(ws, override, demo)[0])
+                return describe_choice(choose_for_machine(ws, machine, demo)[0])
             except LLMError as exc:
                 return (f"Model: not configured ({exc}). Set one in config.json, or a model for this machine "
                         "under Settings → Memory → Model.")
@@ -187,14 +157,15 @@ class EnginePanel(QWidget):
         if self.ws is None or self.running:
             return
         ws = self.ws
-        override, demo = settings_store.model_override(), settings_store.demo_home()
+        machine, demo = machine_model(), settings_store.demo_home()
         what = "Dry run" if dry_run else "Review" if review else "Dream"
 
         def job(ctx):
             from engine.dream.run import DreamOptions, run_dream
-            choice, key = model_for(ws, override, demo)
+            from engine.llm.replay import forces_review
+            choice, key = choose_for_machine(ws, machine, demo)
             client = make_client(choice, key)
-            force = review or (choice.kind == "replay" and _starts_with_review(choice.base_url or ""))
+            force = review or forces_review(choice)
             return run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
                              cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe(),
                              choice=choice)
@@ -266,19 +237,17 @@ class EnginePanel(QWidget):
         if self.ws is None or self.running:
             return
         ws = self.ws
-        override, demo = settings_store.model_override(), settings_store.demo_home()
+        machine, demo = machine_model(), settings_store.demo_home()
         lines: list[str] = []
 
         def job(ctx):
-            from engine.consolidator import run_consolidator
-            from engine.restore import job_lock
+            from engine.consolidator import compact_now
             try:
-                choice, key = model_for(ws, override, demo)
+                choice, key = choose_for_machine(ws, machine, demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)
             except LLMError:
                 client = None
-            with job_lock(ws):      # every job takes the workspace lock (another Dreamdesk, `serve`)
-                return run_consolidator(ws, client, manual=True, cancel=ctx.cancel, log=lines.append), lines
+            return compact_now(ws, client, cancel=ctx.cancel, log=lines.append), lines
 
         def done(res) -> None:
             self.job = None
@@ -292,7 +261,8 @@ class EnginePanel(QWidget):
             elif log:      # why nothing was compacted (the assistant is running, …) beats the generic line
                 text = log[-1]
             else:
-                text = "Nothing to compact: every session keeps at most its last 8 messages live."
+                from engine.consolidator import nothing_to_compact
+                text = nothing_to_compact()
             self.outcome.setText(text)
             self.progress.setText("Idle.")
             self.finished.emit("compact")

@@ -11,6 +11,7 @@ from engine.diffs import diff_texts
 from engine.edits import save_edit
 from engine.files import read_state
 from engine.prepared_diff import prepare
+from engine.read_only import ReadOnly, ReadOnlyKind
 from engine.problems import ConflictError
 from engine.textform import BOM, normalise, prompt_chars
 from engine.workspace import Workspace
@@ -49,17 +50,19 @@ class Loaded:
     bom: bool = False                # the file starts with a BOM (the editor hides it; it counts in the size)
 
 
-def read_only_reason(state, problems) -> str | None:
-    """A file Dreamdesk shows but will not save: a link out of the workspace, bytes that are not
-    UTF-8 (saving would replace them), a folder or an unreadable file."""
-    for p in problems:
-        if "symlink leading outside" in p.message or p.message in ("is a folder, not a file",) \
-                or p.message.startswith("cannot be read"):
-            return f"{p.file} {p.message}"
-    if state.exists and state.decode_error:
-        return (f"{state.decode_error}: shown with replacement characters, and saving would replace those "
-                "bytes. Fix its encoding outside Dreamdesk first.")
-    return None
+_READ_ONLY_WORDS = {
+    ReadOnlyKind.LINK_OUTSIDE: "{path} is a symlink leading outside the workspace ({detail}); shown read-only, "
+                               "Dreamdesk never writes through it",
+    ReadOnlyKind.FOLDER: "{path} is a folder, not a file",
+    ReadOnlyKind.UNREADABLE: "{path} cannot be read ({detail})",
+    ReadOnlyKind.NOT_UTF8: "{detail}: shown with replacement characters, and saving would replace those bytes. "
+                           "Fix its encoding outside Dreamdesk first.",
+}
+
+
+def read_only_text(why: ReadOnly | None) -> str | None:
+    """The engine's reason a file is shown but never saved, in the editor's words."""
+    return None if why is None else _READ_ONLY_WORDS[why.kind].format(path=why.path, detail=why.detail)
 
 
 class ConflictDialogs:
@@ -314,9 +317,9 @@ class FilesView(QWidget):
         """Load `path` into the editor; `keep_view`: the same file changed on disk, so keep the
         cursor and scroll position where they were."""
         def job(ws):
-            state, problems = ws.read_file(path)
+            state, _, why = ws.read_for_edit(path)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
-            return Loaded(path, normalise(state.text), state.hash, read_only_reason(state, problems),
+            return Loaded(path, normalise(state.text), state.hash, read_only_text(why),
                           state.text.startswith(BOM))
 
         def done(loaded: Loaded) -> None:

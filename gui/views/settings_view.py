@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine import config as config_mod
 from engine.config import REVIEW_FLOOR
+from engine.rules import BUDGET_KEYS, MEMORY, SOUL, USER
 from engine.scheduler import floor_confirmation_text
 from engine.workspace import Workspace
 
@@ -14,8 +15,7 @@ from ..qt import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout
 from ..worker import Engine
 from ..workspace_state import WorkspaceState
 
-BUDGET_FILES = (("memory/MEMORY.md", "memoryBudgetChars"), ("USER.md", "userBudgetChars"),
-                ("SOUL.md", "soulBudgetChars"))
+BUDGET_FILES = tuple((rel, BUDGET_KEYS[rel]) for rel in (MEMORY, USER, SOUL))   # the order the form shows
 
 
 class FloorDialogs:

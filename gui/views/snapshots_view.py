@@ -23,6 +23,7 @@ from engine.prepared_diff import PreparedDiff, prepare
 from engine.problems import WorkspaceError
 from engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
 from engine.restore_log import RestoreEntry
+from engine.rules import ARCHIVED_FILES, cursor_value
 from engine.snapshots import Snapshot, SnapshotStore
 from engine.workspace import Workspace
 
@@ -78,8 +79,7 @@ def compute_diff(ws: Workspace, shas: tuple[str, ...]) -> DiffResult:
     if len(shas) == 1:
         diffs = store.diff(shas[0])
         text = store.file_at(shas[0], "memory/.dream_cursor")
-        snap_cursor = int(text.strip()) if text is not None and text.strip().isascii() and text.strip().isdigit() \
-            else None
+        snap_cursor = cursor_value(text) if text is not None else None
         work_cursor, _ = read_cursor(ws.dream_cursor_path, "memory/.dream_cursor")
         return DiffResult(shas, diffs, prepare(diffs), snap_cursor, work_cursor)
     diffs = store.diff(shas[0], shas[1])
@@ -603,7 +603,7 @@ class SnapshotsView(QWidget):
             f"removes {_plural(d.added, 'line')} written since and puts back {_plural(d.removed, 'line')}"
         text = (f"Restore {path} from snapshot {self._describe(sha)}?\n\n"
                 f"{path} goes back to its content in that snapshot: this {what}. No other file changes.\n\n"
-                + ("Entries this removes go to the archive. " if path in ("USER.md", "memory/MEMORY.md") else "")
+                + ("Entries this removes go to the archive. " if path in ARCHIVED_FILES else "")
                 + UNDO_NOTE)
         if not self.dialogs.confirm(self, "Restore file?", text):
             self.status.emit("Restore cancelled; nothing was written")
@@ -630,7 +630,7 @@ class SnapshotsView(QWidget):
             text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{_preview(gone)}\n"
         if back:
             text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{_preview(back)}\n"
-        text += "\n" + ("Entries this removes go to the archive. " if path in ("USER.md", "memory/MEMORY.md") else "") \
+        text += "\n" + ("Entries this removes go to the archive. " if path in ARCHIVED_FILES else "") \
             + UNDO_NOTE
         if not self.dialogs.confirm(self, "Restore hunk?", text):
             self.status.emit("Restore cancelled; nothing was written")
@@ -685,7 +685,7 @@ class SnapshotsView(QWidget):
             text += "\nChanged since that restore — undoing it drops these changes:\n"
             for f in plan.changed:
                 text += f"  {f.path}:\n" + _preview(f.since, 8) + "\n"
-            if any(f.path in ("USER.md", "memory/MEMORY.md") for f in plan.changed):
+            if any(f.path in ARCHIVED_FILES for f in plan.changed):
                 text += "Entries dropped from USER.md or MEMORY.md go to the archive.\n"
         text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
         if not self.dialogs.confirm(self, title, text):

@@ -4,6 +4,7 @@ child widgets, so a dashboard of many files stays cheap."""
 from __future__ import annotations
 
 from engine.budgets import percent_label
+from engine.rules import NEAR_FRACTION
 
 from ..qt import QColor, QPainter, QPalette, QSizePolicy, Qt, QWidget
 
@@ -81,7 +82,7 @@ class Gauge(QWidget):
                 p.setBrush(QColor(colour).darker(140))
                 p.drawRoundedRect(w - 6, top, 6, bar_h, 2, 2)
             p.setPen(pal.color(QPalette.ColorRole.WindowText))
-            p.drawLine(int(w * 0.9), top - 2, int(w * 0.9), top + bar_h + 2)   # the 90% mark
+            p.drawLine(int(w * NEAR_FRACTION), top - 2, int(w * NEAR_FRACTION), top + bar_h + 2)   # the near mark
         else:
             # no budget: a bar would have a length that means nothing, so the track says so instead
             # (the size is in the numbers above)

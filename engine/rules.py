@@ -1,0 +1,105 @@
+"""The workspace's rules as data, in one place: which files are memory, which are archived, which
+budget governs which file and when a size is near or over it, the limits, a history entry's
+status and how a cursor's text reads. Engine, CLI and GUI import these; none re-types them."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Container
+from pathlib import Path
+
+# -- memory files ----------------------------------------------------------------------------
+SOUL, USER, MEMORY = "SOUL.md", "USER.md", "memory/MEMORY.md"
+CORE_FILES = (SOUL, USER, MEMORY)
+CORE_KINDS = {SOUL: "soul", USER: "user", MEMORY: "memory"}
+ARCHIVED_FILES = (USER, MEMORY)          # what leaves them is archived first (archive.write_memory)
+SKILLS_DIR, SKILL_FILE = "skills", "SKILL.md"
+# A skill is a folder of skills/ holding SKILL.md (nanobot's loader); a dot folder is hidden, and
+# a name stays one short path component so every file system can hold it.
+_SKILL_NAME = r"[^./\\\x00-\x1f][^/\\\x00-\x1f]{0,127}"
+_MEMORY_PATH = re.compile(rf"^(SOUL\.md|USER\.md|memory/MEMORY\.md|skills/{_SKILL_NAME}/SKILL\.md)$")
+
+
+def is_skill_name(name: str) -> bool:
+    return re.fullmatch(_SKILL_NAME, name) is not None
+
+
+def skill_path(name: str) -> str:
+    return f"{SKILLS_DIR}/{name}/{SKILL_FILE}"
+
+
+def is_memory_path(path: str) -> bool:
+    """SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md: the files Dream, an edit,
+    a pin or a restore may write."""
+    return _MEMORY_PATH.match(path) is not None
+
+
+def kind_of_memory_path(path: str) -> str:
+    """soul | user | memory | skill (the path is a memory path)."""
+    return CORE_KINDS.get(path, "skill")
+
+
+def skill_names(root: Path) -> list[str]:
+    """The skills of a workspace, sorted: each folder of skills/ with a SKILL.md."""
+    try:
+        found = list(os.scandir(os.path.join(root, SKILLS_DIR)))
+    except OSError:                  # no skills/ folder (or not a folder)
+        return []
+    return sorted(d.name for d in found if is_skill_name(d.name) and d.is_dir()
+                  and os.path.exists(os.path.join(d.path, SKILL_FILE)))
+
+
+def memory_paths(root: Path) -> list[str]:
+    """Every memory file of a workspace: the three core files, then each skill's SKILL.md."""
+    return [*CORE_FILES, *(skill_path(n) for n in skill_names(root))]
+
+
+# -- budgets ---------------------------------------------------------------------------------
+BUDGET_KEYS = {SOUL: "soulBudgetChars", USER: "userBudgetChars", MEMORY: "memoryBudgetChars"}
+NEAR_FRACTION = 0.9                      # from 90% of its budget a file is near it
+OK, NEAR, OVER, UNBUDGETED = "ok", "near", "over", "unbudgeted"
+
+
+def budget_state(chars: int, budget: int) -> str:
+    """A size against its budget: at the budget is still near; over means more than it."""
+    if budget <= 0:
+        return UNBUDGETED
+    if chars > budget:
+        return OVER
+    if chars >= NEAR_FRACTION * budget:
+        return NEAR
+    return OK
+
+
+# -- limits ----------------------------------------------------------------------------------
+ABSOLUTE_CAP = 64_000         # no Dream write grows a file past this, whatever its budget
+REFUSAL_WARN_RUNS = 3         # budget refusals on this many runs in a row: the outcome warns
+KEEP_LAST = 8                 # idle compaction keeps the last 8 messages of a session live
+HISTORY_CAP = 1000            # history.jsonl keeps at most this many entries (nanobot's cap)
+
+# -- history entries -------------------------------------------------------------------------
+DREAMED, PENDING, IN_PROMPT = "dreamed", "pending", "pending+prompt"
+
+
+def entry_status(cursor: int, dream_cursor: int, in_prompt: Container[int]) -> str:
+    """Dreamed (at or below .dream_cursor), else pending; in the next prompt when injected."""
+    if cursor <= dream_cursor:
+        return DREAMED
+    return IN_PROMPT if cursor in in_prompt else PENDING
+
+
+# -- cursors and other counts typed as text ------------------------------------------------------
+def whole_number(text: str) -> int | None:
+    """Text as a whole number ≥ 0, or None. ASCII digits only: str.isdigit() also accepts '²'
+    or '٣', which int() then refuses or reads as another number."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # beyond int's digit limit
+        return None
+
+
+cursor_value = whole_number     # .cursor and .dream_cursor hold a bare whole number (nanobot's format)
