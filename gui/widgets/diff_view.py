@@ -269,6 +269,7 @@ class DiffView(QTextBrowser):
         base = QTextCharFormat()
         base.setForeground(colours.text)
         self._base = base
+        cur.beginEditBlock()        # one change notice for the whole build, not one per insertion
         if self._prepared:
             self._draw_files(cur)
         else:
@@ -276,6 +277,7 @@ class DiffView(QTextBrowser):
             bf.setTopMargin(12)
             cur.setBlockFormat(bf)
             cur.insertText(self._message, self._dim())
+        cur.endEditBlock()
         self._replace_document(doc)
         # the view's own cursor at the start, or a new diff opens scrolled to its last file
         start = self.textCursor()
