@@ -396,21 +396,21 @@ class DiffView(QTextBrowser):
         return self._char(("line-block", kind, prefix_chars, bg), lambda: self._block_fmt(
             self._bg(kind) if bg else None, hang=self.fontMetrics().horizontalAdvance("0" * prefix_chars)))
 
-    def _prefix(self, cur: QTextCursor, numbers: str, kind: str, bg: QColor | None = None) -> None:
-        """Line numbers dimmed, then the sign; as few insertions as the formats allow."""
+    def _prefix(self, numbers: str, kind: str, bg: QColor | None = None) -> list[tuple[str, QTextCharFormat]]:
+        """Line numbers dimmed, then the sign."""
         if kind == " ":
-            cur.insertText(numbers + "   ", self._dim(bg))
-        else:
-            cur.insertText(numbers, self._dim(bg))
-            cur.insertText(("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind, bg))
+            return [(numbers + "   ", self._dim(bg))]
+        return [(numbers, self._dim(bg)), (("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind, bg))]
 
     def _unified_line(self, cur: QTextCursor, line: PreparedLine, digits: int) -> None:
         """One line as one block: numbers and sign, then the text."""
         self._block(cur, self._hanging(line.kind, 2 * digits + 5, True))
         old = "" if line.old_no is None else str(line.old_no)
         new = "" if line.new_no is None else str(line.new_no)
-        self._prefix(cur, f"{old:>{digits}} {new:>{digits}} ", line.kind)
-        self._line_text(cur, line)
+        for text, fmt in self._prefix(f"{old:>{digits}} {new:>{digits}} ", line.kind):
+            cur.insertText(text, fmt)
+        for text, fmt in self._text_runs(line):
+            cur.insertText(text, fmt)
 
     def _split_rows(self, cur: QTextCursor, h: PreparedHunk, rows, digits: int) -> None:
         """Rows of two halves in one block each, the older side left and the newer right, the
@@ -419,13 +419,15 @@ class DiffView(QTextBrowser):
         lay out far faster than a table's cells."""
         cols = self._split_cols(digits)
         bf = self._split_block()
-        for left, right in rows:
-            lines = (h.lines[left] if left is not None else None, h.lines[right] if right is not None else None)
-            pieces = [wrap_columns(x.text, cols) if x is not None else [] for x in lines]
-            for k in range(max(len(pieces[0]), len(pieces[1]))):
+        filler = [("\t", self._plain(self._colours.filler))]
+        for row in rows:
+            halves = [self._half(h.lines[i], side, digits, cols) if i is not None else ([], filler)
+                      for side, i in enumerate(row)]
+            for k in range(max(len(halves[0][0]), len(halves[1][0]))):
                 self._block(cur, bf)
-                for side, (line, chunks) in enumerate(zip(lines, pieces)):
-                    self._half(cur, line, chunks[k] if k < len(chunks) else None, k, side, digits)
+                for blocks, rest in halves:
+                    for text, fmt in blocks[k] if k < len(blocks) else rest:
+                        cur.insertText(text, fmt)
 
     def _measure_half(self) -> float:
         """Half the text width, as if the vertical scroll bar were shown (a long diff shows it)."""
@@ -448,21 +450,23 @@ class DiffView(QTextBrowser):
             return bf
         return self._char("split-block", build)
 
-    def _half(self, cur: QTextCursor, line: PreparedLine | None, chunk, k: int, side: int, digits: int) -> None:
-        """One half of a row's k-th block: the number and sign on the first, then that piece of the
-        text, then a tab that carries the half's background to the middle (or the right edge)."""
-        if line is None:
-            cur.insertText("\t", self._plain(self._colours.filler))
-            return
+    def _half(self, line: PreparedLine, side: int, digits: int, cols: int):
+        """One half of a row: the runs of each block its text wraps into (the number and sign on
+        the first, then that piece of the text, then a tab that carries the half's background to
+        the middle or the right edge), and the runs of a block below it while the other half
+        still wraps. Adjacent runs of one format are joined: one insertion each."""
         bg = self._bg(line.kind)
-        if k == 0:
-            no = line.old_no if side == 0 else line.new_no
-            self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind, bg)
-        else:
-            cur.insertText(" " * (digits + 3), self._plain(bg))
-        if chunk is not None:
-            self._line_text(cur, line, bg, *chunk)
-        cur.insertText("\t", self._plain(bg))
+        plain = self._span_fmt(None, False, line.kind, bg)      # an unstyled piece's own format: they join
+        no = line.old_no if side == 0 else line.new_no
+        indent = " " * (digits + 3)
+        blocks = []
+        for k, (a, b) in enumerate(wrap_columns(line.text, cols)):
+            runs = self._prefix(f"{'' if no is None else no:>{digits}}", line.kind, bg) if k == 0 else [(indent, plain)]
+            for text, fmt in self._text_runs(line, bg, a, b):
+                _join(runs, text, fmt)
+            _join(runs, "\t", plain)
+            blocks.append(runs)
+        return blocks, [(indent + "\t", plain)]
 
     def _plain(self, bg: QColor | None) -> QTextCharFormat:
         return self._char(("plain", None if bg is None else bg.rgba()),
@@ -485,19 +489,6 @@ class DiffView(QTextBrowser):
         c = self._colours
         return c.add_bg if kind == "+" else c.del_bg if kind == "-" else None
 
-    def _side(self, cell, line: PreparedLine | None, side: str, digits: int) -> None:
-        if line is None:
-            cell.setFormat(self._cell_fmt(self._colours.filler))
-            return
-        bg = self._bg(line.kind)
-        if bg is not None:
-            cell.setFormat(self._cell_fmt(bg))
-        cur = cell.firstCursorPosition()
-        cur.setBlockFormat(self._hanging(line.kind, digits + 3, False))
-        no = line.old_no if side == "old" else line.new_no
-        self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind)
-        self._line_text(cur, line)
-
     @staticmethod
     def _with_fg(base: QTextCharFormat, colour: QColor) -> QTextCharFormat:
         f = QTextCharFormat(base)
@@ -519,15 +510,22 @@ class DiffView(QTextBrowser):
             return f
         return self._char(key, build)
 
-    def _line_text(self, cur: QTextCursor, line: PreparedLine, bg: QColor | None = None,
-                   begin: int = 0, end: int | None = None) -> None:
-        """The line's text (or its [begin, end) piece) in its style runs."""
+    def _text_runs(self, line: PreparedLine, bg: QColor | None = None, begin: int = 0, end: int | None = None):
+        """The line's text (or its [begin, end) piece) in its style runs, as (text, format)."""
         text, tabs = line.text, "\t" in line.text
         end = len(text) if end is None else end
         for start, length, style, changed in line.spans:
             a, b = max(start, begin), min(start + length, end)
             if a < b:
                 piece = text[a:b]
-                cur.insertText(piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind, bg))
+                yield piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind, bg)
         if not line.eol and end == len(text):
-            cur.insertText("  ⏎ no newline at end of file", self._dim(bg))
+            yield "  ⏎ no newline at end of file", self._dim(bg)
+
+
+def _join(runs: list[tuple[str, QTextCharFormat]], text: str, fmt: QTextCharFormat) -> None:
+    """Append a run, joined to the last one when it has the very same format."""
+    if runs and runs[-1][1] is fmt:
+        runs[-1] = (runs[-1][0] + text, fmt)
+    else:
+        runs.append((text, fmt))
