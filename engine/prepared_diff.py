@@ -166,6 +166,11 @@ def wrap_columns(text: str, width: int) -> list[tuple[int, int]]:
     width = max(width, 8)
     if text.isascii() and "\t" not in text:
         return _wrap_ascii(text, width)
+    return _wrap_walk(text, width)
+
+
+def _wrap_walk(text: str, width: int) -> list[tuple[int, int]]:
+    """wrap_columns for any text: a walk over its characters, counting each one's columns."""
     pieces, start, used, space = [], 0, 0, -1
     for i, ch in enumerate(text):
         w = _columns(ch)

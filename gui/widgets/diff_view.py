@@ -115,6 +115,10 @@ class DiffView(QTextBrowser):
     def preparing(self) -> bool:
         return self._message == PREPARING
 
+    def building(self) -> bool:
+        """The layout not shown is still being built, in steps while the event loop is idle."""
+        return self._idle.isActive()
+
     def prepared(self) -> PreparedDiff:
         return self._prepared
 
