@@ -160,3 +160,24 @@ def test_the_hidden_layout_is_built_while_idle_so_a_toggle_swaps_documents(gui_e
     assert view.documents_built == built + 1
     halves = _right_half_x(view)
     assert len(halves) == 1 and halves.pop() < 350
+
+
+def test_a_layout_can_be_built_in_steps_and_sends_one_change_notice(gui_env, qtbot):
+    from gui.widgets.diff_document import SPLIT, UNIFIED, DiffDocument
+    from gui.widgets.diff_look import DiffLook
+    old, new = two_versions(size=12000, changes=60)
+    prepared = prepared_diff.prepare([diff_texts(old, new, "memory/MEMORY.md")])
+    view = _view(qtbot)
+    look = DiffLook(view.palette(), view.font(), view.fontMetrics())
+    for mode in (UNIFIED, SPLIT):
+        whole = DiffDocument(view, look, prepared, True, "", mode, 480.0).finish()
+        stepped = DiffDocument(view, look, prepared, True, "", mode, 480.0)
+        notices = []
+        stepped.doc.contentsChanged.connect(lambda: notices.append(1))
+        steps = 1
+        while not stepped.step(0):
+            steps += 1
+        assert steps > 50                                   # it paused between lines or rows
+        assert stepped.doc.toPlainText() == whole.doc.toPlainText()
+        assert stepped.hunk_ranges == whole.hunk_ranges and stepped.truncated == whole.truncated
+        assert notices == [1]                               # one for the whole build, not one per insertion
