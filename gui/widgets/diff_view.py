@@ -65,7 +65,7 @@ class DiffView(QTextBrowser):
         self._rewrap = QTimer(self)
         self._rewrap.setSingleShot(True)
         self._rewrap.setInterval(RESIZE_DEBOUNCE_MS)
-        self._rewrap.timeout.connect(self._render)
+        self._rewrap.timeout.connect(self._resized)
         self._idle = QTimer(self)               # builds the hidden layout between events
         self._idle.setSingleShot(True)
         self._idle.setInterval(0)
@@ -213,8 +213,18 @@ class DiffView(QTextBrowser):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        if self._mode == SPLIT and self._prepared and self._measure_half() != self._half_width:
+        if self._prepared and self._measure_half() != self._half_width:
             self._rewrap.start()
+
+    def _resized(self) -> None:
+        """A resize settled: side by side is drawn again at the new width; while unified is shown,
+        the side by side built for the old width gives way to one built in idle time."""
+        if self._mode == SPLIT:
+            self._render()
+            return
+        self._half_width = self._measure_half()
+        self._drop_documents(keep=self._fitting())
+        self._idle.start()
 
     # -- rendering --------------------------------------------------------------------------------
     def _show(self, prepared: PreparedDiff, restorable: bool, message: str) -> None:
@@ -232,7 +242,7 @@ class DiffView(QTextBrowser):
         key = layout_key(self._mode, self._half_width)
         shown = self._docs.get(key) or self._new_document(self._mode)
         self._docs[key] = shown.finish()
-        self._drop_documents(keep={layout_key(UNIFIED, 0), layout_key(SPLIT, self._half_width)})
+        self._drop_documents(keep=self._fitting())
         vbar = self.verticalScrollBar().value()
         old = self.document()
         # ours and not kept; the first belongs to the text control, which frees it
@@ -266,6 +276,10 @@ class DiffView(QTextBrowser):
         pending = self._pending()
         if pending is not None and not pending.step(IDLE_STEP_S):
             self._idle.start()
+
+    def _fitting(self) -> set[tuple]:
+        """The keys of the documents that fit the view as it is."""
+        return {layout_key(UNIFIED, self._half_width), layout_key(SPLIT, self._half_width)}
 
     def _drop_documents(self, keep=()) -> None:
         """Forget the documents built for other keys (another diff, look or width); free those not shown."""
