@@ -93,7 +93,8 @@ class DiffLook:
         return f
 
     def plain(self, bg: QColor | None) -> QTextCharFormat:
-        return self._char(("plain", None if bg is None else bg.rgba()), lambda: _with_bg(QTextCharFormat(self.base), bg))
+        return self._char(("plain", None if bg is None else bg.rgba()),
+                          lambda: _with_bg(QTextCharFormat(self.base), bg))
 
     def sign(self, kind: str, bg: QColor | None = None) -> QTextCharFormat:
         def build():

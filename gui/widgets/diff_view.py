@@ -19,7 +19,8 @@ from typing import Callable
 
 from engine.prepared_diff import PreparedDiff, PreparedFile, prepare
 
-from ..qt import QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTextCursor, QTextOption, QTimer, Signal, isValid
+from ..qt import (QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTextCursor, QTextOption, QTimer, Signal,
+                  isValid)
 from ..worker import Latest
 from .diff_document import FILE_HREF, HUNK_HREF, SPLIT, UNIFIED, DiffDocument, layout_key
 from .diff_look import DiffColours, DiffLook
