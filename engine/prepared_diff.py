@@ -164,8 +164,13 @@ def wrap_columns(text: str, width: int) -> list[tuple[int, int]]:
     one is near the end, so a side-by-side half can wrap its own lines (the other half keeps
     its place)."""
     width = max(width, 8)
-    if len(text) <= width and text.isascii() and "\t" not in text:
-        return [(0, len(text))]
+    if text.isascii() and "\t" not in text:
+        return _wrap_ascii(text, width)
+    return _wrap_walk(text, width)
+
+
+def _wrap_walk(text: str, width: int) -> list[tuple[int, int]]:
+    """wrap_columns for any text: a walk over its characters, counting each one's columns."""
     pieces, start, used, space = [], 0, 0, -1
     for i, ch in enumerate(text):
         w = _columns(ch)
@@ -177,5 +182,18 @@ def wrap_columns(text: str, width: int) -> list[tuple[int, int]]:
         used += w
         if ch == " ":
             space = i
+    pieces.append((start, len(text)))
+    return pieces
+
+
+def _wrap_ascii(text: str, width: int) -> list[tuple[int, int]]:
+    """wrap_columns where every character is one column: the cuts found by slicing, not per character."""
+    pieces, start = [], 0
+    while len(text) - start > width:
+        end = start + width
+        space = text.rfind(" ", start, end)
+        cut = space + 1 if space >= 0 and space + 1 - start > width // 2 else end
+        pieces.append((start, cut))
+        start = cut
     pieces.append((start, len(text)))
     return pieces

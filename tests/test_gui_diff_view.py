@@ -31,6 +31,20 @@ def _lexing_threads(monkeypatch) -> list:
     return seen
 
 
+def _right_half_x(view) -> set[int]:
+    """Where the newer half of each side-by-side row starts on the viewport."""
+    from gui.qt import QTextCursor
+    xs, block = set(), view.document().begin()
+    while block.isValid():
+        text = block.text()
+        if text.count("\t") == 2:               # a row: older half, tab, newer half, tab
+            cur = QTextCursor(block)
+            cur.setPosition(block.position() + text.index("\t") + 1)
+            xs.add(view.cursorRect(cur).x())
+        block = block.next()
+    return xs
+
+
 def _drain(qtbot, gui_engine):
     """Wait until every job queued on the reader before now has run (the lane is first in, first out)."""
     done = []
@@ -99,7 +113,6 @@ def test_a_preparation_superseded_by_something_newer_is_dropped(gui_env, qtbot, 
 
 
 def test_side_by_side_keeps_the_newer_half_in_one_column_and_rewraps_on_resize(gui_env, qtbot, gui_engine):
-    from gui.qt import QTextCursor
     from gui.widgets.diff_view import SPLIT
     old, new = two_versions(size=12000, changes=60)
     view = _view(qtbot, (1000, 700))
@@ -108,15 +121,7 @@ def test_side_by_side_keeps_the_newer_half_in_one_column_and_rewraps_on_resize(g
     qtbot.waitUntil(lambda: not view.preparing(), timeout=10000)
 
     def right_half_x() -> set[int]:
-        xs, block = set(), view.document().begin()
-        while block.isValid():
-            text = block.text()
-            if text.count("\t") == 2:               # a row: older half, tab, newer half, tab
-                cur = QTextCursor(block)
-                cur.setPosition(block.position() + text.index("\t") + 1)
-                xs.add(view.cursorRect(cur).x())
-            block = block.next()
-        return xs
+        return _right_half_x(view)
 
     wide = right_half_x()
     assert len(wide) == 1 and 450 < wide.pop() < 550      # every newer half starts mid-width
@@ -127,3 +132,52 @@ def test_side_by_side_keeps_the_newer_half_in_one_column_and_rewraps_on_resize(g
     qtbot.waitUntil(lambda: len(right_half_x()) == 1 and next(iter(right_half_x())) < 350, timeout=5000)
     assert view.horizontalScrollBar().maximum() == 0
     assert view.grab().save(str(SHOTS / "diff-side-by-side-narrow.png"))
+
+
+def test_the_hidden_layout_is_built_while_idle_so_a_toggle_swaps_documents(gui_env, qtbot, gui_engine):
+    from gui.widgets.diff_view import SPLIT, UNIFIED
+    old, new = two_versions(size=12000, changes=60)
+    diffs = [diff_texts(old, new, "memory/MEMORY.md")]
+    fresh = _view(qtbot)
+    fresh.set_mode(SPLIT)
+    fresh.set_prepared(prepared_diff.prepare(diffs))
+    view = _view(qtbot)
+    view.load_diffs(gui_engine, diffs)
+    qtbot.waitUntil(lambda: not view.preparing(), timeout=10000)
+    unified = view.text()
+    qtbot.waitUntil(lambda: not view.building(), timeout=5000)      # side by side, in idle time
+    built = view.documents_built
+    for mode in (SPLIT, UNIFIED, SPLIT):
+        view.set_mode(mode)
+        assert view.text() == (unified if mode == UNIFIED else fresh.text())
+    assert view.documents_built == built            # each toggle swapped in a document built before
+    assert len(_right_half_x(view)) == 1
+
+    view.set_mode(UNIFIED)
+    view.resize(640, 700)                           # the side by side built for the old width no longer fits
+    qtbot.waitUntil(lambda: view.documents_built == built + 1 and not view.building(), timeout=5000)
+    view.set_mode(SPLIT)
+    assert view.documents_built == built + 1        # built anew in idle time once the resize settled
+    halves = _right_half_x(view)
+    assert len(halves) == 1 and halves.pop() < 350
+
+
+def test_a_layout_can_be_built_in_steps_and_sends_one_change_notice(gui_env, qtbot):
+    from gui.widgets.diff_document import SPLIT, UNIFIED, DiffDocument
+    from gui.widgets.diff_look import DiffLook
+    old, new = two_versions(size=12000, changes=60)
+    prepared = prepared_diff.prepare([diff_texts(old, new, "memory/MEMORY.md")])
+    view = _view(qtbot)
+    look = DiffLook(view.palette(), view.font(), view.fontMetrics())
+    for mode in (UNIFIED, SPLIT):
+        whole = DiffDocument(view, look, prepared, True, "", mode, 480.0).finish()
+        stepped = DiffDocument(view, look, prepared, True, "", mode, 480.0)
+        notices = []
+        stepped.doc.contentsChanged.connect(lambda: notices.append(1))
+        steps = 1
+        while not stepped.step(0):
+            steps += 1
+        assert steps > 50                                   # it paused between lines or rows
+        assert stepped.doc.toPlainText() == whole.doc.toPlainText()
+        assert stepped.hunk_ranges == whole.hunk_ranges and stepped.truncated == whole.truncated
+        assert notices == [1]                               # one for the whole build, not one per insertion

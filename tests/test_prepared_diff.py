@@ -2,12 +2,13 @@
 side-by-side rows, the halves' own wrapping, and pygments imported only when a line is lexed."""
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 from engine.diffs import diff_texts
-from engine.prepared_diff import prepare, wrap_columns
+from engine.prepared_diff import _wrap_walk, prepare, wrap_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD = "# Memory\n\n## Home\n- [durable] Lives in Ghent\n- Has a NAS\n- Backups at 02:00\n"
@@ -52,6 +53,14 @@ def test_a_half_wraps_within_its_columns_after_a_space_and_counts_wide_character
     wide = "日本語" * 10
     assert all(b - a == 5 for a, b in wrap_columns(wide, 10))       # 2 columns each
     assert wrap_columns("x" * 45, 20) == [(0, 20), (20, 40), (40, 45)]
+
+
+def test_a_line_of_one_column_characters_wraps_where_the_column_walk_would():
+    rng = random.Random(14)
+    for _ in range(3000):
+        text = "".join(rng.choice("ab  c.-xyz") for _ in range(rng.randrange(0, 140)))
+        width = rng.randrange(8, 50)                # narrower is taken as 8
+        assert wrap_columns(text, width) == _wrap_walk(text, width), (text, width)
 
 
 def test_pygments_lexers_are_imported_by_the_first_diff_not_by_the_modules():

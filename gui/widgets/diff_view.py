@@ -2,73 +2,35 @@
 added and removed lines on coloured backgrounds with the changed words (engine.diffs.intraline)
 marked, markdown highlighted, in a unified or a side-by-side layout.
 
-One QTextBrowser whose document is built with QTextCursor, one block per line (side by side: per
-row, the newer half at a tab stop mid-width), so a long diff costs text, not widgets. The expensive part (lexing every line, marking
-changed words, pairing rows) is engine.prepared_diff.prepare, which `load` runs on the engine's
-reader thread; the widget only lays the immutable PreparedDiff out with palette-aware colours, and
-toggling the layout draws the same value again. Each layout is built in a fresh document that
-then replaces the shown one: Qt lays a new document out lazily (what is visible first, the rest
-in short steps between events), where rebuilding the shown one would lay it all out at once.
+One QTextBrowser showing a document built with QTextCursor (gui.widgets.diff_document), so a long
+diff costs text, not widgets. The expensive part (lexing every line, marking changed words,
+pairing rows) is engine.prepared_diff.prepare, which `load` runs on the engine's reader thread;
+the widget only lays the immutable PreparedDiff out with palette-aware colours. The shown layout
+is built at once; the other one in short steps while the event loop is idle, and both are kept
+while the diff is shown, so a toggle swaps documents. Each layout is a fresh document that
+replaces the shown one: Qt lays a new document out lazily (what is visible first, the rest in
+short steps between events), where rebuilding the shown one would lay it all out at once.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Callable
 
-from engine.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, prepare, wrap_columns
+from engine.prepared_diff import PreparedDiff, PreparedFile, prepare
 
-from ..qt import (QColor, QFont, QFontDatabase, QFontMetricsF, QMenu, QPalette, QRect, QTextBlockFormat, QTextBrowser,
-                  QTextCharFormat, QTextCursor, QTextDocument, QTextOption, QStyle, QTimer, QEvent, Signal, isValid)
+from ..qt import (QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTextCursor, QTextOption, QTimer, Signal,
+                  isValid)
 from ..worker import Latest
-from .highlighter import kind_formats
+from .diff_document import FILE_HREF, HUNK_HREF, SPLIT, UNIFIED, DiffDocument, layout_key
+from .diff_look import DiffColours, DiffLook
 
-UNIFIED, SPLIT = "unified", "split"
-MAX_LINES = 6000            # rendered lines across all files; the rest is summarised, never silently cut
-MAX_SPLIT_ROWS = 1500       # side-by-side rows
+__all__ = ["DiffColours", "DiffView", "PREPARING", "SPLIT", "UNIFIED"]
+
 RESIZE_DEBOUNCE_MS = 120    # side by side wraps each half itself: redrawn once a resize settles
-HUNK_HREF, FILE_HREF = "restore-hunk:", "restore-file:"
+IDLE_STEP_S = 0.008         # the hidden layout is built in steps this long, between events
 PREPARING = "Preparing diff…"
 NO_DIFF = PreparedDiff(())
-
-
-# -- colours ----------------------------------------------------------------------------------
-
-@dataclass
-class DiffColours:
-    dark: bool
-    text: QColor
-    dim: QColor
-    link: QColor
-    add_bg: QColor
-    del_bg: QColor
-    add_mark: QColor
-    del_mark: QColor
-    add_sign: QColor
-    del_sign: QColor
-    hunk_bg: QColor
-    file_bg: QColor
-    filler: QColor
-
-    @classmethod
-    def from_palette(cls, pal: QPalette) -> "DiffColours":
-        base = pal.color(QPalette.ColorRole.Base)
-        text = pal.color(QPalette.ColorRole.Text)
-        dark = base.lightness() < 128
-
-        def mix(a: QColor, b: QColor, t: float) -> QColor:
-            return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
-                          round(a.blue() + (b.blue() - a.blue()) * t))
-        if dark:
-            return cls(True, text, mix(text, base, 0.45), QColor("#8ab4f8"),
-                       QColor("#1d3a27"), QColor("#45242a"), QColor("#2e6b40"), QColor("#7d3039"),
-                       QColor("#7ee2a0"), QColor("#ff9b9b"), QColor("#1d2f47"), mix(base, text, 0.10),
-                       mix(base, text, 0.05))
-        return cls(False, text, mix(text, base, 0.5), pal.color(QPalette.ColorRole.Link),
-                   QColor("#e6ffec"), QColor("#ffebe9"), QColor("#abf2bc"), QColor("#ffc0bb"),
-                   QColor("#1a7f37"), QColor("#cf222e"), QColor("#ddf4ff"), mix(base, text, 0.07),
-                   mix(base, text, 0.035))
 
 
 # -- the widget -------------------------------------------------------------------------------
@@ -87,9 +49,11 @@ class DiffView(QTextBrowser):
         self._mode = UNIFIED
         self._message = ""
         self._token = Latest()                  # a newer load, diff or message supersedes a preparation
-        self._hunk_ranges: list[tuple[int, int, str, int]] = []    # (start, end, path, hunk)
-        self._fmt_cache: dict = {}
+        self._look: DiffLook | None = None     # formats for the palette and font; rebuilt when either changes
+        self._docs: dict[tuple, DiffDocument] = {}  # the shown diff's documents, by layout_key
+        self._shown: DiffDocument | None = None
         self.truncated = 0                      # lines not rendered (beyond MAX_LINES)
+        self.documents_built = 0                # structure, for tests: a toggle back builds nothing
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -102,7 +66,11 @@ class DiffView(QTextBrowser):
         self._rewrap = QTimer(self)
         self._rewrap.setSingleShot(True)
         self._rewrap.setInterval(RESIZE_DEBOUNCE_MS)
-        self._rewrap.timeout.connect(self._render)
+        self._rewrap.timeout.connect(self._resized)
+        self._idle = QTimer(self)               # builds the hidden layout between events
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(0)
+        self._idle.timeout.connect(self._build_idle)
 
     # -- public -------------------------------------------------------------------------------
     def mode(self) -> str:
@@ -148,6 +116,10 @@ class DiffView(QTextBrowser):
     def preparing(self) -> bool:
         return self._message == PREPARING
 
+    def building(self) -> bool:
+        """The layout not shown is still being built, in steps while the event loop is idle."""
+        return self._idle.isActive()
+
     def prepared(self) -> PreparedDiff:
         return self._prepared
 
@@ -191,11 +163,16 @@ class DiffView(QTextBrowser):
     def hunk_at(self, pos) -> tuple[str, int] | None:
         """(path, hunk) under a viewport position, if it is a restorable hunk."""
         p = self.cursorForPosition(pos).position()
-        starts = [r[0] for r in self._hunk_ranges]
-        i = bisect_right(starts, p) - 1
-        if i >= 0 and self._hunk_ranges[i][0] <= p <= self._hunk_ranges[i][1]:
-            return self._hunk_ranges[i][2], self._hunk_ranges[i][3]
+        ranges = self._hunk_ranges
+        i = bisect_right([r[0] for r in ranges], p) - 1
+        if i >= 0 and ranges[i][0] <= p <= ranges[i][1]:
+            return ranges[i][2], ranges[i][3]
         return None
+
+    @property
+    def _hunk_ranges(self) -> list[tuple[int, int, str, int]]:
+        """(start, end, path, hunk) of each restorable hunk in the shown document."""
+        return self._shown.hunk_ranges if self._shown is not None else []
 
     # -- interaction ----------------------------------------------------------------------------
     def _on_anchor(self, url) -> None:
@@ -229,201 +206,88 @@ class DiffView(QTextBrowser):
 
     def changeEvent(self, event) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
-            self._fmt_cache.clear()
+            self._look = None
+            self._drop_documents()
             if self._prepared or self._message:
                 self._render()
         super().changeEvent(event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        if self._mode == SPLIT and self._prepared and self._measure_half() != self._half_width:
+        if self._prepared and self._measure_half() != self._half_width:
             self._rewrap.start()
+
+    def _resized(self) -> None:
+        """A resize settled: side by side is drawn again at the new width; while unified is shown,
+        the side by side built for the old width gives way to one built in idle time."""
+        if self._mode == SPLIT:
+            self._render()
+            return
+        self._half_width = self._measure_half()
+        self._drop_documents(keep=self._fitting())
+        self._idle.start()
 
     # -- rendering --------------------------------------------------------------------------------
     def _show(self, prepared: PreparedDiff, restorable: bool, message: str) -> None:
         self._prepared, self._restorable, self._message = prepared, restorable, message
+        self._drop_documents()
         self._render()
 
-    def _char(self, key, build) -> QTextCharFormat:
-        fmt = self._fmt_cache.get(key)
-        if fmt is None:
-            fmt = self._fmt_cache[key] = build()
-        return fmt
-
     def _render(self) -> None:
-        colours = DiffColours.from_palette(self.palette())
-        self._colours = colours
-        self._fmt_cache.clear()
-        self._kindfmts = kind_formats(colours.dark)
+        """Show the current layout: the document built for it if there is one, else built now."""
         self._half_width = self._measure_half()
         self._rewrap.stop()
+        self._idle.stop()
+        if self._look is None:
+            self._look = DiffLook(self.palette(), self.font(), self.fontMetrics())
+        key = layout_key(self._mode, self._half_width)
+        shown = self._docs.get(key) or self._new_document(self._mode)
+        self._docs[key] = shown.finish()
+        self._drop_documents(keep=self._fitting())
         vbar = self.verticalScrollBar().value()
-        doc = QTextDocument(self)
-        doc.setUndoRedoEnabled(False)
-        doc.setDocumentMargin(6)
-        doc.setDefaultFont(self.font())
-        self._hunk_ranges = []
-        self.truncated = 0
-        cur = QTextCursor(doc)
-        self._fresh = True          # the cursor's block is empty and may take the next block's format
-        base = QTextCharFormat()
-        base.setForeground(colours.text)
-        self._base = base
-        if self._prepared:
-            self._draw_files(cur)
-        else:
-            bf = QTextBlockFormat()
-            bf.setTopMargin(12)
-            cur.setBlockFormat(bf)
-            cur.insertText(self._message, self._dim())
-        self._replace_document(doc)
+        old = self.document()
+        # ours and not kept; the first belongs to the text control, which frees it
+        free = old.parent() is self and all(d.doc is not old for d in self._docs.values())
+        self.setDocument(shown.doc)
+        if free:
+            old.deleteLater()
+        self._shown = shown
+        self.truncated = shown.truncated
         # the view's own cursor at the start, or a new diff opens scrolled to its last file
         start = self.textCursor()
         start.movePosition(QTextCursor.MoveOperation.Start)
         self.setTextCursor(start)
         self.verticalScrollBar().setValue(vbar)
+        if self._prepared and self._pending() is not None:
+            self._idle.start()
 
-    def _replace_document(self, doc: QTextDocument) -> None:
-        old = self.document()
-        owned = old.parent() is self            # ours; the first one belongs to the text control, which frees it
-        self.setDocument(doc)
-        if owned:
-            old.deleteLater()
+    def _new_document(self, mode: str) -> DiffDocument:
+        self.documents_built += 1
+        return DiffDocument(self, self._look, self._prepared, self._restorable, self._message, mode, self._half_width)
 
-    def _draw_files(self, cur: QTextCursor) -> None:
-        budget = MAX_SPLIT_ROWS if self._mode == SPLIT else MAX_LINES
-        for fi, f in enumerate(self._prepared.files):
-            self._file_header(cur, fi, f, self._base)
-            for h in f.hunks:
-                if budget <= 0:
-                    self.truncated += len(h.lines)
-                    continue
-                budget = self._hunk(cur, fi, f, h, budget)
-        if self.truncated:
-            self._block(cur, QTextBlockFormat())
-            more = " (Unified shows more)" if self._mode == SPLIT else ""
-            cur.insertText(f"… {self.truncated:,} more diff lines not shown{more}: the diff is longer than this view "
-                           "draws. A restore still applies the whole hunk or file.", self._dim())
+    def _pending(self) -> DiffDocument | None:
+        """The other layout's document, started if need be, while it is not complete."""
+        other = SPLIT if self._mode == UNIFIED else UNIFIED
+        key = layout_key(other, self._half_width)
+        if key not in self._docs:
+            self._docs[key] = self._new_document(other)
+        return None if self._docs[key].done else self._docs[key]
 
-    def _block(self, cur: QTextCursor, fmt: QTextBlockFormat) -> None:
-        """Start a new block with this format at the end of the document."""
-        if self._fresh:
-            cur.movePosition(QTextCursor.MoveOperation.End)
-            cur.setBlockFormat(fmt)
-            self._fresh = False
-        else:
-            cur.insertBlock(fmt)
+    def _build_idle(self) -> None:
+        pending = self._pending()
+        if pending is not None and not pending.step(IDLE_STEP_S):
+            self._idle.start()
 
-    def _dim(self, bg: QColor | None = None) -> QTextCharFormat:
-        return self._char(("dim", None if bg is None else bg.rgba()),
-                          lambda: self._with_bg(self._with_fg(self._base, self._colours.dim), bg))
+    def _fitting(self) -> set[tuple]:
+        """The keys of the documents that fit the view as it is."""
+        return {layout_key(UNIFIED, self._half_width), layout_key(SPLIT, self._half_width)}
 
-    def _link(self, base: QTextCharFormat, href: str) -> QTextCharFormat:
-        f = QTextCharFormat(base)
-        f.setAnchor(True)
-        f.setAnchorHref(href)
-        f.setForeground(self._colours.link)
-        f.setFontUnderline(True)
-        f.setFontWeight(QFont.Weight.Normal)
-        return f
-
-    def _file_header(self, cur: QTextCursor, fi: int, f: PreparedFile, base: QTextCharFormat) -> None:
-        c = self._colours
-        bf = QTextBlockFormat()
-        bf.setBackground(c.file_bg)
-        bf.setTopMargin(10 if fi else 0)
-        bf.setBottomMargin(2)
-        self._block(cur, bf)
-        bold = QTextCharFormat(base)
-        bold.setFontWeight(QFont.Weight.Bold)
-        cur.insertText(" " + f.path, bold)
-        cur.insertText("   ", base)
-        cur.insertText(f"+{f.added}", self._with_fg(base, c.add_sign))
-        cur.insertText(" ", base)
-        cur.insertText(f"−{f.removed}", self._with_fg(base, c.del_sign))
-        if not f.old_exists:
-            cur.insertText("   (not in this snapshot: a restore leaves it as it is)" if self._restorable
-                           else "   (only in the newer snapshot)", self._dim())
-        elif not f.new_exists:
-            cur.insertText("   (deleted since the snapshot: restoring the file brings it back)" if self._restorable
-                           else "   (only in the older snapshot)", self._dim())
-        if self._restorable and f.old_exists:
-            cur.insertText("   ", base)
-            cur.insertText("↶ Restore this file", self._link(base, f"{FILE_HREF}{fi}"))
-
-    def _hunk(self, cur: QTextCursor, fi: int, f: PreparedFile, h: PreparedHunk, budget: int) -> int:
-        c = self._colours
-        restorable = self._restorable and f.old_exists
-        hb = self._char("hunk-block", lambda: self._block_fmt(c.hunk_bg, top=2))
-        self._block(cur, hb)
-        start = cur.position()
-        dim = self._dim()
-        cur.insertText(" " + h.header + f"   hunk {h.index} of {len(f.hunks)} · ", dim)
-        cur.insertText(f"+{h.added}", self._sign_fmt("+"))
-        cur.insertText(" ", dim)
-        cur.insertText(f"−{h.removed}", self._sign_fmt("-"))
-        if restorable:
-            cur.insertText("   ", dim)
-            cur.insertText("↶ Restore this hunk", self._link(self._base, f"{HUNK_HREF}{fi}/{h.index}"))
-        count = len(h.rows) if self._mode == SPLIT else len(h.lines)
-        shown = min(count, budget)
-        self.truncated += count - shown
-        if self._mode == SPLIT:
-            self._split_rows(cur, h, h.rows[:shown], f.digits)
-        else:
-            for line in h.lines[:shown]:
-                self._unified_line(cur, line, f.digits)
-        if restorable:
-            self._hunk_ranges.append((start, cur.position(), f.path, h.index))
-        return budget - shown
-
-    @staticmethod
-    def _block_fmt(bg: QColor | None, top: int = 0, hang: int = 0) -> QTextBlockFormat:
-        bf = QTextBlockFormat()
-        if bg is not None:
-            bf.setBackground(bg)
-        if top:
-            bf.setTopMargin(top)
-        if hang:
-            bf.setLeftMargin(hang)
-            bf.setTextIndent(-hang)
-        return bf
-
-    def _hanging(self, kind: str, prefix_chars: int, bg: bool) -> QTextBlockFormat:
-        """A line's block: wrapped lines hang under its text, past the numbers and the sign."""
-        return self._char(("line-block", kind, prefix_chars, bg), lambda: self._block_fmt(
-            self._bg(kind) if bg else None, hang=self.fontMetrics().horizontalAdvance("0" * prefix_chars)))
-
-    def _prefix(self, cur: QTextCursor, numbers: str, kind: str, bg: QColor | None = None) -> None:
-        """Line numbers dimmed, then the sign; as few insertions as the formats allow."""
-        if kind == " ":
-            cur.insertText(numbers + "   ", self._dim(bg))
-        else:
-            cur.insertText(numbers, self._dim(bg))
-            cur.insertText(("+" if kind == "+" else "−") + "  ", self._sign_fmt(kind, bg))
-
-    def _unified_line(self, cur: QTextCursor, line: PreparedLine, digits: int) -> None:
-        """One line as one block: numbers and sign, then the text."""
-        self._block(cur, self._hanging(line.kind, 2 * digits + 5, True))
-        old = "" if line.old_no is None else str(line.old_no)
-        new = "" if line.new_no is None else str(line.new_no)
-        self._prefix(cur, f"{old:>{digits}} {new:>{digits}} ", line.kind)
-        self._line_text(cur, line)
-
-    def _split_rows(self, cur: QTextCursor, h: PreparedHunk, rows, digits: int) -> None:
-        """Rows of two halves in one block each, the older side left and the newer right, the
-        right one starting at a tab stop mid-width. Each half wraps its own text (in the
-        fixed-pitch font's columns) into more blocks, so both stay side by side: plain blocks
-        lay out far faster than a table's cells."""
-        cols = self._split_cols(digits)
-        bf = self._split_block()
-        for left, right in rows:
-            lines = (h.lines[left] if left is not None else None, h.lines[right] if right is not None else None)
-            pieces = [wrap_columns(x.text, cols) if x is not None else [] for x in lines]
-            for k in range(max(len(pieces[0]), len(pieces[1]))):
-                self._block(cur, bf)
-                for side, (line, chunks) in enumerate(zip(lines, pieces)):
-                    self._half(cur, line, chunks[k] if k < len(chunks) else None, k, side, digits)
+    def _drop_documents(self, keep=()) -> None:
+        """Forget the documents built for other keys (another diff, look or width); free those not shown."""
+        for key in [k for k in self._docs if k not in keep]:
+            doc = self._docs.pop(key).doc
+            if doc is not self.document():
+                doc.deleteLater()
 
     def _measure_half(self) -> float:
         """Half the text width, as if the vertical scroll bar were shown (a long diff shows it)."""
@@ -431,101 +295,3 @@ class DiffView(QTextBrowser):
         if not self.verticalScrollBar().isVisible():
             width -= self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         return max(width, 200) / 2
-
-    def _split_cols(self, digits: int) -> int:
-        """Text columns in one half, after its number and sign."""
-        advance = QFontMetricsF(self.font()).horizontalAdvance("0" * 10) / 10     # fractional: pixels add up
-        return int(self._half_width / max(advance, 1.0)) - digits - 5
-
-    def _split_block(self) -> QTextBlockFormat:
-        def build():
-            bf = QTextBlockFormat()
-            bf.setNonBreakableLines(True)           # each half wraps itself; Qt must not wrap the row
-            bf.setTabPositions([QTextOption.Tab(self._half_width, QTextOption.TabType.LeftTab),
-                                QTextOption.Tab(2 * self._half_width, QTextOption.TabType.LeftTab)])
-            return bf
-        return self._char("split-block", build)
-
-    def _half(self, cur: QTextCursor, line: PreparedLine | None, chunk, k: int, side: int, digits: int) -> None:
-        """One half of a row's k-th block: the number and sign on the first, then that piece of the
-        text, then a tab that carries the half's background to the middle (or the right edge)."""
-        if line is None:
-            cur.insertText("\t", self._plain(self._colours.filler))
-            return
-        bg = self._bg(line.kind)
-        if k == 0:
-            no = line.old_no if side == 0 else line.new_no
-            self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind, bg)
-        else:
-            cur.insertText(" " * (digits + 3), self._plain(bg))
-        if chunk is not None:
-            self._line_text(cur, line, bg, *chunk)
-        cur.insertText("\t", self._plain(bg))
-
-    def _plain(self, bg: QColor | None) -> QTextCharFormat:
-        return self._char(("plain", None if bg is None else bg.rgba()),
-                          lambda: self._with_bg(QTextCharFormat(self._base), bg))
-
-    @staticmethod
-    def _with_bg(f: QTextCharFormat, bg: QColor | None) -> QTextCharFormat:
-        if bg is not None:
-            f.setBackground(bg)
-        return f
-
-    def _sign_fmt(self, kind: str, bg: QColor | None = None) -> QTextCharFormat:
-        def build():
-            f = self._with_fg(self._base, self._colours.add_sign if kind == "+" else self._colours.del_sign)
-            f.setFontWeight(QFont.Weight.Bold)
-            return self._with_bg(f, bg)
-        return self._char(("sign", kind, bg is not None), build)
-
-    def _bg(self, kind: str) -> QColor | None:
-        c = self._colours
-        return c.add_bg if kind == "+" else c.del_bg if kind == "-" else None
-
-    def _side(self, cell, line: PreparedLine | None, side: str, digits: int) -> None:
-        if line is None:
-            cell.setFormat(self._cell_fmt(self._colours.filler))
-            return
-        bg = self._bg(line.kind)
-        if bg is not None:
-            cell.setFormat(self._cell_fmt(bg))
-        cur = cell.firstCursorPosition()
-        cur.setBlockFormat(self._hanging(line.kind, digits + 3, False))
-        no = line.old_no if side == "old" else line.new_no
-        self._prefix(cur, f"{'' if no is None else no:>{digits}}", line.kind)
-        self._line_text(cur, line)
-
-    @staticmethod
-    def _with_fg(base: QTextCharFormat, colour: QColor) -> QTextCharFormat:
-        f = QTextCharFormat(base)
-        f.setForeground(colour)
-        return f
-
-    def _span_fmt(self, style: str | None, changed: bool, kind: str, bg: QColor | None) -> QTextCharFormat:
-        key = ("span", style, changed, kind, bg is not None)
-        fmt = self._fmt_cache.get(key)          # the hot path: thousands of pieces, a handful of formats
-        if fmt is not None:
-            return fmt
-
-        def build():
-            f = self._with_bg(QTextCharFormat(self._base), bg)
-            if style in self._kindfmts:
-                f.merge(self._kindfmts[style])
-            if changed:
-                f.setBackground(self._colours.add_mark if kind == "+" else self._colours.del_mark)
-            return f
-        return self._char(key, build)
-
-    def _line_text(self, cur: QTextCursor, line: PreparedLine, bg: QColor | None = None,
-                   begin: int = 0, end: int | None = None) -> None:
-        """The line's text (or its [begin, end) piece) in its style runs."""
-        text, tabs = line.text, "\t" in line.text
-        end = len(text) if end is None else end
-        for start, length, style, changed in line.spans:
-            a, b = max(start, begin), min(start + length, end)
-            if a < b:
-                piece = text[a:b]
-                cur.insertText(piece.replace("\t", "    ") if tabs else piece, self._span_fmt(style, changed, line.kind, bg))
-        if not line.eol and end == len(text):
-            cur.insertText("  ⏎ no newline at end of file", self._dim(bg))
