@@ -1,0 +1,108 @@
+"""Dreamdesk's log file (engine/logs.py): where it is, what goes in, that it stays small, and
+that no known secret ever reaches it, whichever way it was logged."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from engine import logs, redact
+
+KEY = "sk-live-LOGTEST-0123456789abcdef"
+
+
+@pytest.fixture
+def log_file(tmp_path, monkeypatch):
+    """logs.setup() into a private folder; the logging configuration is put back afterwards."""
+    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
+    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
+    path = logs.setup()
+    yield path
+    logs.teardown()
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def _text(path) -> str:
+    logs.log_tail()     # flushes
+    return path.read_text(encoding="utf-8")
+
+
+def test_the_log_file_is_in_the_folder_the_environment_names(log_file, tmp_path):
+    assert log_file == tmp_path / "logs" / "dreamdesk.log"
+    logging.getLogger("engine.something").info("workspace opened: /tmp/x")
+    assert "INFO engine.something" in _text(log_file) and "workspace opened: /tmp/x" in _text(log_file)
+
+
+def test_a_key_never_reaches_the_file_whichever_way_it_was_logged(log_file):
+    redact.register(KEY)
+    log = logging.getLogger("engine.llm.probe")
+    log.warning("args: %s", KEY)
+    log.warning(f"f-string: {KEY}")
+    log.warning("nested: %s", {"headers": {"Authorization": f"Bearer {KEY}"}})
+    try:
+        try:
+            raise ValueError(f"server said: invalid key {KEY}")
+        except ValueError as inner:
+            raise RuntimeError(f"request failed ({KEY})") from inner
+    except RuntimeError:
+        log.exception("traceback")
+    text = _text(log_file)
+    assert KEY not in text
+    # the lines are there, masked: nothing was dropped instead
+    for line in ("args: •••", "f-string: •••", "Bearer •••", "invalid key •••", "request failed (•••)"):
+        assert line in text
+    assert "Traceback (most recent call last)" in text
+
+
+def test_a_bad_format_is_logged_masked_not_raised(log_file):
+    redact.register(KEY)
+    logging.getLogger("gui.probe").warning("two %s %s", KEY)
+    assert "two %s %s" in _text(log_file) and KEY not in _text(log_file)
+
+
+def test_ours_at_info_libraries_at_warning_only(log_file):
+    logging.getLogger("engine.dream.probe").info("Dream of /w: completed")
+    logging.getLogger("httpx").info("HTTP Request: POST http://127.0.0.1/v1 200")
+    logging.getLogger("httpx").warning("a library's warning")
+    text = _text(log_file)
+    assert "Dream of /w: completed" in text and "a library's warning" in text
+    assert "HTTP Request" not in text
+
+
+def test_the_file_is_size_capped(tmp_path, monkeypatch):
+    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
+    monkeypatch.setattr(logs, "MAX_BYTES", 4000)
+    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
+    try:
+        logs.setup()
+        for i in range(400):
+            logging.getLogger("engine.probe").info("line %d %s", i, "x" * 60)
+        logs.log_tail()
+    finally:
+        logs.teardown()
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+    files = sorted(p.name for p in (tmp_path / "logs").iterdir())
+    assert files == ["dreamdesk.log", "dreamdesk.log.1", "dreamdesk.log.2", "dreamdesk.log.3"]
+    assert all((tmp_path / "logs" / f).stat().st_size <= 4000 for f in files)
+    assert "line 399" in (tmp_path / "logs" / "dreamdesk.log").read_text()
+
+
+def test_log_tail_is_the_last_lines(log_file):
+    for i in range(100):
+        logging.getLogger("engine.probe").info("entry %d", i)
+    tail = logs.log_tail(5).splitlines()
+    assert len(tail) == 5 and tail[-1].endswith("entry 99") and tail[0].endswith("entry 95")
+
+
+def test_no_log_file_yet_is_an_empty_tail(tmp_path, monkeypatch):
+    monkeypatch.setenv(logs.ENV, str(tmp_path / "nothing-here"))
+    assert logs.log_tail() == ""
+
+
+def test_setup_twice_adds_one_handler(log_file):
+    before = len(logging.getLogger().handlers)
+    assert logs.setup() == log_file
+    assert len(logging.getLogger().handlers) == before
