@@ -38,6 +38,52 @@ def no_known_secrets():
     redact.forget_all()
 
 
+@pytest.fixture(autouse=True)
+def no_system_keyring():
+    """No test touches the keyring of the machine it runs on: keyring's fail backend (what a
+    machine without any keyring has) unless a test asks for memory_keyring; and no key one test
+    stored is known to the next."""
+    import keyring
+    from keyring.backends import fail
+
+    from engine import keychain
+    before = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    keychain.forget_session()
+    yield
+    keychain.forget_session()
+    keyring.set_keyring(before)
+
+
+@pytest.fixture
+def memory_keyring():
+    """A working keyring that lives in this test's memory: {(service, account): password}."""
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class MemoryKeyring(KeyringBackend):
+        priority = 1
+
+        def __init__(self):
+            super().__init__()
+            self.items: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service, username):
+            return self.items.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.items[(service, username)] = password
+
+        def delete_password(self, service, username):
+            from keyring.errors import PasswordDeleteError
+            if self.items.pop((service, username), None) is None:
+                raise PasswordDeleteError("no such password")
+
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    return backend.items
+
+
 @pytest.fixture(scope="session")
 def history_home(tmp_path_factory) -> Path:
     """The demo with its recorded past (snapshots, runs, archive), built once; tests copy it."""
