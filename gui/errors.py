@@ -59,7 +59,7 @@ def install_excepthook() -> None:
         log.error("unexpected error", exc_info=(etype, value, tb))
         saved = rescue()
         note = ("\n\nYour unsaved edits were kept in:\n" + "\n".join(saved)) if saved else ""
-        report_error("Dreamdesk hit an unexpected error", f"{explain(value)}{note}{_where_logged()}",
+        report_error("Dreamdesk hit an unexpected error", f"{redact.scrub(explain(value))}{note}{_where_logged()}",
                      crash_details(etype, value, tb))
 
     sys.excepthook = hook
@@ -67,7 +67,7 @@ def install_excepthook() -> None:
 
 def _where_logged() -> str:
     path = logs.current_path()
-    return f"\n\nThe log file (attach it to a bug report) is {path}" if path else ""
+    return f"\n\nThe log file (attach it to a bug report):\n{path}" if path else ""
 
 
 def crash_details(etype, value, tb) -> str:

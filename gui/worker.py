@@ -101,7 +101,7 @@ def _log_failure(name: str, exc: BaseException, kind: str, seconds: float) -> No
 
 
 def _message(exc: BaseException, verb: str) -> str:
-    text = explain(exc, verb)
+    text = redact.scrub(explain(exc, verb))
     return text if len(text) < 600 else text[:600] + "…"
 
 
