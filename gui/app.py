@@ -67,10 +67,10 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def run(path: str | None = None) -> int:
     app = make_app()
-    path = logs.setup()
+    log_file = logs.setup()
     qt_messages.install()
     install_excepthook()
-    logging.getLogger(__name__).info("Dreamdesk started (log file %s)", path)
+    logging.getLogger(__name__).info("Dreamdesk started (log file %s)", log_file)
     settings_store.move_key_to_keyring()     # once: a key an older Dreamdesk kept in plain text
     from .main_window import MainWindow
     win = MainWindow()

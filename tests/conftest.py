@@ -25,6 +25,9 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("DREAMDESK_STATE_DIR", str(d))
     # and its cache of what it derived from snapshot repositories (engine/commit_cache.py)
     monkeypatch.setenv("DREAMDESK_CACHE_DIR", str(tmp_path_factory.mktemp("dreamdesk-cache")))
+    # its log file (engine/logs.py), and no keyring of this machine for an app started in a subprocess
+    monkeypatch.setenv("DREAMDESK_LOG_DIR", str(tmp_path_factory.mktemp("dreamdesk-logs")))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return d
 
 
