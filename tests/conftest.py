@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,34 @@ def memory_keyring():
     backend = MemoryKeyring()
     keyring.set_keyring(backend)
     return backend.items
+
+
+@contextmanager
+def logging_into(folder: Path):
+    """engine.logs.setup() writing into `folder`; the logging configuration is put back after."""
+    import logging
+
+    from engine import logs
+    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
+    old = os.environ.get(logs.ENV)
+    os.environ[logs.ENV] = str(folder)
+    try:
+        yield logs.setup()
+    finally:
+        logs.teardown()
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+        if old is None:
+            os.environ.pop(logs.ENV, None)
+        else:
+            os.environ[logs.ENV] = old
+
+
+@pytest.fixture
+def log_file(tmp_path):
+    """The log file, set up in this test's folder."""
+    with logging_into(tmp_path / "logs") as path:
+        yield path
 
 
 @pytest.fixture(scope="session")

@@ -9,21 +9,10 @@ import sys
 
 import pytest
 
-from engine import logs, redact
+from engine import redact
 from engine.problems import ConflictError, WorkspaceError
 
 KEY = "sk-live-GUILOG-9876543210fedcba"
-
-
-@pytest.fixture
-def log_file(tmp_path, monkeypatch):
-    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
-    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
-    path = logs.setup()
-    yield path
-    logs.teardown()
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
 
 
 @pytest.fixture

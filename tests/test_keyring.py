@@ -120,21 +120,13 @@ def test_an_old_key_stays_where_it_was_when_no_keyring_takes_it(gui_env):
     assert settings_store.model_override().api_key == OLD
 
 
-def test_a_key_from_the_keyring_never_reaches_the_log(gui_env, memory_keyring, tmp_path, monkeypatch):
+def test_a_key_from_the_keyring_never_reaches_the_log(gui_env, memory_keyring, log_file):
     from gui import settings_store
     memory_keyring[(keychain.SERVICE, keychain.ACCOUNT)] = KEY      # stored by an earlier run
-    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
-    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
-    path = logs.setup()
-    try:
-        key = settings_store.model_override().api_key
-        logging.getLogger("engine.llm").warning(f"401 from the server for key {key}")
-        logs.log_tail()
-    finally:
-        logs.teardown()
-        for name, level in levels.items():
-            logging.getLogger(name).setLevel(level)
-    text = path.read_text(encoding="utf-8")
+    key = settings_store.model_override().api_key
+    logging.getLogger("engine.llm").warning(f"401 from the server for key {key}")
+    logs.log_tail()
+    text = log_file.read_text(encoding="utf-8")
     assert "401 from the server for key •••" in text and KEY not in text
 
 

@@ -5,23 +5,10 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
+from conftest import logging_into
 from engine import logs, redact
 
 KEY = "sk-live-LOGTEST-0123456789abcdef"
-
-
-@pytest.fixture
-def log_file(tmp_path, monkeypatch):
-    """logs.setup() into a private folder; the logging configuration is put back afterwards."""
-    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
-    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
-    path = logs.setup()
-    yield path
-    logs.teardown()
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
 
 
 def _text(path) -> str:
@@ -72,18 +59,11 @@ def test_ours_at_info_libraries_at_warning_only(log_file):
 
 
 def test_the_file_is_size_capped(tmp_path, monkeypatch):
-    monkeypatch.setenv(logs.ENV, str(tmp_path / "logs"))
     monkeypatch.setattr(logs, "MAX_BYTES", 4000)
-    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
-    try:
-        logs.setup()
+    with logging_into(tmp_path / "logs"):
         for i in range(400):
             logging.getLogger("engine.probe").info("line %d %s", i, "x" * 60)
         logs.log_tail()
-    finally:
-        logs.teardown()
-        for name, level in levels.items():
-            logging.getLogger(name).setLevel(level)
     files = sorted(p.name for p in (tmp_path / "logs").iterdir())
     assert files == ["dreamdesk.log", "dreamdesk.log.1", "dreamdesk.log.2", "dreamdesk.log.3"]
     assert all((tmp_path / "logs" / f).stat().st_size <= 4000 for f in files)
