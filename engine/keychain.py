@@ -32,19 +32,15 @@ class Kept:
     note: str = ""
 
 
-def _keyring_errors() -> tuple[type[BaseException], ...]:
-    import keyring.errors
-    return (keyring.errors.KeyringError,)
-
-
 def load(account: str = ACCOUNT) -> str:
     """The stored key ("" when none), read from the keyring once per process."""
     if account in _known:
         return _known[account]
     import keyring
+    import keyring.errors
     try:
         key = keyring.get_password(SERVICE, account) or ""
-    except _keyring_errors() as exc:
+    except keyring.errors.KeyringError as exc:
         log.info("no keyring to read the API key from: %s", exc)
         key = ""
     redact.register(key)
@@ -55,6 +51,7 @@ def load(account: str = ACCOUNT) -> str:
 def store(key: str, account: str = ACCOUNT) -> Kept:
     """Keep `key` (an empty key deletes it) in the keyring, else for this session only."""
     import keyring
+    import keyring.errors
     redact.register(key)
     _known[account] = key
     try:
@@ -62,7 +59,7 @@ def store(key: str, account: str = ACCOUNT) -> Kept:
             keyring.set_password(SERVICE, account, key)
         else:
             _delete(account)
-    except _keyring_errors() as exc:
+    except keyring.errors.KeyringError as exc:
         log.warning("the API key could not go to the keyring (%s); kept for this session only", exc)
         return Kept(False, SESSION_ONLY)
     return Kept(True)

@@ -62,6 +62,8 @@ class _Runner(QObject):
 
     @Slot()
     def run_next(self) -> None:
+        # the lane's name in log lines, not Python's "Dummy-7" for a thread it did not start
+        threading.current_thread().name = QThread.currentThread().objectName()
         job_id, payload = self.queue.popleft()
         self.run(job_id, payload)
 

@@ -96,3 +96,21 @@ def test_a_bug_in_a_job_shows_a_dialog_with_its_traceback(main_window, qtbot, bo
     assert title == "tidy up failed" and text == "division by zero"
     assert "Traceback" in details and "ZeroDivisionError" in details
     assert any("tidy up: failed after" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_a_session_is_told_in_the_log_opened_job_and_dream_outcome(gui_env, qtbot, demo_home, log_file):
+    from conftest import open_window
+    win = open_window(qtbot, demo_home)
+    win.panel.run_dream()                      # the demo's recorded run
+    qtbot.waitUntil(lambda: win.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    win.close()
+    from engine import logs
+    lines = logs.log_tail(400).splitlines()
+    ws = win.ws.root
+
+    def has(logger: str, text: str) -> bool:
+        return any(f"INFO {logger}" in ln and text in ln for ln in lines)
+    assert has("gui.main_window", f"workspace opened: {ws}")
+    assert has("gui.worker [dreamdesk-writer]:", "dream: started") and has("gui.worker", "dream: done in")
+    assert has("gui.views.engine_panel", f"Dream (manual) of {ws} with ") and has("gui.views.engine_panel",
+                                                                                "Dream completed")
