@@ -86,3 +86,21 @@ def test_setup_twice_adds_one_handler(log_file):
     before = len(logging.getLogger().handlers)
     assert logs.setup() == log_file
     assert len(logging.getLogger().handlers) == before
+
+
+def test_without_a_log_file_the_engine_adds_nothing_to_stderr(make_workspace, tmp_path):
+    """The CLI (no log set up) says a failed snapshot in its own one line: the engine's log
+    record of it goes nowhere, never to stderr as Python's last-resort handler would."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    ws = make_workspace({"USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n"})
+    code = ("import sys; from engine.snapshots import SnapshotStore, SnapshotError; from engine.workspace import Workspace\n"
+            "store = SnapshotStore(Workspace.open(sys.argv[1]))\nstore.snapshot('first')\n"
+            "open(store.git_dir / 'index', 'wb').write(b'DIRC garbage')\n"
+            "try:\n    store.snapshot('edit: x')\nexcept SnapshotError as e:\n    print('ERR', e)\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1]))
+    proc = subprocess.run([sys.executable, "-c", code, str(ws)], capture_output=True, text=True, timeout=60,
+                          cwd=str(tmp_path), env=env)
+    assert proc.stdout.startswith("ERR ") and proc.stderr == "", proc.stdout + proc.stderr
