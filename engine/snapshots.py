@@ -9,6 +9,7 @@ touched. The repository is created on the first snapshot, never on open.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -66,6 +67,8 @@ _NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing a
 _LISTINGS: dict[tuple[str, int | None], tuple[tuple, list["Snapshot"]]] = {}
 _LISTINGS_KEPT = 8
 _LISTINGS_LOCK = threading.Lock()
+
+log = logging.getLogger(__name__)
 
 
 _GIT_FOUND: set[str | None] = set()      # PATHs git was found on (looking costs a stat per folder)
@@ -224,6 +227,7 @@ class SnapshotStore:
         that the repository is damaged and how to find out more."""
         lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
         why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
+        log.warning("snapshot repository %s: git %s failed (exit %s): %s", self.git_dir, what, status, why)
         if any(w in ln for ln in lines for w in _DAMAGE_WORDS):
             return SnapshotError(f"the snapshot repository {self.display} is damaged ({why.split(':', 1)[-1].strip()}); "
                                  f"git --git-dir={self.git_dir} fsck says what is wrong; the memory files are not "

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import sys
 from pathlib import Path
 
 from . import settings_store
-from .errors import install_excepthook, setup_log
+from engine import logs
+
+from . import qt_messages
+from .errors import install_excepthook
 from .qt import QApplication
 
 # in a PyInstaller bundle the data files sit under sys._MEIPASS
@@ -44,7 +48,7 @@ def build_demo_copy(data_dir: Path | None = None) -> Path:
         try:
             build_demo_history(tmp, RESOURCES / "demo-history")
         except (WorkspaceError, OSError) as exc:
-            print(f"dreamdesk: the demo copy has no recorded history ({exc})", file=sys.stderr)
+            logging.getLogger(__name__).warning("the demo copy has no recorded history (%s)", exc)
         tmp.rename(dest)
     return dest
 
@@ -63,8 +67,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def run(path: str | None = None) -> int:
     app = make_app()
-    setup_log()
+    log_file = logs.setup()
+    qt_messages.install()
     install_excepthook()
+    logging.getLogger(__name__).info("Dreamdesk started (log file %s)", log_file)
+    settings_store.move_key_to_keyring()     # once: a key an older Dreamdesk kept in plain text
     from .main_window import MainWindow
     win = MainWindow()
     target = path or settings_store.last_workspace()

@@ -1,20 +1,22 @@
 """Uncaught exceptions: a dialog, never a silent crash, and never a lost unsaved edit (the
-editor's text is written to a recovery file before the dialog shows). Dialogs say what went
-wrong in words; tracebacks go to the log (Python logging; a file once `setup_log` ran)."""
+editor's text is written to a recovery file before the dialog shows). The dialog says what went
+wrong in words and where the log file is; its details hold the traceback and the log's last
+lines, what a bug report needs (the log file: engine/logs.py)."""
 
 from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from pathlib import Path
 from typing import Callable
 
+from engine import logs, redact
 from engine.oserrors import explain
 
 from .qt import QApplication, QMessageBox
 
-log = logging.getLogger("dreamdesk")
-_log_file: Path | None = None
+log = logging.getLogger(__name__)
 
 _rescuers: list[Callable[[], str | None]] = []
 
@@ -57,27 +59,22 @@ def install_excepthook() -> None:
         log.error("unexpected error", exc_info=(etype, value, tb))
         saved = rescue()
         note = ("\n\nYour unsaved edits were kept in:\n" + "\n".join(saved)) if saved else ""
-        details = f"The technical details (for a bug report) are in {_log_file}." if _log_file else ""
-        report_error("Dreamdesk hit an unexpected error", f"{explain(value)}{note}", details)
+        report_error("Dreamdesk hit an unexpected error", f"{redact.scrub(explain(value))}{note}{_where_logged()}",
+                     crash_details(etype, value, tb))
 
     sys.excepthook = hook
 
 
-def setup_log() -> Path | None:
-    """Dreamdesk's log file (warnings and the tracebacks dialogs leave out), in the user log dir."""
-    global _log_file
-    from platformdirs import user_log_path
-    path = user_log_path("dreamdesk", "dreamdesk") / "dreamdesk.log"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
-    except OSError:
-        return None   # no log file: logging falls back to stderr
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.WARNING)
-    _log_file = path
-    return path
+def _where_logged() -> str:
+    path = logs.current_path()
+    return f"\n\nThe log file (attach it to a bug report):\n{path}" if path else ""
+
+
+def crash_details(etype, value, tb) -> str:
+    """A bug's details for the dialog: its traceback, then the log's last lines (secrets masked)."""
+    trace = redact.scrub("".join(traceback.format_exception(etype, value, tb)))
+    tail = logs.log_tail()
+    return trace + (f"\nThe log's last lines:\n{tail}" if tail else "")
 
 
 def recovery_dir() -> Path:

@@ -3,6 +3,7 @@ action, QSettings for geometry and splitters, drag-and-drop of a folder, live re
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -25,6 +26,8 @@ from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .watcher import WorkspaceWatcher
 from .worker import Coalesced, Engine
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from engine.scheduler import Scheduler
@@ -132,6 +135,7 @@ class MainWindow(QMainWindow):
         self.dashboard.gotItRequested.connect(self._got_it)
         self.panel.finished.connect(self._job_finished)
         self.engine.wrote.connect(self._on_written)
+        self.engine.notice.connect(self.show_message)     # expected failures no view handles
 
         self._tick = QTimer(self)
         self._tick_busy = False              # a tick is being answered on the reader thread
@@ -307,8 +311,10 @@ class MainWindow(QMainWindow):
         try:
             ws = Workspace.open(path)
         except WorkspaceError as exc:
+            log.info("cannot open %s: %s", path, exc)
             report_error("Cannot open this folder", str(exc))
             return False
+        log.info("workspace opened: %s (home %s)", ws.root, ws.home)
         if self.watcher:
             self.watcher.stop()
         self.ws = ws

@@ -1,12 +1,19 @@
 """Dreamdesk's own settings (QSettings): window state, recent workspaces, the per-workspace
-scheduling and watch opt-ins, and this machine's model override. Nothing here is ever written into a
-workspace, a snapshot or a log."""
+scheduling and watch opt-ins, and this machine's model override, whose API key lives in the OS
+keyring (engine/keychain.py), not here. Nothing here is ever written into a workspace, a snapshot
+or a log."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from engine import keychain
+
 from .qt import QSettings
+
+OLD_KEY = "model/apiKey"      # where Dreamdesk kept the key in plain text before the keyring
+log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
 
@@ -77,15 +84,36 @@ def model_override() -> ModelOverride:
     s = settings()
     return ModelOverride(s.value("model/enabled", False) in (True, "true", "1", 1),
                          str(s.value("model/baseUrl", "") or ""), str(s.value("model/model", "") or ""),
-                         str(s.value("model/apiKey", "") or ""))
+                         keychain.load() or _old_key())
 
 
-def set_model_override(o: ModelOverride) -> None:
+def set_model_override(o: ModelOverride) -> keychain.Kept:
+    """Save the override; the key goes to the keyring (Kept says if it could only be kept for
+    this session). A plain-text key from before goes once the keyring holds the new one."""
     s = settings()
     s.setValue("model/enabled", o.enabled)
     s.setValue("model/baseUrl", o.base_url)
     s.setValue("model/model", o.model)
-    s.setValue("model/apiKey", o.api_key)
+    kept = keychain.store(o.api_key)
+    if kept.in_keyring:
+        s.remove(OLD_KEY)
+    return kept
+
+
+def _old_key() -> str:
+    """The plain-text key an older Dreamdesk saved (still used while no keyring can take it)."""
+    return str(settings().value(OLD_KEY, "") or "")
+
+
+def move_key_to_keyring() -> bool:
+    """Once, at start: a key kept in plain text moves to the keyring, and is deleted from the
+    settings only after the keyring took it. True when it moved."""
+    old = _old_key()
+    if not old or not keychain.store(old).in_keyring:
+        return False
+    settings().remove(OLD_KEY)
+    log.info("the model API key moved from Dreamdesk's settings to the system keyring")
+    return True
 
 
 def demo_home() -> str | None:

@@ -6,11 +6,14 @@ deeply; when one of those folders vanishes, moves or is recreated, its watch fol
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
 
 from .qt import QObject, QTimer, Signal, Slot
+
+log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 40
 COMPLETE = ("closed", "moved")    # event types that end a write: nothing more of it is coming
@@ -97,6 +100,7 @@ class WorkspaceWatcher(QObject):
                     observer.stop()
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass
+            log.warning("watching %s failed: %s", self.root, exc, exc_info=exc)
             self._bridge.failed.emit(f"{type(exc).__name__}: {exc}")
             return
         self._bridge.raw.emit(str(self.root / "memory"), True)   # look once now: nothing changed unseen meanwhile

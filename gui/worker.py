@@ -6,6 +6,10 @@ scans and git reads (status, history, diffs) so the views stay live while a long
 Jobs are plain callables `fn(ctx)`; results come back to the GUI thread by signal and are
 dispatched to the callbacks given at submit time. A result that arrives for a job the caller
 no longer wants (a newer one replaced it) is dropped via its token.
+
+A failure a view did not ask to handle is shown by its kind: an expected one (the engine's
+WorkspaceError: a refusal, a conflict, a held lock) as a status-bar line; an OS error as a
+dialog in words; anything else is a bug, and its dialog carries the traceback.
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ import itertools
 from collections import deque
 import logging
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engine import changes
+from engine import changes, redact
 from engine.oserrors import explain
+from engine.problems import WorkspaceError
 
 from .qt import QObject, QThread, Signal, Slot
 
-log = logging.getLogger("dreamdesk")
+log = logging.getLogger(__name__)
+
+EXPECTED, OS, BUG = "expected", "os", "bug"     # kinds of failure
 
 
 @dataclass
@@ -47,27 +55,32 @@ class _Runner(QObject):
     verb = "write"
     progress = Signal(int, dict)
     done = Signal(int, object)
-    failed = Signal(int, str, str)      # job id, message for the user (words), traceback (for logs only)
+    failed = Signal(int, str, str, str)  # job id, message for the user (words), traceback, kind of failure
     wrote = Signal(int, object)         # job id, frozenset of the absolute paths it wrote
 
     queue: deque
 
     @Slot()
     def run_next(self) -> None:
+        # the lane's name in log lines, not Python's "Dummy-7" for a thread it did not start
+        threading.current_thread().name = QThread.currentThread().objectName()
         job_id, payload = self.queue.popleft()
         self.run(job_id, payload)
 
     def run(self, job_id: int, payload: object) -> None:
-        fn, cancel = payload
+        fn, cancel, name = payload
         ctx = JobContext(cancel, lambda ev, _id=job_id: self.progress.emit(_id, dict(ev)))
+        started, level = time.monotonic(), logging.INFO if self.verb == "write" else logging.DEBUG
+        log.log(level, "%s: started", name)
         with changes.recording() as written:       # every path the job writes, failed or not
             try:
                 result = fn(ctx)
             except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-                log.error("job %s failed: %s", getattr(fn, "__qualname__", fn), exc, exc_info=True)
-                error = (_message(exc, self.verb), traceback.format_exc())
+                error = (_message(exc, self.verb), redact.scrub(traceback.format_exc()), _kind(exc))
+                _log_failure(name, exc, error[2], time.monotonic() - started)
             else:
                 error = None
+                log.log(level, "%s: done in %.2f s", name, time.monotonic() - started)
         if written:
             self.wrote.emit(job_id, frozenset(written))    # before done: the record arrives first
         if error is not None:
@@ -76,8 +89,21 @@ class _Runner(QObject):
             self.done.emit(job_id, result)
 
 
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, WorkspaceError):
+        return EXPECTED
+    return OS if isinstance(exc, OSError) else BUG
+
+
+def _log_failure(name: str, exc: BaseException, kind: str, seconds: float) -> None:
+    if kind == EXPECTED:     # the engine's words say it all: no traceback
+        log.warning("%s: refused after %.2f s: %s", name, seconds, exc)
+    else:
+        log.error("%s: failed after %.2f s: %s", name, seconds, exc, exc_info=exc)
+
+
 def _message(exc: BaseException, verb: str) -> str:
-    text = explain(exc, verb)
+    text = redact.scrub(explain(exc, verb))
     return text if len(text) < 600 else text[:600] + "…"
 
 
@@ -109,6 +135,7 @@ class Engine(QObject):
 
     jobStarted = Signal(str)
     jobFinished = Signal(str)
+    notice = Signal(str)        # an expected failure no view handles: a line for the status bar
     wrote = Signal(object)      # the absolute paths a job wrote (its change record, before its result)
 
     def __init__(self, parent: QObject | None = None):
@@ -132,7 +159,7 @@ class Engine(QObject):
         if lane is self.writer:
             self.running_writes[job.id] = job
             self.jobStarted.emit(name)
-        lane.put(job.id, (fn, job.cancel), first)
+        lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
     def write(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
@@ -163,14 +190,16 @@ class Engine(QObject):
         if cb:
             cb[0](result)
 
-    @Slot(int, str, str)
-    def _on_failed(self, job_id: int, message: str, tb: str) -> None:
+    @Slot(int, str, str, str)
+    def _on_failed(self, job_id: int, message: str, tb: str, kind: str) -> None:
         cb = self._finish(job_id)
         if cb and cb[1]:
             cb[1](message, tb)
+        elif cb and kind == EXPECTED:
+            self.notice.emit(f"{cb[3].name}: {message}")
         elif cb:
             from .errors import report_error
-            report_error(f"{cb[3].name} failed", message)   # the traceback went to the log
+            report_error(f"{cb[3].name} failed", message, tb if kind == BUG else "")
 
     @Slot(int, dict)
     def _on_progress(self, job_id: int, event: dict) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("DREAMDESK_STATE_DIR", str(d))
     # and its cache of what it derived from snapshot repositories (engine/commit_cache.py)
     monkeypatch.setenv("DREAMDESK_CACHE_DIR", str(tmp_path_factory.mktemp("dreamdesk-cache")))
+    # its log file (engine/logs.py), and no keyring of this machine for an app started in a subprocess
+    monkeypatch.setenv("DREAMDESK_LOG_DIR", str(tmp_path_factory.mktemp("dreamdesk-logs")))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return d
 
 
@@ -36,6 +40,80 @@ def no_known_secrets():
     redact.forget_all()
     yield
     redact.forget_all()
+
+
+@pytest.fixture(autouse=True)
+def no_system_keyring():
+    """No test touches the keyring of the machine it runs on: keyring's fail backend (what a
+    machine without any keyring has) unless a test asks for memory_keyring; and no key one test
+    stored is known to the next."""
+    import keyring
+    from keyring.backends import fail
+
+    from engine import keychain
+    before = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    keychain.forget_session()
+    yield
+    keychain.forget_session()
+    keyring.set_keyring(before)
+
+
+@pytest.fixture
+def memory_keyring():
+    """A working keyring that lives in this test's memory: {(service, account): password}."""
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class MemoryKeyring(KeyringBackend):
+        priority = 1
+
+        def __init__(self):
+            super().__init__()
+            self.items: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service, username):
+            return self.items.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.items[(service, username)] = password
+
+        def delete_password(self, service, username):
+            from keyring.errors import PasswordDeleteError
+            if self.items.pop((service, username), None) is None:
+                raise PasswordDeleteError("no such password")
+
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    return backend.items
+
+
+@contextmanager
+def logging_into(folder: Path):
+    """engine.logs.setup() writing into `folder`; the logging configuration is put back after."""
+    import logging
+
+    from engine import logs
+    levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
+    old = os.environ.get(logs.ENV)
+    os.environ[logs.ENV] = str(folder)
+    try:
+        yield logs.setup()
+    finally:
+        logs.teardown()
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+        if old is None:
+            os.environ.pop(logs.ENV, None)
+        else:
+            os.environ[logs.ENV] = old
+
+
+@pytest.fixture
+def log_file(tmp_path):
+    """The log file, set up in this test's folder."""
+    with logging_into(tmp_path / "logs") as path:
+        yield path
 
 
 @pytest.fixture(scope="session")

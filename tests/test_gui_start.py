@@ -103,6 +103,9 @@ def test_the_start_loads_no_tab_but_the_dashboard_until_one_is_shown(tmp_path, h
     assert seen["current is snapshots"] and seen["snapshot rows"] >= 5
     assert {"gui.views.snapshots_view", "gui.widgets.diff_view"} <= set(seen["loaded after"])
     assert "PySide6.QtCharts" not in seen["loaded after"] and "gui.views.archive_view" not in seen["loaded after"]
+    # the start was logged, in the log folder the environment names (tests/conftest.py)
+    log_text = (Path(os.environ["DREAMDESK_LOG_DIR"]) / "dreamdesk.log").read_text(encoding="utf-8")
+    assert "INFO gui.app" in log_text and f"workspace opened: {seen['workspace']}" in log_text
 
 
 def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):

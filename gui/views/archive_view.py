@@ -37,7 +37,7 @@ from .common import (detail_splitter, empty_notice, read_latest, reset_filters, 
                      setup_table)
 from .runs_view import link_color
 
-log = logging.getLogger("dreamdesk")
+log = logging.getLogger(__name__)
 
 SEARCH_DEBOUNCE_MS = 200
 RESTORE_KEY = "Ctrl+Shift+R"

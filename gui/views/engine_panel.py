@@ -4,6 +4,8 @@ note as the seed words it."""
 
 from __future__ import annotations
 
+import logging
+
 from engine.llm import LLMError, make_client
 from engine.llm.machine import MachineModel, choose_for_machine, describe_choice
 from engine.workspace import Workspace
@@ -12,6 +14,8 @@ from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine
+
+log = logging.getLogger(__name__)
 
 # The panel is in the first window; Dream, the Consolidator and the diff widget (pygments) are
 # imported by the jobs and the dry-run dialog that use them, off the path to the first paint.
@@ -166,9 +170,12 @@ class EnginePanel(QWidget):
             choice, key = choose_for_machine(ws, machine, demo)
             client = make_client(choice, key)
             force = review or forces_review(choice)
-            return run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
-                             cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe(),
-                             choice=choice)
+            result = run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
+                               cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe(),
+                               choice=choice)
+            log.info("%s (%s) of %s with %s: %s, %s tokens; %s", what, trigger, ws.root, choice.describe(),
+                     result.status, result.tokens.total, result.outcome)
+            return result
 
         self._append(f"— {what} started")
         self.outcome.setText("")

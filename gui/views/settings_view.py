@@ -161,10 +161,14 @@ class SettingsView(QWidget):
         self.o_model = QLineEdit()
         self.o_key = QLineEdit()
         self.o_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.o_key.setPlaceholderText("kept in Dreamdesk's own settings, never in the workspace")
+        self.o_key.setPlaceholderText("kept in the system keyring, never in the workspace")
+        self.o_key_note = QLabel()       # where the key is kept when that is not the keyring
+        self.o_key_note.setWordWrap(True)
+        self.o_key_note.setVisible(False)
         ml.addRow("Base URL", self.o_base)
         ml.addRow("Model", self.o_model)
         ml.addRow("API key", self.o_key)
+        ml.addRow("", self.o_key_note)
         self.o_save = QPushButton("&Save model override")      # Alt+S
         self.o_save.clicked.connect(self._save_override)
         ml.addRow("", self.o_save)
@@ -317,7 +321,10 @@ class SettingsView(QWidget):
         self.o_key.setText(o.api_key)
 
     def _save_override(self) -> None:
-        settings_store.set_model_override(settings_store.ModelOverride(
+        kept = settings_store.set_model_override(settings_store.ModelOverride(
             self.override.isChecked(), self.o_base.text().strip(), self.o_model.text().strip(), self.o_key.text()))
-        self.status.emit("Model override saved in Dreamdesk's settings (not in the workspace)")
+        self.o_key_note.setText(kept.note)
+        self.o_key_note.setVisible(bool(kept.note))
+        where = "its API key in the system keyring" if kept.in_keyring else "its API key for this session only"
+        self.status.emit(f"Model override saved in Dreamdesk's settings, {where} (not in the workspace)")
         self.modelChanged.emit()
