@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 from . import clock
 from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from .cursors import read_cursor
-from .dream import records
 from .files import atomic_write_text, lock_is_held
 from .workspace import Workspace
 from .state import lock_path
@@ -55,7 +54,7 @@ def _stat_key(path) -> tuple | None:
 
 
 def schedule_path(ws: Workspace):
-    return records.dreams_dir(ws) / "schedule.json"
+    return ws.memory_dir / "dreams" / "schedule.json"      # (records.dreams_dir: not imported before paint)
 
 
 @dataclass
@@ -263,6 +262,7 @@ class Scheduler:
         "running" and the workspace's job lock is held (a record left "running" by a crash,
         with no lock held, is not a run in progress). `runs`: the records when already read."""
         if runs is None:
+            from .dream import records       # (here: the dashboard imports this module before its first paint)
             runs, _ = records.list_runs(self.ws)
         if not runs or runs[0].get("status") != "running":
             return None

@@ -13,6 +13,8 @@ from engine import keychain
 from .qt import QSettings
 
 OLD_KEY = "model/apiKey"      # where Dreamdesk kept the key in plain text before the keyring
+KEY_GIVEN = "model/keyGiven"  # a key was given: only then is the keyring asked (importing keyring and
+                              # finding its backend costs ~12 MiB and may wake the OS's key store)
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
@@ -80,11 +82,13 @@ class ModelOverride:
         return mask_key(self.api_key)
 
 
-def model_override() -> ModelOverride:
+def model_override(with_key: bool = True) -> ModelOverride:
+    """The machine's model setting; `with_key=False`: without asking the keyring for its key."""
     s = settings()
+    given = s.value(KEY_GIVEN, False) in (True, "true", "1", 1)
     return ModelOverride(s.value("model/enabled", False) in (True, "true", "1", 1),
                          str(s.value("model/baseUrl", "") or ""), str(s.value("model/model", "") or ""),
-                         keychain.load() or _old_key())
+                         (keychain.load() if with_key and given else "") or _old_key())
 
 
 def set_model_override(o: ModelOverride) -> keychain.Kept:
@@ -95,6 +99,7 @@ def set_model_override(o: ModelOverride) -> keychain.Kept:
     s.setValue("model/baseUrl", o.base_url)
     s.setValue("model/model", o.model)
     kept = keychain.store(o.api_key)
+    s.setValue(KEY_GIVEN, bool(o.api_key))
     if kept.in_keyring:
         s.remove(OLD_KEY)
     return kept
@@ -111,6 +116,7 @@ def move_key_to_keyring() -> bool:
     old = _old_key()
     if not old or not keychain.store(old).in_keyring:
         return False
+    settings().setValue(KEY_GIVEN, True)
     settings().remove(OLD_KEY)
     log.info("the model API key moved from Dreamdesk's settings to the system keyring")
     return True

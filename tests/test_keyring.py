@@ -123,6 +123,7 @@ def test_an_old_key_stays_where_it_was_when_no_keyring_takes_it(gui_env):
 def test_a_key_from_the_keyring_never_reaches_the_log(gui_env, memory_keyring, log_file):
     from gui import settings_store
     memory_keyring[(keychain.SERVICE, keychain.ACCOUNT)] = KEY      # stored by an earlier run
+    settings_store.settings().setValue(settings_store.KEY_GIVEN, True)
     key = settings_store.model_override().api_key
     logging.getLogger("engine.llm").warning(f"401 from the server for key {key}")
     logs.log_tail()
@@ -137,3 +138,19 @@ def test_opening_the_app_moves_nothing_it_should_not(gui_env, memory_keyring, va
         _old_settings(value)
     settings_store.move_key_to_keyring()
     assert bool(memory_keyring) == bool(value)
+
+
+def test_the_keyring_is_asked_only_once_a_key_was_given(gui_env, memory_keyring, monkeypatch):
+    """Finding keyring's backend costs ~12 MiB and may wake the OS's key store: a machine where no
+    key was ever given never asks it; one where a key was given asks it only when the key is used."""
+    from gui import settings_store
+    from gui.views.engine_panel import machine_model
+    asked = []
+    real = keychain.load
+    monkeypatch.setattr(keychain, "load", lambda *a: asked.append(1) or real(*a))
+    assert settings_store.model_override().api_key == "" and machine_model().api_key == ""
+    assert asked == []
+    settings_store.set_model_override(settings_store.ModelOverride(False, "http://x/v1", "m", KEY))
+    assert machine_model().api_key == "" and asked == []          # not in use: not asked
+    settings_store.set_model_override(settings_store.ModelOverride(True, "http://x/v1", "m", KEY))
+    assert machine_model().api_key == KEY and asked

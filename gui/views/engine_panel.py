@@ -23,7 +23,9 @@ log = logging.getLogger(__name__)
 
 def machine_model() -> MachineModel:
     """This machine's model setting, as the engine takes it."""
-    o = settings_store.model_override()
+    o = settings_store.model_override(with_key=False)
+    if o.enabled:                        # the key is asked of the keyring only when it is used
+        o = settings_store.model_override()
     return MachineModel(o.enabled, o.base_url, o.model, o.api_key)
 
 
