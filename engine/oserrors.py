@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .files import TMP_TAG
-from .workspace import _MARKERS
+from .rules import WORKSPACE_MARKERS as _MARKERS   # (not .workspace: the crash dialog imports this before the first paint)
 
 _TEMP = re.compile(r"^\.(?P<name>.+?)" + re.escape(TMP_TAG) + r"[^/]*\.tmp$")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 # -- memory files ----------------------------------------------------------------------------
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "memory/MEMORY.md"
+WORKSPACE_MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory")   # a folder holding one is a workspace
 CORE_FILES = (SOUL, USER, MEMORY)
 CORE_KINDS = {SOUL: "soul", USER: "user", MEMORY: "memory"}
 ARCHIVED_FILES = (USER, MEMORY)          # what leaves them is archived first (archive.write_memory)

@@ -13,9 +13,9 @@ from .files import FileState, checked_write, read_state, resolve_inside, symlink
 from .history import History, HistoryReader
 from .problems import INFO, WARNING, Problem, WorkspaceError
 from .read_only import ReadOnly, ReadOnlyKind
-from .rules import kind_of_memory_path, memory_paths
+from .rules import WORKSPACE_MARKERS, kind_of_memory_path, memory_paths
 
-_MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory")
+_MARKERS = WORKSPACE_MARKERS
 
 
 def _looks_like_workspace(p: Path) -> bool:
