@@ -339,6 +339,7 @@ def test_settings_budget_writes_through_the_engine_on_apply(main_window, demo_ho
     assert label.text() == "now 2,866 of 2,500 — over by 366" and STATE_COLOURS["over"] in label.styleSheet()
     spin.editingFinished.emit()                           # and left: nothing written
     assert view.pending_line.text() == "1 unapplied change" and view.apply_button.isEnabled()
+    qtbot.wait(200)                                       # the status bar's counters laid out
     grab(main_window, "settings.png")
     assert cfg.read_bytes() == before and not main_window.engine.busy
     view.apply_button.click()
