@@ -313,10 +313,12 @@ def test_settings_review_floor_dialog(main_window, demo_home, qtbot, answer):
     view.dialogs = Floor(answer)
     main_window.tabs.setCurrentWidget(view)
     view.review.setValue(4)
-    view.review.editingFinished.emit()
+    view.review.editingFinished.emit()                    # leaving the field asks nothing, writes nothing
+    assert view.dialogs.asked == [] and cfg.read_bytes() == before
+    view.apply_button.click()
     assert view.dialogs.asked == [4]
     if not answer:
-        assert cfg.read_bytes() == before and view.review.value() == 12
+        assert cfg.read_bytes() == before and view.review.value() == 12 and not view.changes()
     else:
         qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["reviewEveryRuns"] == 4,
                         timeout=5000)
@@ -324,19 +326,28 @@ def test_settings_review_floor_dialog(main_window, demo_home, qtbot, answer):
         assert "channels" in raw and "tools" in raw              # unknown keys kept
 
 
-def test_settings_budget_writes_through_the_engine(main_window, demo_home, qtbot):
+def test_settings_budget_writes_through_the_engine_on_apply(main_window, demo_home, qtbot):
+    from gui.widgets.gauge import STATE_COLOURS
     view = main_window.settings
     main_window.tabs.setCurrentWidget(view)
-    assert view.budget_now["memory/MEMORY.md"].text() == "now 2,866 characters"
-    spin = view.budget_spins["memoryBudgetChars"]
-    spin.setValue(2500)                                   # typed, not yet left: the what-if says what it means
-    assert view.budget_now["memory/MEMORY.md"].text() == "now 2,866 characters — over it at 2,500"
-    grab(main_window, "settings.png")
-    spin.editingFinished.emit()
+    label = view.budget_now["memory/MEMORY.md"]
+    assert label.text() == "now 2,866 of 3,000 — near" and STATE_COLOURS["near"] in label.styleSheet()
     cfg = demo_home / "config.json"
+    before = cfg.read_bytes()
+    spin = view.budget_spins["memoryBudgetChars"]
+    spin.setValue(2500)                                   # typed: the label previews the field's value
+    assert label.text() == "now 2,866 of 2,500 — over by 366" and STATE_COLOURS["over"] in label.styleSheet()
+    spin.editingFinished.emit()                           # and left: nothing written
+    assert view.pending_line.text() == "1 unapplied change" and view.apply_button.isEnabled()
+    qtbot.wait(200)                                       # the status bar's counters laid out
+    grab(main_window, "settings.png")
+    assert cfg.read_bytes() == before and not main_window.engine.busy
+    view.apply_button.click()
     qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 2500,
                     timeout=5000)
     qtbot.waitUntil(lambda: main_window.dashboard.gauges["memory/MEMORY.md"].state == "over", timeout=5000)
+    assert label.text() == "now 2,866 of 2,500 — over by 366" and label.isVisible()    # saved, still there
+    assert view.pending_line.text() == "" and not view.apply_button.isEnabled()
 
 
 def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, demo_home):
@@ -358,9 +369,11 @@ def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, dem
         QTest.keyClick(QApplication.focusWidget(), QtNs.Key.Key_Tab)
     qtbot.wait(100)
     assert not win.engine.busy and cfg.read_bytes() == before
-    spin = view.budget_spins["userBudgetChars"]              # a real edit is still written
+    spin = view.budget_spins["userBudgetChars"]              # a real edit is written on Apply
     spin.setValue(2800)
     spin.editingFinished.emit()
+    assert view.changes() == {"userBudgetChars": 2800}       # the clamped field is not a change
+    view.apply_button.click()
     qtbot.waitUntil(lambda: json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["userBudgetChars"] == 2800,
                     timeout=5000)
     assert json.loads(cfg.read_text())["agents"]["defaults"]["dream"]["memoryBudgetChars"] == 5_000_000
@@ -674,7 +687,8 @@ def test_budget_what_if_and_blame_after_a_run(main_window, demo_home, qtbot):
     view.budget_spins["memoryBudgetChars"].setValue(new_budget)       # typing, not yet committed
     text = view.budget_now["memory/MEMORY.md"].text()
     assert f"{expected} of the {len(writes)} writes the last 1 run(s) made to it would have been refused" in text
-    assert "over it at 2,600" in text
+    chars = next(f.chars for f in state.status.files if f.path == "memory/MEMORY.md")
+    assert text.startswith(f"now {chars:,} of 2,600 — over by {chars - 2600:,}; ")
     # blame: a line Dream wrote names its run and sources; click-through to the history row
     files = main_window.files
     main_window.tabs.setCurrentWidget(files)
@@ -769,10 +783,11 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     qtbot.waitUntil(lambda: main_window._tick.isActive() and schedule_path(ws).exists(), timeout=5000)
     first = main_window.scheduler.deadline
     view.interval.setValue(5)
-    view.interval.editingFinished.emit()
+    view.apply_button.click()
     qtbot.waitUntil(lambda: main_window.scheduler.deadline != first, timeout=5000)
     assert abs((main_window.scheduler.deadline - first).total_seconds() - 3 * 3600) < 120
     view.enabled.setChecked(False)
+    view.apply_button.click()
     qtbot.waitUntil(lambda: main_window.scheduler.status(first).state == "disabled", timeout=5000)
     view.schedule_here.setChecked(False)
     assert not main_window._tick.isActive()
@@ -839,20 +854,20 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
     assert all(main not in names for names in threads.values()), threads
 
 
-def test_floor_dialog_asks_once_per_edit(main_window, demo_home):
+def test_floor_dialog_asks_once_per_apply(main_window, demo_home):
     view = main_window.settings
     asked = []
 
     class Twice:
         def confirm_below_floor(self, parent, value):
             asked.append(value)
-            view.review.editingFinished.emit()     # focus moves to the dialog: Qt fires it again
+            view.apply()                           # Apply pressed again behind the dialog
             return False
 
     view.dialogs = Twice()
     view.review.setValue(3)
-    view.review.editingFinished.emit()
-    assert asked == [3] and view.review.value() == 12
+    view.apply_button.click()
+    assert asked == [3] and view.review.value() == 12 and not main_window.engine.busy
 
 
 def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
@@ -1015,9 +1030,9 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "1.5")                 # as a person types it
     QTest.keyClick(view.interval, QtNs.Key.Key_Return)
-    qtbot.waitUntil(lambda: "nanobot refuses to start" in view.error.text(), timeout=5000)
-    assert view.error.text().startswith("Not written: intervalH must be a whole number ≥ 1")
-    assert view.error.isVisible()
+    assert "nanobot refuses to start" in view.error.text()  # said as it is typed, before any Apply
+    assert view.error.text().startswith("Cannot be applied: intervalH must be a whole number ≥ 1")
+    assert view.error.isVisible() and not view.apply_button.isEnabled()
     qtbot.waitUntil(lambda: not main_window.engine.busy, timeout=5000)
     qtbot.wait(200)
     grab(main_window, "settings-interval-refused.png")
@@ -1025,6 +1040,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "3")
     QTest.keyClick(view.interval, QtNs.Key.Key_Return)
+    assert view.error.text() == "" and view.apply_button.isEnabled()
+    view.apply_button.click()
     qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
     assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
     qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)

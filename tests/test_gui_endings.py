@@ -95,7 +95,7 @@ def test_every_view_shows_the_same_size_for_a_crlf_bom_file(gui_env, qtbot, make
     injected = len(data.decode("utf-8").replace("\r\n", "\n"))  # nanobot's read_text: BOM kept, \r\n -> \n
     win = open_window(qtbot, root)
     gauge = win.dashboard.gauges["USER.md"]
-    settings = _number(win.settings.budget_now["USER.md"].text())
+    settings = int(re.match(r"now ([\d,]+) ", win.settings.budget_now["USER.md"].text()).group(1).replace(",", ""))
     row = next(i for i, p in enumerate(win.prompt.preview.parts) if p.name == "USER.md")
     prompt = int(win.prompt.table.item(row, 1).text().replace(",", ""))
     open_user_md(win, qtbot)

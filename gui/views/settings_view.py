@@ -1,21 +1,35 @@
-"""Settings → Memory: the Dream knobs of config.json, written through the engine's one config
-funnel (unknown keys kept), with the review floor's confirmation; and the model Dream uses."""
+"""Settings → Memory: the Dream knobs of config.json. An edit only changes the form (each changed
+field marked); Apply writes every changed key in one write through the engine's config funnel
+(unknown keys kept, the review floor confirmed first), Revert puts the form back to config.json.
+Next to each budget, always visible, where the file stands against the value in the field. And
+the model Dream uses."""
 
 from __future__ import annotations
 
 from engine import config as config_mod
 from engine.config import REVIEW_FLOOR
-from engine.rules import BUDGET_KEYS, MEMORY, SOUL, USER
+from engine.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
 from engine.scheduler import floor_confirmation_text
 from engine.workspace import Workspace
 
 from .. import settings_store
-from ..qt import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+from ..qt import (QCheckBox, QDoubleSpinBox, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                   QMessageBox, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
+from ..widgets.gauge import STATE_COLOURS
 from ..worker import Engine
 from ..workspace_state import WorkspaceState
 
 BUDGET_FILES = tuple((rel, BUDGET_KEYS[rel]) for rel in (MEMORY, USER, SOUL))   # the order the form shows
+PASSES = ("review", "consolidation", "deduction", "induction")
+
+
+def budget_line(chars: int, budget: int) -> tuple[str, str]:
+    """(text, state) for a file of `chars` characters under `budget`."""
+    state = budget_state(chars, budget)
+    if state == UNBUDGETED:
+        return f"now {chars:,} — measured only, never refused", state
+    tail = {OVER: f"over by {chars - budget:,}", NEAR: "near"}.get(state, "under")
+    return f"now {chars:,} of {budget:,} — {tail}", state
 
 
 class FloorDialogs:
@@ -56,10 +70,11 @@ class SettingsView(QWidget):
         self.ws: Workspace | None = None
         self.cfg = None
         self.state = None
-        self._asking = False
         self.dialogs = FloorDialogs()
         self._loading = False
-        self._shown: dict[str, float | int] = {}    # what each number field showed when loaded
+        self._applying = False
+        self._write_error = ""      # why the last Apply wrote nothing
+        self._shown: dict[str, object] = {}    # what each config field showed when loaded from config.json
         self._flags_for = None      # the workspace whose per-workspace flags (schedule, watch) the boxes show
 
         scroll = QScrollArea()
@@ -72,9 +87,10 @@ class SettingsView(QWidget):
 
         memory = QGroupBox("Memory (config.json: agents.defaults.dream)")
         form = QFormLayout(memory)
-        self.enabled = QCheckBox("Dream runs on its own (applies at once)")
-        self.enabled.toggled.connect(lambda on: self._set("enabled", on))
-        form.addRow("Periodic consolidation", self.enabled)
+        self.fields: dict[str, QWidget] = {}        # config key -> its field
+        self.row_labels: dict[str, QLabel] = {}     # config key -> the label its modified mark goes on
+        self.enabled = QCheckBox("Dream runs on its own")
+        self._field(form, "enabled", "Periodic consolidation", self.enabled)
         # the range of the engine's key table; a fraction can be typed, and the engine's refusal
         # (nanobot takes whole hours only) is shown below rather than the digits silently merged
         rule = config_mod.find_setting("intervalH")
@@ -83,16 +99,13 @@ class SettingsView(QWidget):
         self.interval.setSuffix(" h")
         self.interval.setMaximumWidth(216)
         self.interval.setToolTip(f"Hours between runs: {rule.describe_range()}")
-        self.interval.editingFinished.connect(lambda: self._edited("intervalH", self.interval,
-                                                                   self._num(self.interval.value())))
-        form.addRow("Every", self.interval)
+        self._field(form, "intervalH", "Every", self.interval)
         self.review = QSpinBox()
         self.review.setRange(1, 10_000)
         self.review.setSuffix(" runs")
         self.review.setMaximumWidth(216)
-        self.review.editingFinished.connect(self._review_edited)
-        form.addRow("Review pass every", self.review)
-        self.review_note = QLabel(f"Below {REVIEW_FLOOR} asks for confirmation first.")
+        self._field(form, "reviewEveryRuns", "Review pass every", self.review)
+        self.review_note = QLabel(f"Below {REVIEW_FLOOR} asks for confirmation when applied.")
         self.review_note.setWordWrap(True)
         form.addRow("", self.review_note)
         self.budget_spins: dict[str, QSpinBox] = {}
@@ -104,8 +117,7 @@ class SettingsView(QWidget):
             spin.setSuffix(" chars")
             spin.setSpecialValueText("0 — measure only, never refuse")
             spin.setGroupSeparatorShown(True)
-            spin.editingFinished.connect(lambda k=key, s=spin: self._edited(k, s, s.value()))
-            spin.valueChanged.connect(lambda v, r=rel: self._what_if(r, v))
+            spin.setMaximumWidth(216)
             now = QLabel()
             now.setWordWrap(True)
             row = QHBoxLayout()
@@ -113,26 +125,42 @@ class SettingsView(QWidget):
             row.addWidget(now, 1)
             self.budget_spins[key] = spin
             self.budget_now[rel] = now
-            form.addRow(f"{rel} budget", row)
+            self._field(form, key, f"{rel} budget", spin, row)
         self.passes: dict[str, QCheckBox] = {}
         prow = QHBoxLayout()
-        for name in ("review", "consolidation", "deduction", "induction"):
+        for name in PASSES:
             cb = QCheckBox(name)
-            cb.toggled.connect(lambda on, n=name: self._set(f"passes.{n}", on))
             self.passes[name] = cb
+            self.fields[f"passes.{name}"] = cb
+            cb.toggled.connect(self._form_changed)
             prow.addWidget(cb)
         prow.addStretch(1)
         form.addRow("Passes", prow)
         self.error = QLabel()
         self.error.setStyleSheet("color: #d64541;")
         self.error.setWordWrap(True)
-        form.addRow("", self.error)
         self.range_note = QLabel()
         self.range_note.setWordWrap(True)
         self.range_note.hide()
-        form.addRow("", self.range_note)
+        notes = QVBoxLayout()           # one row: no empty gap while both are hidden
+        notes.setContentsMargins(0, 0, 0, 0)
+        notes.addWidget(self.error)
+        notes.addWidget(self.range_note)
+        form.addRow("", notes)
+        self.pending_line = QLabel()     # "2 unapplied changes", or that the form is config.json
+        self.apply_button = QPushButton("&Apply")           # Alt+A
+        self.apply_button.setToolTip("Write every changed setting to config.json, in one write")
+        self.apply_button.clicked.connect(self.apply)
+        self.revert_button = QPushButton("Re&vert")         # Alt+V
+        self.revert_button.setToolTip("Put the form back to what config.json holds")
+        self.revert_button.clicked.connect(self.revert)
+        brow = QHBoxLayout()
+        brow.addWidget(self.pending_line, 1)
+        brow.addWidget(self.revert_button)
+        brow.addWidget(self.apply_button)
+        form.addRow("", brow)
         lay.addWidget(memory)
-
+        self._form_changed()
         sched = QGroupBox("Who runs the jobs")
         sl = QVBoxLayout(sched)
         self.schedule_here = QCheckBox("Dreamdesk schedules Dream for this workspace")
@@ -176,132 +204,184 @@ class SettingsView(QWidget):
         lay.addStretch(1)
         self._load_override()
 
+    def _field(self, form: QFormLayout, key: str, label: str, widget: QWidget, row=None) -> None:
+        """A config.json field: its row, and every change of it re-reads the form."""
+        self.fields[key] = widget
+        text = self.row_labels[key] = QLabel(label)
+        text.setProperty("plain", label)
+        bold = QFont(text.font())
+        bold.setBold(True)
+        text.setMinimumWidth(QFontMetrics(bold).horizontalAdvance(f"{label} *") + 2)   # room for the mark
+        form.addRow(text, row if row is not None else widget)
+        (widget.toggled if isinstance(widget, QCheckBox) else widget.valueChanged).connect(self._form_changed)
+
     # -- filling ----------------------------------------------------------------------------
     @staticmethod
     def _num(v: float):
         return int(v) if float(v).is_integer() else v
 
+    def _value(self, key: str):
+        """What the field for `key` holds now, typed as config.json would hold it."""
+        w = self.fields[key]
+        if isinstance(w, QCheckBox):
+            return w.isChecked()
+        return self._num(w.value()) if w is self.interval else w.value()
+
+    def _put(self, key: str, value) -> None:
+        w = self.fields[key]
+        w.setChecked(bool(value)) if isinstance(w, QCheckBox) else w.setValue(value)
+
+    def _from_config(self, key: str):
+        d = self.cfg.dream
+        return bool(d.get(key, True)) if key.startswith("passes.") or key == "enabled" else int(d[key])
+
+    def changes(self) -> dict[str, object]:
+        """The keys whose field differs from what it showed of config.json, with the field's value."""
+        return {k: self._value(k) for k in self.fields if k in self._shown and self._value(k) != self._shown[k]}
+
     def set_state(self, ws: Workspace, state: WorkspaceState) -> None:
-        self.ws = ws
-        self.state = state
-        cfg = state.status.config
-        self.cfg = cfg
-        d = cfg.dream
+        """Fill the form from a fresh read. A field changed here and not applied keeps its value
+        (a refresh never eats an edit), unless another workspace was opened: its edits are dropped."""
+        other = self.ws is not None and ws.root != self.ws.root
+        dropped = len(self.changes()) if other else 0
+        self.ws, self.state, self.cfg = ws, state, state.status.config
+        boxes = (*self.fields.values(), self.schedule_here, self.watch_here)
         self._loading = True
         try:
-            for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
-                      self.schedule_here, self.watch_here):
+            for w in boxes:
                 w.blockSignals(True)
-            self.enabled.setChecked(bool(d["enabled"]))
             outside = []
-            for key, spin, value in (("intervalH", self.interval, int(d["intervalH"])),
-                                     ("reviewEveryRuns", self.review, int(d["reviewEveryRuns"])),
-                                     *((key, self.budget_spins[key], int(d[key])) for _, key in BUDGET_FILES)):
-                if spin.hasFocus():
-                    continue
-                spin.setValue(value)
-                # what the field shows: leaving it unchanged writes nothing, even when the field
-                # had to clamp or round what config.json holds
-                self._shown[key] = spin.value()
-                if spin.value() != value:
-                    outside.append(f"{key} is {value:,} in config.json; the field shows {spin.value():,}")
+            for key, widget in self.fields.items():
+                pending = key in self._shown and not other and self._value(key) != self._shown[key]
+                typed = self._value(key)
+                value = self._from_config(key)
+                self._put(key, value)
+                # what the field shows: unchanged, it writes nothing, even when the field had to
+                # clamp or round what config.json holds
+                self._shown[key] = self._value(key)
+                if pending:
+                    self._put(key, typed)
+                if not isinstance(widget, QCheckBox) and self._shown[key] != value:
+                    outside.append(f"{key} is {value:,} in config.json; the field shows {self._shown[key]:,}")
             self.range_note.setText(("Left as they are unless you change them: " + "; ".join(outside) + ".")
                                     if outside else "")
             self.range_note.setVisible(bool(outside))
-            sizes = {f.path: f.chars for f in state.status.files}
-            for rel, label in self.budget_now.items():
-                label.setText(f"now {sizes.get(rel, 0):,} characters")
-            for name, cb in self.passes.items():
-                cb.setChecked(bool(d.get(f"passes.{name}", True)))
             if self._flags_for != ws.root:      # only this window writes them: read once per workspace
                 self._flags_for = ws.root
                 self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
                 self.watch_here.setChecked(settings_store.watches(str(ws.root)))
         finally:
-            for w in (self.enabled, self.interval, self.review, *self.budget_spins.values(), *self.passes.values(),
-                      self.schedule_here, self.watch_here):
+            for w in boxes:
                 w.blockSignals(False)
             self._loading = False
+        if other:
+            self._write_error = ""
+        if dropped:
+            self.status.emit(f"{dropped} unapplied setting change{'s' if dropped != 1 else ''} dropped: "
+                             "another workspace was opened")
+        self._form_changed()
+        cfg = self.cfg
         provs = cfg.providers()
         prov = cfg.get("provider") or "(not set)"
         model = cfg.get("model") or "(not set)"
         key = provs.get(cfg.get("provider") or "", {}).get("apiKey") or "(no key)"
         self.model_from_config.setText(f"{model} via {prov}, key {key}. Dream uses the main agent's model.")
 
-    # -- writing ----------------------------------------------------------------------------
-    def _edited(self, key: str, spin, value) -> None:
-        """A field lost focus: write only if the person changed what it showed (tabbing through
-        the form never rewrites config.json)."""
-        if self._shown.get(key) == spin.value():
+    # -- the form against config.json ---------------------------------------------------------
+    def _form_changed(self, *_) -> None:
+        """After any edit: the modified marks, a value config.json may not take, the buttons,
+        the count of unapplied changes and the budget labels."""
+        if self._loading:
             return
-        self._set(key, value)
-        self._shown[key] = spin.value()
+        changes = self.changes()
+        for key in self.fields:
+            self._mark(key, key in changes)
+        refused = next((config_mod.find_setting(k).refusal(v) for k, v in changes.items()
+                        if config_mod.find_setting(k).check_write(v)), None)
+        self.error.setText(f"Cannot be applied: {refused}" if refused else self._write_error)
+        self.error.setVisible(bool(self.error.text()))
+        n = len(changes)
+        self.pending_line.setText(f"{n} unapplied change{'s' if n != 1 else ''}" if n else "")
+        self.apply_button.setEnabled(bool(n) and not refused and not self._applying)
+        self.revert_button.setEnabled(bool(n) and not self._applying)
+        for rel, key in BUDGET_FILES:
+            self._show_budget(rel, self.budget_spins[key].value())
 
-    def _set(self, key: str, value, confirm: bool = False) -> None:
-        if self._loading or self.ws is None or self.cfg is None:
-            return
-        setting = config_mod.find_setting(key)
-        if self.cfg.values.get(setting.path) == value:
-            return
-        ws = self.ws
+    def _mark(self, key: str, on: bool) -> None:
+        """A changed field's label (or, for a pass, its box) in bold with a star."""
+        w = self.row_labels.get(key) or self.fields[key]
+        plain = w.property("plain") or key.removeprefix("passes.")
+        w.setText(f"{plain} *" if on else plain)
+        w.setStyleSheet("font-weight: bold;" if on else "")
+        w.setToolTip(f"Changed here, not applied yet (config.json: {self._shown[key]})" if on else "")
 
-        def job(ctx):
-            return config_mod.write_settings(ws, {key: value}, confirm_below_floor=confirm)
-
-        def done(cfg) -> None:
-            self.cfg = cfg
-            self.error.setText("")
-            self.status.emit(f"{setting.name} = {value} written to {cfg.path}")
-            self.changed.emit()
-
-        def failed(message: str, tb: str) -> None:
-            self.error.setText(f"Not written: {message}")
-            self.changed.emit()   # refresh the fields from the file
-
-        self.engine.write(f"set {setting.name}", job, done, failed)
-
-    def _what_if(self, rel: str, budget: int) -> None:
-        """While a budget is edited: the file's state under it, and how many of the writes the
-        recent runs made to it would have been refused."""
-        if self._loading or self.state is None:
-            return
-        from engine.budgets import budget_state
+    def _show_budget(self, rel: str, budget: int) -> None:
+        """Where the file stands against the budget in the field, coloured like its gauge; while
+        the field differs from config.json, how many recent Dream writes it would have refused."""
         label = self.budget_now[rel]
-        chars = next((f.chars for f in self.state.status.files if f.path == rel), 0)
-        current = self.cfg.budget_for(rel) if self.cfg else 0
-        if budget == current:
-            label.setText(f"now {chars:,} characters")
+        if self.state is None:
+            label.setText("")
             return
-        state = budget_state(chars, budget)
-        words = {"ok": "within it", "near": "near it (≥ 90%)", "over": "over it", "unbudgeted": "measured only"}[state]
+        chars = next((f.chars for f in self.state.status.files if f.path == rel), 0)
+        text, state = budget_line(chars, budget)
         writes = [(b, a) for f, b, a in self.state.recent_writes if f == rel]
-        refused = sum(1 for b, a in writes if budget and a > budget and a > b)
-        text = f"now {chars:,} characters — {words} at {budget:,}" if budget else f"now {chars:,} characters — never refused"
-        if writes:
+        if writes and budget != self.cfg.budget_for(rel):
+            refused = sum(1 for b, a in writes if budget and a > budget and a > b)
             text += (f"; {refused} of the {len(writes)} writes the last {self.state.recent_runs} run(s) made to it "
                      f"would have been refused")
         label.setText(text)
+        label.setStyleSheet(f"color: {STATE_COLOURS[state]};")
 
-    def _review_edited(self) -> None:
-        value = self.review.value()
-        current = int(self.cfg.get("reviewEveryRuns")) if self.cfg else REVIEW_FLOOR
-        if value == current or value == self._shown.get("reviewEveryRuns") or self._asking:
-            return   # unchanged; or editingFinished again as the dialog takes the focus: ask once
-        if value < REVIEW_FLOOR:
-            self._asking = True
-            try:
-                yes = self.dialogs.confirm_below_floor(self, value)
-            finally:
-                self._asking = False
-            if not yes:
-                self.review.blockSignals(True)
-                self.review.setValue(current)
-                self.review.blockSignals(False)
-                self.status.emit("Review cadence unchanged")
+    # -- writing ----------------------------------------------------------------------------
+    def apply(self) -> None:
+        """Write every changed key in one config.json write; a review cadence below the floor
+        is confirmed first (No: nothing is written, the cadence field goes back)."""
+        changes = self.changes()
+        if not changes or self.ws is None or self._applying:
+            return
+        review = changes.get("reviewEveryRuns")
+        confirm = review is not None and review < REVIEW_FLOOR
+        self._applying = True
+        try:
+            if confirm and not self.dialogs.confirm_below_floor(self, review):
+                self._put("reviewEveryRuns", self._shown["reviewEveryRuns"])
+                self.status.emit(f"Nothing applied: the review pass stays every {self._shown['reviewEveryRuns']} runs")
                 return
-            self._set("reviewEveryRuns", value, confirm=True)
-        else:
-            self._set("reviewEveryRuns", value)
+        finally:
+            self._applying = False
+        ws = self.ws
+        self._applying = True
+        self._form_changed()
+
+        def job(ctx):
+            return config_mod.write_settings(ws, changes, confirm_below_floor=confirm)
+
+        def done(cfg) -> None:
+            self._applying = False
+            if ws is self.ws:
+                self.cfg = cfg
+                self._shown.update(changes)
+                self._write_error = ""
+                self._form_changed()
+            said = ", ".join(f"{config_mod.find_setting(k).name} = {v}" for k, v in changes.items())
+            self.status.emit(f"{said} written to {cfg.path}")
+            self.changed.emit()
+
+        def failed(message: str, tb: str) -> None:
+            self._applying = False
+            self._write_error = f"Not written: {message}"
+            self._form_changed()
+            self.changed.emit()   # re-read the file; the edits stay in the form
+
+        self.engine.write("apply settings", job, done, failed)
+
+    def revert(self) -> None:
+        """The form back to what config.json holds."""
+        for key in self.changes():
+            self._put(key, self._shown[key])
+        self._write_error = ""
+        self._form_changed()
+        self.status.emit("Settings reverted to config.json")
 
     def _schedule_toggled(self, on: bool) -> None:
         if self.ws is not None:

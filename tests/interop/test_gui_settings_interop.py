@@ -43,13 +43,11 @@ def _settings_tab(qtbot, home):
 def test_settings_save_is_read_by_nanobot(nanobot, nanobot_home, gui_env, qtbot):
     home = nanobot_home
     win, view = _settings_tab(qtbot, home)
-    spin = view.budget_spins["memoryBudgetChars"]
-    spin.setValue(2500)
-    spin.editingFinished.emit()
-    qtbot.waitUntil(lambda: _dream(home).get("memoryBudgetChars") == 2500, timeout=5000)
+    view.budget_spins["memoryBudgetChars"].setValue(2500)
     view.interval.setValue(3)
-    view.interval.editingFinished.emit()
-    qtbot.waitUntil(lambda: _dream(home).get("intervalH") == 3, timeout=5000)
+    view.apply_button.click()                  # both in one write
+    qtbot.waitUntil(lambda: _dream(home).get("intervalH") == 3 and _dream(home).get("memoryBudgetChars") == 2500,
+                    timeout=5000)
     after = assert_nanobot_fine(nanobot, home, home.baseline, append=False)
     assert after["config"]["dream"]["intervalH"] == 3
     assert isinstance(_dream(home)["intervalH"], int), "nanobot's schema wants a whole number of hours"
@@ -61,16 +59,17 @@ def test_settings_never_write_an_interval_nanobot_rejects(nanobot, nanobot_home,
     win, view = _settings_tab(qtbot, home)
     view.interval.setValue(1.5)
     view.interval.editingFinished.emit()
+    view.apply()                               # as Alt+A would, even with the button off
     qtbot.wait(200)
     qtbot.waitUntil(lambda: not win.engine.busy, timeout=5000)
     value = _dream(home)["intervalH"]
     assert isinstance(value, int) and not isinstance(value, bool) and value >= 1, (
         f"Settings wrote intervalH = {value!r}, which nanobot 0.3.5 refuses to start with")
     assert_nanobot_fine(nanobot, home, home.baseline, append=False)
-    # the box goes back to what is in force, and Settings says in place why 1.5 was not written
+    # the box keeps what was typed, and Settings says in place why 1.5 cannot be applied
     texts = " | ".join(visible_texts(view))
-    assert view.interval.value() == value and "Not written: intervalH must be a whole number" in texts, (
-        f"config.json keeps {value}, and no inline message says why 1.5 was not written: {texts}")
+    assert "Cannot be applied: intervalH must be a whole number" in texts and not view.apply_button.isEnabled(), (
+        f"config.json keeps {value}, and no inline message says why 1.5 cannot be written: {texts}")
     win.close()
 
 
@@ -79,7 +78,7 @@ def test_dashboard_names_what_nanobot_s_own_save_dropped(nanobot, nanobot_home, 
     win, view = _settings_tab(qtbot, home)
     spin = view.budget_spins["userBudgetChars"]
     spin.setValue(2800)
-    spin.editingFinished.emit()
+    view.apply_button.click()
     qtbot.waitUntil(lambda: _dream(home).get("userBudgetChars") == 2800, timeout=5000)
     # the save job ends by remembering what it wrote (after config.json): nanobot's save comes
     # after the whole job, as it would for a person (seen: the record landing after nanobot's
