@@ -754,8 +754,23 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
+    def unapplied_choice(self, count: int) -> str:
+        """discard | cancel, for settings changed in the form but not applied (tests replace this).
+        Cancel is the default: the person goes back to Apply them."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Settings not applied",
+                          f"{count} setting change(s) in Settings → Memory are not applied to config.json. "
+                          "Quit and drop them?", QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                          self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return "discard" if box.exec() == QMessageBox.StandardButton.Discard else "cancel"
+
     def closeEvent(self, event) -> None:  # noqa: N802
         if self._editing() and not self._ask_unsaved(self.close):
+            event.ignore()
+            return
+        unapplied = len(self.settings.changes()) if self.built("settings") else 0
+        if unapplied and self.unapplied_choice(unapplied) != "discard":
+            self.tabs.setCurrentWidget(self.settings)
             event.ignore()
             return
         # the watch's own short bookkeeping jobs finish on their own: only the user's jobs are asked about

@@ -212,6 +212,7 @@ def open_window(qtbot, home: Path):
     settings_store.set_demo_home(str(home))
     win = MainWindow()
     win.unsaved_choice = lambda: "discard"
+    win.unapplied_choice = lambda count: "discard"       # (tests that ask about it set their own)
     win.confirm_quit_while_busy = lambda jobs: True      # tests that close mid-job quit, as before
     qtbot.addWidget(win)
     win.show()

@@ -126,3 +126,23 @@ def test_unapplied_changes_are_dropped_and_said_when_another_workspace_opens(mai
         main_window.statusBar().currentMessage()
     assert view.budget_spins["memoryBudgetChars"].value() == 3000 and view.pending_line.text() == ""
     assert (demo_home / "config.json").read_bytes() == before
+
+
+def test_quitting_with_unapplied_settings_asks_first(gui_env, qtbot, demo_home):
+    """Closing the window with a changed, unapplied budget asks; Cancel (the default) keeps the
+    window on Settings with the edit; Discard quits and config.json is as it was."""
+    from conftest import open_window
+    win = open_window(qtbot, demo_home)
+    cfg = demo_home / "config.json"
+    before = cfg.read_bytes()
+    win.tabs.setCurrentWidget(win.settings)
+    spin = next(iter(win.settings.budget_spins.values()))
+    spin.setValue(spin.value() + 100)
+    asked = []
+    win.unapplied_choice = lambda n: asked.append(n) or "cancel"
+    assert not win.close()
+    assert asked == [1] and win.isVisible() and win.tabs.currentWidget() is win.settings
+    assert win.settings.changes()
+    win.unapplied_choice = lambda n: asked.append(n) or "discard"
+    assert win.close()
+    assert asked == [1, 1] and cfg.read_bytes() == before
