@@ -10,6 +10,7 @@ MINIMUM = QSize(760, 520)       # below this the tabs and the dock crowd each ot
 # room for what the window system adds around the client area: the title bar and frame, and a
 # gap so the status bar never sits flush against the screen's edge or a taskbar
 MARGIN = QSize(40, 72)
+LAPTOP = QRect(0, 0, 1280, 720)  # the smallest screen the window is laid out for (issue 17.7)
 
 
 def first_size(available: QRect) -> QSize:

@@ -39,10 +39,18 @@ def test_the_first_size_fits_the_available_area_and_keeps_a_minimum(screen):
     assert abs(geo.center().x() - available.center().x()) <= 1 and abs(geo.center().y() - available.center().y()) <= 1
 
 
-def test_the_first_start_fits_the_screen_the_window_is_on(main_window):
+def test_the_first_start_fits_the_screen_the_window_is_on(gui_env, qtbot, demo_home):
+    from gui import settings_store
+    from gui.main_window import MainWindow
     from gui.qt import QRect
     from gui.window_fit import first_size
-    win = main_window
+    settings_store.set_demo_home(str(demo_home))
+    win = MainWindow()                  # no saved geometry: a first start (open_window resizes; not here)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.open_workspace(str(demo_home))
+    qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
     available = win.screen().availableGeometry()
     assert win.size() == first_size(available)
     assert available.contains(win.frameGeometry())
@@ -94,6 +102,7 @@ run()
 
 
 def test_on_a_1280x720_screen_every_tab_keeps_the_status_bar_on_screen(tmp_path, history_home):
+    from gui.window_fit import LAPTOP
     home = tmp_path / "xdg-data" / "dreamdesk" / "demo"
     shutil.copytree(history_home, home, symlinks=True)
     conf = tmp_path / "xdg-config" / "Dreamdesk" / "Dreamdesk.conf"
@@ -101,7 +110,8 @@ def test_on_a_1280x720_screen_every_tab_keeps_the_status_bar_on_screen(tmp_path,
     conf.write_text(f"[General]\nlast={home}\ndemoHome={home}\n")      # not a first-ever start: no demo build
     screen = tmp_path / "screen.json"
     screen.write_text(json.dumps({"windowFrameMargins": True, "screens": [
-        {"name": "laptop", "x": 0, "y": 0, "width": 1280, "height": 720, "logicalDpi": 96, "dpr": 1}]}))
+        {"name": "laptop", "x": 0, "y": 0, "width": LAPTOP.width(), "height": LAPTOP.height(), "logicalDpi": 96,
+         "dpr": 1}]}))
     SHOTS.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen}", PYTHONPATH=str(REPO),
                XDG_CONFIG_HOME=str(tmp_path / "xdg-config"), XDG_DATA_HOME=str(tmp_path / "xdg-data"))
@@ -110,7 +120,7 @@ def test_on_a_1280x720_screen_every_tab_keeps_the_status_bar_on_screen(tmp_path,
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout)
     available = seen["available"]
-    assert available[2:] == [1280, 720]
+    assert available[2:] == [LAPTOP.width(), LAPTOP.height()] == [1280, 720]
     assert len(seen["tabs"]) == 9
     for tab in seen["tabs"]:
         frame_extra = tab["frame"][3] - tab["geometry"][3]
