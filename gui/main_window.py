@@ -25,6 +25,7 @@ from .tab_views import TABS, LazyTab, TabViews
 from .views.dashboard import Dashboard
 from .views.engine_panel import EnginePanel
 from .watcher import WorkspaceWatcher
+from .window_fit import first_geometry
 from .worker import Coalesced, Engine
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,8 @@ class MainWindow(QMainWindow):
         self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
         self._after_paint: Callable[[], object] | None = None
         self.setAcceptDrops(True)
-        self.resize(1280, 820)
+        # the first start fits the screen it opens on; a saved geometry replaces this (_restore_settings)
+        self.setGeometry(first_geometry(self.screen().availableGeometry()))
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)

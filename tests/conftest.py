@@ -208,9 +208,13 @@ def open_window(qtbot, home: Path):
     """The real main window, shown, on `home` (registered as the demo, so it plays offline)."""
     from gui import settings_store
     from gui.main_window import MainWindow
+    from gui.window_fit import LAPTOP, first_size
 
     settings_store.set_demo_home(str(home))
     win = MainWindow()
+    # offscreen's screen is 800×800 and the window fits it; tests (and their screenshots) see the
+    # window a 1280×720 laptop opens, the smallest screen it is laid out for
+    win.resize(first_size(LAPTOP))
     win.unsaved_choice = lambda: "discard"
     win.unapplied_choice = lambda count: "discard"       # (tests that ask about it set their own)
     win.confirm_quit_while_busy = lambda jobs: True      # tests that close mid-job quit, as before

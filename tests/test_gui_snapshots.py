@@ -662,3 +662,32 @@ def test_undo_over_a_later_edit_shows_what_would_be_lost(gui_env, qtbot, engine,
     with qtbot.waitSignal(view.restored, timeout=10000):
         qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
     assert (root / "SOUL.md").read_bytes() == soul_before
+
+
+def test_the_buttons_stay_put_when_the_explanation_wraps(gui_env, qtbot, engine, history):
+    """A longer title or legend (two snapshots compared, a cursor note) takes more lines: the
+    buttons a person is about to click must not move under the mouse."""
+    from gui.qt import QApplication, QPoint
+    root, ws, store, (v1, v2, v3) = history
+    view = make_view(qtbot, engine, ws)
+    view.resize(900, 640)
+    wait_listed(view, qtbot, 3)
+    wait_diff(view, qtbot, [v3])
+    buttons = (view.unified_button, view.split_button, view.restore_button, view.file_button, view.undo_button)
+
+    def where():
+        QApplication.processEvents()
+        return [(b.mapTo(view, QPoint(0, 0)), b.size()) for b in buttons]
+
+    before = where()
+    lines_before = view.legend.height()
+    long = " ".join(["memory/.dream_cursor is 99 in the snapshot and 125 now."] * 8)
+    view.title.setText("Changes from snapshot " + long)
+    view.legend.setText(long)
+    assert where() == before
+    assert view.legend.height() > 3 * lines_before      # the explanation did wrap to many more lines
+    grab(view, "snapshots-long-explanation.png")
+    # the real thing: two snapshots compared, then one, each with its own explanation
+    click_row(view, qtbot, v1, ctrl=True)
+    wait_diff(view, qtbot, [v1, v3])
+    assert where() == before

@@ -250,9 +250,11 @@ class SnapshotsView(QWidget):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
+        # the buttons first: an explanation that wraps to more lines grows downwards and never
+        # moves them from under the mouse
+        rl.addLayout(bar)
         rl.addWidget(self.title)
         rl.addWidget(self.legend)
-        rl.addLayout(bar)
         rl.addWidget(self.diff, 1)
 
         # the timeline above the diff: both get the full width (the engine dock takes a third of it)
