@@ -141,3 +141,33 @@ def test_a_read_put_first_runs_before_those_waiting(qtbot, gui_engine):
     gate.set()
     qtbot.waitUntil(lambda: len(order) == 3, timeout=5000)
     assert order == ["shown", "hidden tab a", "hidden tab b"]
+
+
+def test_selecting_a_row_from_code_ignores_a_held_ctrl(qtbot):
+    """A Ctrl left down (a Ctrl-click a moment before) must not toggle off the row a link selects."""
+    from PySide6.QtCore import QSortFilterProxyModel, Qt
+    from PySide6.QtGui import QStandardItem, QStandardItemModel
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QTableView
+
+    from gui.views.common import select_source_row
+    model = QStandardItemModel()
+    for text in ("a", "b", "c"):
+        model.appendRow(QStandardItem(text))
+    proxy = QSortFilterProxyModel()
+    proxy.setSourceModel(model)
+    table = QTableView()
+    table.setModel(proxy)
+    table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QTableView.SelectionMode.ExtendedSelection)
+    qtbot.addWidget(table)
+    table.show()
+    qtbot.waitExposed(table)
+    rect = table.visualRect(proxy.index(2, 0))
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     rect.center())                  # a Ctrl-click: Qt still takes Ctrl as held after it
+    assert select_source_row(table, proxy, 1)
+    assert [i.row() for i in table.selectionModel().selectedRows()] == [1]
+    assert table.currentIndex().row() == 1
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     rect.center())                  # (Ctrl let go: later tests start clean)

@@ -72,10 +72,16 @@ def select_source_row(table: QTableView, proxy, row: int,
             return False
         clear_filters()
         index = proxy.mapFromSource(model.index(row, 0))
-    table.selectRow(index.row())
-    table.setCurrentIndex(index)
+    select_row_only(table, index)
     table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
     return True
+
+
+def select_row_only(table: QTableView, index) -> None:
+    """Make `index`'s row the selection and the current row, whatever keys are held: the view's
+    own setCurrentIndex reads the keyboard's modifiers (a Ctrl still down toggles the row off)."""
+    sel = table.selectionModel()
+    sel.setCurrentIndex(index, sel.SelectionFlag.ClearAndSelect | sel.SelectionFlag.Rows)
 
 
 def reset_filters(debounce: QTimer, edit: QLineEdit, combos: tuple[QComboBox, ...],

@@ -28,7 +28,7 @@ from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, 
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
-from .common import detail_splitter, empty_notice, read_latest, setup_table
+from .common import select_row_only, detail_splitter, empty_notice, read_latest, setup_table
 
 EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
               "<p>Every Dream run writes a record to <code>memory/dreams/</code>: the history entries it read, "
@@ -508,8 +508,7 @@ class RunsView(QWidget):
         if row is None:
             self._wanted = run_id
             return False
-        self.table.selectRow(row)
-        self.table.setCurrentIndex(self.model.index(row, 0))
+        select_row_only(self.table, self.model.index(row, 0))
         self.table.scrollTo(self.model.index(row, 0))
         return True
 
@@ -532,8 +531,7 @@ class RunsView(QWidget):
         row = 0 if row is None else row
         # The reset cleared the current index, so this reloads the detail (its facts' status
         # may have changed since it was shown) and keeps its scroll position for the same run.
-        self.table.selectRow(row)
-        self.table.setCurrentIndex(self.model.index(row, 0))
+        select_row_only(self.table, self.model.index(row, 0))
 
     def keep_splitter(self) -> None:
         """Sizes the user chose (restored from settings): stop fitting the table to its rows."""
