@@ -11,7 +11,6 @@ line, then one message a line.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 from dataclasses import dataclass, field
