@@ -135,6 +135,7 @@ class _Mark(msgspec.Struct):
     commit: object = None
 
 
+_fast_record = msgspec.json.Decoder(_Record).decode     # an entry's line; a mark takes the slow path
 _SHAPE = "archive line without id, file and text; skipped"
 
 
@@ -161,7 +162,7 @@ def _parse_file(path: Path) -> _ArchiveFile:
         problems.append(Problem(display, why, line=bad.line))
         return jsonl.SKIP
 
-    for lineno, _at, got, _term in jsonl.read(read_bytes(path), skip, _line_kind):
+    for lineno, _at, got, _term in jsonl.read(read_bytes(path), skip, _line_kind, fast=_fast_record):
         if type(got) is _Mark:
             if got.deleted_at is not msgspec.UNSET:
                 continue     # a deleted entry's tombstone: keeps its id from ever being given again

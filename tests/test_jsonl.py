@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+import msgspec
 import pytest
 
-from engine import jsonl, restore_log
+from engine import archive, jsonl, restore_log
 from engine.archive import read_archive
 from engine.consolidator import journal_path, run_consolidator
 from engine.history import parse_history
@@ -86,6 +87,20 @@ def test_the_hook_decides_what_a_bad_line_means(verdict, values):
     assert rows[-1].terminated is (verdict == jsonl.STOP)     # line 5 has no newline
 
 
+def test_a_fast_decoder_takes_the_common_line_and_refuses_the_rest_to_the_slow_path():
+    class N(msgspec.Struct):
+        n: int
+    slow = []
+
+    def convert(obj):
+        slow.append(obj)
+        return _objects(obj)
+    rows = list(jsonl.read(b'{"n": 1}\n{"n": "two"}\n\xef\xbb\xbf{"n": 3}\n{"n": 4}', lambda bad: jsonl.KEEP, convert,
+                           fast=msgspec.json.Decoder(N).decode))
+    assert [r.value for r in rows] == [N(1), {"n": "two"}, rows[2].value, N(4)]
+    assert rows[2].value.reason == BOM_WHY and slow == [{"n": "two"}]
+
+
 # -- each format's hook ---------------------------------------------------------------------
 
 def test_history_keeps_a_bad_line_in_place_and_reads_crlf_and_a_last_line_without_newline():
@@ -124,6 +139,32 @@ def test_archive_lines_each_shape_and_what_a_bad_one_means(make_workspace):
     assert [(p.line, p.message) for p in arc.problems] == [
         (6, "not a valid archive line; skipped"), (7, "archive line without id, file and text; skipped"),
         (8, "archive line without id, file and text; skipped")]
+
+
+TRICKY = [json.dumps(dict(ARCHIVED, id="a-20261129-9", text="dup")).replace('"text"', '"text": "first", "text"', 1),
+          json.dumps(dict(ARCHIVED, id="a-20261129-10", text="\ud800 lone")),
+          json.dumps(dict(ARCHIVED, id="a-20261129-11", run=2 ** 70, reason=None, archived_at=1.5)),
+          json.dumps(dict(ARCHIVED, id="a-20261129-12", text="U+2028 \u2028 and \u0085"), ensure_ascii=False),
+          '{"id": "a-20261129-13", "file": "USER.md", "text": "nan", "run": NaN}',
+          '{"id": "a-20261129-14", "file": "USER.md", "text": "tab\there"}',
+          json.dumps({"id": "a-20261129-15", "file": "USER.md"}),
+          '["a-20261129-16"]']
+
+
+def test_archive_fast_decoder_reads_each_line_as_the_slow_path_does(make_workspace, monkeypatch):
+    root = make_workspace({"memory/archive/2026-11.jsonl": "\n".join(TRICKY) + "\n"})
+
+    def records():
+        arc = read_archive(Workspace.open(root))
+        return [(r.id, r.text, r.run, r.reason, r.archived_at) for r in arc.records], \
+            [(p.line, p.message) for p in arc.problems]
+    fast = records()
+    monkeypatch.setattr(archive, "_fast_record", lambda raw: msgspec.json.decode(b"["))   # always refuses
+    (root / "memory/archive/2026-11.jsonl").write_text("\n".join(TRICKY) + "\n\n")     # a new stat: parsed again
+    assert records() == fast
+    assert [i for i, *_ in fast[0]] == [f"a-20261129-{n}" for n in (9, 10, 11, 12, 13)]
+    assert fast[1] == [(6, "not a valid archive line; skipped"), (7, "archive line without id, file and text; skipped"),
+                       (8, "archive line without id, file and text; skipped")]
 
 
 def _session(tmp_path, *lines: bytes):
