@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock
+import msgspec
+
+from . import clock, jsonl
 from .archive_kinds import ORIGINS, REASONS
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
@@ -109,36 +111,69 @@ class _ArchiveFile:
     problems: tuple[Problem, ...]
 
 
+class _Record(msgspec.Struct):
+    """An archived entry's line. Only id, file and text must be strings: the rest is read
+    leniently (a line hand-edited to hold a number there still gives its text back)."""
+    id: str
+    file: str
+    text: str
+    archived_at: object = ""
+    reason: object = ""
+    run: object = None
+    replaced_by: object = None
+    heading: object = None
+    commit: object = None
+
+
+class _Mark(msgspec.Struct):
+    """A line about an entry, not an entry: a tombstone (deleted_at), a void (voided_at: the
+    write it was archived for did not land) or a commit noted later (noted_at + commit)."""
+    id: str
+    deleted_at: object = msgspec.UNSET
+    voided_at: object = msgspec.UNSET
+    noted_at: object = msgspec.UNSET
+    commit: object = None
+
+
+_fast_record = msgspec.json.Decoder(_Record).decode     # an entry's line; a mark takes the slow path
+_SHAPE = "archive line without id, file and text; skipped"
+
+
+def _line_kind(obj) -> tuple[object, str | None]:
+    """jsonl.read's convert: a _Record or a _Mark, or the line's problem."""
+    try:
+        if isinstance(obj, dict) and "text" not in obj:
+            mark = msgspec.convert(obj, _Mark)
+            if mark.deleted_at is not msgspec.UNSET or mark.voided_at is not msgspec.UNSET \
+                    or (mark.noted_at is not msgspec.UNSET and isinstance(mark.commit, str)):
+                return mark, None
+            return None, _SHAPE
+        return msgspec.convert(obj, _Record), None
+    except msgspec.ValidationError:
+        return None, _SHAPE
+
+
 def _parse_file(path: Path) -> _ArchiveFile:
     display = f"memory/archive/{path.name}"
     records, voided, commits, problems = [], set(), [], []
-    for lineno, raw in enumerate(read_bytes(path).split(b"\n"), 1):
-        if not raw.strip():
+
+    def skip(bad: jsonl.Bad) -> str:
+        why = _SHAPE if bad.reason == _SHAPE else "not a valid archive line; skipped"
+        problems.append(Problem(display, why, line=bad.line))
+        return jsonl.SKIP
+
+    for lineno, _at, got, _term in jsonl.read(read_bytes(path), skip, _line_kind, fast=_fast_record):
+        if type(got) is _Mark:
+            if got.deleted_at is not msgspec.UNSET:
+                continue     # a deleted entry's tombstone: keeps its id from ever being given again
+            if got.voided_at is not msgspec.UNSET:
+                voided.add(got.id)     # archived for a write that then did not land
+            else:
+                commits.append((got.id, got.commit))   # the commit of an outside change, found later
             continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            problems.append(Problem(display, "not a valid archive line; skipped", line=lineno))
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "deleted_at" in obj \
-                and "text" not in obj:
-            continue     # a deleted entry's tombstone: keeps its id from ever being given again
-        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "voided_at" in obj \
-                and "text" not in obj:
-            voided.add(obj["id"])     # archived for a write that then did not land
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("commit"), str) \
-                and "noted_at" in obj and "text" not in obj:
-            commits.append((obj["id"], obj["commit"]))   # the commit of an outside change, found later
-            continue
-        if not (isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("text"), str)
-                and isinstance(obj.get("file"), str)):
-            problems.append(Problem(display, "archive line without id, file and text; skipped", line=lineno))
-            continue
-        records.append((obj["id"], str(obj.get("archived_at", "")), obj["file"], obj["text"],
-                        str(obj.get("reason", "")), _text_or_none(obj.get("run")),
-                        _text_or_none(obj.get("replaced_by")), _text_or_none(obj.get("heading")), lineno,
-                        _text_or_none(obj.get("commit"))))
+        records.append((got.id, str(got.archived_at), got.file, got.text, str(got.reason),
+                        _text_or_none(got.run), _text_or_none(got.replaced_by), _text_or_none(got.heading),
+                        lineno, _text_or_none(got.commit)))
     return _ArchiveFile(tuple(records), frozenset(voided), tuple(commits), tuple(problems))
 
 

@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+import msgspec
+
 from . import clock
 from .files import ConflictError, FileLock, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
 from .cursors import read_cursor
@@ -291,59 +293,73 @@ def _entry_key(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def _journal_problem(ws: Workspace, j) -> str | None:
-    if not isinstance(j, dict):
-        return "not an object"
-    for key, kind in (("path", str), ("display", str), ("from", int), ("to", int), ("entries", list)):
-        if not isinstance(j.get(key), kind) or isinstance(j.get(key), bool):
-            return f"{key} is missing or of the wrong type"
-    if not all(isinstance(e, dict) and isinstance(e.get("content"), str) and isinstance(e.get("timestamp"), str)
-               for e in j["entries"]):
-        return "an entry lacks its content or timestamp"
+class _JournalEntry(msgspec.Struct):
+    content: str
+    timestamp: str
+
+
+class _Journal(msgspec.Struct):
+    """The journal's shape, as compact() writes it. after_cursor, trigger and raw are read
+    leniently: a journal without them still finishes (as one from Dreamdesk 0.1 does)."""
+    path: str
+    display: str
+    start: int = msgspec.field(name="from")
+    to: int
+    entries: list[_JournalEntry]
+    key: str | None = None
+    trigger: object = "recovered"
+    raw: object = False
+    after_cursor: object = -1
+
+
+def _load_journal(ws: Workspace, obj: object) -> tuple[_Journal | None, str | None]:
+    """The journal, or why it cannot be finished."""
+    try:
+        j = msgspec.convert(obj, _Journal)
+    except msgspec.ValidationError as exc:
+        return None, str(exc)
     sessions = os.path.realpath(ws.home / "sessions") if ws.home else None
-    real = os.path.realpath(j["path"])
+    real = os.path.realpath(j.path)
     if sessions is None or not real.startswith(sessions + os.sep):
-        return "its session file is not under the home's sessions/ folder"
-    if not 0 <= j["from"] <= j["to"]:
-        return "its message range is impossible"
-    return None
+        return None, "its session file is not under the home's sessions/ folder"
+    if not 0 <= j.start <= j.to:
+        return None, "its message range is impossible"
+    return j, None
 
 
 def recover(ws: Workspace) -> CompactResult | None:
     """Finish an interrupted compaction from its journal (see the module docstring)."""
     jp, named = _pending_journal(ws)
     try:
-        j = json.loads(jp.read_text(encoding="utf-8"))
+        obj = json.loads(jp.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise WorkspaceError(f"{named} is unreadable ({exc}); "
                              "move it aside after checking memory/history.jsonl") from None
-    why = _journal_problem(ws, j)
-    if why:
+    j, why = _load_journal(ws, obj)
+    if j is None:
         raise WorkspaceError(f"{named} is not usable ({why}); move it aside after "
                              "checking memory/history.jsonl")
     # Only entries appended after the journal was written can be this compaction's: an older
     # entry with the same text (an identical summary weeks ago) must not stand in for one.
-    after = j.get("after_cursor")
-    after = after if isinstance(after, int) and not isinstance(after, bool) else -1
+    after = j.after_cursor if type(j.after_cursor) is int else -1
     present = {}
     for e in read_history(ws.history_path).entries:
         if e.cursor > after:
             present.setdefault(_entry_key(e.content), []).append(e.cursor)
     written: list[int] = []
-    for item in j["entries"]:
-        hits = present.get(_entry_key(item["content"]))
+    for item in j.entries:
+        hits = present.get(_entry_key(item.content))
         if hits:
             written.append(hits.pop(0))
         else:
-            written.append(append_entry(ws.memory_dir, item["content"], j.get("key"), item["timestamp"]).entry.cursor)
-    s = read_session(Path(j["path"]), j["display"])
-    _set_last_consolidated(s, j["from"], j["to"])
-    _remember_compacted(ws, s, j["to"])
+            written.append(append_entry(ws.memory_dir, item.content, j.key, item.timestamp).entry.cursor)
+    s = read_session(Path(j.path), j.display)
+    _set_last_consolidated(s, j.start, j.to)
+    _remember_compacted(ws, s, j.to)
     jp.unlink(missing_ok=True)
-    return CompactResult(j.get("key") or "", j.get("trigger", "recovered"), j["to"] - j["from"], written,
-                         j.get("raw", False), False, None, True)
+    return CompactResult(j.key or "", j.trigger, j.to - j.start, written, j.raw, False, None, True)
 
 
 def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threading.Event | None = None,

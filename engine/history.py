@@ -1,8 +1,7 @@
 """memory/history.jsonl: the tolerant reader, the locked appender and the 1000-entry cap.
 
-Lines are split on b"\\n" only: JSON strings may hold raw U+2028/U+0085, which
-str.splitlines() would wrongly treat as line breaks. A line that is not a valid entry is kept on
-disk untouched, reported with its 1-based line number, and skipped.
+Lines are split and decoded by engine/jsonl.py's rules. A line that is not a valid entry is kept
+on disk untouched, reported with its 1-based line number, and kept in the listing as a BadLine.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from . import jsonl
 from .cursors import read_cursor, write_cursor
 from .rules import HISTORY_CAP
 from .files import FileLock, append_durably, read_bytes, read_chunks, read_tail, replace_keeping_appends
@@ -80,20 +80,9 @@ def _describe(value) -> str:
 
 def parse_line(raw: bytes) -> tuple[dict | None, str | None]:
     """The entry fields of one physical line, or why the line is not an entry."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        return None, "starts with a UTF-8 byte-order mark (BOM); nanobot's reader cannot parse it"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg}, column {exc.colno})"
-    except RecursionError:
-        return None, "not valid JSON (nested too deeply)"
-    except ValueError as exc:  # e.g. an integer beyond int's digit limit
-        return None, f"not valid JSON ({exc})"
+    obj, why = jsonl.loads(raw)
+    if why is not None:
+        return None, why
     if not isinstance(obj, dict):
         return None, f"not a JSON object (a {type(obj).__name__})"
     if "cursor" not in obj:
@@ -139,28 +128,13 @@ def _fast_line(raw: bytes) -> _Line | None:
     """The entry when the fast decoder takes the line as json.loads would, else None. msgspec
     rejects what json.loads rejects (bad UTF-8, lone surrogates, control characters, NaN), and
     more (a bool or float cursor, a non-object): those go to the slow path for their reason."""
-    if raw.startswith(b"\xef\xbb\xbf"):
+    if raw.startswith(jsonl.BOM):
         return None
     try:
         line = _fast(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
     return line if line.cursor >= 0 else None
-
-
-def _split_lines(data: bytes):
-    """Yield (lineno, offset, raw) for each physical line; a final line without \\n included."""
-    offset = 0
-    lineno = 0
-    n = len(data)
-    while offset < n:
-        end = data.find(b"\n", offset)
-        lineno += 1
-        if end == -1:
-            yield lineno, offset, data[offset:], False
-            return
-        yield lineno, offset, data[offset:end], True
-        offset = end + 1
 
 
 @dataclass(slots=True)
@@ -187,18 +161,10 @@ def _parse(data: bytes, display: str) -> History:
 
 def _parse_into(hist: History, data: bytes, pos: _Progress, display: str) -> None:
     """Add the entries, unreadable lines and problems of `data` (the file's bytes from
-    pos.offset on) to hist; pos moves past them."""
-    pieces = data.split(b"\n")
-    unterminated = pieces.pop() if pieces else b""      # what follows the last newline
-    if unterminated:
-        pieces.append(unterminated)
-    last = pos.lines + len(pieces) if unterminated else 0   # the line number without a newline
-    entries, prev, offset, match = hist.entries, pos.prev, pos.offset, TIMESTAMP_RE.match
-    for lineno, line in enumerate(pieces, pos.lines + 1):
-        at, offset = offset, offset + len(line) + 1
-        raw = line[:-1] if line.endswith(b"\r") else line   # written on Windows; the JSON is the same
-        if not raw.strip():
-            continue
+    pos.offset on) to hist; pos moves past them. Lines are split by engine/jsonl.py's rules; a
+    line the fast decoder takes is an entry at once, any other goes to _slow_line for its reason."""
+    entries, prev, match = hist.entries, pos.prev, TIMESTAMP_RE.match
+    for lineno, at, raw, terminated in jsonl.lines(data, pos.lines, pos.offset):
         fast = _fast_line(raw)
         if fast is not None and fast.cursor > prev:
             ts = fast.timestamp
@@ -207,8 +173,8 @@ def _parse_into(hist: History, data: bytes, pos: _Progress, display: str) -> Non
             prev = fast.cursor
             entries.append(HistoryEntry(lineno, prev, ts, fast.content, fast.session_key, at))
             continue
-        prev = _slow_line(hist, display, raw, lineno, at, prev, terminated=lineno != last)
-    pos.lines, pos.offset, pos.prev = pos.lines + len(pieces), pos.offset + len(data), prev
+        prev = _slow_line(hist, display, raw, lineno, at, prev, terminated)
+    pos.lines, pos.offset, pos.prev = pos.lines + jsonl.count(data), pos.offset + len(data), prev
 
 
 def _slow_line(hist: History, display: str, raw: bytes, lineno: int, offset: int, prev: int,
@@ -461,7 +427,7 @@ def _move_if_collided(path: Path, obj: dict, since: int) -> dict | None:
     with open(path, "rb") as fh:
         fh.seek(since)
         tail = fh.read()
-    if not any(raw != line and _cursor_of(raw) == obj["cursor"] for _n, _o, raw, _t in _split_lines(tail)):
+    if not any(raw != line and _cursor_of(raw) == obj["cursor"] for _n, _o, raw, _t in jsonl.physical(tail)):
         return None
     data = read_bytes(path)
     hist = parse_history(data)
@@ -497,7 +463,7 @@ def enforce_cap(memory_dir: Path, cap: int = HISTORY_CAP) -> int:
     drop = {e.offset for e in hist.entries[:excess] if e.cursor <= dream}
     if not drop:
         return 0
-    kept = [raw + (b"\n" if term else b"") for _, off, raw, term in _split_lines(data) if off not in drop]
+    kept = [raw + (b"\n" if term else b"") for _, off, raw, term in jsonl.physical(data) if off not in drop]
     new = b"".join(kept)
     if not replace_keeping_appends(path, data, new):
         return 0

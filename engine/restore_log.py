@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from . import jsonl
 from .files import append_durably, read_bytes
 from .state import workspace_state_dir
 
@@ -100,6 +101,17 @@ def _entry(obj: object) -> RestoreEntry | None:
                         opt("commit"), files, cursor, ids("archived"), ids("returned"), opt("undoes"))
 
 
+def _as_entry(obj: object) -> tuple[RestoreEntry | None, str | None]:
+    e = _entry(obj)
+    return (e, None) if e is not None else (None, "not a restore")
+
+
+def _skip_silently(bad: jsonl.Bad) -> str:
+    """A torn last line (a crash mid-append) or a foreign one: the log is Dreamdesk's own, and
+    a restore it cannot read is simply not offered for undo."""
+    return jsonl.SKIP
+
+
 def read_log(root: Path) -> list[RestoreEntry]:
     """Every recorded restore, oldest first, with `undone_by` worked out: an undo marks what it
     undid as undone; undoing that undo makes the original undoable again. Torn or foreign lines
@@ -111,14 +123,9 @@ def read_log(root: Path) -> list[RestoreEntry]:
     entries: list[RestoreEntry] = []
     by_id: dict[str, RestoreEntry] = {}
     flips: dict[str, list[tuple[RestoreEntry, str | None]]] = {}   # what each undo changed, to revert
-    for raw in data.split(b"\n"):
-        if not raw.strip():
-            continue
-        try:
-            e = _entry(json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            continue
-        if e is None or e.id in by_id:
+    for row in jsonl.read(data, _skip_silently, _as_entry):
+        e = row.value
+        if e.id in by_id:
             continue
         entries.append(e)
         by_id[e.id] = e

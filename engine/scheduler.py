@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import msgspec
+
 from . import clock
 from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from .cursors import read_cursor
@@ -51,6 +53,32 @@ def _stat_key(path) -> tuple | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+class _LastError(msgspec.Struct):
+    at: str | None
+    error: str
+
+
+class _Schedule(msgspec.Struct):
+    """schedule.json: the next interval deadline, and the last run's error (for another
+    process's `dreamdesk schedule`)."""
+    next_deadline: str | None = None
+    last_error: _LastError | None = None
+
+
+def _schedule_from(data: object) -> _Schedule:
+    """What a schedule.json holds; a field of the wrong shape is read as unset, the others kept
+    (a hand-edited deadline does not lose the last error)."""
+    if not isinstance(data, dict):
+        return _Schedule()
+    kept = {}
+    for f in msgspec.structs.fields(_Schedule):
+        try:
+            kept[f.name] = msgspec.convert(data.get(f.encode_name), f.type)
+        except msgspec.ValidationError:
+            pass
+    return _Schedule(**kept)
 
 
 def schedule_path(ws: Workspace):
@@ -118,23 +146,24 @@ class Scheduler:
                 self._set_deadline(now + CATCH_UP_DELAY)
 
     # -- persistence --------------------------------------------------------------------
-    def _load(self) -> dict:
+    def _load(self) -> _Schedule:
         try:
             data = json.loads(schedule_path(self.ws).read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
         except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-            return {}
+            return _Schedule()
+        return _schedule_from(data)
 
     def _save(self) -> None:
-        atomic_write_text(schedule_path(self.ws), json.dumps(self._data, indent=2) + "\n")
+        text = json.dumps(msgspec.to_builtins(self._data), indent=2)
+        atomic_write_text(schedule_path(self.ws), text + "\n")
 
     def _set_deadline(self, t: datetime | None) -> None:
-        self._data["next_deadline"] = _iso(t)
+        self._data.next_deadline = _iso(t)
         self._save()
 
     @property
     def deadline(self) -> datetime | None:
-        return _parse(self._data.get("next_deadline"))
+        return _parse(self._data.next_deadline)
 
     # -- inputs -------------------------------------------------------------------------
     def note_activity(self, now: datetime) -> None:
@@ -241,7 +270,7 @@ class Scheduler:
         """The run that tick() started has ended (any outcome). The last error is kept in
         schedule.json too, so `dreamdesk schedule` in another terminal can say it."""
         self.last_error = error
-        self._data["last_error"] = {"at": _iso(now), "error": error} if error else None
+        self._data.last_error = _LastError(_iso(now), error) if error else None
         cfg = self.ws.config()
         try:
             if cfg.get("schedule") == "interval" and cfg.get("enabled"):
@@ -252,10 +281,8 @@ class Scheduler:
             self.running = None      # last: the next deadline is set before a tick may see "idle"
 
     def _stored_error(self) -> str | None:
-        fresh = self._load().get("last_error")      # another process may have written it
-        if isinstance(fresh, dict) and isinstance(fresh.get("error"), str):
-            return f"{fresh['error']} ({fresh.get('at')})"
-        return None
+        fresh = self._load().last_error      # another process may have written it
+        return f"{fresh.error} ({fresh.at})" if fresh is not None else None
 
     def _run_elsewhere(self, runs: list[dict] | None = None) -> dict | None:
         """A Dream run in progress in another process or window: the newest run record says

@@ -11,13 +11,15 @@ line, then one message a line.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import msgspec
+
+from . import jsonl
 from .files import read_bytes
 from .problems import INFO, WARNING, Problem
 
@@ -42,12 +44,25 @@ def assistant_session_lock(path: Path) -> Path | None:
     return d / ".session-files.lock" if _WORKSPACE_ID.fullmatch(d.name) else None
 
 
+def _an_object(obj) -> tuple[object, str | None]:
+    """jsonl.read's convert: every line of a session is a JSON object."""
+    return (obj, None) if isinstance(obj, dict) else (None, "not a JSON object")
+
+
+def _whole(value) -> int | None:
+    """A whole number as the assistant takes one (msgspec's int: never a bool or a float)."""
+    try:
+        return msgspec.convert(value, int)
+    except msgspec.ValidationError:
+        return None
+
+
 def archived_offset(meta: dict) -> tuple[int, object]:
     """The offset as the assistant reads it: the first of OFFSET_KEYS that is a whole number
     (never a bool); 0 when none is. Also returns the raw value found, for reporting."""
     for key in OFFSET_KEYS:
-        v = meta.get(key)
-        if isinstance(v, int) and not isinstance(v, bool):
+        v = _whole(meta.get(key))
+        if v is not None:
             return v, v
     raw = next((meta[k] for k in OFFSET_KEYS if k in meta), 0)
     return 0, raw
@@ -109,17 +124,12 @@ def read_session(path: Path, display: str, nanobot: bool = False) -> Session:
     except OSError as exc:
         s.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc})"))
         return s
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            s.problems.append(Problem(display, f"not a valid JSON line ({type(exc).__name__}); skipped", line=lineno))
-            continue
-        if not isinstance(obj, dict):
-            s.problems.append(Problem(display, "not a JSON object; skipped", line=lineno))
-            continue
+
+    def skip(bad: jsonl.Bad) -> str:
+        s.problems.append(Problem(display, f"{bad.reason}; skipped", line=bad.line))
+        return jsonl.SKIP
+
+    for lineno, _at, obj, _term in jsonl.read(data, skip, _an_object):
         if obj.get("_type") == "metadata":
             s.metadata = obj
             s.meta_line = lineno

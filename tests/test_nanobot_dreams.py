@@ -67,7 +67,7 @@ def test_reads_the_homes_dream_transcripts_and_nothing_else(tmp_path):
     assert [t.key for t in found.transcripts] == ["dream:20261120-010000", "dream:20261120-030000"]
     old, run = found.transcripts
     assert old.calls == () and old.answer == "Nothing."
-    assert [(p.line, p.message) for p in old.problems] == [(3, "not a valid JSON line (JSONDecodeError); skipped")]
+    assert [(p.line, p.message) for p in old.problems] == [(3, "not valid JSON (Expecting property name enclosed in double quotes, column 2); skipped")]
     assert run.prompt.startswith("Dream prompt") and run.answer == "Done."
     patch, bad = run.calls
     assert [(e.path, e.action, e.old_text, e.new_text) for e in patch.edits] == [

@@ -50,7 +50,7 @@ def test_bad_lines_reported_not_fatal(tmp_path):
     s = read_session(p, "sessions/s.jsonl")
     assert len(s.messages) == 2      # a roleless line still counts (the assistant counts it)
     msgs = [(x.line, x.message) for x in s.problems]
-    assert (3, "not a valid JSON line (JSONDecodeError); skipped") in msgs
+    assert (3, "not valid JSON (Expecting property name enclosed in double quotes, column 2); skipped") in msgs
     assert (4, "not a JSON object; skipped") in msgs
     assert (5, "message without a role; kept in place, compacted as '?'") in msgs
     assert any("last_archived 5 is past the 2 messages" in m for _, m in msgs)
