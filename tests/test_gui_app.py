@@ -21,7 +21,9 @@ SHOTS = (Path(__file__).resolve().parent.parent / "docs" / "screenshots" if os.e
 
 
 def grab(widget, name):
+    from PySide6.QtWidgets import QApplication
     SHOTS.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()        # pending layouts first (the status bar's counters after a read)
     assert widget.grab().save(str(SHOTS / name))
 
 
