@@ -171,3 +171,27 @@ def test_selecting_a_row_from_code_ignores_a_held_ctrl(qtbot):
     assert table.currentIndex().row() == 1
     QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      rect.center())                  # (Ctrl let go: later tests start clean)
+
+
+def test_a_read_for_the_workspace_left_is_never_shown(gui_env, qtbot, demo_home, tmp_path, monkeypatch):
+    """A state read still queued for workspace A when B is opened never reaches the views."""
+    import shutil
+    import threading
+    win, _ = open_counting(qtbot, demo_home, monkeypatch)
+    other = tmp_path / "other"
+    shutil.copytree(demo_home, other)
+    (other / "workspace" / "USER.md").write_text("# User\n- only in the other one\n", encoding="utf-8")
+    gate = threading.Event()
+    win.engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
+    win.refresh()                                  # queued for A
+    a_root = win.ws.root
+    applied = []
+    real = win.dashboard.set_state
+    monkeypatch.setattr(win.dashboard, "set_state", lambda st: applied.append(st.status.workspace) or real(st))
+    assert win.open_workspace(str(other))
+    gate.set()
+    qtbot.waitUntil(lambda: win.state is not None and win.state.status.workspace == str(win.ws.root), timeout=10000)
+    qtbot.wait(300)
+    assert str(a_root) not in applied and applied
+    assert win.dashboard.gauges["USER.md"].chars == len("# User\n- only in the other one\n")
+    win.close()
