@@ -276,6 +276,7 @@ class HistoryReader:
         self.display = display
         self._counts = {"full": 0, "tail": 0, "unchanged": 0, "checked": 0}
         self._lock = threading.Lock()
+        self.version = 0            # moves with every parse (see read_versioned)
         self._forget()
 
     @property
@@ -297,6 +298,11 @@ class HistoryReader:
         self._lines = self._size = 0
 
     def read(self) -> History:
+        return self.read_versioned()[1]
+
+    def read_versioned(self) -> tuple[int, History]:
+        """(the version of what was read, the History): the version moves only when something
+        was parsed, so two reads (on any thread) with one version hold the same history."""
         with self._lock:
             try:
                 st = os.stat(self.path)
@@ -307,10 +313,11 @@ class HistoryReader:
             except OSError as exc:
                 self._forget()
                 self._counts["full"] += 1
-                return _unreadable(exc, self.display)
+                self.version += 1
+                return self.version, _unreadable(exc, self.display)
             d, t = self._done, self._tail
-            return History(d.entries + t.entries, d.bad_lines + t.bad_lines, d.problems + t.problems,
-                           self._lines, True, self._size)
+            return self.version, History(d.entries + t.entries, d.bad_lines + t.bad_lines,
+                                         d.problems + t.problems, self._lines, True, self._size)
 
     def _update(self, st: os.stat_result) -> None:
         started = time.time_ns()
@@ -331,6 +338,7 @@ class HistoryReader:
 
     def _advance(self, data: bytes) -> None:
         """Parse `data`, the file from the end of the complete lines on."""
+        self.version += 1
         cut = data.rfind(b"\n") + 1
         done, rest = data[:cut], data[cut:]
         with gc_paused():        # as parse_history: many new objects, none in a cycle

@@ -66,7 +66,7 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
         parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
     cfg, lost, cfg_problems = parts["config"]
     files, file_problems = parts["files"]
-    hist = parts["history"]
+    hist = parts["history"][1]
     cur, dream, cursor_problems = parts["cursors"]
     sessions, session_problems = parts["sessions"]
     problems = [*cfg_problems, *file_problems, *hist.problems, *cursor_problems,
@@ -83,16 +83,12 @@ def _config_part(ws: Workspace, _parts: dict, _old):
 
 
 def _history_part(ws: Workspace, _parts: dict, old):
-    """The History; when the Workspace's reader parsed nothing new (the file is as it was, racy
-    writes included: see HistoryReader), the one already read (the same object, so the views
-    know there is nothing new to show)."""
-    reader = ws.history_reader
-    before = reader.stats
-    hist = ws.history()
-    after = reader.stats
-    if old is not None and (after["full"], after["tail"]) == (before["full"], before["tail"]):
-        return old
-    return hist
+    """(the reader's version, History): when the Workspace's reader has parsed nothing since the
+    last read (racy writes included: see HistoryReader), the History already read, the same
+    object, so the views know there is nothing new to show. The version, not this call's own
+    counters: another reader of the same Workspace (the scheduler's tick) may have parsed it."""
+    version, hist = ws.history_reader.read_versioned()
+    return old if old is not None and old[0] == version else (version, hist)
 
 
 def _cursor_part(ws: Workspace, _parts: dict, _old):

@@ -76,3 +76,18 @@ def test_a_partial_read_reads_only_the_parts_named(make_workspace):
     fourth = read_status(ws, third, from_paths(["memory/history.jsonl"]))
     assert ws.history_reader.stats["tail"] == 1 and [e.cursor for e in fourth.history.entries] == [1, 2]
     assert fourth.problems == read_status(ws).problems       # the same problems a whole read finds
+
+
+def test_a_history_another_reader_parsed_first_is_still_new(make_workspace):
+    """The scheduler's tick reads history.jsonl through the same Workspace: when it parses an
+    append first, the state read after it still shows the new entry (and as a new History)."""
+    root = make_workspace({"USER.md": "# U\n",
+                           "memory/history.jsonl": '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "a"}\n'})
+    ws = Workspace.open(root)
+    first = read_status(ws)
+    with (root / "memory" / "history.jsonl").open("a") as f:
+        f.write('{"cursor": 2, "timestamp": "2026-11-01 10:01", "content": "b"}\n')
+    ws.history()                                             # the tick got there first
+    second = read_status(ws, first, from_paths(["memory/history.jsonl"]))
+    assert [e.cursor for e in second.history.entries] == [1, 2]
+    assert second.history is not first.history
