@@ -55,9 +55,8 @@ OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/S
 NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 # git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
 _DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
-# the git commands that move a ref or the index: the Snapshots view has something new to show
-_MOVES_HISTORY = frozenset({"commit", "commit-tree", "update-ref", "reset", "checkout", "revert", "read-tree",
-                            "update-index", "add", "rm", "init", "tag"})
+# the git commands that move a ref: the Snapshots view has something new to show
+_MOVES_HISTORY = frozenset({"commit", "update-ref", "reset", "checkout", "revert", "init", "tag"})
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
@@ -214,8 +213,9 @@ class SnapshotStore:
             raise SnapshotError("git is not installed (snapshots need the git program)") from None
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
-        if args and args[0] in _MOVES_HISTORY:
-            changes.note(self.git_dir)         # (even a failed one may have moved a ref)
+        if status == 0 and args and args[0] in _MOVES_HISTORY:
+            changes.note(self.git_dir)         # a ref moved: the timeline has something new (git
+                                               # updates a ref last, so a failed command moved none)
         err = err.decode("utf-8", "surrogateescape") if isinstance(err, bytes) else err
         if merged:
             text = out.decode("utf-8", "surrogateescape") + err

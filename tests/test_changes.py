@@ -91,3 +91,19 @@ def test_a_history_another_reader_parsed_first_is_still_new(make_workspace):
     second = read_status(ws, first, from_paths(["memory/history.jsonl"]))
     assert [e.cursor for e in second.history.entries] == [1, 2]
     assert second.history is not first.history
+
+
+def test_a_snapshot_is_recorded_only_when_it_made_a_commit(make_workspace):
+    """Staging files (git add) or a commit refused because nothing changed moves no ref: the
+    Snapshots, Archive and Runs views have nothing new to read."""
+    from engine.snapshots import SnapshotStore
+    root = make_workspace({"USER.md": "# U\n", "memory/MEMORY.md": "# M\n"})
+    store = SnapshotStore(Workspace.open(root))
+    store.snapshot("first")
+    with changes.recording() as nothing:
+        assert store.snapshot("again, nothing changed") is None
+    assert not relative_changes(nothing, root).snapshots
+    (root / "USER.md").write_text("# U\n- new\n")
+    with changes.recording() as made:
+        assert store.snapshot("a change")
+    assert relative_changes(made, root).snapshots
