@@ -205,14 +205,15 @@ class Scheduler:
         t = _parse(last.get("finished")) if isinstance(last, dict) else None
         return t, last if isinstance(last, dict) else None
 
-    def _new_entries(self, history=None) -> int:
-        # tick() asks every second; a 100,000-line history is parsed again only when it or the
-        # dream cursor changed on disk (and not at all when the caller has just read it)
+    def _new_entries(self) -> int:
+        # tick() asks every second: counted again only when history.jsonl or the dream cursor
+        # changed on disk (the key is taken before the read, so a later append shows next time);
+        # the Workspace's reader parses only what was appended since it last read
         key = (_stat_key(self.ws.history_path), _stat_key(self.ws.dream_cursor_path))
         if self._pending_cache is not None and self._pending_cache[0] == key:
             return self._pending_cache[1]
         dream, _ = read_cursor(self.ws.dream_cursor_path, "memory/.dream_cursor")
-        n = sum(1 for e in (history or self.ws.history()).entries if e.cursor > dream)
+        n = len(self.ws.history().pending(dream))
         self._pending_cache = (key, n)
         return n
 
@@ -284,13 +285,13 @@ class Scheduler:
         fresh = self._load().last_error      # another process may have written it
         return f"{fresh.error} ({fresh.at})" if fresh is not None else None
 
-    def _run_elsewhere(self, runs: list[dict] | None = None) -> dict | None:
+    def _run_elsewhere(self) -> dict | None:
         """A Dream run in progress in another process or window: the newest run record says
         "running" and the workspace's job lock is held (a record left "running" by a crash,
-        with no lock held, is not a run in progress). `runs`: the records when already read."""
-        if runs is None:
-            from .dream import records       # (here: the dashboard imports this module before its first paint)
-            runs, _ = records.list_runs(self.ws)
+        with no lock held, is not a run in progress). list_runs parses only records changed
+        since it last looked."""
+        from .dream import records       # (here: the dashboard imports this module before its first paint)
+        runs, _ = records.list_runs(self.ws)
         if not runs or runs[0].get("status") != "running":
             return None
         if not lock_is_held(lock_path(self.ws.root, "job")):
@@ -304,11 +305,9 @@ class Scheduler:
 
     # -- the answer to "why is no dream running?" ----------------------------------------------
     @_locked
-    def status(self, now: datetime, own_job: bool = False, history=None, runs: list[dict] | None = None
-               ) -> ScheduleStatus:
+    def status(self, now: datetime, own_job: bool = False) -> ScheduleStatus:
         """`own_job`: the caller itself is running a job on this workspace (so a held job lock
-        is its own, not a run elsewhere). `history`, `runs`: what the caller has just read (the
-        window's dashboard), so nothing is read twice."""
+        is its own, not a run elsewhere)."""
         cfg = self.ws.config()
         mode = cfg.get("schedule")
         from .dream.run_state import load_state
@@ -322,8 +321,8 @@ class Scheduler:
         if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
             warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")
         extra = dict(last_run=last, last_error=self.last_error or self._stored_error(), stuck=stuck,
-                     warnings=warnings, new_entries=self._new_entries(history))
-        other = None if self.running is not None or own_job else self._run_elsewhere(runs)
+                     warnings=warnings, new_entries=self._new_entries())
+        other = None if self.running is not None or own_job else self._run_elsewhere()
         if other is not None:
             done = len(other.get("passes") or [])
             started = _parse(other.get("started"))

@@ -70,7 +70,7 @@ class StateReader:
         if prev is None or changes.runs:
             self._runs, _ = list_runs(ws)
         now = datetime.now().astimezone()
-        sched = self.scheduler.status(now, own_job=own_job, history=st.history, runs=self._runs)
+        sched = self.scheduler.status(now, own_job=own_job)   # (its reads hit the same caches)
         if prev is None or changes.touches_files() or changes.history or changes.cursors:
             pv = build_prompt(ws, st.history, st.dream_cursor, st.assistant)
         else:
