@@ -198,26 +198,27 @@ class MainWindow(QMainWindow):
         if name in ("archive", "runs", "snapshots"):
             view.set_workspace(ws)
 
-    def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace) -> None:
-        """What _apply_state gives a view from a fresh read."""
+    def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace,
+                    changed: Changes = EVERYTHING) -> None:
+        """What a read gives a view: only what `changed` touches of what it shows (a view just
+        built gets everything)."""
         st = state.status
-        if name == "history":
+        if name == "history" and (changed.history or changed.cursors or changed.config):
             view.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
         elif name == "files":
-            view.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
-                               state.provenance)
-            view.set_pins(state.pins)
-        elif name == "settings":
-            view.set_state(ws, state)
-        elif name == "prompt":
+            if changed.touches_files() or changed.runs:
+                view.set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
+                                   state.provenance)
+            if changed.touches_files() or changed.state:
+                view.set_pins(state.pins)
+        elif name == "settings" and (changed.touches_files() or changed.runs or changed.state):
+            view.set_state(ws, state)            # config, sizes, recent writes, the per-workspace boxes
+        elif name == "prompt" and (changed.touches_files() or changed.history or changed.cursors):
             view.set_preview(state.prompt)
 
     def _built_views(self, *names: str):
         """(name, view) for those of `names` that are built."""
         return [(n, v) for n in names if (v := self.views.view(n)) is not None]
-
-    def _showing(self, name: str) -> bool:
-        return self.views.view(name) is not None and self.tabs.currentWidget() is self.views.view(name)
 
     def _editing(self) -> bool:
         """An unsaved edit in the Files tab (never one when the tab was never built)."""
@@ -257,8 +258,7 @@ class MainWindow(QMainWindow):
         self.act_compact = self._action(d, "&Compact Now", self.panel.run_compact, "Ctrl+K")
         self.act_cancel = self._action(d, "C&ancel", self.panel.cancel, "Esc")
         v = mb.addMenu("&View")
-        for i, name in enumerate(("Dashboard", "History", "Files", "Settings", "Snapshots", "Archive", "Dream Runs",
-                                  "Prompt", "Charts")):
+        for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         self._reads = Coalesced()
         self._read_state(EVERYTHING)                # the dashboard's read goes first on the reader lane
         self.panel.set_workspace(ws)
-        for name, _view in self._built_views("archive", "runs", "snapshots", "charts"):
+        for name, _view in self._built_views("archive", "runs", "snapshots"):   # (charts: after the first read)
             self._view_changed(name)                  # read now if shown, else when next shown
         # the platform adds " — Dreamdesk" (the application's display name) itself
         self.setWindowTitle(str(ws.root))
@@ -394,19 +394,8 @@ class MainWindow(QMainWindow):
         self.state = state
         st, changed = state.status, state.changed
         self.dashboard.set_state(state)
-        views = dict(self._built_views("history", "files", "settings", "prompt"))   # the others: when built
-        if "history" in views and (changed.history or changed.cursors or changed.config):
-            views["history"].set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
-        if "files" in views and (changed.touches_files() or changed.runs):
-            views["files"].set_workspace(ws, [f.path for f in st.files], {f.path: f.budget for f in st.files},
-                                         state.provenance)
-        if "files" in views and (changed.touches_files() or changed.state):
-            views["files"].set_pins(state.pins)
-        if "settings" in views:
-            views["settings"].set_state(ws, state)
-        if "prompt" in views and (changed.touches_files() or changed.history or changed.cursors):
-            views["prompt"].set_preview(state.prompt)
-        self._budgets = {f.path: f.budget for f in st.files}
+        for name, view in self._built_views("history", "files", "settings", "prompt"):   # the others: when built
+            self._hand_state(name, view, state, ws, changed)
         if changed.touches_files() or changed.snapshots:
             self._view_changed("charts")
         # the same count as the dashboard's Problems box
@@ -435,7 +424,9 @@ class MainWindow(QMainWindow):
         if ws is None:
             return
         if name == "charts":
-            view.set_workspace(ws, getattr(self, "_budgets", {}))
+            if self.state is None:
+                return                      # its budgets come with the first read, which loads it
+            view.set_workspace(ws, {f.path: f.budget for f in self.state.status.files})
         elif view.ws is not ws:
             view.set_workspace(ws)
         else:

@@ -46,12 +46,6 @@ class WorkspaceState:
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
-def read_state(ws: Workspace, scheduler: Scheduler | None = None, own_job: bool = False) -> WorkspaceState:
-    """Everything the window shows, read off the GUI thread. `own_job`: this window is running
-    a job itself (so the held job lock is not a run elsewhere)."""
-    return StateReader(ws, scheduler).read(EVERYTHING, own_job)
-
-
 class StateReader:
     """One workspace's state for the window, read part by part: a change record names the parts
     read again; the others are the last read's. Used from the reader thread only."""

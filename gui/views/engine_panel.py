@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 
 def machine_model() -> MachineModel:
-    """This machine's model setting, as the engine takes it."""
+    """This machine's model setting, as the engine takes it. Called in the jobs, off the GUI thread:
+    the first keyring read may wait on the OS (QSettings is safe there: one instance per call)."""
     o = settings_store.model_override(with_key=False)
     if o.enabled:                        # the key is asked of the keyring only when it is used
         o = settings_store.model_override()
@@ -129,11 +130,11 @@ class EnginePanel(QWidget):
     def set_workspace(self, ws: Workspace) -> None:
         self.ws = ws
         self._set_running(self.running)
-        machine, demo = machine_model(), settings_store.demo_home()
+        demo = settings_store.demo_home()
 
         def describe(ctx) -> str:   # reads config.json: off the GUI thread like every disk read
             try:
-                return describe_choice(choose_for_machine(ws, machine, demo)[0])
+                return describe_choice(choose_for_machine(ws, machine_model(), demo)[0])
             except LLMError as exc:
                 return (f"Model: not configured ({exc}). Set one in config.json, or a model for this machine "
                         "under Settings → Memory → Model.")
@@ -163,13 +164,13 @@ class EnginePanel(QWidget):
         if self.ws is None or self.running:
             return
         ws = self.ws
-        machine, demo = machine_model(), settings_store.demo_home()
+        demo = settings_store.demo_home()
         what = "Dry run" if dry_run else "Review" if review else "Dream"
 
         def job(ctx):
             from engine.dream.run import DreamOptions, run_dream
             from engine.llm.replay import forces_review
-            choice, key = choose_for_machine(ws, machine, demo)
+            choice, key = choose_for_machine(ws, machine_model(), demo)
             client = make_client(choice, key)
             force = review or forces_review(choice)
             result = run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
@@ -246,13 +247,13 @@ class EnginePanel(QWidget):
         if self.ws is None or self.running:
             return
         ws = self.ws
-        machine, demo = machine_model(), settings_store.demo_home()
+        demo = settings_store.demo_home()
         lines: list[str] = []
 
         def job(ctx):
             from engine.consolidator import compact_now
             try:
-                choice, key = choose_for_machine(ws, machine, demo)
+                choice, key = choose_for_machine(ws, machine_model(), demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)
             except LLMError:
                 client = None

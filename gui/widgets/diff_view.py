@@ -94,8 +94,10 @@ class DiffView(QTextBrowser):
         def wanted() -> bool:
             return isValid(self) and self._token.current(token)
 
-        engine.read("prepare diff", lambda ctx: compute(),
-                    lambda prepared: wanted() and self.set_prepared(prepared, restorable, empty_text),
+        latest = self._token                 # a Python object: safe to look at from the reader thread
+        engine.read("prepare diff", lambda ctx: compute() if latest.current(token) else None,   # superseded: skip
+                    lambda prepared: wanted() and prepared is not None and self.set_prepared(prepared, restorable,
+                                                                                             empty_text),
                     lambda msg, tb: wanted() and self.set_message(f"Could not prepare the diff: {msg}"))
 
     def load_diffs(self, engine, diffs: list, restorable: bool = False, empty_text: str = "No differences.") -> None:
