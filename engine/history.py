@@ -68,6 +68,10 @@ class History:
     def last_cursor(self) -> int:
         return self.entries[-1].cursor if self.entries else 0
 
+    def pending_count(self, dream_cursor: int) -> int:
+        # entries are in increasing cursor order (parse_history skips a line that breaks it)
+        return len(self.entries) - bisect_right(self.entries, dream_cursor, key=lambda e: e.cursor)
+
     def pending(self, dream_cursor: int) -> list[HistoryEntry]:
         # entries are in increasing cursor order (parse_history skips a line that breaks it)
         return self.entries[bisect_right(self.entries, dream_cursor, key=lambda e: e.cursor):]

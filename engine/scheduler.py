@@ -213,7 +213,7 @@ class Scheduler:
         if self._pending_cache is not None and self._pending_cache[0] == key:
             return self._pending_cache[1]
         dream, _ = read_cursor(self.ws.dream_cursor_path, "memory/.dream_cursor")
-        n = len(self.ws.history().pending(dream))
+        n = self.ws.history().pending_count(dream)
         self._pending_cache = (key, n)
         return n
 

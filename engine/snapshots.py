@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,7 @@ from . import changes, git_head, git_index, git_repair
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
 from .rules import CORE_FILES, SKILLS_DIR, is_memory_path, is_skill_name
+from .stat_memo import LastUsed
 from .workspace import Workspace
 
 # What a snapshot holds. Nothing else is ever staged: not config.json, not sessions, not
@@ -63,9 +62,7 @@ _DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
 # the last line `git commit` says when nothing is staged
 _NOTHING_STAGED = ("nothing to commit", "no changes added to commit", "nothing added to commit")
 # The last listings (by repository and limit), each with the HEAD stamp it was made at
-_LISTINGS: dict[tuple[str, int | None], tuple[tuple, list["Snapshot"]]] = {}
-_LISTINGS_KEPT = 8
-_LISTINGS_LOCK = threading.Lock()
+_LISTINGS: LastUsed[tuple[tuple, list["Snapshot"]]] = LastUsed()
 
 log = logging.getLogger(__name__)
 
@@ -441,17 +438,13 @@ class SnapshotStore:
         if not self.exists():
             return []
         stamp = git_head.head_stamp(self.git_dir)
-        key = (os.path.realpath(self.git_dir), limit)
+        key = f"{os.path.realpath(self.git_dir)}\0{limit}"
         kept = _LISTINGS.get(key)
         if stamp is not None and kept is not None and kept[0] == stamp:
             return list(kept[1])
         snaps = self._log(limit)
         if stamp is not None:        # the stamp from before the log: a HEAD moved meanwhile lists again
-            with _LISTINGS_LOCK:     # views list on worker threads
-                _LISTINGS.pop(key, None)
-                _LISTINGS[key] = (stamp, snaps)
-                while len(_LISTINGS) > _LISTINGS_KEPT:
-                    del _LISTINGS[next(iter(_LISTINGS))]
+            _LISTINGS.put(key, (stamp, snaps))
         return list(snaps)
 
     def _log(self, limit: int | None) -> list[Snapshot]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .assistants import Assistant, assistant_of
@@ -34,9 +33,7 @@ class Status:
 
     @property
     def pending(self) -> int:
-        # entries are in increasing cursor order (a line that breaks it is skipped as unreadable)
-        entries = self.history.entries
-        return len(entries) - bisect_right(entries, self.dream_cursor, key=lambda e: e.cursor)
+        return self.history.pending_count(self.dream_cursor)
 
     def to_json(self) -> dict:
         return {
