@@ -7,11 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import settings_store
-from engine import logs
-
-from . import qt_messages
-from .errors import install_excepthook
+from . import qt_messages, settings_store
 from .qt import QApplication
 
 # in a PyInstaller bundle the data files sit under sys._MEIPASS
@@ -66,18 +62,32 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 
 def run(path: str | None = None) -> int:
+    """The window's frame is painted first, saying what it opens; the engine, the log file and
+    the rest of the window load right after that paint, then the workspace is read off the GUI
+    thread (the demo copy, on a first start, is built off it too)."""
     app = make_app()
+    from .main_window import MainWindow
+    target = path or settings_store.last_workspace()
+    # only when nobody named a path (the launcher checked it)
+    demo = path is None and (target is None or not Path(target).exists())
+    win = MainWindow(frame_only=True)
+    win.opening.setText("Preparing the demo workspace…" if demo else f"Opening {target}…")
+    win.show()
+    win.after_first_paint(lambda: _start(win, None if demo else target))
+    return app.exec()
+
+
+def _start(win, target: str | None) -> None:
+    """After the first paint: logging, the rest of the window, then the workspace (None: the demo)."""
+    from engine import logs
+    from .errors import install_excepthook
     log_file = logs.setup()
-    qt_messages.install()
+    qt_messages.install()        # (a message Qt gave before this went to stderr, as Qt prints them)
     install_excepthook()
     logging.getLogger(__name__).info("Dreamdesk started (log file %s)", log_file)
     settings_store.move_key_to_keyring()     # once: a key an older Dreamdesk kept in plain text
-    from .main_window import MainWindow
-    win = MainWindow()
-    target = path or settings_store.last_workspace()
-    win.show()
-    if path is None and (target is None or not Path(target).exists()):
-        win.open_demo()     # only when nobody named a path (the launcher checked it); built off the GUI thread
+    win.fill()
+    if target is None:
+        win.open_demo()
     else:
-        win.after_first_paint(lambda: win.open_workspace(target))   # the engine loads behind a painted window
-    return app.exec()
+        win.open_workspace(target)

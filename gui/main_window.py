@@ -9,36 +9,37 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from engine import clock
-from engine.changes import EVERYTHING, Changes, from_paths, relative_changes
-from engine.problems import WorkspaceError
 from engine.rules import ARCHIVED_FILES
-from engine.state import workspace_state_dir
-from engine.workspace import Workspace
 
 from . import settings_store
-from .errors import add_rescuer, recovery_dir, remove_rescuer, report_error
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
-                 QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, Slot)
+                 QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
-from .tab_views import TABS, LazyTab, TabViews
-from .views.dashboard import Dashboard
-from .views.engine_panel import EnginePanel
-from .watcher import WorkspaceWatcher
+from .tab_views import TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
-from .worker import Coalesced, Engine
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    from engine.changes import Changes
     from engine.scheduler import Scheduler
+    from engine.workspace import Workspace
+    from .watcher import WorkspaceWatcher
+    from .worker import Engine
     from .workspace_state import StateReader, WorkspaceState
 
-# needed once a workspace is open, not to paint the window: imported at first use (gui/later.py)
+# The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
+# is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
+changes_mod, clock, problems_mod = LaterModule("engine.changes"), LaterModule("engine.clock"), LaterModule("engine.problems")
+workspace_mod, errors = LaterModule("engine.workspace"), LaterModule("gui.errors")
 config_mod, pins_mod, watch_mod = LaterModule("engine.config"), LaterModule("engine.pins"), LaterModule("engine.watch")
 Scheduler = later("engine.scheduler", "Scheduler")                  # noqa: F811
 AppendDetector = later("engine.history", "AppendDetector")
 StateReader = later("gui.workspace_state", "StateReader")           # noqa: F811
+WorkspaceWatcher = later("gui.watcher", "WorkspaceWatcher")         # noqa: F811
+Coalesced = later("gui.worker", "Coalesced")
+workspace_state_dir = later("engine.state", "workspace_state_dir")
+report_error = later("gui.errors", "report_error")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
@@ -70,49 +71,75 @@ class MainWindow(QMainWindow):
     history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
     archive, runs, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab()
 
-    def __init__(self, engine: Engine | None = None):
+    def __init__(self, engine: Engine | None = None, *, frame_only: bool = False):
+        """The whole window; with frame_only, only its frame (what the start paints first, before
+        the engine is imported): fill() then builds the rest."""
         super().__init__()
         self.setObjectName("DreamdeskMainWindow")
-        self.engine = engine or Engine(self)
         self.ws: Workspace | None = None
         self.state: WorkspaceState | None = None
         self.watcher: WorkspaceWatcher | None = None
         self.scheduler: Scheduler | None = None
         self.reader: StateReader | None = None
-        self._reads = Coalesced()
+        self.filled = False
         self._unshown: set[str] = set()         # built tab views whose data changed while hidden
         self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
         self._after_paint: Callable[[], object] | None = None
         self.setAcceptDrops(True)
         # the first start fits the screen it opens on; a saved geometry replaces this (_restore_settings)
         self.setGeometry(first_geometry(self.screen().availableGeometry()))
+        self._build_frame()
+        self._restore_settings()
+        if not frame_only:
+            self.fill(engine)
 
+    def _build_frame(self) -> None:
+        """The tabs with their titles, the Engine dock, the menus and the status bar, inert until
+        fill(): the Dashboard and the Engine panel hold a line saying what is being opened."""
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.dashboard = Dashboard()
-        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.opening = QLabel("Opening…")
+        self.opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.tabs.addTab(self.opening, "Dashboard")
         # every other tab is built (its module imported) when first shown or asked for
-        self.views = TabViews(self.tabs, self.engine, self._wire_view)
-        self.tabs.currentChanged.connect(self._tab_changed)
+        self.views = TabViews(self.tabs, None, self._wire_view)
         self.setCentralWidget(self.tabs)
-
-        self.panel = EnginePanel(self.engine)
         dock = QtWidgets.QDockWidget("Engine", self)
         dock.setObjectName("EngineDock")
-        dock.setWidget(self.panel)
+        dock.setWidget(QWidget())
         dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable |
                          QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self.resizeDocks([dock], [330], Qt.Orientation.Horizontal)   # the views get the width
         self.engine_dock = dock
-
         self.status_label = QLabel()
         self.status_label.setContentsMargins(16, 0, 0, 0)   # a gap after a message, before the counters
         self.statusBar().addPermanentWidget(self.status_label)
-        # every view shows times on this one clock; it is named once, here
-        self.clock_label = QLabel(clock.zone_label())
+        # every view shows times on this one clock; it is named once, here (its zone: by fill)
+        self.clock_label = QLabel()
         self.clock_label.setObjectName("clock")
         self.statusBar().addPermanentWidget(self.clock_label)
+        self._build_menus()
+        self.tabs.setEnabled(False)        # until fill(): a click must not build a view without its engine
+        self.menuBar().setEnabled(False)
+
+    def fill(self, engine: Engine | None = None) -> None:
+        """Everything but the frame: the engine's worker lanes, the Dashboard and the Engine panel
+        in their places, the timers and the signals. Imports the engine (~0.1 s)."""
+        if self.filled:
+            return
+        from .views.dashboard import Dashboard
+        from .views.engine_panel import EnginePanel
+        from .worker import Engine
+        self.engine = engine or Engine(self)
+        self.views.engine = self.engine
+        self._reads = Coalesced()
+        self.dashboard = Dashboard()
+        swap_tab(self.tabs, self.opening, self.dashboard)
+        self.panel = EnginePanel(self.engine)
+        self.engine_dock.widget().deleteLater()
+        self.engine_dock.setWidget(self.panel)
+        self.clock_label.setText(clock.zone_label())
         # the watch's last word ("The assistant's Dream removed 3 entries from USER.md"): a link to it
         self.watch_note = QLabel()
         self.watch_note.setObjectName("watchNote")
@@ -144,12 +171,13 @@ class MainWindow(QMainWindow):
         self._schedule_gen = 0               # bumped by each on/off of scheduling
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._scheduler_tick)
-
-        self._build_menus()
-        self._restore_settings()
-        add_rescuer(self._rescue_unsaved)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        errors.add_rescuer(self._rescue_unsaved)
         self._typing_keys = TypingKeys(self)
         QApplication.instance().installEventFilter(self._typing_keys)
+        self.tabs.setEnabled(True)
+        self.menuBar().setEnabled(True)
+        self.filled = True
 
     # -- the tab views, built when first shown -------------------------------------------------
     def built(self, name: str) -> bool:
@@ -199,9 +227,10 @@ class MainWindow(QMainWindow):
             view.set_workspace(ws)
 
     def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace,
-                    changed: Changes = EVERYTHING) -> None:
+                    changed: Changes | None = None) -> None:
         """What a read gives a view: only what `changed` touches of what it shows (a view just
-        built gets everything)."""
+        built, with no `changed`, gets everything)."""
+        changed = changes_mod.EVERYTHING if changed is None else changed
         st = state.status
         if name == "history" and (changed.history or changed.cursors or changed.config):
             view.set_data(st.history, st.cursor, st.dream_cursor, state.in_prompt, state.home_zone)
@@ -255,8 +284,8 @@ class MainWindow(QMainWindow):
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
         self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
         self.act_review = self._action(d, "&Review Now", lambda: self.panel.run_dream(review=True), "Ctrl+R")
-        self.act_compact = self._action(d, "&Compact Now", self.panel.run_compact, "Ctrl+K")
-        self.act_cancel = self._action(d, "C&ancel", self.panel.cancel, "Esc")
+        self.act_compact = self._action(d, "&Compact Now", lambda: self.panel.run_compact(), "Ctrl+K")
+        self.act_cancel = self._action(d, "C&ancel", lambda: self.panel.cancel(), "Esc")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
@@ -311,8 +340,8 @@ class MainWindow(QMainWindow):
         if self._editing() and not self._ask_unsaved(lambda: self.open_workspace(path)):
             return False
         try:
-            ws = Workspace.open(path)
-        except WorkspaceError as exc:
+            ws = workspace_mod.Workspace.open(path)
+        except problems_mod.WorkspaceError as exc:
             log.info("cannot open %s: %s", path, exc)
             report_error("Cannot open this folder", str(exc))
             return False
@@ -336,7 +365,7 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self.reader = StateReader(ws, self.scheduler)
         self._reads = Coalesced()
-        self._read_state(EVERYTHING)                # the dashboard's read goes first on the reader lane
+        self._read_state(changes_mod.EVERYTHING)                # the dashboard's read goes first on the reader lane
         self.panel.set_workspace(ws)
         for name, _view in self._built_views("archive", "runs", "snapshots"):   # (charts: after the first read)
             self._view_changed(name)                  # read now if shown, else when next shown
@@ -360,7 +389,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def refresh(self) -> None:
         """Read the whole workspace again (F5, and after a job that may have written anywhere)."""
-        self.apply(EVERYTHING)
+        self.apply(changes_mod.EVERYTHING)
 
     def apply(self, changes: Changes) -> None:
         if self.ws is None or not changes:
@@ -437,7 +466,7 @@ class MainWindow(QMainWindow):
         """A job's change record: the paths it wrote, as the parts of the workspace they are."""
         ws = self.ws
         if ws is not None:
-            self.apply(relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
+            self.apply(changes_mod.relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
@@ -445,7 +474,7 @@ class MainWindow(QMainWindow):
             self._watch_job("observe", watch_mod.observe)
         if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
-        self.apply(from_paths(paths))
+        self.apply(changes_mod.from_paths(paths))
         for _name, files in self._built_views("files"):
             files.files_changed(paths)
 
@@ -495,7 +524,7 @@ class MainWindow(QMainWindow):
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
         # what it wrote came as its change record; the schedule's line changes even when it wrote nothing
-        self.apply(Changes(schedule=True))
+        self.apply(changes_mod.Changes(schedule=True))
 
     def _reapply_settings(self) -> None:
         """The Dashboard's Re-apply: write back what config.json lost, only because it was asked."""
@@ -512,7 +541,7 @@ class MainWindow(QMainWindow):
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.show_lost_error(f"Not re-applied: {message}")
-            self.apply(Changes(config=True))
+            self.apply(changes_mod.Changes(config=True))
 
         self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
 
@@ -550,12 +579,12 @@ class MainWindow(QMainWindow):
 
         def done(result) -> None:
             self.show_message(said(result))
-            self.apply(Changes(state=True))     # the boxes' busy state ends with the next read
+            self.apply(changes_mod.Changes(state=True))     # the boxes' busy state ends with the next read
 
         def failed(message: str, tb: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
             self.dashboard.pin_alerts.show()
-            self.apply(Changes(state=True))
+            self.apply(changes_mod.Changes(state=True))
 
         self.engine.write(what, lambda ctx: fn(ws), done, failed)
 
@@ -564,7 +593,7 @@ class MainWindow(QMainWindow):
         if self.scheduler is not None and self._tick.isActive():
             self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
         else:
-            self.apply(Changes(config=True, schedule=True))
+            self.apply(changes_mod.Changes(config=True, schedule=True))
 
     # -- scheduling (opt-in per workspace) --------------------------------------------------
     # The scheduler reads history and writes memory/dreams/schedule.json: never on the GUI
@@ -580,7 +609,7 @@ class MainWindow(QMainWindow):
             if sched is self.scheduler:
                 if done:
                     done(result)
-                self.apply(Changes(schedule=True))   # the status line says what the scheduler now knows
+                self.apply(changes_mod.Changes(schedule=True))   # the status line says what the scheduler now knows
 
         self.engine.write(f"{SCHEDULE_JOB}{what}", lambda ctx: fn(sched), finished,
                           lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
@@ -597,7 +626,7 @@ class MainWindow(QMainWindow):
                                lambda _r: self._tick.start() if gen == self._schedule_gen else None)
         else:
             self._tick.stop()
-            self.apply(Changes(schedule=True))
+            self.apply(changes_mod.Changes(schedule=True))
 
     def _scheduler_tick(self) -> None:
         sched = self.scheduler
@@ -758,6 +787,10 @@ class MainWindow(QMainWindow):
         return "discard" if box.exec() == QMessageBox.StandardButton.Discard else "cancel"
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.filled:        # closed before the engine loaded: nothing runs yet
+            self._save_settings()
+            event.accept()
+            return
         if self._editing() and not self._ask_unsaved(self.close):
             event.ignore()
             return
@@ -772,7 +805,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return                   # (Yes: the shutdown below cancels the job and waits for it)
         self._save_settings()
-        remove_rescuer(self._rescue_unsaved)
+        errors.remove_rescuer(self._rescue_unsaved)
         QApplication.instance().removeEventFilter(self._typing_keys)
         self._tick.stop()
         self._watch_checks.stop()
@@ -851,7 +884,7 @@ class MainWindow(QMainWindow):
         if not unsaved:
             return None
         path, text = unsaved
-        out = recovery_dir() / f"{Path(path).name}.{datetime.now():%Y%m%d-%H%M%S}.recovered.md"
+        out = errors.recovery_dir() / f"{Path(path).name}.{datetime.now():%Y%m%d-%H%M%S}.recovered.md"
         from engine.files import atomic_write_text
         atomic_write_text(out, text)
         return str(out)

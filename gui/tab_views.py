@@ -5,10 +5,12 @@ Most sessions open few tabs, so the window paints sooner and idles smaller."""
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .qt import QTabWidget, QWidget
-from .worker import Engine
+
+if TYPE_CHECKING:
+    from .worker import Engine
 
 # in tab order: (name, title, module in gui.views, class, built with the engine)
 TABS = (("history", "History", "history_view", "HistoryView", False),
@@ -23,9 +25,10 @@ TABS = (("history", "History", "history_view", "HistoryView", False),
 
 class TabViews:
     """Placeholders in `tabs` for every view of TABS; `get(name)` builds one and swaps it in at
-    its place, then calls on_built(name, view) (the window wires its signals and hands it data)."""
+    its place, then calls on_built(name, view) (the window wires its signals and hands it data).
+    `engine` may come later (the window's frame paints first): no view is built before it does."""
 
-    def __init__(self, tabs: QTabWidget, engine: Engine, on_built: Callable[[str, QWidget], None]):
+    def __init__(self, tabs: QTabWidget, engine: Engine | None, on_built: Callable[[str, QWidget], None]):
         self.tabs, self.engine, self.on_built = tabs, engine, on_built
         self._views: dict[str, QWidget] = {}
         self._holders: dict[str, QWidget] = {}
@@ -57,23 +60,24 @@ class TabViews:
         kind = getattr(import_module(f".views.{module}", __package__), cls)
         view = kind(self.engine) if with_engine else kind()
         self._views[name] = view
-        self._swap(self._holders.pop(name), view)
+        swap_tab(self.tabs, self._holders.pop(name), view)
         self.on_built(name, view)
         return view
 
-    def _swap(self, holder: QWidget, view: QWidget) -> None:
-        tabs = self.tabs
-        index, current = tabs.indexOf(holder), tabs.currentIndex()
-        view.resize(holder.size())     # the tab's size from the start: a splitter restored now keeps its panes
-        blocked = tabs.blockSignals(True)     # the same tab stays current: nothing to announce
-        try:
-            title = tabs.tabText(index)
-            tabs.removeTab(index)
-            tabs.insertTab(index, view, title)
-            tabs.setCurrentIndex(current)
-        finally:
-            tabs.blockSignals(blocked)
-        holder.deleteLater()
+
+def swap_tab(tabs: QTabWidget, holder: QWidget, view: QWidget) -> None:
+    """`view` in the place (and under the title) of the placeholder `holder`, which goes."""
+    index, current = tabs.indexOf(holder), tabs.currentIndex()
+    view.resize(holder.size())     # the tab's size from the start: a splitter restored now keeps its panes
+    blocked = tabs.blockSignals(True)     # the same tab stays current: nothing to announce
+    try:
+        title = tabs.tabText(index)
+        tabs.removeTab(index)
+        tabs.insertTab(index, view, title)
+        tabs.setCurrentIndex(current)
+    finally:
+        tabs.blockSignals(blocked)
+    holder.deleteLater()
 
 
 class LazyTab:

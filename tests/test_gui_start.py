@@ -18,6 +18,10 @@ UNSHOWN = ("gui.views.history_view", "gui.views.files_view", "gui.views.settings
            "gui.views.archive_view", "gui.views.runs_view", "gui.views.prompt_view", "gui.views.charts_view",
            "gui.widgets.diff_view", "gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
            "engine.dream.run")      # (the run state the dashboard shows has its own module)
+# what the window's frame paints without (issue 14 row 3): the engine, the Dashboard, the Engine panel,
+# the worker lanes, the log file's handlers; loaded right after the first paint
+FRAME_WITHOUT = ("engine.workspace", "engine.history", "engine.config", "msgspec", "gui.views.dashboard",
+                 "gui.views.engine_panel", "gui.worker", "engine.llm", "logging.handlers")
 TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "prompt", "charts")
 
 # `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
 seen = {}
 unshown, tabs, demo = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+frame_without = json.loads(sys.argv[4])
 
 def window():
     return next(w for w in app.topLevelWidgets() if w.objectName() == "DreamdeskMainWindow")
@@ -38,11 +43,14 @@ def later(check, then):
 
 class FirstPaint(QObject):
     def eventFilter(self, obj, event):
-        if "notice" not in seen and event.type() == QEvent.Type.Paint and obj.isWidgetType() \\
+        if "opening" not in seen and event.type() == QEvent.Type.Paint and obj.isWidgetType() \\
                 and obj.window().objectName() == "DreamdeskMainWindow":
             win = window()
             seen["demo at first paint"] = os.path.exists(demo)
-            seen["notice"] = win.dashboard.notice.text() if win.dashboard.notice.isVisible() else ""
+            seen["filled at first paint"] = win.filled
+            seen["opening"] = win.opening.text()
+            seen["loaded at first paint"] = [m for m in frame_without if m in sys.modules]
+            seen["tabs at first paint"] = [win.tabs.tabText(i) for i in range(win.tabs.count())]
             later(lambda: win.state is not None, read)
         return False
 
@@ -51,6 +59,7 @@ def read():
     seen["loaded"] = [m for m in unshown if m in sys.modules]
     seen["built"] = [n for n in tabs if win.built(n)]
     seen["notice after"] = win.dashboard.notice.isVisible()
+    seen["dashboard shown"] = win.tabs.currentWidget() is win.dashboard and win.tabs.isEnabled()
     seen["workspace"] = str(win.ws.root)
     win.tabs.setCurrentIndex(win.tabs.indexOf(win.tabs.findChild(QObject, "unbuilt:snapshots")))
     later(lambda: win.built("snapshots") and win.snapshots.model.rowCount() > 0, shown)
@@ -78,14 +87,14 @@ def _start(tmp_path: Path, last: Path | None) -> dict:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "xdg-config"),
                XDG_DATA_HOME=str(data), PYTHONPATH=str(REPO))
     proc = subprocess.run([sys.executable, "-c", START, json.dumps(UNSHOWN), json.dumps(TAB_VIEWS),
-                           str(data / "dreamdesk" / "demo")], capture_output=True, text=True, timeout=120,
+                           str(data / "dreamdesk" / "demo"), json.dumps(FRAME_WITHOUT)], capture_output=True, text=True, timeout=120,
                           env=env, cwd=str(REPO))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize("first", [True, False], ids=["first-ever start", "demo copy exists"])
-def test_the_start_loads_no_tab_but_the_dashboard_until_one_is_shown(tmp_path, history_home, first):
+def test_the_start_paints_the_frame_first_and_loads_no_tab_until_one_is_shown(tmp_path, history_home, first):
     last = None
     if not first:
         last = tmp_path / "xdg-data" / "dreamdesk" / "demo"
@@ -93,12 +102,17 @@ def test_the_start_loads_no_tab_but_the_dashboard_until_one_is_shown(tmp_path, h
     seen = _start(tmp_path, last)
     assert seen["workspace"] == str(tmp_path / "xdg-data" / "dreamdesk" / "demo" / "workspace")
     assert seen["loaded"] == [] and seen["built"] == []
+    # the first paint is the window's frame, with every tab's title, saying what it opens; the
+    # engine and the rest of the window load after it
+    assert seen["filled at first paint"] is False and seen["loaded at first paint"] == []
+    assert seen["tabs at first paint"] == ["Dashboard", "History", "Files", "Settings → Memory", "Snapshots",
+                                           "Archive", "Dream runs", "Prompt", "Charts"]
     if first:
         # the window was painted before the copy was there, and said what it was doing
-        assert seen["demo at first paint"] is False and seen["notice"] == "Preparing the demo workspace…"
+        assert seen["demo at first paint"] is False and seen["opening"] == "Preparing the demo workspace…"
     else:
-        assert seen["notice"] == ""
-    assert seen["notice after"] is False
+        assert seen["opening"] == f"Opening {last}…"
+    assert seen["notice after"] is False and seen["dashboard shown"]
     # the tab shown is built, its module (and the diff widget's pygments) loaded, and it shows the snapshots
     assert seen["current is snapshots"] and seen["snapshot rows"] >= 5
     assert {"gui.views.snapshots_view", "gui.widgets.diff_view"} <= set(seen["loaded after"])
