@@ -16,7 +16,7 @@ ENV = "DREAMDESK_LOG_DIR"
 FILE_NAME = "dreamdesk.log"
 MAX_BYTES = 1_000_000
 BACKUPS = 3
-OURS = ("engine", "gui")          # our loggers (logging.getLogger(__name__)) log at `level`
+OURS = ("dreamdesk",)            # our loggers (logging.getLogger(__name__)) log at `level`
 FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s]: %(message)s"
 
 _handler: logging.Handler | None = None

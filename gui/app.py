@@ -10,13 +10,9 @@ from pathlib import Path
 from . import qt_messages, settings_store
 from .qt import QApplication
 
-# in a PyInstaller bundle the data files sit under sys._MEIPASS
-RESOURCES = (Path(getattr(sys, "_MEIPASS", "")) / "resources" if getattr(sys, "frozen", False)
-             else Path(__file__).resolve().parent.parent / "resources")
-
-
 def demo_source() -> Path:
-    return RESOURCES / "demo"
+    from dreamdesk.engine.resources import resource
+    return resource("demo")
 
 
 def ensure_demo_copy(data_dir: Path | None = None) -> Path:
@@ -39,10 +35,11 @@ def build_demo_copy(data_dir: Path | None = None) -> Path:
         shutil.copytree(demo_source(), tmp)
         # give the copy its recorded past (snapshots, Dream runs, archive) so every view has
         # something true to show; without git it stays a plain copy
-        from engine.demo_history import build_demo_history
-        from engine.problems import WorkspaceError
+        from dreamdesk.engine.demo_history import build_demo_history
+        from dreamdesk.engine.resources import resource
+        from dreamdesk.engine.problems import WorkspaceError
         try:
-            build_demo_history(tmp, RESOURCES / "demo-history")
+            build_demo_history(tmp, resource("demo-history"))
         except (WorkspaceError, OSError) as exc:
             logging.getLogger(__name__).warning("the demo copy has no recorded history (%s)", exc)
         tmp.rename(dest)
@@ -54,11 +51,17 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName("Dreamdesk")
     app.setApplicationName("Dreamdesk")
     app.setApplicationDisplayName("Dreamdesk")
-    icon = RESOURCES / "icons" / "dreamdesk.png"
+    return app
+
+
+def set_icon(app: QApplication) -> None:
+    """The app's icon (window, taskbar, tray): set after the first paint (finding the resources
+    imports importlib.resources, ~14 ms), a moment before the desktop shows it anywhere."""
+    from dreamdesk.engine.resources import resource
+    icon = resource("icons", "dreamdesk.png")
     if icon.is_file():
         from .qt import QtGui
         app.setWindowIcon(QtGui.QIcon(str(icon)))
-    return app
 
 
 def run(path: str | None = None) -> int:
@@ -73,17 +76,18 @@ def run(path: str | None = None) -> int:
     win = MainWindow(frame_only=True)
     win.opening.setText("Preparing the demo workspace…" if demo else f"Opening {target}…")
     win.show()
-    win.after_first_paint(lambda: _start(win, None if demo else target))
+    win.after_first_paint(lambda: _start(app, win, None if demo else target))
     return app.exec()
 
 
-def _start(win, target: str | None) -> None:
-    """After the first paint: logging, the rest of the window, then the workspace (None: the demo)."""
-    from engine import logs
+def _start(app: QApplication, win, target: str | None) -> None:
+    """After the first paint: logging, the icon, the rest of the window, then the workspace (None: the demo)."""
+    from dreamdesk.engine import logs
     from .errors import install_excepthook
     log_file = logs.setup()
     qt_messages.install()        # (a message Qt gave before this went to stderr, as Qt prints them)
     install_excepthook()
+    set_icon(app)
     logging.getLogger(__name__).info("Dreamdesk started (log file %s)", log_file)
     settings_store.move_key_to_keyring()     # once: a key an older Dreamdesk kept in plain text
     win.fill()

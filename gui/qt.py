@@ -39,7 +39,7 @@ def _no_source_scan() -> None:
     instead; a PySide6 without this hook is left as it is."""
     feature = sys.modules.get("PySide6.support.feature")
     if feature is not None and callable(getattr(feature, "_mod_uses_pyside", None)):
-        feature._mod_uses_pyside = lambda module: getattr(module, "__name__", "").startswith(("PySide6", "gui"))
+        feature._mod_uses_pyside = lambda module: getattr(module, "__name__", "").startswith(("PySide6", "dreamdesk.gui"))
 
 
 _no_source_scan()

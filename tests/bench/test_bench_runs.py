@@ -17,12 +17,13 @@ from datetime import datetime, timedelta
 import pytest
 from bench_harness import interleave, publish, table
 
-from engine.dream import records
-from engine.stat_memo import forget_all
-from engine.workspace import Workspace
-from gui.app import RESOURCES, build_demo_copy
-from gui.qt import QApplication
-from gui.views.runs_view import RunsView
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.stat_memo import forget_all
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.resources import resource
+from dreamdesk.gui.app import build_demo_copy
+from dreamdesk.gui.qt import QApplication
+from dreamdesk.gui.views.runs_view import RunsView
 
 pytestmark = pytest.mark.bench
 RUNS = 1000
@@ -34,7 +35,7 @@ def write_runs(ws: Workspace, n: int = RUNS) -> None:
     """n run records after the demo's (their templates), the older ones pruned; dated 10 s back so
     they count as settled (engine/stat_memo.py), as a workspace's records are between two looks."""
     tmpl = [json.loads(p.read_text(encoding="utf-8"))
-            for p in sorted((RESOURCES / "demo-history/memory/dreams").glob("r-*.json"))]
+            for p in sorted(resource("demo-history", "memory", "dreams").glob("r-*.json"))]
     start = datetime(2026, 1, 1, 3, 0, 0).astimezone()
     have = len(list(records.dreams_dir(ws).glob("r-*.json")))
     for i in range(n - have):
