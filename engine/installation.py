@@ -37,8 +37,12 @@ def installed_version() -> str | None:
 
 def version_text() -> str:
     v = installed_version()
+    if v:
+        return v
+    if getattr(sys, "frozen", False):       # a PyInstaller build carries no package metadata
+        return f"{__version__} (a bundled build)"
     source = Path(__file__).resolve().parent.parent
-    return v if v else f"{__version__}, not installed as a package (running from {source})"
+    return f"{__version__}, not installed as a package (running from {source})"
 
 
 def python_text() -> str:
