@@ -11,8 +11,8 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from engine import logs, redact
-from engine.oserrors import explain
+from dreamdesk.engine import logs, redact
+from dreamdesk.engine.oserrors import explain
 
 from .qt import QApplication, QMessageBox
 
@@ -78,7 +78,7 @@ def crash_details(etype, value, tb) -> str:
 
 
 def recovery_dir() -> Path:
-    from engine.installation import data_dir
+    from dreamdesk.engine.installation import data_dir
     d = data_dir() / "recovered"
     d.mkdir(parents=True, exist_ok=True)
     return d

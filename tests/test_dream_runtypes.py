@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.dream import records
-from engine.dream.policy import Held
-from engine.dream.run import load_state, read_state, save_state
-from engine.dream.runtypes import FileSize, RunRecord, RunState, Stuck, with_changes
-from engine.workspace import Workspace
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.policy import Held
+from dreamdesk.engine.dream.run import load_state, read_state, save_state
+from dreamdesk.engine.dream.runtypes import FileSize, RunRecord, RunState, Stuck, with_changes
+from dreamdesk.engine.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dream_records"
 SHAPES = ["completed", "pruned", "dry-run-preview", "old-shape"]

@@ -20,7 +20,7 @@ def _dreamdesk(*args: str) -> subprocess.CompletedProcess:
     """The console entry point in a subprocess (no display needed: these never open a window)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("QT_QPA_PLATFORM", None)
-    return subprocess.run([sys.executable, "-m", "gui.launcher", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dreamdesk.gui.launcher", *args], capture_output=True, text=True,
                           timeout=60, env=env, cwd=REPO)
 
 
@@ -40,7 +40,7 @@ def test_help_says_what_no_arguments_and_open_do_and_lists_the_commands():
 
 
 def test_version_is_the_installed_one_or_says_it_is_not_installed(capsys, monkeypatch):
-    from gui.launcher import main
+    from dreamdesk.gui.launcher import main
     proc = _dreamdesk("--version")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"dreamdesk {metadata.version('dreamdesk')}\n", "")
 
@@ -72,8 +72,8 @@ def test_about_shows_versions_and_where_things_live_selectable_and_copyable(main
     import PySide6
     from PySide6.QtCore import QSettings, Qt, qVersion
 
-    from engine import logs
-    from gui import settings_store
+    from dreamdesk.engine import logs
+    from dreamdesk.gui import settings_store
     dialog = main_window.about_dialog()
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -116,7 +116,7 @@ def test_shortcuts_list_every_action_of_the_window_and_opens_from_its_key(main_w
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from gui.shortcuts import Row, ShortcutsDialog
+    from dreamdesk.gui.shortcuts import Row, ShortcutsDialog
     dialog = main_window.shortcuts_dialog()
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -163,9 +163,9 @@ def _button_keys(widget) -> set[tuple[str, str]]:
 
 def test_the_buttons_keys_listed_are_the_buttons_keys_of_every_tab(main_window, gui_engine):
     """The keys that are no action are kept by hand: this keeps them true, both ways."""
-    from gui.shortcuts import BUTTON_KEYS
-    from gui.tab_views import TABS
-    from gui.views.engine_panel import DryRunDialog
+    from dreamdesk.gui.shortcuts import BUTTON_KEYS
+    from dreamdesk.gui.tab_views import TABS
+    from dreamdesk.gui.views.engine_panel import DryRunDialog
     views = {f"{title} tab": main_window.views.get(name) for name, title, *_ in TABS}
     views["Dry run"] = DryRunDialog("", [], gui_engine)
     views["Dashboard"], views["Engine panel"] = main_window.dashboard, main_window.panel   # (none there)
