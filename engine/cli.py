@@ -13,7 +13,7 @@ from json.encoder import encode_basestring as _js
 from datetime import datetime
 from typing import Any
 
-from . import __version__, clock, json_stream, redact
+from . import clock, json_stream, redact
 from . import config as config_mod
 from .archive_kinds import COMMIT_REASONS, ORIGINS, REASONS   # the parser's choices; the archive loads when used
 from .files import LockHeld
@@ -874,10 +874,35 @@ def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool =
     return s
 
 
+class _Version(argparse.Action):
+    """--version: the installed version, looked up only when asked (it searches sys.path)."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, help="print Dreamdesk's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .installation import version_text
+        print(f"dreamdesk {version_text()}")
+        parser.exit()
+
+
+# the console script (gui/launcher.py) starts the desktop app for these two; the rest is this CLI
+USAGE = "dreamdesk [open PATH]\n       dreamdesk COMMAND PATH [options]\n       dreamdesk --version"
+DESCRIPTION = """See, audit and repair what your assistant remembers.
+
+the desktop app:
+  dreamdesk             open the window on the last workspace (a private copy of the
+                        demo on a first start)
+  dreamdesk open PATH   open the window on PATH: an assistant's home folder or its
+                        workspace folder"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="dreamdesk", description="See, audit and repair what your assistant remembers.")
-    p.add_argument("--version", action="version", version=f"dreamdesk {__version__}")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    p = _Parser(prog="dreamdesk", usage=USAGE, description=DESCRIPTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=_Version)
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", prog="dreamdesk",
+                           title="the command line (no window; dreamdesk COMMAND --help for one)")
 
     s = _command(sub, "status", "file sizes against budgets, cursors, pending history, problems", cmd_status)
 

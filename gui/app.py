@@ -25,8 +25,8 @@ def ensure_demo_copy(data_dir: Path | None = None) -> Path:
 def build_demo_copy(data_dir: Path | None = None) -> Path:
     """The copying and git work of ensure_demo_copy, without Qt (so it can run off the GUI thread)."""
     if data_dir is None:
-        from platformdirs import user_data_dir
-        data_dir = Path(user_data_dir("dreamdesk", "dreamdesk"))
+        from dreamdesk.engine.installation import data_dir as user_data_dir
+        data_dir = user_data_dir()
     dest = data_dir / "demo"
     if not dest.exists():
         data_dir.mkdir(parents=True, exist_ok=True)

@@ -78,7 +78,7 @@ def crash_details(etype, value, tb) -> str:
 
 
 def recovery_dir() -> Path:
-    from platformdirs import user_data_dir
-    d = Path(user_data_dir("dreamdesk", "dreamdesk")) / "recovered"
+    from dreamdesk.engine.installation import data_dir
+    d = data_dir() / "recovered"
     d.mkdir(parents=True, exist_ok=True)
     return d

@@ -292,7 +292,11 @@ class MainWindow(QMainWindow):
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
         h = mb.addMenu("&Help")
-        self._action(h, "&About Dreamdesk", self._about, "F1")
+        self._action(h, "&Keyboard Shortcuts", lambda: self.shortcuts_dialog().open(), "Ctrl+/",
+                     "Every key of this window")
+        h.addSeparator()
+        # F1 is a desktop's Help key: the About dialog is Dreamdesk's help (versions, places, the keys)
+        self._action(h, "&About Dreamdesk", lambda: self.about_dialog().open(), "F1")
         self._fill_recent()
 
     def _fill_recent(self) -> None:
@@ -302,10 +306,16 @@ class MainWindow(QMainWindow):
             a.triggered.connect(lambda _=False, p=path: self.open_workspace(p))
         self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
 
-    def _about(self) -> None:
-        QMessageBox.about(self, "About Dreamdesk",
-                          "Dreamdesk shows, audits and repairs what an AI assistant remembers: its memory files "
-                          "against their budgets, the compacted history, Dream runs, snapshots and the archive.")
+    # the Help dialogs are imported when first opened: the menus are built before the first paint
+    def about_dialog(self) -> QtWidgets.QDialog:
+        """Help → About, built (not shown): the caller opens it."""
+        from .about import AboutDialog
+        return AboutDialog(self, self.shortcuts_dialog)
+
+    def shortcuts_dialog(self, parent: QWidget | None = None) -> QtWidgets.QDialog:
+        """Help → Keyboard Shortcuts, built from this window's actions (not shown)."""
+        from .shortcuts import ShortcutsDialog
+        return ShortcutsDialog(parent or self, self.actions(), TypingKeys.KEYS)
 
     # -- opening ----------------------------------------------------------------------------
     def choose_workspace(self) -> None:
