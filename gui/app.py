@@ -77,6 +77,9 @@ def run(path: str | None = None) -> int:
     win.opening.setText("Preparing the demo workspace…" if demo else f"Opening {target}…")
     win.show()
     win.after_first_paint(lambda: _start(app, win, None if demo else target))
+    from . import smoke
+    if smoke.requested():                 # CI's smoke start of the bundle and the wheel (gui/smoke.py)
+        smoke.watch(app, win, smoke.requested())
     return app.exec()
 
 
