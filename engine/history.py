@@ -136,7 +136,7 @@ def _fast_line(raw: bytes) -> _Line | None:
         return None
     try:
         line = _fast(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except jsonl.FAST_REFUSED:
         return None
     return line if line.cursor >= 0 else None
 
