@@ -48,3 +48,23 @@ def test_metainfo_validates():
     proc = subprocess.run(["appstreamcli", "validate", "--no-net", str(METAINFO)], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_floors_ci_installs_are_the_lowest_versions_pyproject_allows():
+    """packaging/floors.txt pins, for every requirement of Dreamdesk and its tests, the floor that
+    pyproject.toml states (or its first release that exists: 77.0.0 of setuptools never did)."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floors = {}
+    for line in (PACKAGING / "floors.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            floors[name.strip().lower()] = Version(version.strip())
+    required = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]]
+    assert sorted(floors) == sorted(r.name.lower() for r in required)
+    for req in required:
+        (lowest,) = [Version(s.version) for s in req.specifier if s.operator == ">="]
+        pinned = floors[req.name.lower()]
+        assert pinned in req.specifier and pinned.release[:len(lowest.release)] == lowest.release, (req, pinned)
+        assert pinned.release[len(lowest.release):] in ((), (0,), (0, 0)) or req.name == "setuptools", (req, pinned)
