@@ -278,7 +278,10 @@ class MainWindow(QMainWindow):
                                         "Save the file being edited")
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
-        quit_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")]
+        # the platform's Quit key when a keyboard types it, else Ctrl+Q (PySide6 6.10's generic
+        # theme binds Quit to Exit, a remote-control key with no modifier)
+        quit_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
+                     if k[0].keyboardModifiers() != Qt.KeyboardModifier.NoModifier] or [QKeySequence("Ctrl+Q")]
         self._action(f, "&Quit", self.close, quit_keys[0])
         d = mb.addMenu("&Dream")
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")

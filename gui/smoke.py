@@ -36,11 +36,11 @@ def watch(app: QApplication, win, setting: str, *, timeout_s: float = TIMEOUT_S,
     quit_with = done or (lambda code, text: _quit(app, win, code, text))
     deadline = time.monotonic() + timeout_s
     errors = _ErrorsSeen()
+    app.dreamdesk_quiet_errors = True          # gui/errors.py: to stderr, never a modal dialog
 
     def done(code: int, text: str) -> None:
         logging.getLogger("dreamdesk").removeHandler(errors)
         quit_with(code, text)
-    app.dreamdesk_quiet_errors = True          # gui/errors.py: to stderr, never a modal dialog
 
     def step() -> None:
         try:
