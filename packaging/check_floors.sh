@@ -2,7 +2,7 @@
 # Dependency floors (.ci/run runs this): the lowest versions pyproject.toml allows
 # (packaging/floors.txt: PySide6 6.10.0, pytest-qt 4.5.0, and the others' floors) in a fresh
 # virtual environment, Dreamdesk installed into it from this checkout, then the default test run.
-# The whole default run, not a subset: it takes about as long as CI's own run of it (~5 min), and
+# The whole default run, not a subset: it takes about as long as CI's own run of it (~6 min), and
 # a floor breaks where nobody guesses (a Qt signature, a pytest-qt teardown check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
