@@ -858,6 +858,28 @@ def cmd_usage(args) -> int:
     return EXIT_OK
 
 
+def cmd_lint(args) -> int:
+    from .lint import counts, lint
+    ws = _open(args.path)
+    today = clock.today()
+    found = lint(ws, today)
+    if args.json:
+        _dump({"today": today.isoformat(), "counts": counts(found), "findings": [f.to_json() for f in found]})
+        return EXIT_OK
+    for f in found:
+        t = f.target
+        first = t.text.split("\n")[0]
+        more = "…" if len(first) > 100 or len(first) < len(t.text) else ""
+        print(f"{t.file} {t.lines}  {f.kind}")
+        print(f"    {first[:100]}{more}")
+        print(f"    {f.reason}")
+        print(f"    fix: {f.fix_label}")
+    tally = ", ".join(f"{n} {k}" for k, n in counts(found).items() if n)
+    print(f"{len(found)} finding{'s' if len(found) != 1 else ''} ({tally}), as of {today.isoformat()}" if found
+          else f"No findings, as of {today.isoformat()}.")
+    return EXIT_OK
+
+
 def _tokens_line(t) -> str:
     return f"{t.total:>9,} tokens ({t.input:,} in, {t.output:,} out; {t.calls} call{'s' if t.calls != 1 else ''})"
 
@@ -976,6 +998,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
     _model_args(s)
+
+    s = _command(sub, "lint", "duplicate, past-dated, misplaced and over-long entries in the memory files "
+                 "(read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
 
     s = _command(sub, "model", "which model, provider, base URL and prompt Dream uses, and why", cmd_model)
     _model_args(s)

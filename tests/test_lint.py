@@ -206,3 +206,38 @@ def test_recorded_day_comes_from_provenance(make_workspace):
     found = lint(Workspace.open(root), TODAY)
     assert [f.kind for f in found] == ["past-date"]
     assert "recorded 2026-11-02" in found[0].reason and "2026-11-03" in found[0].reason
+
+
+# -- the command line --------------------------------------------------------------------------
+def test_cli_lint_reads_the_demo_without_writing(demo_home, capsys, monkeypatch):
+    import json
+    from conftest import tree_state
+    from dreamdesk.engine.cli import main
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-12-02")
+    before = tree_state(demo_home)
+    assert main(["lint", str(demo_home)]) == 0
+    out = capsys.readouterr().out
+    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Remove it from memory/MEMORY.md" in out
+    assert out.rstrip().endswith("3 findings (1 near-duplicate, 1 past-date, 1 too-long), as of 2026-12-02")
+    assert main(["lint", str(demo_home), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["today"] == "2026-12-02" and data["counts"]["past-date"] == 1
+    assert [f["id"] for f in data["findings"]] == ["near-duplicate:USER.md:22", "too-long:memory/MEMORY.md:10",
+                                                    "past-date:memory/MEMORY.md:15"]
+    assert data["findings"][0]["places"][0] | {"text": None} == {"file": "SOUL.md", "start_line": 10, "end_line": 10,
+                                                                 "text": None, "heading": "## Voice"}
+    assert tree_state(demo_home) == before
+
+
+def test_cli_lint_bad_path_says_so(tmp_path, capsys):
+    from dreamdesk.engine.cli import main
+    assert main(["lint", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and "Traceback" not in err
+
+
+def test_cli_lint_clean_workspace(make_workspace, capsys):
+    from dreamdesk.engine.cli import main
+    root = make_workspace({"USER.md": "# User\n\n- Lives in Ghent\n"})
+    assert main(["lint", str(root)]) == 0
+    assert capsys.readouterr().out.startswith("No findings, as of ")
