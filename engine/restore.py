@@ -169,7 +169,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
                 # how to take it back, never leave a half restore unexplained
                 done = ", ".join(result.files)
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
-                _log(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
+                log_restore(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
                 raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
                                      f"Undo with: dreamdesk restore {ws.home or ws.root} --undo {result.id}") from None
             result.files.append(rel)
@@ -179,7 +179,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
             result.cursor = (old_cursor, target_cursor)
         if result.files or result.cursor or result.archived:
             result.commit = store.snapshot(restore_subject(what), with_summary=True)
-            _log(ws, result, label, kind, returned.ids)
+            log_restore(ws, result, label, kind, returned.ids)
         return result
 
 
@@ -201,7 +201,7 @@ class _Returned:
         self.ids += [r.id for r in self._records if r.file == rel and r.text in back and r.id not in self.ids]
 
 
-def _log(ws: Workspace, result: RestoreResult, what: str, kind: str, returned: list[str],
+def log_restore(ws: Workspace, result: RestoreResult, what: str, kind: str, returned: list[str],
          undoes: str | None = None) -> None:
     entry = RestoreEntry(restore_log.new_id(), _now(), what, kind, result.undo, result.commit,
                          list(result.writes), result.cursor, [r.id for r in result.archived], returned, undoes)
@@ -260,7 +260,7 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     except SnapshotError as exc:
         result.warnings.append(f"the restore was not committed to snapshots: {exc}")
     same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
-    _log(ws, result, what, "archive", same or [rec.id])
+    log_restore(ws, result, what, "archive", same or [rec.id])
     return result
 
 
@@ -398,7 +398,7 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
                 if not result.files:
                     raise
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {f.path}"), with_summary=True)
-                _log(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
+                log_restore(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
                 raise WorkspaceError(f"the undo stopped at {f.path} ({exc}); {', '.join(result.files)} had already "
                                      f"been put back. Undo this with: dreamdesk restore {ws.home or ws.root} "
                                      f"--undo {result.id}") from None
@@ -408,7 +408,7 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
             write_cursor(ws.dream_cursor_path, plan.cursor[1])
             result.cursor = plan.cursor
         result.commit = store.snapshot(restore_subject(what), with_summary=True)
-        _log(ws, result, what, "undo", returned.ids, undoes=entry.id)
+        log_restore(ws, result, what, "undo", returned.ids, undoes=entry.id)
         return result
 
 
