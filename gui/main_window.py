@@ -69,7 +69,7 @@ class TypingKeys(QObject):
 class MainWindow(QMainWindow):
     # the tab views, built when first shown or used (gui/tab_views.py); built(name) says which are
     history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
-    archive, runs, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+    archive, runs, lint, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab(), LazyTab()
 
     def __init__(self, engine: Engine | None = None, *, frame_only: bool = False):
         """The whole window; with frame_only, only its frame (what the start paints first, before
@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _hand_workspace(name: str, view, ws: Workspace) -> None:
         """What open_workspace gives a view: the views that read for themselves get the workspace."""
-        if name in ("archive", "runs", "snapshots"):
+        if name in ("archive", "runs", "snapshots", "lint"):
             view.set_workspace(ws)
 
     def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace,
@@ -412,6 +412,8 @@ class MainWindow(QMainWindow):
             self._view_changed("runs")
         if changes.snapshots or changes.files or changes.cursors:
             self._view_changed("snapshots")
+        if changes.touches_files() or changes.runs:
+            self._view_changed("lint")          # its findings read the memory files (and Dream's provenance)
 
     def _read_state(self, changes: Changes) -> None:
         """Requests merge while a read waits its turn: the read takes them all when it starts, and
@@ -880,7 +882,7 @@ class MainWindow(QMainWindow):
             if _laid_out(_saved_sizes(state := splitter.saveState())):
                 s.setValue(f"splitters/{name}", state)
 
-    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs")
+    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs", "lint")
 
     def _splitters(self):
         """Every remembered splitter (building the views that hold them)."""
