@@ -64,45 +64,33 @@ def test_relative_phrase_counts_from_the_recorded_day():
 
 
 # -- misplaced ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", [
-    "- Deploy the blog:\n  1. run the build\n  2. rsync _site/ to the server",
-    "1. Run `npx @11ty/eleventy` and check _site/",
-    "- Run the backup script, then copy the archive to the NAS",
-    "- To publish: build the site, then rsync it → verify with curl",
-])
-def test_procedure_found(text):
-    assert procedure_reason(text)
+PROCEDURES = [  # (text, is it a procedure)
+    ("- Deploy the blog:\n  1. run the build\n  2. rsync _site/ to the server", True),
+    ("1. Run `npx @11ty/eleventy` and check _site/", True),
+    ("- Run the backup script, then copy the archive to the NAS", True),
+    ("- To publish: build the site, then rsync it → verify with curl", True),
+    ("- Weekly review on Friday at 16:00 (skill weekly-review): one Telegram message", False),
+    ("- Answer first, reasoning after. Short by default", False),
+    ("- Runs three times a week, ~25 km in total, then stretches", False),     # "Runs": she does, not a step
+    ("- Keeps tasks in Todoist; the weekly review reads the project \"This week\".", False),
+    ("1. Family first", False),
+]
+PREFERENCES = [  # (text, is it a preference of the user's)
+    ("- She prefers oat milk in her coffee", True),
+    ("- Hates the lockfile churn of Poetry", True),
+    ("- The user likes short answers", True),
+    ("- Blog decisions are final. She really dislikes WordPress.", True),
+    ("- Hosting: Hetzner CX22 (Falkenstein), Debian 12", False),
+    ("- She reviews infra PRs on Thursdays", False),
+    ("- Joris likes cooking on weekdays", False),          # someone else's preference
+    ("- Alikes-like names are not words", False),
+]
 
 
-@pytest.mark.parametrize("text", [
-    "- Weekly review on Friday at 16:00 (skill weekly-review): one Telegram message",
-    "- Answer first, reasoning after. Short by default",
-    "- Runs three times a week, ~25 km in total, then stretches",     # "Runs": she does, not a step
-    "- Keeps tasks in Todoist; the weekly review reads the project \"This week\".",
-    "1. Family first",
-])
-def test_no_procedure(text):
-    assert procedure_reason(text) is None
-
-
-@pytest.mark.parametrize("text", [
-    "- She prefers oat milk in her coffee",
-    "- Hates the lockfile churn of Poetry",
-    "- The user likes short answers",
-    "- Blog decisions are final. She really dislikes WordPress.",
-])
-def test_preference_found(text):
-    assert preference_reason(text)
-
-
-@pytest.mark.parametrize("text", [
-    "- Hosting: Hetzner CX22 (Falkenstein), Debian 12",
-    "- She reviews infra PRs on Thursdays",
-    "- Joris likes cooking on weekdays",         # someone else's preference
-    "- Alikes-like names are not words",
-])
-def test_no_preference(text):
-    assert preference_reason(text) is None
+@pytest.mark.parametrize("check, text, found", [(procedure_reason, t, f) for t, f in PROCEDURES]
+                         + [(preference_reason, t, f) for t, f in PREFERENCES])
+def test_misplaced_heuristics(check, text, found):
+    assert (check(text) is not None) is found, text
 
 
 # -- near-duplicates: the threshold, measured ------------------------------------------------------
