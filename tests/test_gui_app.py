@@ -503,7 +503,7 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
     from conftest import open_window
     def show_tab(win, splitter):
         win.tabs.setCurrentWidget(next(w for w in (win.files, win.history, win.prompt, win.snapshots, win.archive,
-                                                   win.runs) if w.splitter is splitter))
+                                                   win.runs, win.lint) if w.splitter is splitter))
         qtbot.wait(30)                                 # a tab shown for the first time is laid out now
 
     win = open_window(qtbot, demo_home)

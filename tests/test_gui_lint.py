@@ -53,6 +53,8 @@ def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_windo
     grab(main_window, "lint.png")
     memory = demo_home / "workspace" / "memory" / "MEMORY.md"
     before = memory.read_bytes()
+    said: list[str] = []
+    view.status.connect(said.append)
 
     qtbot.mouseClick(view.fix_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: ("past-date", "memory/MEMORY.md") not in _kinds(view), timeout=15000)
@@ -61,8 +63,7 @@ def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_windo
     assert [(r.file, r.text, r.reason) for r in read_archive(ws).records if r.text == LAUNCH] == [
         ("memory/MEMORY.md", LAUNCH, "edit")]
     assert LAUNCH not in memory.read_text()
-    said = main_window.statusBar()
-    assert "Fixed: Remove it from memory/MEMORY.md; 1 archived" in (said.toolTip() or said.currentMessage())
+    assert said[0].startswith("Fixed: Remove it from memory/MEMORY.md; 1 archived.")
 
     undo_restore(ws, recent_restores(ws)[0].id)       # Snapshots → Undo last restore does the same
     assert memory.read_bytes() == before
