@@ -120,8 +120,11 @@ class MainWindow(QMainWindow):
         self.clock_label.setObjectName("clock")
         self.statusBar().addPermanentWidget(self.clock_label)
         self._build_menus()
-        self.tabs.setEnabled(False)        # until fill(): a click must not build a view without its engine
+        # until fill(): a click or a key must not reach a view or the panel that is not there yet
+        self.tabs.setEnabled(False)
         self.menuBar().setEnabled(False)
+        for action in self.actions():
+            action.setEnabled(False)
 
     def fill(self, engine: Engine | None = None) -> None:
         """Everything but the frame: the engine's worker lanes, the Dashboard and the Engine panel
@@ -177,6 +180,8 @@ class MainWindow(QMainWindow):
         QApplication.instance().installEventFilter(self._typing_keys)
         self.tabs.setEnabled(True)
         self.menuBar().setEnabled(True)
+        for action in self.actions():
+            action.setEnabled(True)
         self.filled = True
 
     # -- the tab views, built when first shown -------------------------------------------------
