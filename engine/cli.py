@@ -509,6 +509,20 @@ def cmd_unpin(args) -> int:
     return EXIT_OK
 
 
+def cmd_scope(args) -> int:
+    from . import dream_scope
+    ws = _open(args.path)
+    if args.close or args.open:
+        scope = dream_scope.change(ws.root, args.close or [], args.open or [])
+    else:
+        scope = dream_scope.load(ws.root)
+    if args.json:
+        _dump(scope.to_json())
+    else:
+        print(scope.describe())
+    return EXIT_OK
+
+
 def cmd_pins(args) -> int:
     from .pins import pin_states
     ws = _open(args.path)
@@ -970,6 +984,11 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
 
     s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
+
+    s = _command(sub, "scope", "which memory files Dreamdesk's Dream may write here; --close/--open to change it",
+                 cmd_scope, usage="dreamdesk scope PATH [--close AREA]... [--open AREA]... [--json]")
+    for flag, what in (("--close", "never let Dreamdesk's Dream write it here"), ("--open", "let it write it again")):
+        s.add_argument(flag, action="append", metavar="AREA", help=f"SOUL.md, USER.md, MEMORY.md or skills: {what}")
 
     s = _command(sub, "dream", "run Dream once now (or --dry-run to preview its edits)", cmd_dream)
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")

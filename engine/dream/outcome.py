@@ -95,6 +95,10 @@ def _refused_text(run: RunFacts, w: _Words) -> str:
     if pinned:
         text += (f" {len(pinned)} write(s) refused because they would have removed or changed an entry the user "
                  f"pinned ({', '.join(sorted({r.file for r in pinned}))}); the pinned entries were kept.")
+    closed = [r for r in run.refused if r.kind == "scope"]       # (any pass: the person's word on the file)
+    if closed:
+        text += (f" {len(closed)} write(s) refused because the file is closed to Dream in this workspace "
+                 f"({', '.join(sorted({r.file for r in closed}))}); it was left as it is.")
     return text
 
 

@@ -88,9 +88,13 @@ def pass_instructions(pass_name: str, own_prompt: str | None = None) -> str:
 
 
 def build_messages(pass_name: str, files: dict[str, str | None], budgets: dict[str, int],
-                   batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None) -> list[dict]:
+                   batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None,
+                   closed: list[str] = ()) -> list[dict]:
+    """`closed`: the areas (dream_scope.AREAS) the person closed to Dream in this workspace."""
     system = COMMON + "\n\n" + pass_instructions(pass_name, own_prompt)
     user = ("Current memory files:\n\n" + files_text(files, budgets)
             + ("\n\nSkills: " + ", ".join(skills) if skills else "")
+            + ("\n\nClosed to you in this workspace by the person (read them, never write them): "
+               + ", ".join(closed) if closed else "")
             + "\n\nNew history entries (oldest first):\n\n" + (batch_text(batch) if batch else "(none)"))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
+from .. import dream_scope
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
@@ -248,7 +249,8 @@ def _run_passes(ws: Workspace, client: LLMClient, order: list[str], batch: list,
         sb.begin_pass(name, PASSES[name][0], shrink_only=(name == "review"), tools=PASS_TOOLS[name])
         files = {rel: sb.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
-        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills, own_prompt=own_prompt)
+        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills, own_prompt=own_prompt,
+                              closed=sb.scope.to_json()["closed"])
         res = _one_pass(client, name, msgs, log, cancel, progress)
         log.passes.append(res)
         if name == "review":
@@ -271,6 +273,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     if not batch:
         return DreamResult(None, "nothing", NOTHING_TO_PROCESS, dream_cursor, dream_cursor)
     cursors = [e.cursor for e in batch]
+    scope = dream_scope.load(ws.root)     # (unreadable: said before anything is written)
     started, dry = now(), options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
     state = read_state(ws)      # a dry run reads it too: the same run number, review and hold
@@ -279,7 +282,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     backend = OverlayBackend(ws) if dry else DiskBackend(ws, run_id)
     budgets = {rel: cfg.budget_for(rel) for rel in CORE}
     own_prompt = assistant_dream_prompt(ws.root)     # the assistant's prompts/dream.md, as it reads it
-    sandbox = Sandbox(ws, budgets, backend, cursors)
+    sandbox = Sandbox(ws, budgets, backend, cursors, scope)
     tracked = [m.path for m in ws.memory_files()]
     sizes_before, user_before = _sizes(sandbox, tracked), sandbox.prompt_view("USER.md")
     record = RunRecord(
