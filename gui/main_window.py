@@ -438,6 +438,8 @@ class MainWindow(QMainWindow):
         self.state = state
         st, changed = state.status, state.changed
         self.dashboard.set_state(state)
+        if changed.state:
+            self.panel.show_scope(state.scope, state.scope_error)
         for name, view in self._built_views("history", "files", "settings", "prompt"):   # the others: when built
             self._hand_state(name, view, state, ws, changed)
         if changed.touches_files() or changed.snapshots:

@@ -8,6 +8,8 @@ from datetime import datetime, tzinfo
 from dreamdesk.engine.changes import EVERYTHING, Changes
 from dreamdesk.engine.clock import home_zone
 from dreamdesk.engine.dream.records import list_runs
+from dreamdesk.engine import dream_scope
+from dreamdesk.engine.dream_scope import Scope
 from dreamdesk.engine.pins import PinState, pin_states
 from dreamdesk.engine.problems import WorkspaceError
 from dreamdesk.engine.prompt import PromptPreview, build_prompt
@@ -43,6 +45,8 @@ class WorkspaceState:
     pins: list[PinState] = field(default_factory=list)   # each pin, present or missing, from the files now
     pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
     since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
+    scope: Scope = Scope()            # the memory files Dreamdesk's Dream may write here
+    scope_error: str | None = None    # its file could not be read (Dream will not run until fixed)
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
@@ -73,9 +77,11 @@ class StateReader:
                                home_zone=home_zone(st.config))
         if prev is None or changes.touches_files() or changes.state:
             _read_pins(ws, state)
+            _read_scope(ws, state)
             state.since = since_last_looked(ws)
         else:
             state.pins, state.pins_error, state.since = prev.pins, prev.pins_error, prev.since
+            state.scope, state.scope_error = prev.scope, prev.scope_error
         if prev is None or changes.runs:
             _runs_facts(self._runs, state)
         else:
@@ -102,6 +108,13 @@ def _read_pins(ws: Workspace, state: WorkspaceState) -> None:
         state.pins = pin_states(ws)
     except WorkspaceError as exc:
         state.pins_error = str(exc)
+
+
+def _read_scope(ws: Workspace, state: WorkspaceState) -> None:
+    try:
+        state.scope = dream_scope.load(ws.root)
+    except WorkspaceError as exc:
+        state.scope_error = str(exc)
 
 
 def _runs_facts(runs: list[dict], state: WorkspaceState) -> None:

@@ -119,3 +119,32 @@ def test_cli_scope_shows_closes_and_opens(ws, capsys):
     assert "'wikis' is not one of the areas Dream writes" in capsys.readouterr().err
     assert main(["scope", str(ws.root), "--open", "memory/MEMORY.md"]) == 0
     assert dream_scope.load(ws.root).closed == frozenset()
+
+
+# -- the window: Settings → Memory changes it, the Engine panel says it ---------------------------
+def test_settings_close_and_open_a_file_and_the_engine_panel_says_so(main_window, demo_home, qtbot):
+    from test_gui_app import grab
+    win = main_window
+    root = win.ws.root
+    assert win.panel.scope_label.text().startswith("Scope: Dream may write every memory file")
+    win.tabs.setCurrentWidget(win.settings)
+    boxes = win.settings.scope_boxes
+    assert [b.text() for b in boxes.values()] == ["SOUL.md", "USER.md", "memory/MEMORY.md", "skills"]
+    assert all(b.isChecked() and b.isEnabled() for b in boxes.values())
+    boxes["SOUL.md"].click()                                  # as a person unticks it
+    qtbot.waitUntil(lambda: "never SOUL.md" in win.panel.scope_label.text(), timeout=5000)
+    assert dream_scope.load(root).closed == {"SOUL.md"}
+    assert not boxes["SOUL.md"].isChecked() and all(b.isEnabled() for b in boxes.values())
+    grab(win, "settings-dream-scope.png")
+    boxes["SOUL.md"].click()
+    qtbot.waitUntil(lambda: "every memory file" in win.panel.scope_label.text(), timeout=5000)
+    assert dream_scope.load(root).closed == frozenset()
+
+
+def test_an_unreadable_scope_is_said_and_its_boxes_wait(main_window, qtbot):
+    win = main_window
+    dream_scope.scope_path(win.ws.root, create=True).write_text("{broken")
+    win.refresh()
+    qtbot.waitUntil(lambda: "cannot be read" in win.panel.scope_label.text(), timeout=5000)
+    win.tabs.setCurrentWidget(win.settings)
+    assert not any(b.isEnabled() for b in win.settings.scope_boxes.values())

@@ -114,6 +114,10 @@ class EnginePanel(QWidget):
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
         lay.addWidget(self.model_label)
+        self.scope_label = QLabel()        # which files Dream may write here (Settings → Memory changes it)
+        self.scope_label.setObjectName("scope")
+        self.scope_label.setWordWrap(True)
+        lay.addWidget(self.scope_label)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
         self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -144,6 +148,12 @@ class EnginePanel(QWidget):
                 self.model_label.setText(text)
 
         self.engine.read("describe the model", describe, show)
+
+    def show_scope(self, scope, error: str | None) -> None:
+        """The workspace's Dream scope (dream_scope.Scope), or why it cannot be read."""
+        self.scope_label.setText(f"Scope: {error}" if error else
+                                 "Scope: " + scope.describe() + ("" if not scope.closed else
+                                                                 " Change it under Settings → Memory."))
 
     def _set_running(self, running: bool) -> None:
         for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
