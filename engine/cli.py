@@ -523,6 +523,32 @@ def cmd_scope(args) -> int:
     return EXIT_OK
 
 
+def cmd_prompts(args) -> int:
+    from pathlib import Path
+
+    from . import dream_prompts
+    ws = _open(args.path)
+    if args.set and args.reset:
+        raise UsageError("dreamdesk prompts: --set or --reset, not both")
+    if args.set:
+        name, source = args.set
+        try:
+            text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"dreamdesk prompts: cannot read {source}: {exc}") from None
+        dream_prompts.set_pass(ws.root, name, text)
+    elif args.reset:
+        dream_prompts.reset_pass(ws.root, args.reset)
+    prompts = dream_prompts.pass_prompts(ws.root)
+    if args.json:
+        _dump({"rules": dream_prompts.shared_rules(), "passes": [p.to_json() for p in prompts]})
+        return EXIT_OK
+    for p in prompts:
+        print(f"== {p.name} ({p.source}) ==")
+        print(p.text + "\n")
+    return EXIT_OK
+
+
 def cmd_pins(args) -> int:
     from .pins import pin_states
     ws = _open(args.path)
@@ -984,6 +1010,11 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
 
     s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
+
+    s = _command(sub, "prompts", "each Dream pass's instructions (default, edited here, or prompts/dream.md)",
+                 cmd_prompts, usage="dreamdesk prompts PATH [--set PASS FILE|- | --reset PASS] [--json]")
+    s.add_argument("--set", nargs=2, metavar=("PASS", "FILE"), help="replace a pass's instructions (FILE - : stdin)")
+    s.add_argument("--reset", metavar="PASS", help="put a pass back to its default instructions")
 
     s = _command(sub, "scope", "which memory files Dreamdesk's Dream may write here; --close/--open to change it",
                  cmd_scope, usage="dreamdesk scope PATH [--close AREA]... [--open AREA]... [--json]")

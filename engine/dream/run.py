@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from .. import dream_scope
+from .. import dream_prompts, dream_scope
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
@@ -239,7 +239,7 @@ def _review_info(sb: Sandbox, before: dict[str, int], archived_from: int, refuse
 
 def _run_passes(ws: Workspace, client: LLMClient, order: list[str], batch: list, budgets: dict[str, int],
                 own_prompt: str | None, log: _Log, cancel: threading.Event, progress: Callable[[dict], None],
-                growth: dict[str, int]) -> PassResult | None:
+                growth: dict[str, int], edits: dict[str, str]) -> PassResult | None:
     """The passes in order, until one does not finish (returned). `growth` becomes the sizes
     growth is measured against: those after the review pass, which shrinks."""
     sb, tracked = log.sandbox, list(growth)
@@ -250,7 +250,7 @@ def _run_passes(ws: Workspace, client: LLMClient, order: list[str], batch: list,
         files = {rel: sb.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
         msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills, own_prompt=own_prompt,
-                              closed=sb.scope.to_json()["closed"])
+                              closed=sb.scope.to_json()["closed"], edited=edits.get(name))
         res = _one_pass(client, name, msgs, log, cancel, progress)
         log.passes.append(res)
         if name == "review":
@@ -273,7 +273,8 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     if not batch:
         return DreamResult(None, "nothing", NOTHING_TO_PROCESS, dream_cursor, dream_cursor)
     cursors = [e.cursor for e in batch]
-    scope = dream_scope.load(ws.root)     # (unreadable: said before anything is written)
+    # the person's scope and pass instructions (unreadable: said before anything is written)
+    scope, edits = dream_scope.load(ws.root), dream_prompts.load_edits(ws.root)
     started, dry = now(), options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
     state = read_state(ws)      # a dry run reads it too: the same run number, review and hold
@@ -289,14 +290,16 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         id=run_id, started=started.isoformat(timespec="seconds"), trigger=options.trigger, status="running",
         run_number=state.runs + 1, batch=Batch(cursors[0], cursors[-1], len(cursors), cursors, ENTRY_CHARS),
         model=model_label or client.model, model_choice=choice.to_json() if choice is not None else None,
-        prompt={"consolidation": PROMPT_REL if own_prompt else "Dreamdesk's", "chars": len(own_prompt or "")},
+        prompt={"consolidation": "edited in Dreamdesk" if "consolidation" in edits else
+                PROMPT_REL if own_prompt else "Dreamdesk's", "chars": len(own_prompt or "")}
+        | ({"edited": sorted(edits)} if edits else {}),
         snapshot_before=snapshot_before, snapshot_error=snapshot_error,
         snapshot_notes=list(store.notes) if not dry else [], cursor=CursorMove(dream_cursor, dream_cursor, False))
     log = _Log(ws, record, sandbox, dry)
     log.save()
     growth = dict(sizes_before)
     failure = _run_passes(ws, client, _pass_order(cfg, options, state.runs + 1), batch, budgets, own_prompt, log,
-                          cancel, progress, growth)
+                          cancel, progress, growth, edits)
 
     # files the run wrote count even when they exist only in a dry run's overlay (a new skill)
     sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}
