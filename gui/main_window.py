@@ -291,6 +291,9 @@ class MainWindow(QMainWindow):
         self.act_review = self._action(d, "&Review Now", lambda: self.panel.run_dream(review=True), "Ctrl+R")
         self.act_compact = self._action(d, "&Compact Now", lambda: self.panel.run_compact(), "Ctrl+K")
         self.act_cancel = self._action(d, "C&ancel", lambda: self.panel.cancel(), "Esc")
+        d.addSeparator()
+        self._action(d, "Edit Dream &Prompts…", self.edit_dream_prompts, None,
+                     "What Dreamdesk's Dream tells each pass in this workspace")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
@@ -321,6 +324,17 @@ class MainWindow(QMainWindow):
         """Help → Keyboard Shortcuts, built from this window's actions (not shown)."""
         from .shortcuts import ShortcutsDialog
         return ShortcutsDialog(parent or self, self.actions(), TypingKeys.KEYS)
+
+    def edit_dream_prompts(self) -> QtWidgets.QDialog | None:
+        """Dream → Edit Dream Prompts… for the open workspace (shown, not modal; None: none open)."""
+        if self.ws is None:
+            self.show_message("Open a workspace first: Dream's prompts are kept per workspace")
+            return None
+        from .views.dream_prompts_dialog import DreamPromptsDialog
+        dialog = DreamPromptsDialog(self.engine, self.ws, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # -- opening ----------------------------------------------------------------------------
     def choose_workspace(self) -> None:

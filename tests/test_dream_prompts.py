@@ -92,3 +92,48 @@ def test_cli_prompts_set_from_stdin_reset_and_json(ws, capsys, monkeypatch):
     assert "== consolidation (default) ==" in capsys.readouterr().out
     assert main(["prompts", str(ws.root), "--set", "review", "/nonexistent/file"]) == 2
     assert "cannot read /nonexistent/file" in capsys.readouterr().err
+
+
+# -- the window: Dream → Edit Dream Prompts… ----------------------------------------------------
+def test_the_dialog_edits_a_pass_restores_its_default_and_shows_the_rest_read_only(main_window, qtbot):
+    from test_gui_app import grab
+    win = main_window
+    root = win.ws.root
+    (root / "prompts").mkdir(exist_ok=True)
+    (root / "prompts" / "dream.md").write_text("Fold history the assistant's way.\n")
+    menu = next(a for a in win.actions() if a.text() == "Edit Dream &Prompts…")
+    menu.trigger()
+    dlg = next(w for w in win.findChildren(QDialog_()) if w.windowTitle() == "Dream prompts")
+    qtbot.waitUntil(lambda: dlg.list.count() == 6, timeout=5000)
+    labels = [dlg.list.item(i).text() for i in range(dlg.list.count())]
+    assert labels == ["Rules every pass follows", "review (default)", "consolidation (prompts/dream.md)",
+                      "deduction (default)", "induction (default)", "The assistant's own prompts/dream.md"]
+    assert dlg.editor.toPlainText() == "Fold history the assistant's way." and not dlg.editor.isReadOnly()
+    dlg.list.setCurrentRow(0)                                     # the shared rules: shown, never edited
+    assert dlg.editor.toPlainText() == COMMON and dlg.editor.isReadOnly() and not dlg.save_button.isEnabled()
+    dlg.list.setCurrentRow(3)                                     # deduction: edit and save
+    dlg.editor.setPlainText("Look only for contradictions.")
+    assert dlg.list.item(3).text() == "deduction (default) •" and dlg.save_button.isEnabled()
+    grab(dlg, "dream-prompts.png")
+    dlg.save_button.click()
+    qtbot.waitUntil(lambda: dlg.list.item(3).text() == "deduction (edited)", timeout=5000)
+    assert dream_prompts.load_edits(root) == {"deduction": "Look only for contradictions."}
+    dlg.default_button.click()                                    # the default, one click away
+    assert dlg.editor.toPlainText() == PASSES["deduction"][1]
+    dlg.save_button.click()
+    qtbot.waitUntil(lambda: dlg.list.item(3).text() == "deduction (default)", timeout=5000)
+    assert dream_prompts.load_edits(root) == {}
+    # an unsaved edit is asked about before the dialog closes
+    dlg.editor.setPlainText("half a thought")
+    asked = []
+    dlg.ask_discard = lambda passes: asked.append(passes) or False
+    dlg.reject()
+    assert asked == [["deduction"]] and dlg.isVisible()
+    dlg.ask_discard = lambda passes: True
+    dlg.reject()
+    assert not dlg.isVisible() and dream_prompts.load_edits(root) == {}
+
+
+def QDialog_():
+    from dreamdesk.gui.qt import QDialog
+    return QDialog
