@@ -56,8 +56,8 @@ def test_pruned_counts_are_kept_as_they_were():
 def test_records_of_every_shape_are_listed_and_load(make_workspace, name):
     raw = fixture(name)
     ws = Workspace.open(make_workspace({"memory/MEMORY.md": "# Memory\n"}))
-    records.dreams_dir(ws).mkdir(parents=True)
-    (records.dreams_dir(ws) / f"{raw['id']}.json").write_text(json.dumps(raw), encoding="utf-8")
+    ws.dreams_dir.mkdir(parents=True)
+    (ws.dreams_dir / f"{raw['id']}.json").write_text(json.dumps(raw), encoding="utf-8")
     runs, problems = records.list_runs(ws)
     assert problems == [] and [r["id"] for r in runs] == [raw["id"]]
     loaded = records.load_run(ws, raw["id"])
@@ -103,7 +103,7 @@ def test_a_damaged_or_missing_state_file_reads_as_a_fresh_state(make_workspace):
     assert read_state(ws) == RunState()
     save_state(ws, RunState.from_json(STATE))
     assert load_state(ws) == STATE
-    (records.dreams_dir(ws) / "state.json").write_text("[1, 2", encoding="utf-8")
+    (ws.dreams_dir / "state.json").write_text("[1, 2", encoding="utf-8")
     assert load_state(ws) == RunState().to_json() and load_state(ws)["runs"] == 0
 
 

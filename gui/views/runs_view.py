@@ -575,7 +575,7 @@ class RunsView(QWidget):
             self._show(None, None)
 
     def _load_detail(self, row: int) -> None:
-        rec, runs = self.model.run(row), list(self.model.runs)
+        rec = self.model.run(row)
         if rec is None:
             return
         if is_assistant(rec):
@@ -584,7 +584,7 @@ class RunsView(QWidget):
 
         def job(ws: Workspace):
             try:
-                resolved = records.resolve(ws, rec, runs)
+                resolved = records.resolve(ws, records.load_run(ws, rec.get("id")))
             except Exception as exc:  # noqa: BLE001 - a damaged record is still shown, as it is
                 resolved = json.loads(json.dumps(rec, default=str))
                 resolved["resolve_error"] = f"{type(exc).__name__}: {exc}"
