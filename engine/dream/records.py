@@ -57,12 +57,17 @@ def save_record(ws: Workspace, record: RunRecord | dict) -> None:
     atomic_write_text(ws.dreams_dir / f"{record.id}.json", scrub(text) + "\n")
 
 
+class _Unreadable(Exception):
+    """A run record file that holds no JSON (why, in the message)."""
+
+
 def _read_record(path: Path) -> RunRecord:
-    """The run record in a file; RecordError says why it has none (an OSError is raised)."""
+    """The run record in a file: _Unreadable when it holds no JSON, RecordError when the JSON is
+    no run record (an OSError is raised)."""
     try:
         obj = json.loads(read_bytes(path).decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise RecordError(f"it is not valid JSON ({exc})") from None
+        raise _Unreadable(str(exc)) from None
     return decode_record(obj, path.stem)
 
 
@@ -70,6 +75,8 @@ def _parse_record(path: Path) -> RunRecord | Problem:
     """A run record as listed, or why it is skipped; an OSError is raised."""
     try:
         return _read_record(path)
+    except _Unreadable as exc:
+        return Problem(f"memory/dreams/{path.name}", f"unreadable run record ({exc}); skipped")
     except RecordError as exc:
         return Problem(f"memory/dreams/{path.name}", f"not a usable run record: {exc}; skipped")
 
@@ -128,7 +135,7 @@ def load_run(ws: Workspace, run_id: str) -> RunRecord:
         rec = _read_record(ws.dreams_dir / f"{run_id}.json")
     except FileNotFoundError:
         raise WorkspaceError(f"no run {run_id} in this workspace") from None
-    except OSError as exc:
+    except (OSError, _Unreadable) as exc:
         raise WorkspaceError(f"run record memory/dreams/{run_id}.json is unreadable ({exc})") from None
     except RecordError as exc:
         raise WorkspaceError(f"run record memory/dreams/{run_id}.json is not usable: {exc}") from None
@@ -136,21 +143,21 @@ def load_run(ws: Workspace, run_id: str) -> RunRecord:
     return rec
 
 
-def size_refusals(record: dict) -> list[dict]:
-    """The refused writes a size budget or the absolute cap refused (not the review pass's
-    shrink-only rule); records from before the kind was kept count as size refusals."""
-    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
+def size_refusals(refused: list[dict]) -> list[dict]:
+    """The refused writes (a record's "refused") a size budget or the absolute cap refused (not the
+    review pass's shrink-only rule); records from before the kind was kept count as size refusals."""
+    return [r for r in refused if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
 
 
-def pin_refusals(record: dict) -> list[dict]:
+def pin_refusals(refused: list[dict]) -> list[dict]:
     """The writes refused because they would have removed or rewritten a pinned entry."""
-    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind") == "pin"]
+    return [r for r in refused if isinstance(r, dict) and r.get("kind") == "pin"]
 
 
-def counted_refusals(record: dict) -> list[dict]:
+def counted_refusals(refused: list[dict]) -> list[dict]:
     """The refusals a run is counted by (size and pin: a write the model wanted that never
     landed); the review pass's shrink-only rule is its own and is said apart."""
-    return size_refusals(record) + pin_refusals(record)
+    return size_refusals(refused) + pin_refusals(refused)
 
 
 def resolve(ws: Workspace, record: RunRecord, runs: list[RunRecord] | None = None) -> dict:

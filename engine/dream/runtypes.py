@@ -145,9 +145,22 @@ def decode_record(obj: Any, name: str | None = None) -> RunRecord:
     try:
         rec = msgspec.convert(obj, RunRecord)
     except msgspec.ValidationError as exc:
-        raise RecordError(in_words(str(exc))) from None
+        why = str(exc)
+        if "$.sizes[...]" in why:
+            why = why.replace("$.sizes[...]", f"$.sizes[{_bad_size(obj['sizes'])!r}]")
+        raise RecordError(in_words(why)) from None
     _keep_layout(rec, obj)
     return rec
+
+
+def _bad_size(sizes: dict) -> str:
+    """The file whose entry in sizes does not fit (msgspec does not name a map's keys)."""
+    for name, size in sizes.items():
+        try:
+            msgspec.convert(size, FileSize)
+        except msgspec.ValidationError:
+            return name
+    return "..."
 
 
 def _keep_layout(shape: Shape, obj: dict) -> None:
@@ -172,8 +185,7 @@ _TYPE_WORDS = {"str": "text", "int": "a whole number", "null": "null", "bool": "
 
 def in_words(message: str) -> str:
     """msgspec's reason ("Expected `int`, got `str` - at `$.batch.first`") in words, the field
-    first: "batch.first is not a whole number"; an entry of a map is named by its map."""
-    message = message.replace("[...]", " (an entry)")
+    first: "batch.first is not a whole number"."""
     got = re.match(r"Expected `(.+?)`, got `.+?`(?: - at `\$\.?(.*)`)?$", message)
     if got:
         return f"{got[2] or 'the record'} is not {' or '.join(_TYPE_WORDS.get(t, t) for t in got[1].split(' | '))}"

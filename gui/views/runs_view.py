@@ -260,8 +260,8 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     else:
         out.append(f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
 
-    refused = records.size_refusals(run)
-    pinned = records.pin_refusals(run)
+    refused = records.size_refusals(run.get("refused") or [])
+    pinned = records.pin_refusals(run.get("refused") or [])
     growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused and r not in pinned]
     out.append(f"<h4 style='margin-bottom:0'>Refused writes ({len(refused)})</h4>")
     if refused:
