@@ -178,3 +178,11 @@ def test_a_record_that_is_not_one_is_refused_before_it_is_written(make_workspace
     with pytest.raises(RecordError, match="its id 'r-20250301-090000' is not its file name"):
         decode_record(fixture("old-shape"), "r-20250301-090001")
     assert not ws.dreams_dir.exists()
+
+
+def test_keys_this_version_does_not_know_are_written_back_in_place():
+    raw = fixture("old-shape")
+    later = dict(list(raw.items())[:3] + [("rating", {"stars": 4})] + list(raw.items())[3:])
+    later["batch"] = raw["batch"] | {"skipped": [7]}
+    again = record_json(decode_record(later))
+    assert json.dumps(again) == json.dumps(later)
