@@ -6,6 +6,7 @@ whatever shape an older Dreamdesk gave it; keys this code does not know are kept
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, ClassVar, NotRequired, TypedDict
 
@@ -23,6 +24,10 @@ class Shape(msgspec.Struct, dict=True):
     keys it does not know (in __dict__: never part of what msgspec reads or writes), so it is
     written back as it was. `omit_none`: fields left out while None."""
     omit_none: ClassVar[tuple[str, ...]] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__.pop("json", None)        # what it was read as is no longer what it holds
+        super().__setattr__(name, value)
 
 
 class Batch(Shape):
@@ -150,6 +155,7 @@ def decode_record(obj: Any, name: str | None = None) -> RunRecord:
             why = why.replace("$.sizes[...]", f"$.sizes[{_bad_size(obj['sizes'])!r}]")
         raise RecordError(in_words(why)) from None
     _keep_layout(rec, obj)
+    rec.__dict__["json"] = obj         # its JSON while it is unchanged (a listing encodes every record)
     return rec
 
 
@@ -198,30 +204,41 @@ def in_words(message: str) -> str:
 def record_json(value: Any) -> Any:
     """The JSON of a record or any Shape in it: its fields in order, a field one read from a file
     lacked left out while it holds its default, unknown keys kept, the file's key order kept.
-    List entries are handed out as they are (shared: copy before changing them)."""
+    Shared with the record (a record read and not changed since gives the JSON it was read from;
+    list entries, tokens, ... are its own): copy before changing it. A record read from a file
+    is changed by setting its own fields (list_runs' _interrupted), never a Shape inside it."""
     if isinstance(value, Shape):
         return _shape_json(value)
-    if isinstance(value, dict):
-        return {k: record_json(v) for k, v in value.items()}
+    if isinstance(value, dict) and value and isinstance(next(iter(value.values())), Shape):
+        return {k: _shape_json(v) for k, v in value.items()}      # (sizes)
     return value
 
 
 def _shape_json(shape: Shape) -> dict:
-    keys = shape.__dict__.get("keys", ())
-    own = {}
-    for f in msgspec.structs.fields(shape):
-        value = getattr(shape, f.name)
-        if (value is None and f.name in shape.omit_none) or (keys and f.name not in keys and value == _default(f)):
-            continue
-        own[f.name] = record_json(value) if isinstance(value, (Shape, dict)) else value
-    own.update(shape.__dict__.get("extra", {}))
-    if not keys:
-        return own
-    return {k: own[k] for k in keys if k in own} | {k: v for k, v in own.items() if k not in keys}
+    if "json" in shape.__dict__:
+        return shape.__dict__["json"]
+    keys = shape.__dict__.get("keys")
+    if not keys:                       # made by this code: every field, in order
+        return {name: record_json(value) for name in type(shape).__struct_fields__
+                if (value := getattr(shape, name)) is not None or name not in shape.omit_none}
+    extra, out = shape.__dict__["extra"], {}
+    for key in keys:                   # read from a file: in its order
+        if key in extra:
+            out[key] = extra[key]
+        elif (value := getattr(shape, key)) is not None or key not in shape.omit_none:
+            out[key] = record_json(value)
+    for name, default in _defaults(type(shape)):      # a field it lacked, set since
+        if name not in out and name not in keys and (value := getattr(shape, name)) != default \
+                and not (value is None and name in shape.omit_none):
+            out[name] = record_json(value)
+    return out
 
 
-def _default(f: msgspec.structs.FieldInfo) -> Any:
-    return f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default
+@functools.cache
+def _defaults(cls: type[Shape]) -> tuple[tuple[str, Any], ...]:
+    """Each field with its default, in order (msgspec works them out from the annotations: slow)."""
+    return tuple((f.name, f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default)
+                 for f in msgspec.structs.fields(cls))
 
 
 def copy_record(rec: RunRecord) -> RunRecord:

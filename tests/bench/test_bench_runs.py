@@ -84,7 +84,7 @@ def test_runs_tab_at_1000_records(tmp_path, qtbot, gui_engine):
     assert len(runs) == RUNS and not problems
     size = sum(p.stat().st_size for p in paths)
     publish(table(f"Dream runs, {RUNS:,} records ({size / 1e6:.1f} MB, "
-                  f"{sum(1 for r in runs if r.get('pruned_at')):,} pruned)", rows,
+                  f"{sum(1 for r in runs if r.pruned_at):,} pruned)", rows,
                   baseline=f"json.loads of the {RUNS:,} files"))
     tab = rows[-1]
     assert sorted(tab.ours)[len(tab.ours) // 2] <= TAB_LOAD_LIMIT, tab.ours
