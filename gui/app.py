@@ -39,8 +39,8 @@ def build_demo_copy(data_dir: Path | None = None) -> Path:
         shutil.copytree(demo_source(), tmp)
         # give the copy its recorded past (snapshots, Dream runs, archive) so every view has
         # something true to show; without git it stays a plain copy
-        from engine.demo_history import build_demo_history
-        from engine.problems import WorkspaceError
+        from dreamdesk.engine.demo_history import build_demo_history
+        from dreamdesk.engine.problems import WorkspaceError
         try:
             build_demo_history(tmp, RESOURCES / "demo-history")
         except (WorkspaceError, OSError) as exc:
@@ -79,7 +79,7 @@ def run(path: str | None = None) -> int:
 
 def _start(win, target: str | None) -> None:
     """After the first paint: logging, the rest of the window, then the workspace (None: the demo)."""
-    from engine import logs
+    from dreamdesk.engine import logs
     from .errors import install_excepthook
     log_file = logs.setup()
     qt_messages.install()        # (a message Qt gave before this went to stderr, as Qt prints them)

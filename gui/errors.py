@@ -11,8 +11,8 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from engine import logs, redact
-from engine.oserrors import explain
+from dreamdesk.engine import logs, redact
+from dreamdesk.engine.oserrors import explain
 
 from .qt import QApplication, QMessageBox
 

@@ -13,8 +13,8 @@ OPEN_HELP = (f"{OPEN_USAGE}\n\nStart the desktop app on PATH: an assistant's hom
 
 def _not_a_workspace(path: str) -> str | None:
     """Why `path` cannot be opened, in words (None: it can). The engine check, without Qt."""
-    from engine.problems import WorkspaceError
-    from engine.workspace import Workspace
+    from dreamdesk.engine.problems import WorkspaceError
+    from dreamdesk.engine.workspace import Workspace
     try:
         Workspace.open(path)
     except WorkspaceError as exc:
@@ -46,12 +46,12 @@ def main(argv: list[str] | None = None) -> int:
                   "or use the command line: dreamdesk --help", file=sys.stderr)
             return 1
         try:
-            from gui.app import run   # absolute: PyInstaller runs this file as __main__
+            from dreamdesk.gui.app import run   # absolute: PyInstaller runs this file as __main__
         except ImportError as exc:   # no or broken Qt: say so; the CLI still works without it
             print(f"dreamdesk: cannot start the desktop app: {exc}", file=sys.stderr)
             return 1
         return run(args[1] if args else None)
-    from engine.cli import main as cli_main
+    from dreamdesk.engine.cli import main as cli_main
     return cli_main(args)
 
 

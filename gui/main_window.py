@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from engine.rules import ARCHIVED_FILES
+from dreamdesk.engine.rules import ARCHIVED_FILES
 
 from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
@@ -21,25 +21,25 @@ from .window_fit import first_geometry
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from engine.changes import Changes
-    from engine.scheduler import Scheduler
-    from engine.workspace import Workspace
+    from dreamdesk.engine.changes import Changes
+    from dreamdesk.engine.scheduler import Scheduler
+    from dreamdesk.engine.workspace import Workspace
     from .watcher import WorkspaceWatcher
     from .worker import Engine
     from .workspace_state import StateReader, WorkspaceState
 
 # The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
 # is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
-changes_mod, clock, problems_mod = LaterModule("engine.changes"), LaterModule("engine.clock"), LaterModule("engine.problems")
-workspace_mod, errors = LaterModule("engine.workspace"), LaterModule("gui.errors")
-config_mod, pins_mod, watch_mod = LaterModule("engine.config"), LaterModule("engine.pins"), LaterModule("engine.watch")
-Scheduler = later("engine.scheduler", "Scheduler")                  # noqa: F811
-AppendDetector = later("engine.history", "AppendDetector")
-StateReader = later("gui.workspace_state", "StateReader")           # noqa: F811
-WorkspaceWatcher = later("gui.watcher", "WorkspaceWatcher")         # noqa: F811
-Coalesced = later("gui.worker", "Coalesced")
-workspace_state_dir = later("engine.state", "workspace_state_dir")
-report_error = later("gui.errors", "report_error")
+changes_mod, clock, problems_mod = LaterModule("dreamdesk.engine.changes"), LaterModule("dreamdesk.engine.clock"), LaterModule("dreamdesk.engine.problems")
+workspace_mod, errors = LaterModule("dreamdesk.engine.workspace"), LaterModule("dreamdesk.gui.errors")
+config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.config"), LaterModule("dreamdesk.engine.pins"), LaterModule("dreamdesk.engine.watch")
+Scheduler = later("dreamdesk.engine.scheduler", "Scheduler")                  # noqa: F811
+AppendDetector = later("dreamdesk.engine.history", "AppendDetector")
+StateReader = later("dreamdesk.gui.workspace_state", "StateReader")           # noqa: F811
+WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # noqa: F811
+Coalesced = later("dreamdesk.gui.worker", "Coalesced")
+workspace_state_dir = later("dreamdesk.engine.state", "workspace_state_dir")
+report_error = later("dreamdesk.gui.errors", "report_error")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
@@ -721,7 +721,7 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from engine.restore import restore_record
+        from dreamdesk.engine.restore import restore_record
         rec = watch_mod.as_record(file, removal)
 
         def done(result) -> None:
@@ -885,7 +885,7 @@ class MainWindow(QMainWindow):
             return None
         path, text = unsaved
         out = errors.recovery_dir() / f"{Path(path).name}.{datetime.now():%Y%m%d-%H%M%S}.recovered.md"
-        from engine.files import atomic_write_text
+        from dreamdesk.engine.files import atomic_write_text
         atomic_write_text(out, text)
         return str(out)
 

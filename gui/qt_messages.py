@@ -1,5 +1,5 @@
 """Qt's own messages (qWarning from a widget, a plugin that failed to load) routed into Python
-logging, logger "gui.qt", so they land in the log file next to ours. The handler that was there
+logging, logger "dreamdesk.gui.qt", so they land in the log file next to ours. The handler that was there
 before keeps getting them (Qt's default prints to stderr; pytest-qt records them)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 from .qt import QtCore
 
-log = logging.getLogger("gui.qt")
+log = logging.getLogger("dreamdesk.gui.qt")
 
 _LEVELS = {
     QtCore.QtMsgType.QtDebugMsg: logging.DEBUG,

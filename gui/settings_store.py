@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from engine import keychain
+from dreamdesk.engine import keychain
 
 from .qt import QSettings
 
@@ -78,7 +78,7 @@ class ModelOverride:
     api_key: str = ""
 
     def masked(self) -> str:
-        from engine.config import mask_key
+        from dreamdesk.engine.config import mask_key
         return mask_key(self.api_key)
 
 

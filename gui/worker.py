@@ -23,9 +23,9 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engine import changes, redact
-from engine.oserrors import explain
-from engine.problems import WorkspaceError
+from dreamdesk.engine import changes, redact
+from dreamdesk.engine.oserrors import explain
+from dreamdesk.engine.problems import WorkspaceError
 
 from .qt import QObject, QThread, Signal, Slot
 

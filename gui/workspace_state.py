@@ -5,17 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
-from engine.changes import EVERYTHING, Changes
-from engine.clock import home_zone
-from engine.dream.records import list_runs
-from engine.dream.runtypes import RunRecord
-from engine.pins import PinState, pin_states
-from engine.problems import WorkspaceError
-from engine.prompt import PromptPreview, build_prompt
-from engine.scheduler import ScheduleStatus, Scheduler
-from engine.status import Status, read_status
-from engine.watch import SinceLooked, since_last_looked
-from engine.workspace import Workspace
+from dreamdesk.engine.changes import EVERYTHING, Changes
+from dreamdesk.engine.clock import home_zone
+from dreamdesk.engine.dream.records import list_runs
+from dreamdesk.engine.dream.runtypes import RunRecord
+from dreamdesk.engine.pins import PinState, pin_states
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.prompt import PromptPreview, build_prompt
+from dreamdesk.engine.scheduler import ScheduleStatus, Scheduler
+from dreamdesk.engine.status import Status, read_status
+from dreamdesk.engine.watch import SinceLooked, since_last_looked
+from dreamdesk.engine.workspace import Workspace
 
 
 WHAT_IF_RUNS = 20      # the budget what-if looks at this many recent runs

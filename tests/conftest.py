@@ -36,7 +36,7 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
 def no_known_secrets():
     """Each test starts with no secrets registered (a key one test used must not mask text in
     the next)."""
-    from engine import redact
+    from dreamdesk.engine import redact
     redact.forget_all()
     yield
     redact.forget_all()
@@ -50,7 +50,7 @@ def no_system_keyring():
     import keyring
     from keyring.backends import fail
 
-    from engine import keychain
+    from dreamdesk.engine import keychain
     before = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     keychain.forget_session()
@@ -90,10 +90,10 @@ def memory_keyring():
 
 @contextmanager
 def logging_into(folder: Path):
-    """engine.logs.setup() writing into `folder`; the logging configuration is put back after."""
+    """dreamdesk.engine.logs.setup() writing into `folder`; the logging configuration is put back after."""
     import logging
 
-    from engine import logs
+    from dreamdesk.engine import logs
     levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
     old = os.environ.get(logs.ENV)
     os.environ[logs.ENV] = str(folder)
@@ -119,7 +119,7 @@ def log_file(tmp_path):
 @pytest.fixture(scope="session")
 def history_home(tmp_path_factory) -> Path:
     """The demo with its recorded past (snapshots, runs, archive), built once; tests copy it."""
-    from gui.app import build_demo_copy
+    from dreamdesk.gui.app import build_demo_copy
     return build_demo_copy(tmp_path_factory.mktemp("demo-data"))
 
 
@@ -206,9 +206,9 @@ def show_view(qtbot, view, ws, size: tuple[int, int] = (1200, 720)):
 
 def open_window(qtbot, home: Path):
     """The real main window, shown, on `home` (registered as the demo, so it plays offline)."""
-    from gui import settings_store
-    from gui.main_window import MainWindow
-    from gui.window_fit import LAPTOP, first_size
+    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.window_fit import LAPTOP, first_size
 
     settings_store.set_demo_home(str(home))
     win = MainWindow()
@@ -229,7 +229,7 @@ def open_window(qtbot, home: Path):
 @pytest.fixture
 def gui_engine(qtbot):
     """The window's worker lanes on their own, for a view tested without the window."""
-    from gui.worker import Engine
+    from dreamdesk.gui.worker import Engine
     e = Engine()
     yield e
     e.shutdown()

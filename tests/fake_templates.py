@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.assistants import nanobot_templates
+from dreamdesk.engine.assistants import nanobot_templates
 
 SOUL = "# Soul\n\nI am a stand-in template soul.\n\n## Core Principles\n\n- Be brief.\n"
 TEMPLATES = {

@@ -11,10 +11,10 @@ import json
 
 import pytest
 
-from engine.assistants import JENNY, NANOBOT, assistant_of
-from engine.cli import main
-from engine.prompt import build_prompt
-from engine.workspace import Workspace
+from dreamdesk.engine.assistants import JENNY, NANOBOT, assistant_of
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.prompt import build_prompt
+from dreamdesk.engine.workspace import Workspace
 from fake_templates import TEMPLATES
 
 pytestmark = pytest.mark.usefixtures("fake_templates")

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import tree_state
-from engine.cli import main
+from dreamdesk.engine.cli import main
 
 
 def run(capsys, *argv):
@@ -151,7 +151,7 @@ def test_read_commands_write_nothing(capsys, ws):
 
 def test_console_script_installed(ws):
     exe = shutil.which("dreamdesk")
-    cmd = [exe] if exe else [sys.executable, "-m", "engine.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "dreamdesk.engine.cli"]
     proc = subprocess.run(cmd + ["status", str(ws), "--json"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["pending"] == 2
@@ -159,7 +159,7 @@ def test_console_script_installed(ws):
 
 @pytest.mark.parametrize("flag, day", [("--since", "garbage"), ("--until", "2026-13-45"), ("--since", "7d")])
 def test_archive_date_filters_refuse_what_is_not_a_day(ws, capsys, flag, day):
-    from engine.cli import main
+    from dreamdesk.engine.cli import main
     assert main(["archive", str(ws), flag, day]) == 2
     out, err = capsys.readouterr()
     assert err.count("\n") == 1 and "YYYY-MM-DD" in err and out == ""
@@ -167,14 +167,14 @@ def test_archive_date_filters_refuse_what_is_not_a_day(ws, capsys, flag, day):
 
 def test_status_percent_never_reads_near_while_ok(capsys):
     from conftest import DEMO_HOME
-    from engine.cli import main
+    from dreamdesk.engine.cli import main
     assert main(["status", str(DEMO_HOME)]) == 0
     user = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("USER.md"))
     assert "89%" in user and user.rstrip().endswith("ok")           # 2,687 / 3,000 is 89.6 %, still ok
 
 
 def test_archive_days_must_be_zero_padded(ws, capsys):
-    from engine.cli import main
+    from dreamdesk.engine.cli import main
     assert main(["archive", str(ws), "--until", "2026-11-9"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
 

@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, open_window
-from engine import clock
+from dreamdesk.engine import clock
 
 BERLIN, TOKYO, NEW_YORK = ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo"), ZoneInfo("America/New_York")
 
@@ -65,7 +65,7 @@ def test_what_is_no_time_is_shown_as_it_is():
     ({}, None),
 ])
 def test_the_home_s_zone_is_nanobot_s_timezone_setting(make_workspace, defaults, zone):
-    from engine.workspace import Workspace
+    from dreamdesk.engine.workspace import Workspace
     root = make_workspace({"SOUL.md": "s\n", "config.json": json.dumps({"agents": {"defaults": defaults}})})
     assert clock.home_zone(Workspace.open(root).config()) == zone
 
@@ -84,7 +84,7 @@ def test_nanobot_writes_the_setting_the_home_zone_reads(tmp_path):
     assert isinstance(saved["agents"]["defaults"]["timezone"], str)
     (tmp_path / "ws" / "memory").mkdir(parents=True)
     (tmp_path / "config.json").write_text(json.dumps({"agents": {"defaults": {"timezone": "Europe/Berlin"}}}))
-    from engine.workspace import Workspace
+    from dreamdesk.engine.workspace import Workspace
     assert clock.home_zone(Workspace.open(tmp_path / "ws").config()) == BERLIN
 
 
@@ -121,8 +121,8 @@ def test_the_home_s_config_names_its_zone(home):
 
 
 def test_every_view_shows_the_same_reading(home, gui_env, qtbot, machine_zone):
-    from gui.models import archive_model, history_model, runs_model, snapshots_model
-    from gui.qt import Qt
+    from dreamdesk.gui.models import archive_model, history_model, runs_model, snapshots_model
+    from dreamdesk.gui.qt import Qt
     win = open_window(qtbot, home)
 
     def cell(model, row, col):
@@ -160,7 +160,7 @@ def test_every_view_shows_the_same_reading(home, gui_env, qtbot, machine_zone):
 
 def _cli(*args: str) -> str:
     env = dict(os.environ, TZ=MACHINE, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", *args], capture_output=True, text=True,
                           timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -186,7 +186,7 @@ def test_the_archive_s_days_are_the_user_s_days(home):
     h = str(home)
     assert ARCHIVED in _cli("archive", h, "--since", "2026-11-20", "--until", "2026-11-20")
     env = dict(os.environ, TZ="America/New_York", PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-m", "engine.cli", "archive", h, "--since", "2026-11-19",
+    out = subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", "archive", h, "--since", "2026-11-19",
                           "--until", "2026-11-19"], capture_output=True, text=True, timeout=60, env=env).stdout
     assert f"{ARCHIVED}  2026-11-19 21:18" in out
 
@@ -195,9 +195,9 @@ def test_dreamdesk_stamps_history_in_the_home_s_zone_as_the_assistant_does(tmp_p
     """Compacting here, for a home whose assistant runs in New York: the new entries carry New
     York's wall clock, like the stamps around them, so every stamp in the file reads alike."""
     from test_consolidator import write_session
-    from engine.consolidator import run_consolidator
-    from engine.history import read_history
-    from engine.workspace import Workspace
+    from dreamdesk.engine.consolidator import run_consolidator
+    from dreamdesk.engine.history import read_history
+    from dreamdesk.engine.workspace import Workspace
     h = tmp_path / "home"
     (h / "workspace" / "memory").mkdir(parents=True)
     (h / "workspace" / "USER.md").write_text("# User\n")

@@ -5,11 +5,11 @@ rebuilt, and the records read back lazily are the records that were analysed."""
 import os
 import sys
 
-from engine.commit_cache import cache_file
-from engine.commit_log import CACHE_NAME, load_history
-from engine.prunes import all_prunes
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.commit_cache import cache_file
+from dreamdesk.engine.commit_log import CACHE_NAME, load_history
+from dreamdesk.engine.prunes import all_prunes
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 from test_prunes import build
 
 _SEEN: list | None = None       # what the audit hook records while a list is set

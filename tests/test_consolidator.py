@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engine.rules import KEEP_LAST
-from engine.consolidator import journal_path, plan_session, raw_entries, run_consolidator
-from engine.history import read_history
-from engine.llm.openai import OpenAIClient
-from engine.sessions import find_sessions, read_session
-from engine.workspace import Workspace
+from dreamdesk.engine.rules import KEEP_LAST
+from dreamdesk.engine.consolidator import journal_path, plan_session, raw_entries, run_consolidator
+from dreamdesk.engine.history import read_history
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.sessions import find_sessions, read_session
+from dreamdesk.engine.workspace import Workspace
 from llm_server import client_threads, turn
 
 NOW = datetime(2026, 11, 29, 12, 0).astimezone()
@@ -155,10 +155,10 @@ def test_nanobot_session_layout(home, llm_server):
 def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
     p = write_session(home / "sessions/a.jsonl", "a", 30)
     srv = llm_server(default={"status": 500})          # RAW fallback: several entries
-    code = ("import sys; from datetime import datetime; from engine.workspace import Workspace;"
-            "from engine.consolidator import run_consolidator, RAW_PART_CHARS;"
-            "import engine.consolidator as c; c.RAW_PART_CHARS = 300;"
-            "from engine.llm.openai import OpenAIClient;"
+    code = ("import sys; from datetime import datetime; from dreamdesk.engine.workspace import Workspace;"
+            "from dreamdesk.engine.consolidator import run_consolidator, RAW_PART_CHARS;"
+            "import dreamdesk.engine.consolidator as c; c.RAW_PART_CHARS = 300;"
+            "from dreamdesk.engine.llm.openai import OpenAIClient;"
             f"run_consolidator(Workspace.open({str(home)!r}), OpenAIClient({srv.url!r}, 'm', max_retries=0),"
             f" now=datetime.fromisoformat({NOW.isoformat()!r}))")
     env = dict(os.environ, DREAMDESK_CRASH_AT=crash_at)
@@ -216,7 +216,7 @@ def test_session_appended_meanwhile_is_kept(home, llm_server):
 def test_message_appended_during_the_metadata_rewrite_is_kept(home, llm_server, monkeypatch):
     """The assistant appends through a descriptor it opened on the session file just before
     our rename: the message must reach the new file, not vanish with the old inode."""
-    import engine.files as files
+    import dreamdesk.engine.files as files
     p = write_session(home / "sessions/a.jsonl", "a", 20)
     real = files.atomic_write_bytes
     late = json.dumps({"role": "user", "content": "sent mid-rewrite", "timestamp": NOW.isoformat()}) + "\n"
@@ -239,7 +239,7 @@ def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_f
     """nanobot saves a session by rewriting the whole file. If that lands in the old file during
     our rename, its version is put back (its messages are kept), and the journal finishes our
     update on the next run without writing the summary twice."""
-    import engine.files as files
+    import dreamdesk.engine.files as files
     p = write_session(home / "sessions/a.jsonl", "a", 20)
     real = files.atomic_write_bytes
     theirs = {}
@@ -262,7 +262,7 @@ def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_f
 
     monkeypatch.setattr(files, "atomic_write_bytes", racing_replace)
     ws = Workspace.open(home)
-    from engine.problems import ConflictError
+    from dreamdesk.engine.problems import ConflictError
     with pytest.raises(ConflictError, match="changed on disk"):
         run_consolidator(ws, client(llm_server([turn(content="- [durable] fact")])), now=NOW)
     assert p.read_bytes() == theirs["bytes"]                  # their save was not lost
@@ -374,7 +374,7 @@ def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_serv
     """While nanobot holds its `.session-files.lock` (it is saving the session), our rewrite of
     the metadata line waits; it lands once the lock is free, never in the middle of a save."""
     import threading
-    from engine.files import FileLock
+    from dreamdesk.engine.files import FileLock
     p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
     held = FileLock(p.parent / ".session-files.lock").acquire()
     srv = llm_server([turn(content="- [durable] Likes tea")])
@@ -400,7 +400,7 @@ def _offset_back_to(p, n):
 
 
 def test_an_offset_the_assistant_wrote_back_never_makes_us_compact_twice(home, llm_server):
-    from engine.status import read_status
+    from dreamdesk.engine.status import read_status
     p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
     srv = llm_server([turn(content="- [durable] Likes tea")], default=turn(content="- [durable] Second summary"))
     ws = Workspace.open(home)

@@ -9,14 +9,14 @@ import time
 import pytest
 
 from conftest import tree_state
-from engine.archive import read_archive
-from engine.cli import main
-from engine.dream import records
-from engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
-from engine.dream.runtypes import decode_record, record_json
-from engine.llm.openai import OpenAIClient
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
+from dreamdesk.engine.dream.runtypes import decode_record, record_json
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 from llm_server import client_threads, turn
 
 USER = """# User
@@ -512,7 +512,7 @@ def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
 
 def test_apply_refuses_a_preview_older_than_the_last_run(make_workspace, llm_server):
     """A held preview applied after a real run would put back a stale hold count."""
-    from engine.problems import WorkspaceError
+    from dreamdesk.engine.problems import WorkspaceError
     ws = near_budget_workspace(make_workspace)
     srv = llm_server(default=turn(content="nothing to add"))
     preview = run_dream(ws, client(srv), only_consolidation(dry_run=True)).preview
@@ -545,7 +545,7 @@ def test_apply_refuses_a_dry_run_that_failed(ws, llm_server):
                      default={"status": 500})
     res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
     assert res.status == "failed" and res.preview["files"]
-    from engine.problems import WorkspaceError
+    from dreamdesk.engine.problems import WorkspaceError
     with pytest.raises(WorkspaceError, match="did not complete"):
         apply_preview(ws, res.preview)
     assert (ws.root / "USER.md").read_text() == USER
@@ -555,7 +555,7 @@ def test_apply_refuses_when_files_changed(ws, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="x")])
     res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
     (ws.root / "USER.md").write_text(USER + "- edited by hand\n")
-    from engine.problems import ConflictError
+    from dreamdesk.engine.problems import ConflictError
     with pytest.raises(ConflictError):
         apply_preview(ws, res.preview)
     assert (ws.root / "USER.md").read_text() == USER + "- edited by hand\n"
@@ -607,7 +607,7 @@ def test_deleting_archive_entry_scrubs_records(ws, llm_server):
 
 
 def test_a_deleted_archive_id_is_never_given_again_and_its_facts_read_unavailable(ws, llm_server):
-    from engine.archive import append_records
+    from dreamdesk.engine.archive import append_records
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = run_dream(ws, client(srv), only_consolidation())
     gone = read_archive(ws).records[-1]
@@ -624,7 +624,7 @@ def test_a_deleted_archive_id_is_never_given_again_and_its_facts_read_unavailabl
 def test_deleting_with_a_stale_view_of_the_archive_erases_the_right_entry(ws, monkeypatch):
     """Another deletion moved the lines after our read: the entry is found again by its id
     under the lock, so a neighbour is never erased in its place."""
-    from engine.archive import append_records
+    from dreamdesk.engine.archive import append_records
     a, b, c = append_records(ws, [{"file": "USER.md", "text": f"- entry {x}", "reason": "edit"} for x in "abc"])
     stale = read_archive(ws)
     records.delete_archive_entry(ws, a.id)                       # lines shift up by one
@@ -653,8 +653,8 @@ def test_cli_dream_and_runs(ws, llm_server, capsys, monkeypatch):
 
 
 def test_batch_entries_are_truncated_to_500_characters_in_all():
-    from engine.dream.prompts import batch_text
-    from engine.history import HistoryEntry
+    from dreamdesk.engine.dream.prompts import batch_text
+    from dreamdesk.engine.history import HistoryEntry
     long, exact = HistoryEntry(1, 7, "2026-11-01 10:00", "x" * 800, None), HistoryEntry(2, 8, "t", "y" * 500, None)
     shown = batch_text([long, exact]).split("\n\n")
     assert len(shown[0].split("\n", 1)[1]) == 500 and shown[0].endswith("…")
@@ -770,7 +770,7 @@ def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server
     only sits in config.json, all echoed back by a 401: none reaches stdout, stderr, the run
     record, Dream's state file or the snapshots."""
     import subprocess
-    from engine import redact
+    from dreamdesk.engine import redact
     redact.forget_all()
     keys = {"user": "dd-user-8c1f", "pass": "dd-pass-5e7a", "query": "dd-query-41bd", "header": "sk-header-93aa",
             "config": "sk-config-17fe"}
@@ -799,7 +799,7 @@ def test_a_killed_run_reads_as_interrupted_and_its_cursor_never_moved(ws, llm_se
     from conftest import REPO
     srv = llm_server(default={"delay": 30, **turn(content="late")})
     env = dict(os.environ, DD_TEST_KEY="sk-kill-1")
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "dream", str(ws.root), "--base-url", srv.url,
+    proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(ws.root), "--base-url", srv.url,
                              "--model", "m", "--api-key-env", "DD_TEST_KEY"], cwd=REPO, env=env,
                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
@@ -818,7 +818,7 @@ def test_a_killed_run_reads_as_interrupted_and_its_cursor_never_moved(ws, llm_se
 
 
 def test_the_cursor_moves_only_after_the_record_is_final(ws, llm_server, monkeypatch):
-    import engine.dream.run as run_mod
+    import dreamdesk.engine.dream.run as run_mod
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
                                          "sources": [1]})), turn(content="ok")], default=turn(content="nothing"))
     seen = []
@@ -835,7 +835,7 @@ def test_the_cursor_moves_only_after_the_record_is_final(ws, llm_server, monkeyp
 
 def test_a_write_dream_cannot_make_is_said_in_words_in_its_outcome(ws, llm_server, monkeypatch):
     import errno
-    import engine.files as files_mod
+    import dreamdesk.engine.files as files_mod
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
                                          "sources": [1]})), turn(content="ok")], default=turn(content="nothing"))
     real = files_mod.atomic_write_bytes

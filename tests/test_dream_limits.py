@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from engine.dream.tools import ABSOLUTE_CAP, MAX_ARG_CHARS, DiskBackend, Sandbox
-from engine.workspace import Workspace
+from dreamdesk.engine.dream.tools import ABSOLUTE_CAP, MAX_ARG_CHARS, DiskBackend, Sandbox
+from dreamdesk.engine.workspace import Workspace
 
 MEMORY = "# Memory\n\n- The homelab runs Proxmox.\n"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.dream.outcome import RunFacts, render_notes, render_outcome, snapshot_note
-from engine.dream.policy import Held, Sizes, decide
-from engine.dream.runtypes import ReviewInfo
-from engine.dream.tools import Refusal
+from dreamdesk.engine.dream.outcome import RunFacts, render_notes, render_outcome, snapshot_note
+from dreamdesk.engine.dream.policy import Held, Sizes, decide
+from dreamdesk.engine.dream.runtypes import ReviewInfo
+from dreamdesk.engine.dream.tools import Refusal
 
 MEM, USER = "memory/MEMORY.md", "USER.md"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.dream.policy import HOLD_LIMIT, REFUSAL_WARN_RUNS, STUCK_AT, Held, Sizes, decide
+from dreamdesk.engine.dream.policy import HOLD_LIMIT, REFUSAL_WARN_RUNS, STUCK_AT, Held, Sizes, decide
 
 MEM, USER = "memory/MEMORY.md", "USER.md"
 BUDGETS = {"SOUL.md": 1000, USER: 1000, MEM: 1000}

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.dream import records
-from engine.dream.policy import Held
-from engine.dream.run import load_state, read_state, save_state
-from engine.dream.runtypes import FileSize, RecordError, RunRecord, RunState, Stuck, decode_record, decode_state
-from engine.dream.runtypes import record_json, state_json, with_changes
-from engine.cli import main
-from engine.problems import WorkspaceError
-from engine.workspace import Workspace
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.policy import Held
+from dreamdesk.engine.dream.run import load_state, read_state, save_state
+from dreamdesk.engine.dream.runtypes import FileSize, RecordError, RunRecord, RunState, Stuck, decode_record, decode_state
+from dreamdesk.engine.dream.runtypes import record_json, state_json, with_changes
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dream_records"
 SHAPES = ["completed", "pruned", "dry-run-preview", "old-shape"]

@@ -4,9 +4,9 @@ front matter, HTML blocks, setext underlines, lazy and indented continuations, n
 
 from hypothesis import given, settings, strategies as st
 
-from engine.entries import parse_blocks, removed_entries
-from engine.entry_delta import changes, parse, removals, reparse, step
-from engine.flat_delta import Flat, advance, version
+from dreamdesk.engine.entries import parse_blocks, removed_entries
+from dreamdesk.engine.entry_delta import changes, parse, removals, reparse, step
+from dreamdesk.engine.flat_delta import Flat, advance, version
 
 LINES = ["", "", "", "- likes tea", "- likes coffee", "* star item", "1. first", "2. second", "  continued",
          "    indented code", "lazy line", "## Preferences", "# Memory", "Setext", "---", "===", "```", "~~~",

@@ -1,4 +1,4 @@
-"""engine.files: atomic writes, hash-checked writes, paths inside the workspace, the file lock."""
+"""dreamdesk.engine.files: atomic writes, hash-checked writes, paths inside the workspace, the file lock."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import engine.files
-from engine.files import (
+import dreamdesk.engine.files
+from dreamdesk.engine.files import (
     MISSING_HASH,
     FileLock,
     LockHeld,
@@ -24,7 +24,7 @@ from engine.files import (
     resolve_inside,
     symlink_outside,
 )
-from engine.problems import ConflictError, UnsafePathError, WorkspaceError
+from dreamdesk.engine.problems import ConflictError, UnsafePathError, WorkspaceError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -274,7 +274,7 @@ def test_resolve_inside_works_when_the_root_itself_is_a_symlink(roots, tmp_path)
 
 _TRY_LOCK = textwrap.dedent("""
     import sys
-    from engine.files import FileLock, LockHeld
+    from dreamdesk.engine.files import FileLock, LockHeld
     try:
         lock = FileLock(sys.argv[1], timeout=0).acquire()
     except LockHeld:
@@ -327,9 +327,9 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
     sees it (memory/ is re-included). The next job sweeps ours once they are stale; a fresh one
     (a write in flight) and anyone else's temp file stay."""
     import time
-    from engine.files import STALE_TEMP_SECONDS, atomic_write_text
-    from engine.restore import job_lock
-    from engine.workspace import Workspace
+    from dreamdesk.engine.files import STALE_TEMP_SECONDS, atomic_write_text
+    from dreamdesk.engine.restore import job_lock
+    from dreamdesk.engine.workspace import Workspace
     (tmp_path / "memory" / "archive").mkdir(parents=True)
     (tmp_path / "skills" / "x").mkdir(parents=True)
     (tmp_path / "USER.md").write_text("# User\n")
@@ -351,8 +351,8 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
 
 
 def test_a_sweep_that_fails_never_leaves_the_job_lock_held(tmp_path, monkeypatch):
-    from engine import restore
-    from engine.workspace import Workspace
+    from dreamdesk.engine import restore
+    from dreamdesk.engine.workspace import Workspace
     (tmp_path / "memory").mkdir()
     (tmp_path / "USER.md").write_text("# User\n")
     ws = Workspace.open(tmp_path)
@@ -373,8 +373,8 @@ def test_a_checked_write_waits_only_while_someone_holds_the_old_file_for_writing
     replaced file open; with none, nothing more can land in it and no time is spent."""
     import time
 
-    from engine import files as files_mod
-    from engine.files import checked_write, current_hash
+    from dreamdesk.engine import files as files_mod
+    from dreamdesk.engine.files import checked_write, current_hash
     path = tmp_path / "MEMORY.md"
     path.write_text("# M\n")
     sleeps = []

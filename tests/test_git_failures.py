@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.dream.run import DreamOptions, run_dream
-from engine.edits import save_edit
-from engine.files import current_hash
-from engine.llm.replay import ReplayClient
-from engine.snapshots import SnapshotError, SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.dream.run import DreamOptions, run_dream
+from dreamdesk.engine.edits import save_edit
+from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.llm.replay import ReplayClient
+from dreamdesk.engine.snapshots import SnapshotError, SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_without_git_a_fresh_process_gets_one_clear_line(ws, tmp_path):
     import sys
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    code = ("import sys; from engine.snapshots import SnapshotStore, SnapshotError; from engine.workspace import Workspace\n"
+    code = ("import sys; from dreamdesk.engine.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.workspace import Workspace\n"
             "try:\n    SnapshotStore(Workspace.open(sys.argv[1])).snapshot('edit: x')\n"
             "except SnapshotError as e:\n    print('ERR', e)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

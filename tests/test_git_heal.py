@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, tree_state
-from engine import git_repair
-from engine.archive import append_records
-from engine.cli import main
-from engine.problems import WorkspaceError
-from engine.restore import restore_archive_entry, restore_snapshot
-from engine.snapshots import SnapshotError, SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine import git_repair
+from dreamdesk.engine.archive import append_records
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
+from dreamdesk.engine.snapshots import SnapshotError, SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 FILES = {"SOUL.md": "I am Jenny.\n", "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n",
          "memory/MEMORY.md": "# Memory\n"}
@@ -161,8 +161,8 @@ def test_an_old_lock_that_a_process_has_open_is_not_cleared(ws, tmp_path):
 KILLER = """
 import sys, time
 from pathlib import Path
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 ws = Workspace.open(sys.argv[1])
 go = Path(sys.argv[2])
 print("ready", flush=True)

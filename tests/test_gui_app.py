@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from engine.budgets import measure
-from engine.workspace import Workspace
+from dreamdesk.engine.budgets import measure
+from dreamdesk.engine.workspace import Workspace
 from llm_server import turn
 
 import os
@@ -131,7 +131,7 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     _open_user_md(main_window, qtbot)
     ed = main_window.files.editor
     original = ed.toPlainText()
-    from engine.entries import split_entries
+    from dreamdesk.engine.entries import split_entries
     first = next(e for e in split_entries(original) if e.kind == "item")    # the whole entry, every line of it
     lines = original.split("\n")
     ed.setPlainText("\n".join(lines[:first.start] + lines[first.end:]))
@@ -140,7 +140,7 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     qtbot.waitUntil(lambda: not main_window.files.dirty, timeout=5000)
     on_disk = (demo_home / "workspace" / "USER.md").read_text(encoding="utf-8")
     assert first.text not in on_disk
-    from engine.archive import read_archive
+    from dreamdesk.engine.archive import read_archive
     assert [(a.text, a.reason, a.heading) for a in read_archive(Workspace.open(demo_home)).records] == \
         [(first.text, "edit", first.heading)]
     grab(main_window, "files.png")
@@ -179,8 +179,8 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
 def test_the_conflict_question_defaults_to_compare_and_compare_shows_the_coloured_diff(qapp, qtbot, gui_engine):
     """Issue 17.5: Overwrite was the default button (Enter overwrote the assistant's write), and
     Compare was uncoloured text with only Close."""
-    from gui.qt import QDialogButtonBox, QMessageBox
-    from gui.views.files_view import ConflictDialogs
+    from dreamdesk.gui.qt import QDialogButtonBox, QMessageBox
+    from dreamdesk.gui.views.files_view import ConflictDialogs
     box, choices = ConflictDialogs.conflict_box(None, "USER.md")
     qtbot.addWidget(box)
     assert choices[box.defaultButton()] == "compare"
@@ -228,7 +228,7 @@ def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(ma
 def test_a_huge_memory_file_opens_as_plain_text_and_blame_follows_the_cursor(main_window, demo_home, qtbot):
     from PySide6.QtGui import QTextCursor
 
-    from gui.views.files_view import HIGHLIGHT_LIMIT
+    from dreamdesk.gui.views.files_view import HIGHLIGHT_LIMIT
     path = demo_home / "workspace" / "memory" / "MEMORY.md"
     big = "# Memory\n\n" + "".join(f"- note {i}: " + "x" * 60 + "\n" for i in range(HIGHLIGHT_LIMIT // 60 + 10))
     path.write_text(big, encoding="utf-8")
@@ -329,7 +329,7 @@ def test_settings_review_floor_dialog(main_window, demo_home, qtbot, answer):
 
 
 def test_settings_budget_writes_through_the_engine_on_apply(main_window, demo_home, qtbot):
-    from gui.widgets.gauge import STATE_COLOURS
+    from dreamdesk.gui.widgets.gauge import STATE_COLOURS
     view = main_window.settings
     main_window.tabs.setCurrentWidget(view)
     label = view.budget_now["memory/MEMORY.md"]
@@ -383,7 +383,7 @@ def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, dem
 
 
 def _use_server(win, url):
-    from gui import settings_store
+    from dreamdesk.gui import settings_store
     settings_store.set_model_override(settings_store.ModelOverride(True, url, "test-model", "sk-gui-test-77"))
     win.panel.set_workspace(win.ws)
 
@@ -462,7 +462,7 @@ def test_restore_and_archive_actions_have_keys_that_act_on_the_visible_tab(gui_e
     from PySide6.QtTest import QTest
 
     from conftest import open_window, tree_state
-    from gui.app import ensure_demo_copy
+    from dreamdesk.gui.app import ensure_demo_copy
     home = ensure_demo_copy(tmp_path / "data")
     win = open_window(qtbot, home)
     shortcuts = {a.shortcut().toString() for a in win.actions()}
@@ -516,7 +516,7 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
         wanted[name] = splitter.sizes()
     size = win.size()
     win.close()
-    from gui.main_window import MainWindow
+    from dreamdesk.gui.main_window import MainWindow
     again = MainWindow()
     qtbot.addWidget(again)
     again.resize(size)            # offscreen's 800×800 screen clamps a restored geometry; a desktop would not
@@ -537,8 +537,8 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
     from PySide6.QtCore import QUrl
 
     from conftest import open_window
-    from engine.dream.records import list_runs
-    from gui.app import ensure_demo_copy
+    from dreamdesk.engine.dream.records import list_runs
+    from dreamdesk.gui.app import ensure_demo_copy
     home = ensure_demo_copy(tmp_path / "data")
     win = open_window(qtbot, home)
     run = next(r for r in list_runs(win.ws)[0] if any(f.get("sources") for f in r.created))
@@ -558,8 +558,8 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
 def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, monkeypatch):
     import threading
 
-    import gui.app
-    from gui import settings_store
+    import dreamdesk.gui.app
+    from dreamdesk.gui import settings_store
     real, threads = gui.app.build_demo_copy, []
 
     def spy(*a, **kw):
@@ -578,10 +578,10 @@ def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(m
     import subprocess
     import sys
     from conftest import tree_state
-    from engine.state import lock_path
+    from dreamdesk.engine.state import lock_path
     ws = main_window.ws
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from engine.files import FileLock;"
+        "import sys, time; from pathlib import Path; from dreamdesk.engine.files import FileLock;"
         f"l = FileLock(Path({str(lock_path(ws.root, 'job'))!r})).acquire(); print('held', flush=True);"
         "time.sleep(30)")], stdout=subprocess.PIPE, text=True, cwd=str(Path(__file__).parents[1]))
     try:
@@ -643,7 +643,7 @@ def test_tab_leaves_every_table(main_window, qtbot):
 
 
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
-    from engine.prompt import build_prompt
+    from dreamdesk.engine.prompt import build_prompt
     ws = Workspace.open(demo_home)
     _, dream, _ = ws.cursors()
     pv = build_prompt(ws, ws.history(), dream)
@@ -660,7 +660,7 @@ def test_prompt_preview_parts(main_window, demo_home, qtbot):
 
 
 def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
-    from engine.snapshots import SnapshotStore
+    from dreamdesk.engine.snapshots import SnapshotStore
     main_window.panel.run_dream()                      # the demo's recorded run makes snapshots
     qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
     main_window.tabs.setCurrentWidget(main_window.charts)
@@ -735,7 +735,7 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
     said = panel.outcome.text()
     assert "Review pass: freed" in said and "moved 5 facts" in said, said
     assert not any(w in said for w in ("would move", "would go to", "Dry run")), said     # done, not would
-    from engine.diffs import diff_texts
+    from dreamdesk.engine.diffs import diff_texts
     from conftest import DEMO_HOME
     rels = [line[len("+++ after/"):].strip() for line in seen["text"].splitlines() if line.startswith("+++ after/")]
     assert rels
@@ -764,7 +764,7 @@ def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, q
 def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
     """What a fresh install shows: the demo copy with its history, then the recorded run."""
     from conftest import open_window
-    from gui.app import ensure_demo_copy
+    from dreamdesk.gui.app import ensure_demo_copy
     win = open_window(qtbot, ensure_demo_copy(tmp_path / "data"))
     win.tabs.setCurrentWidget(win.charts)
     qtbot.waitUntil(lambda: "size" in win.charts.series, timeout=10000)
@@ -777,7 +777,7 @@ def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
 
 
 def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbot):
-    from engine.scheduler import schedule_path
+    from dreamdesk.engine.scheduler import schedule_path
     view = main_window.settings
     ws = main_window.ws
     assert not schedule_path(ws).exists()                  # opening scheduled nothing
@@ -798,7 +798,7 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
 def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(main_window, qtbot, llm_server):
     from datetime import datetime, timedelta
 
-    from engine.scheduler import Scheduler
+    from dreamdesk.engine.scheduler import Scheduler
     win = main_window
     srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
     _use_server(win, srv.url)
@@ -830,7 +830,7 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
     import threading
     from datetime import datetime, timedelta
 
-    from engine.dream.records import list_runs
+    from dreamdesk.engine.dream.records import list_runs
     win = main_window
     sched = win.scheduler
     threads: dict[str, set[str]] = {}
@@ -942,7 +942,7 @@ def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_ser
 
 
 def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
-    from gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.watcher import WorkspaceWatcher
     watcher = WorkspaceWatcher(tmp_path / "gone")               # a folder that is not there to watch
     with qtbot.waitSignal(watcher.failed, timeout=5000) as blocker:
         watcher.start()
@@ -953,7 +953,7 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
 def test_the_home_config_outside_the_workspace_is_watched_too(qtbot, tmp_path):
     """The assistant's own config save (in the home, beside the workspace) reaches the window at
     once, so a setting it dropped shows on the Dashboard without a reload."""
-    from gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.watcher import WorkspaceWatcher
     ws = tmp_path / "home" / "workspace"
     (ws / "memory").mkdir(parents=True)
     cfg = tmp_path / "home" / "config.json"
@@ -1062,7 +1062,7 @@ def _nanobot_save(home):
 
 def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_click(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from engine import config as config_mod
+    from dreamdesk.engine import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
     config_mod.write_settings(ws, {"passes.deduction": False})
@@ -1091,7 +1091,7 @@ def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_clic
 
 def test_forget_hides_the_lost_settings_and_touches_no_config(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from engine import config as config_mod
+    from dreamdesk.engine import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"cooldownH": 3})
     _nanobot_save(demo_home)
@@ -1107,7 +1107,7 @@ def test_forget_hides_the_lost_settings_and_touches_no_config(gui_env, qtbot, de
 
 def test_a_reapply_the_file_refuses_is_said_on_the_dashboard(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from engine import config as config_mod
+    from dreamdesk.engine import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
     _nanobot_save(demo_home)
@@ -1129,9 +1129,9 @@ def test_a_splitter_never_shown_is_not_restored_squeezed(gui_env, qtbot, demo_ho
     """Issue 17.2: a start where the Prompt tab was never shown saved that splitter unlaid-out;
     the next start restored it and the parts table shrank to about a row and a half."""
     from conftest import open_window
-    from gui.main_window import MainWindow
+    from dreamdesk.gui.main_window import MainWindow
 
-    from gui import settings_store
+    from dreamdesk.gui import settings_store
     win = open_window(qtbot, demo_home)          # the Dashboard only: Prompt is never shown
     size = win.size()
     unlaid = win.prompt.splitter.saveState()
@@ -1156,7 +1156,7 @@ def test_a_file_without_a_budget_shows_no_bar_length(qtbot):
     """Issue 17.8: the grey bar of a file without a budget had a length that meant nothing (its
     size over 10,000). Now the track carries no length: two sizes paint the same bar area, while a
     budgeted file's bar still grows with its size."""
-    from gui.widgets.gauge import Gauge
+    from dreamdesk.gui.widgets.gauge import Gauge
 
     def bar_area(chars: int, budget: int, state: str):
         g = Gauge("skills/x/SKILL.md")
@@ -1218,7 +1218,7 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
         ctx.cancel.wait(10)
         ended.set()
 
-    from gui.main_window import WATCH_JOB
+    from dreamdesk.gui.main_window import WATCH_JOB
     job = win.engine.write("dream", dream, lambda result: None)
     win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None)
     assert win.engine.busy
@@ -1249,7 +1249,7 @@ def test_a_long_status_message_stops_before_the_counters(main_window, qtbot):
 def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp_path):
     """A write that is complete (closed after writing, or renamed into place) is said without
     waiting out the debounce; the events of a write still under way wait for it."""
-    from gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.watcher import WorkspaceWatcher
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     watcher = WorkspaceWatcher(ws, debounce_ms=1200)          # long: only "at once" can be quick

@@ -10,16 +10,16 @@ from conftest import dark_palette, open_window, tree_state
 from test_gui_archive_runs import Dialogs, anchor_point, cell, grab, select_ids, shown_ids
 from test_prunes import BOM, FORMS, build, crlf, expected_rows, only_inserted
 
-from engine.archive import read_archive, write_memory
-from engine.files import current_hash
-from engine.pins import pin_states
-from engine.restore import undo_restore
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
-from gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TEXT, ArchiveFilterProxy, ArchiveModel
-from gui.qt import Qt
-from gui.views.archive_view import ArchiveView, plan_placements, read_prunes
-from gui.worker import Engine
+from dreamdesk.engine.archive import read_archive, write_memory
+from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.pins import pin_states
+from dreamdesk.engine.restore import undo_restore
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TEXT, ArchiveFilterProxy, ArchiveModel
+from dreamdesk.gui.qt import Qt
+from dreamdesk.gui.views.archive_view import ArchiveView, plan_placements, read_prunes
+from dreamdesk.gui.worker import Engine
 from nanobot_repo import git
 
 MISO = "- Has a cat named Miso."
@@ -224,7 +224,7 @@ def test_screenshots_of_an_assistants_prunes(qtbot, engine, tmp_path, dark):
 
 
 def test_the_cli_refuses_to_delete_a_commit_row_in_words(tmp_path, capsys):
-    from engine.cli import main
+    from dreamdesk.engine.cli import main
     root = tmp_path / "home"
     shas = build(root)
     before = tree_state(root)

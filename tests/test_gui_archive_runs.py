@@ -16,26 +16,26 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 
-from engine import cli
-from engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
-from engine.prunes import all_prunes
-from engine.dream import records
-from engine.dream.runtypes import record_json
-from engine.dream.run import DreamOptions, run_dream
-from engine.entries import split_entries
-from engine.llm.replay import ReplayClient
-from engine.workspace import Workspace
-from gui.models.archive_model import (COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT,
+from dreamdesk.engine import cli
+from dreamdesk.engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
+from dreamdesk.engine.prunes import all_prunes
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.runtypes import record_json
+from dreamdesk.engine.dream.run import DreamOptions, run_dream
+from dreamdesk.engine.entries import split_entries
+from dreamdesk.engine.llm.replay import ReplayClient
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.models.archive_model import (COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT,
                                       ArchiveFilterProxy, ArchiveModel)
-from gui.models.history_model import preview
-from gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
+from dreamdesk.gui.models.history_model import preview
+from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
                                    RunsModel)
-from gui.qt import QColor, QPalette, Qt
-from gui.views.archive_view import (ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for,
+from dreamdesk.gui.qt import QColor, QPalette, Qt
+from dreamdesk.gui.views.archive_view import (ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for,
                                     plan_placements)
-from gui.views.history_view import HistoryView
-from gui.views.runs_view import RunsView
-from gui.worker import Engine
+from dreamdesk.gui.views.history_view import HistoryView
+from dreamdesk.gui.views.runs_view import RunsView
+from dreamdesk.gui.worker import Engine
 
 PIHOLE = "- Pi-hole moves to an LXC container on the Proxmox host before the Pi 4 is retired."
 PIHOLE_NOW = "Pi-hole runs in an LXC container on the Proxmox host; the Pi 4 is retired."
@@ -552,7 +552,7 @@ def test_run_detail_created_facts_and_source_links(qtbot, runs_view, runs, ws):
     assert view.detail.anchorAt(pos) == "cursor:111"
     block = view.detail.cursorForPosition(pos).block().text()
     # the stamp is shown on the user's clock (the demo's history was stamped in Europe/Brussels)
-    from engine import clock
+    from dreamdesk.engine import clock
     shown = clock.show_history(hist[111].timestamp, clock.home_zone(ws.config()))
     assert clock.home_zone(ws.config()) is not None and block.startswith(f"from cursor 111 ({shown}): ")
     assert hist[111].content.split("\n")[0].removeprefix("- ")[:60] in block
@@ -712,7 +712,7 @@ def test_screenshots(qtbot, archive_view, runs_view, runs, ws, dark):
 
 
 def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
-    from engine.archive import read_archive
+    from dreamdesk.engine.archive import read_archive
     view = ArchiveView(engine)
     qtbot.addWidget(view)
     view.set_workspace(ws)
@@ -734,7 +734,7 @@ def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
 
 
 def test_refused_counts_only_size_refusals(qtbot):
-    from gui.views.runs_view import run_detail_html
+    from dreamdesk.gui.views.runs_view import run_detail_html
     run = {"id": "r-1", "started": "2026-11-01T10:00:00+01:00", "status": "completed", "trigger": "manual",
            "refused": [{"file": "USER.md", "size": 3100, "budget": 3000, "before": 2990, "pass": "consolidation",
                         "reason": "over its budget", "kind": "budget"},
@@ -744,8 +744,8 @@ def test_refused_counts_only_size_refusals(qtbot):
     model = RunsModel()
     model.set_runs([run])
     assert model.cell_text(0, COL_REFUSED) == "1"
-    from gui.qt import QApplication
-    from gui.views.runs_view import detail_colors
+    from dreamdesk.gui.qt import QApplication
+    from dreamdesk.gui.views.runs_view import detail_colors
     html_text = run_detail_html(run, None, "monospace", detail_colors(QApplication.palette()))
     assert "Refused writes (1)" in html_text and "1 write(s) refused because they would have grown a file" in html_text
 
@@ -753,10 +753,10 @@ def test_refused_counts_only_size_refusals(qtbot):
 def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(qtbot, engine, make_workspace):
     """A restore and its undo archive the entry again each time: one row, with how often and
     whether its text is back in the file; deleting that row erases every record of it."""
-    from engine.archive import write_memory
-    from engine.restore import restore_snapshot, undo_restore
-    from engine.snapshots import SnapshotStore
-    from gui.models.archive_model import COL_NOW, COL_TEXT
+    from dreamdesk.engine.archive import write_memory
+    from dreamdesk.engine.restore import restore_snapshot, undo_restore
+    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.gui.models.archive_model import COL_NOW, COL_TEXT
     root = make_workspace({"SOUL.md": "s\n", "memory/MEMORY.md": "# Memory\n",
                            "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"})
     ws = Workspace.open(root)
@@ -797,7 +797,7 @@ def test_the_archive_fits_its_width_and_columns_can_be_shown_again(qtbot, engine
     """Issue 17.6: the table ran past its width (a horizontal scroll cut the Text off). Run and
     Replaced by (both in the detail pane) start hidden, so every shown column fits; the header's
     menu shows them again, and the choice is remembered by the next view."""
-    from gui.models.archive_model import COL_ID, COL_REPLACED, COL_RUN, COL_TEXT
+    from dreamdesk.gui.models.archive_model import COL_ID, COL_REPLACED, COL_RUN, COL_TEXT
 
     def opened():
         view = open_archive_view(qtbot, engine, ws)

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from engine.dream_runs import GONE_TRANSCRIPT, every_run
-from engine.assistants.nanobot_usage import NONE_MESSAGE
-from engine.workspace import Workspace
-from gui.models.runs_model import COL_BY, COL_ID, COL_STATUS, COL_TOKENS, COL_TRIGGER
-from gui.views.runs_view import RunsView
+from dreamdesk.engine.dream_runs import GONE_TRANSCRIPT, every_run
+from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.models.runs_model import COL_BY, COL_ID, COL_STATUS, COL_TOKENS, COL_TRIGGER
+from dreamdesk.gui.views.runs_view import RunsView
 from nanobot_repo import build_nanobot_repo
 
 
@@ -110,7 +110,7 @@ def test_only_runs_of_dreamdesk_or_none(qtbot, gui_engine, gui_env, tmp_path):
 
 
 def test_the_tokens_chart_says_when_there_are_none(qtbot, gui_engine, gui_env, repo):
-    from gui.views.charts_view import ChartsView
+    from dreamdesk.gui.views.charts_view import ChartsView
     view = ChartsView(gui_engine)
     qtbot.addWidget(view)
     view.show()

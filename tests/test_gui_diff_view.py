@@ -8,14 +8,14 @@ from pathlib import Path
 
 from markdown_versions import two_versions
 
-import engine.prepared_diff as prepared_diff
-from engine.diffs import diff_texts
+import dreamdesk.engine.prepared_diff as prepared_diff
+from dreamdesk.engine.diffs import diff_texts
 
 SHOTS = Path(tempfile.gettempdir()) / "dreamdesk-screenshots"
 
 
 def _view(qtbot, size=(1000, 700)):
-    from gui.widgets.diff_view import DiffView
+    from dreamdesk.gui.widgets.diff_view import DiffView
     view = DiffView()
     qtbot.addWidget(view)
     view.resize(*size)
@@ -33,7 +33,7 @@ def _lexing_threads(monkeypatch) -> list:
 
 def _right_half_x(view) -> set[int]:
     """Where the newer half of each side-by-side row starts on the viewport."""
-    from gui.qt import QTextCursor
+    from dreamdesk.gui.qt import QTextCursor
     xs, block = set(), view.document().begin()
     while block.isValid():
         text = block.text()
@@ -53,7 +53,7 @@ def _drain(qtbot, gui_engine):
 
 
 def test_a_diff_is_prepared_on_the_reader_thread_while_the_view_says_so(gui_env, qtbot, gui_engine, monkeypatch):
-    from gui.qt import QTimer
+    from dreamdesk.gui.qt import QTimer
     lexed = _lexing_threads(monkeypatch)
     release = threading.Event()
     old, new = two_versions(size=8000, changes=40)
@@ -77,7 +77,7 @@ def test_a_diff_is_prepared_on_the_reader_thread_while_the_view_says_so(gui_env,
 
 
 def test_toggling_the_layout_reuses_the_prepared_diff(gui_env, qtbot, gui_engine, monkeypatch):
-    from gui.widgets.diff_view import SPLIT, UNIFIED
+    from dreamdesk.gui.widgets.diff_view import SPLIT, UNIFIED
     lexed = _lexing_threads(monkeypatch)
     old, new = two_versions(size=8000, changes=40)
     view = _view(qtbot)
@@ -113,7 +113,7 @@ def test_a_preparation_superseded_by_something_newer_is_dropped(gui_env, qtbot, 
 
 
 def test_side_by_side_keeps_the_newer_half_in_one_column_and_rewraps_on_resize(gui_env, qtbot, gui_engine):
-    from gui.widgets.diff_view import SPLIT
+    from dreamdesk.gui.widgets.diff_view import SPLIT
     old, new = two_versions(size=12000, changes=60)
     view = _view(qtbot, (1000, 700))
     view.set_mode(SPLIT)
@@ -135,7 +135,7 @@ def test_side_by_side_keeps_the_newer_half_in_one_column_and_rewraps_on_resize(g
 
 
 def test_the_hidden_layout_is_built_while_idle_so_a_toggle_swaps_documents(gui_env, qtbot, gui_engine):
-    from gui.widgets.diff_view import SPLIT, UNIFIED
+    from dreamdesk.gui.widgets.diff_view import SPLIT, UNIFIED
     old, new = two_versions(size=12000, changes=60)
     diffs = [diff_texts(old, new, "memory/MEMORY.md")]
     fresh = _view(qtbot)
@@ -163,8 +163,8 @@ def test_the_hidden_layout_is_built_while_idle_so_a_toggle_swaps_documents(gui_e
 
 
 def test_a_layout_can_be_built_in_steps_and_sends_one_change_notice(gui_env, qtbot):
-    from gui.widgets.diff_document import SPLIT, UNIFIED, DiffDocument
-    from gui.widgets.diff_look import DiffLook
+    from dreamdesk.gui.widgets.diff_document import SPLIT, UNIFIED, DiffDocument
+    from dreamdesk.gui.widgets.diff_look import DiffLook
     old, new = two_versions(size=12000, changes=60)
     prepared = prepared_diff.prepare([diff_texts(old, new, "memory/MEMORY.md")])
     view = _view(qtbot)

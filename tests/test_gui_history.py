@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_HOME, REPO, dark_palette
 
-from engine.history import BadLine, HistoryEntry, parse_history
-from engine.prompt import select_pending
-from engine.workspace import Workspace
-from gui.models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_STATUS, COL_TIME, NO_SESSION,
+from dreamdesk.engine.history import BadLine, HistoryEntry, parse_history
+from dreamdesk.engine.prompt import select_pending
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_STATUS, COL_TIME, NO_SESSION,
                                       CursorRole, EntryRole, HistoryFilterProxy, HistoryModel, KindRole, preview)
-from gui.qt import QColor, QPalette, Qt
-from gui.views.history_view import ALL_SESSIONS, FILTER_DEBOUNCE_MS, NO_SESSION_LABEL, HistoryView
+from dreamdesk.gui.qt import QColor, QPalette, Qt
+from dreamdesk.gui.views.history_view import ALL_SESSIONS, FILTER_DEBOUNCE_MS, NO_SESSION_LABEL, HistoryView
 
 TS = "2026-01-01 10:00"
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from engine import redact
-from engine.problems import ConflictError, WorkspaceError
+from dreamdesk.engine import redact
+from dreamdesk.engine.problems import ConflictError, WorkspaceError
 
 KEY = "sk-live-GUILOG-9876543210fedcba"
 
@@ -18,7 +18,7 @@ KEY = "sk-live-GUILOG-9876543210fedcba"
 @pytest.fixture
 def boxes(gui_env, qapp, monkeypatch):
     """Every message box shown, as shown: (title, text, details). Nothing blocks."""
-    from gui.qt import QMessageBox
+    from dreamdesk.gui.qt import QMessageBox
     shown: list[tuple[str, str, str]] = []
 
     def exec_(box):
@@ -33,19 +33,19 @@ def boxes(gui_env, qapp, monkeypatch):
 
 @pytest.mark.qt_log_ignore("dreamdesk-qt-probe")
 def test_a_qt_warning_lands_in_the_log_file(qapp, log_file):
-    from gui import qt_messages
-    from gui.qt import QtCore
+    from dreamdesk.gui import qt_messages
+    from dreamdesk.gui.qt import QtCore
     previous = qt_messages.install()
     try:
         QtCore.qWarning("dreamdesk-qt-probe: a widget complained")
     finally:
         qt_messages.uninstall(previous)
     text = log_file.read_text(encoding="utf-8")
-    assert "WARNING gui.qt" in text and "dreamdesk-qt-probe: a widget complained" in text
+    assert "WARNING dreamdesk.gui.qt" in text and "dreamdesk-qt-probe: a widget complained" in text
 
 
 def _crash(exc: BaseException) -> None:
-    from gui.errors import install_excepthook
+    from dreamdesk.gui.errors import install_excepthook
     old = sys.excepthook
     install_excepthook()
     try:
@@ -59,14 +59,14 @@ def _crash(exc: BaseException) -> None:
 
 def test_the_crash_dialog_has_the_traceback_the_log_tail_and_where_the_log_is(boxes, log_file):
     redact.register(KEY)
-    logging.getLogger("gui.worker").info("dream: started")
+    logging.getLogger("dreamdesk.gui.worker").info("dream: started")
     _crash(KeyError(f"no field 'model' (key {KEY})"))
     (title, text, details), = boxes
     assert title == "Dreamdesk hit an unexpected error"
     assert f"The log file (attach it to a bug report):\n{log_file}" in text
     assert details.startswith("Traceback (most recent call last)") and "KeyError" in details
     tail = details.split("The log's last lines:\n", 1)[1]
-    assert "dream: started" in tail and "ERROR gui.errors" in tail
+    assert "dream: started" in tail and "ERROR dreamdesk.gui.errors" in tail
     assert KEY not in text + details and KEY not in log_file.read_text(encoding="utf-8")
 
 
@@ -104,13 +104,13 @@ def test_a_session_is_told_in_the_log_opened_job_and_dream_outcome(gui_env, qtbo
     win.panel.run_dream()                      # the demo's recorded run
     qtbot.waitUntil(lambda: win.panel.outcome.text().startswith("Dream completed"), timeout=15000)
     win.close()
-    from engine import logs
+    from dreamdesk.engine import logs
     lines = logs.log_tail(400).splitlines()
     ws = win.ws.root
 
     def has(logger: str, text: str) -> bool:
         return any(f"INFO {logger}" in ln and text in ln for ln in lines)
-    assert has("gui.main_window", f"workspace opened: {ws}")
-    assert has("gui.worker [dreamdesk-writer]:", "dream: started") and has("gui.worker", "dream: done in")
-    assert has("gui.views.engine_panel", f"Dream (manual) of {ws} with ") and has("gui.views.engine_panel",
+    assert has("dreamdesk.gui.main_window", f"workspace opened: {ws}")
+    assert has("dreamdesk.gui.worker [dreamdesk-writer]:", "dream: started") and has("dreamdesk.gui.worker", "dream: done in")
+    assert has("dreamdesk.gui.views.engine_panel", f"Dream (manual) of {ws} with ") and has("dreamdesk.gui.views.engine_panel",
                                                                                 "Dream completed")

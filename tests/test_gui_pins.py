@@ -7,12 +7,12 @@ from __future__ import annotations
 from conftest import tree_state
 from test_gui_app import grab
 
-from engine import pins
-from engine.archive import read_archive, write_memory
-from engine.files import current_hash
-from engine.workspace import Workspace
-from gui.qt import Qt, QTextCursor
-from gui.views.archive_view import ArchiveView
+from dreamdesk.engine import pins
+from dreamdesk.engine.archive import read_archive, write_memory
+from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.qt import Qt, QTextCursor
+from dreamdesk.gui.views.archive_view import ArchiveView
 
 DUTCH = "- Dutch at B1: evening class on Tuesdays at CVO Gent, 19:00–21:30 (teacher Mieke)."
 def workspace(main_window) -> Workspace:

@@ -5,7 +5,7 @@ tabs read when first shown, and a job's writes arriving as its change record."""
 import pytest
 
 from conftest import open_window
-from engine.changes import Changes
+from dreamdesk.engine.changes import Changes
 
 
 def parses(win) -> int:
@@ -15,7 +15,7 @@ def parses(win) -> int:
 
 
 def open_counting(qtbot, home, monkeypatch):
-    from gui.worker import Engine
+    from dreamdesk.gui.worker import Engine
     reads = []
     real_read = Engine.read
     monkeypatch.setattr(Engine, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
@@ -70,7 +70,7 @@ def test_a_job_reports_what_it_wrote_and_the_views_follow(gui_env, qtbot, demo_h
     seen = []
     real_apply = win.apply
     monkeypatch.setattr(win, "apply", lambda ch: seen.append(ch) or real_apply(ch))
-    from engine.files import atomic_write_text
+    from dreamdesk.engine.files import atomic_write_text
     target = win.ws.root / "USER.md"
     text = target.read_text(encoding="utf-8") + "- added by a job\n"
     win.engine.write("a test job", lambda ctx: atomic_write_text(target, text), lambda _r: None)
@@ -110,8 +110,8 @@ class _View:
 def test_read_latest_runs_only_the_newest_and_drops_another_workspaces(qtbot, gui_engine):
     import threading
 
-    from gui.views.common import read_latest
-    from gui.worker import Latest
+    from dreamdesk.gui.views.common import read_latest
+    from dreamdesk.gui.worker import Latest
     view, latest = _View(gui_engine, "ws-a"), Latest()
     gate, ran, applied = threading.Event(), [], []
     gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
@@ -150,7 +150,7 @@ def test_selecting_a_row_from_code_ignores_a_held_ctrl(qtbot):
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QTableView
 
-    from gui.views.common import select_source_row
+    from dreamdesk.gui.views.common import select_source_row
     model = QStandardItemModel()
     for text in ("a", "b", "c"):
         model.appendRow(QStandardItem(text))

@@ -8,7 +8,7 @@ import shutil
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from gui.widgets.gauge import STATE_COLOURS
+from dreamdesk.gui.widgets.gauge import STATE_COLOURS
 from test_gui_app import grab
 
 MEMORY_LABEL = "memory/MEMORY.md"
@@ -42,7 +42,7 @@ def test_typing_then_clicking_elsewhere_or_switching_tabs_writes_nothing(main_wi
 
 
 def test_apply_writes_exactly_the_changed_keys_in_one_write(main_window, demo_home, qtbot, monkeypatch):
-    from engine import config as config_mod
+    from dreamdesk.engine import config as config_mod
     writes = []
     real = config_mod.write_settings
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_state
-from engine.diffs import diff_texts, revert_hunk
-from engine.restore import restore_snapshot
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.diffs import diff_texts, revert_hunk
+from dreamdesk.engine.restore import restore_snapshot
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 # snapshots.png goes to docs/screenshots only when asked (DREAMDESK_SCREENSHOTS=1); the other grabs, and every
 # grab in a normal run, go to the temp folder, so a test run never changes tracked files.
@@ -75,7 +75,7 @@ def history(make_workspace):
 
 @pytest.fixture
 def engine(qapp):
-    from gui.worker import Engine
+    from dreamdesk.gui.worker import Engine
     e = Engine()
     yield e
     e.shutdown()
@@ -102,7 +102,7 @@ class Answers:
 
 
 def make_view(qtbot, engine, ws, answers=None):
-    from gui.views.snapshots_view import SnapshotsView
+    from dreamdesk.gui.views.snapshots_view import SnapshotsView
     view = SnapshotsView(engine)
     view.dialogs = answers or Answers()
     qtbot.addWidget(view)
@@ -123,8 +123,8 @@ def wait_diff(view, qtbot, key):
 
 
 def click_row(view, qtbot, sha, ctrl=False):
-    from gui.models.snapshots_model import COL_MESSAGE
-    from gui.qt import Qt
+    from dreamdesk.gui.models.snapshots_model import COL_MESSAGE
+    from dreamdesk.gui.qt import Qt
     row = view.model.row_of(sha)
     rect = view.table.visualRect(view.model.index(row, COL_MESSAGE))
     mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
@@ -132,7 +132,7 @@ def click_row(view, qtbot, sha, ctrl=False):
 
 
 def click_link(view, qtbot, href):
-    from gui.qt import QPoint, Qt
+    from dreamdesk.gui.qt import QPoint, Qt
     rect = view.diff.anchor_rect(href)
     assert rect is not None, (href, view.diff.hrefs())
     qtbot.mouseClick(view.diff.viewport(), Qt.MouseButton.LeftButton, pos=rect.center() + QPoint(3, 0))
@@ -147,7 +147,7 @@ def grab(widget, name, docs=False):
 # -- the timeline ---------------------------------------------------------------------------------
 
 def test_timeline_lists_kinds_and_counts(gui_env, qtbot, engine, history):
-    from gui.models.snapshots_model import COL_FILES, COL_KIND, FilesRole, KindRole, ShaRole
+    from dreamdesk.gui.models.snapshots_model import COL_FILES, COL_KIND, FilesRole, KindRole, ShaRole
     root, ws, store, (v1, v2, v3) = history
     view = make_view(qtbot, engine, ws)
     snaps = store.list()
@@ -168,7 +168,7 @@ def test_timeline_lists_kinds_and_counts(gui_env, qtbot, engine, history):
 
 
 def test_nanobot_kinds_have_their_badge(gui_env, qtbot, engine, tmp_path):
-    from gui.models.snapshots_model import COL_KIND, KindRole
+    from dreamdesk.gui.models.snapshots_model import COL_KIND, KindRole
     from nanobot_repo import build_nanobot_repo
     repo = build_nanobot_repo(tmp_path / "nb")
     view = make_view(qtbot, engine, Workspace.open(repo.root))
@@ -178,7 +178,7 @@ def test_nanobot_kinds_have_their_badge(gui_env, qtbot, engine, tmp_path):
 
 
 def test_the_model_passes_qtmodeltester(gui_env, qtmodeltester, history):
-    from gui.models.snapshots_model import SnapshotsModel
+    from dreamdesk.gui.models.snapshots_model import SnapshotsModel
     root, ws, store, _ = history
     model = SnapshotsModel()
     model.set_snapshots(store.list())
@@ -213,7 +213,7 @@ def test_one_snapshot_diffs_against_the_working_files(gui_env, qtbot, engine, hi
 
 
 def test_the_context_menu_on_a_hunk_restores_that_hunk(gui_env, qtbot, engine, history):
-    from gui.qt import QMenu, QTextCursor
+    from dreamdesk.gui.qt import QMenu, QTextCursor
     root, ws, store, (v1, v2, v3) = history
     answers = Answers(confirm=False)
     view = make_view(qtbot, engine, ws, answers)
@@ -253,8 +253,8 @@ def test_two_snapshots_diff_between_them(gui_env, qtbot, engine, history):
 
 
 def test_intraline_marks_and_dark_palette(gui_env, qtbot, engine, history):
-    from gui.qt import QColor, QPalette
-    from gui.widgets.diff_view import DiffColours
+    from dreamdesk.gui.qt import QColor, QPalette
+    from dreamdesk.gui.widgets.diff_view import DiffColours
     root, ws, store, (v1, v2, v3) = history
     view = make_view(qtbot, engine, ws)
     wait_listed(view, qtbot, 3)
@@ -312,7 +312,7 @@ def test_hunk_restore_changes_only_that_hunk_then_undo(gui_env, qtbot, engine, h
     assert view.last_restore is not None and view.last_restore.files == ["USER.md"]
     qtbot.waitUntil(view.undo_button.isEnabled, timeout=10000)
     with qtbot.waitSignal(view.restored, timeout=10000):
-        qtbot.mouseClick(view.undo_button, __import__("gui.qt", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(view.undo_button, __import__("dreamdesk.gui.qt", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
     assert answers.asked[-1][1] == "Undo last restore?"
     assert memory_bytes(root) == before                     # byte for byte
     kinds = [s.kind for s in store.list()]
@@ -361,7 +361,7 @@ def test_the_snapshots_a_restore_made_are_selected_and_in_sight(gui_env, qtbot, 
 
 
 def test_whole_restore_moving_the_cursor_back(gui_env, qtbot, engine, history):
-    from gui.qt import Qt
+    from dreamdesk.gui.qt import Qt
     root, ws, store, (v1, v2, v3) = history
     answers = Answers(confirm=True, move=True)
     view = make_view(qtbot, engine, ws, answers)
@@ -390,7 +390,7 @@ def test_whole_restore_moving_the_cursor_back(gui_env, qtbot, engine, history):
 
 
 def test_whole_restore_keeping_the_cursor(gui_env, qtbot, engine, history):
-    from gui.qt import Qt
+    from dreamdesk.gui.qt import Qt
     root, ws, store, (v1, v2, v3) = history
     write(root, "skills/new/SKILL.md", "# New skill\nWritten after every snapshot.\n")
     answers = Answers(confirm=True, move=False)
@@ -413,7 +413,7 @@ def test_whole_restore_keeping_the_cursor(gui_env, qtbot, engine, history):
 
 @pytest.mark.parametrize("where", ["whole", "file", "hunk", "cursor-cancel", "undo"])
 def test_declining_writes_nothing(gui_env, qtbot, engine, history, where):
-    from gui.qt import Qt
+    from dreamdesk.gui.qt import Qt
     root, ws, store, (v1, v2, v3) = history
     answers = Answers(confirm=True)
     view = make_view(qtbot, engine, ws, answers)
@@ -465,7 +465,7 @@ def test_a_hunk_that_changed_underneath_is_refused(gui_env, qtbot, engine, histo
 # -- the token and the empty state ------------------------------------------------------------------
 
 def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, history, monkeypatch):
-    from gui.views import snapshots_view
+    from dreamdesk.gui.views import snapshots_view
     root, ws, store, (v1, v2, v3) = history
     real = snapshots_view.compute_diff
     started = threading.Event()
@@ -502,7 +502,7 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
 
 
 def test_quick_selection_changes_are_debounced(gui_env, qtbot, engine, history, monkeypatch):
-    from gui.views import snapshots_view
+    from dreamdesk.gui.views import snapshots_view
     root, ws, store, (v1, v2, v3) = history
     calls = []
     real = snapshots_view.compute_diff
@@ -587,7 +587,7 @@ def test_a_git_failure_is_shown_where_the_timeline_would_be(gui_env, qtbot, engi
 
 
 def test_charts_say_when_the_size_history_cannot_be_read(gui_env, qtbot, engine, history, monkeypatch, tmp_path):
-    from gui.views.charts_view import ChartsView
+    from dreamdesk.gui.views.charts_view import ChartsView
     ws = history[1]
     empty = tmp_path / "no-git"
     empty.mkdir()
@@ -606,8 +606,8 @@ def test_undo_after_a_restart_reverts_only_what_that_restore_wrote(gui_env, qtbo
     """The seen case: MEMORY.md restored here, then an archived entry restored into USER.md and a
     hand edit of USER.md. After a restart the undo menu lists both restores; undoing the MEMORY.md
     one names only MEMORY.md and leaves USER.md as the person left it."""
-    from engine.archive import append_records
-    from engine.restore import restore_archive_entry
+    from dreamdesk.engine.archive import append_records
+    from dreamdesk.engine.restore import restore_archive_entry
     root, ws, store, (v1, v2, v3) = history
     view = make_view(qtbot, engine, ws, Answers(confirm=True))
     wait_listed(view, qtbot, 3)
@@ -650,7 +650,7 @@ def test_undo_over_a_later_edit_shows_what_would_be_lost(gui_env, qtbot, engine,
     write(root, "SOUL.md", V1["SOUL.md"] + "Edited after the restore.\n")
     view.dialogs = answers
     qtbot.waitUntil(view.undo_button.isEnabled, timeout=10000)
-    from gui.qt import Qt
+    from dreamdesk.gui.qt import Qt
     qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(answers.asked), timeout=10000)
     kind, title, text = answers.asked[-1]
@@ -667,7 +667,7 @@ def test_undo_over_a_later_edit_shows_what_would_be_lost(gui_env, qtbot, engine,
 def test_the_buttons_stay_put_when_the_explanation_wraps(gui_env, qtbot, engine, history):
     """A longer title or legend (two snapshots compared, a cursor note) takes more lines: the
     buttons a person is about to click must not move under the mouse."""
-    from gui.qt import QApplication, QPoint
+    from dreamdesk.gui.qt import QApplication, QPoint
     root, ws, store, (v1, v2, v3) = history
     view = make_view(qtbot, engine, ws)
     view.resize(900, 640)

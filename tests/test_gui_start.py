@@ -14,14 +14,14 @@ import pytest
 from conftest import REPO
 
 # what only the tabs after the Dashboard need: none of it is loaded until one of them is shown
-UNSHOWN = ("gui.views.history_view", "gui.views.files_view", "gui.views.settings_view", "gui.views.snapshots_view",
-           "gui.views.archive_view", "gui.views.runs_view", "gui.views.prompt_view", "gui.views.charts_view",
-           "gui.widgets.diff_view", "gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
-           "engine.dream.run")      # (the run state the dashboard shows has its own module)
+UNSHOWN = ("dreamdesk.gui.views.history_view", "dreamdesk.gui.views.files_view", "dreamdesk.gui.views.settings_view", "dreamdesk.gui.views.snapshots_view",
+           "dreamdesk.gui.views.archive_view", "dreamdesk.gui.views.runs_view", "dreamdesk.gui.views.prompt_view", "dreamdesk.gui.views.charts_view",
+           "dreamdesk.gui.widgets.diff_view", "dreamdesk.gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
+           "dreamdesk.engine.dream.run")      # (the run state the dashboard shows has its own module)
 # what the window's frame paints without (issue 14 row 3): the engine, the Dashboard, the Engine panel,
 # the worker lanes, the log file's handlers; loaded right after the first paint
-FRAME_WITHOUT = ("engine.workspace", "engine.history", "engine.config", "msgspec", "gui.views.dashboard",
-                 "gui.views.engine_panel", "gui.worker", "engine.llm", "logging.handlers")
+FRAME_WITHOUT = ("dreamdesk.engine.workspace", "dreamdesk.engine.history", "dreamdesk.engine.config", "msgspec", "dreamdesk.gui.views.dashboard",
+                 "dreamdesk.gui.views.engine_panel", "dreamdesk.gui.worker", "dreamdesk.engine.llm", "logging.handlers")
 TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "prompt", "charts")
 
 # `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,
@@ -74,7 +74,7 @@ def shown():
 
 probe = FirstPaint()
 app.installEventFilter(probe)
-from gui.app import run
+from dreamdesk.gui.app import run
 run()
 """
 
@@ -115,11 +115,11 @@ def test_the_start_paints_the_frame_first_and_loads_no_tab_until_one_is_shown(tm
     assert seen["notice after"] is False and seen["dashboard shown"]
     # the tab shown is built, its module (and the diff widget's pygments) loaded, and it shows the snapshots
     assert seen["current is snapshots"] and seen["snapshot rows"] >= 5
-    assert {"gui.views.snapshots_view", "gui.widgets.diff_view"} <= set(seen["loaded after"])
-    assert "PySide6.QtCharts" not in seen["loaded after"] and "gui.views.archive_view" not in seen["loaded after"]
+    assert {"dreamdesk.gui.views.snapshots_view", "dreamdesk.gui.widgets.diff_view"} <= set(seen["loaded after"])
+    assert "PySide6.QtCharts" not in seen["loaded after"] and "dreamdesk.gui.views.archive_view" not in seen["loaded after"]
     # the start was logged, in the log folder the environment names (tests/conftest.py)
     log_text = (Path(os.environ["DREAMDESK_LOG_DIR"]) / "dreamdesk.log").read_text(encoding="utf-8")
-    assert "INFO gui.app" in log_text and f"workspace opened: {seen['workspace']}" in log_text
+    assert "INFO dreamdesk.gui.app" in log_text and f"workspace opened: {seen['workspace']}" in log_text
 
 
 def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
@@ -142,8 +142,8 @@ def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
 
 
 def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
-    from gui import settings_store
-    from gui.main_window import MainWindow
+    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.main_window import MainWindow
     from test_gui_app import grab
     win = MainWindow()
     qtbot.addWidget(win)
@@ -160,7 +160,7 @@ def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
 
 
 def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot, monkeypatch):
-    from gui.main_window import MainWindow
+    from dreamdesk.gui.main_window import MainWindow
     blocked = gui_env / "a file"
     blocked.write_text("not a folder")
     monkeypatch.setenv("XDG_DATA_HOME", str(blocked))        # the data folder cannot be made
@@ -182,7 +182,7 @@ def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot,
 def test_a_window_that_never_paints_still_opens_its_workspace(gui_env, qtbot, demo_home):
     """The start opens the workspace at the first paint; a window that does not paint (started
     minimised) opens it all the same, a moment later."""
-    from gui.main_window import MainWindow
+    from dreamdesk.gui.main_window import MainWindow
     win = MainWindow()
     qtbot.addWidget(win)                                 # never shown
     win.after_first_paint(lambda: win.open_workspace(str(demo_home)))

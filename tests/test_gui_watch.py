@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 from conftest import open_window
-from engine import watch as watch_mod
-from engine.archive import read_archive
-from engine.entries import split_entries
-from engine.workspace import Workspace
+from dreamdesk.engine import watch as watch_mod
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.entries import split_entries
+from dreamdesk.engine.workspace import Workspace
 
 # docs/screenshots only when asked (DREAMDESK_SCREENSHOTS=1, to refresh the committed images); a
 # normal run never writes into the repository

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.history import HistoryReader, parse_history, read_history
-from engine.workspace import Workspace
+from dreamdesk.engine.history import HistoryReader, parse_history, read_history
+from dreamdesk.engine.workspace import Workspace
 
 
 def line(cursor, content="x", timestamp="2026-04-03 00:02") -> bytes:

@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_state
-from engine.archive import read_archive
-from engine.cli import main
-from engine.consolidator import journal_path, run_consolidator
-from engine.dream import records
-from engine.dream.run import DreamOptions, load_state, run_dream
-from engine.edits import save_edit
-from engine.files import current_hash
-from engine.history import read_history
-from engine.llm import LLMError, choose_model
-from engine.llm.openai import OpenAIClient
-from engine.problems import WorkspaceError
-from engine.service import serve
-from engine.workspace import Workspace
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.consolidator import journal_path, run_consolidator
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.run import DreamOptions, load_state, run_dream
+from dreamdesk.engine.edits import save_edit
+from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.history import read_history
+from dreamdesk.engine.llm import LLMError, choose_model
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.service import serve
+from dreamdesk.engine.workspace import Workspace
 from llm_server import turn
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def _env():
 
 def cli_proc(*argv, timeout=20):
     """The CLI in its own process (real stdout encoding; a hang is a TimeoutExpired, not a stuck run)."""
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, argv)], cwd=REPO, env=_env(),
+    return subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", *map(str, argv)], cwd=REPO, env=_env(),
                           capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
 
 
@@ -169,7 +169,7 @@ def test_api_key_with_a_non_ascii_character_fails_cleanly(make_workspace, llm_se
         client(srv, key="sk-\u2019x").complete([{"role": "user", "content": "hi"}], [])
     root = make_workspace(base_files())
     env = dict(_env(), DD_HOSTILE_KEY="sk-\u2019x")
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "dream", str(root), "--base-url", srv.url,
+    proc = subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(root), "--base-url", srv.url,
                            "--model", "m", "--api-key-env", "DD_HOSTILE_KEY", "--timeout", "10"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -260,9 +260,9 @@ def test_session_message_with_an_unpaired_surrogate_compacts_raw_and_keeps_it_vi
 # -- 4. FIFOs and devices never hang ------------------------------------------------------------
 _API = textwrap.dedent("""
     import json, sys
-    from engine.workspace import Workspace
-    from engine.status import read_status
-    from engine.prompt import build_prompt
+    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.status import read_status
+    from dreamdesk.engine.prompt import build_prompt
     ws = Workspace.open(sys.argv[1])
     st = read_status(ws)
     pv = build_prompt(ws, ws.history(), 0)
@@ -562,8 +562,8 @@ def test_serve_skips_consolidation_while_another_process_holds_the_job_lock(tmp_
     ws = Workspace.open(home)
     code = textwrap.dedent(f"""
         import sys
-        from engine.workspace import Workspace
-        from engine.restore import job_lock
+        from dreamdesk.engine.workspace import Workspace
+        from dreamdesk.engine.restore import job_lock
         with job_lock(Workspace.open({str(home)!r})):
             print("held", flush=True)
             sys.stdin.readline()
@@ -686,9 +686,9 @@ def test_model_never_sees_config_through_a_soul_md_link(soul_to_config, llm_serv
 
 
 def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
-    from engine.archive import read_archive
-    from engine.edits import save_edit
-    from engine.files import current_hash
+    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.edits import save_edit
+    from dreamdesk.engine.files import current_hash
     root = make_workspace({"USER.md": "# U\n\n- secret diagnosis\n- keep\n"})
     ws = Workspace.open(root)
     res = save_edit(ws, "USER.md", "# U\n\n- keep\n", current_hash(root / "USER.md"))
@@ -710,7 +710,7 @@ def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
 ])
 def test_a_mangled_run_record_is_refused_in_one_line_not_a_traceback(demo_home, capsys, mutate, words):
     import json as json_mod
-    from engine.cli import main
+    from dreamdesk.engine.cli import main
     assert main(["dream", str(demo_home), "--replay", str(demo_home / "dream-replay.jsonl"), "--json"]) == 0
     rid = json_mod.loads(capsys.readouterr().out)["run_id"]
     path = demo_home / "workspace" / "memory" / "dreams" / f"{rid}.json"

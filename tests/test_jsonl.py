@@ -10,15 +10,15 @@ from datetime import datetime, timedelta
 import msgspec
 import pytest
 
-from engine import archive, jsonl, restore_log
-from engine.archive import read_archive
-from engine.consolidator import journal_path, run_consolidator
-from engine.history import parse_history
-from engine.problems import WorkspaceError
-from engine.restore_log import FileWrite, RestoreEntry
-from engine.scheduler import Scheduler, schedule_path
-from engine.sessions import read_session
-from engine.workspace import Workspace
+from dreamdesk.engine import archive, jsonl, restore_log
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.consolidator import journal_path, run_consolidator
+from dreamdesk.engine.history import parse_history
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.restore_log import FileWrite, RestoreEntry
+from dreamdesk.engine.scheduler import Scheduler, schedule_path
+from dreamdesk.engine.sessions import read_session
+from dreamdesk.engine.workspace import Workspace
 
 BOM_WHY = "starts with a UTF-8 byte-order mark (BOM); nanobot's reader cannot parse it"
 

@@ -7,11 +7,11 @@ from contextlib import closing
 
 import pytest
 
-from engine.config import load
-from engine.llm import Cancelled, LLMError, choose_model, make_client
-from engine.llm.anthropic import AnthropicClient
-from engine.llm.openai import OpenAIClient
-from engine.llm.replay import ReplayClient
+from dreamdesk.engine.config import load
+from dreamdesk.engine.llm import Cancelled, LLMError, choose_model, make_client
+from dreamdesk.engine.llm.anthropic import AnthropicClient
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.llm.replay import ReplayClient
 from llm_server import client_threads, turn
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "read",

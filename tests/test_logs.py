@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from conftest import logging_into
-from engine import logs, redact
+from dreamdesk.engine import logs, redact
 
 KEY = "sk-live-LOGTEST-0123456789abcdef"
 
@@ -18,13 +18,13 @@ def _text(path) -> str:
 
 def test_the_log_file_is_in_the_folder_the_environment_names(log_file, tmp_path):
     assert log_file == tmp_path / "logs" / "dreamdesk.log"
-    logging.getLogger("engine.something").info("workspace opened: /tmp/x")
-    assert "INFO engine.something" in _text(log_file) and "workspace opened: /tmp/x" in _text(log_file)
+    logging.getLogger("dreamdesk.engine.something").info("workspace opened: /tmp/x")
+    assert "INFO dreamdesk.engine.something" in _text(log_file) and "workspace opened: /tmp/x" in _text(log_file)
 
 
 def test_a_key_never_reaches_the_file_whichever_way_it_was_logged(log_file):
     redact.register(KEY)
-    log = logging.getLogger("engine.llm.probe")
+    log = logging.getLogger("dreamdesk.engine.llm.probe")
     log.warning("args: %s", KEY)
     log.warning(f"f-string: {KEY}")
     log.warning("nested: %s", {"headers": {"Authorization": f"Bearer {KEY}"}})
@@ -45,12 +45,12 @@ def test_a_key_never_reaches_the_file_whichever_way_it_was_logged(log_file):
 
 def test_a_bad_format_is_logged_masked_not_raised(log_file):
     redact.register(KEY)
-    logging.getLogger("gui.probe").warning("two %s %s", KEY)
+    logging.getLogger("dreamdesk.gui.probe").warning("two %s %s", KEY)
     assert "two %s %s" in _text(log_file) and KEY not in _text(log_file)
 
 
 def test_ours_at_info_libraries_at_warning_only(log_file):
-    logging.getLogger("engine.dream.probe").info("Dream of /w: completed")
+    logging.getLogger("dreamdesk.engine.dream.probe").info("Dream of /w: completed")
     logging.getLogger("httpx").info("HTTP Request: POST http://127.0.0.1/v1 200")
     logging.getLogger("httpx").warning("a library's warning")
     text = _text(log_file)
@@ -62,7 +62,7 @@ def test_the_file_is_size_capped(tmp_path, monkeypatch):
     monkeypatch.setattr(logs, "MAX_BYTES", 4000)
     with logging_into(tmp_path / "logs"):
         for i in range(400):
-            logging.getLogger("engine.probe").info("line %d %s", i, "x" * 60)
+            logging.getLogger("dreamdesk.engine.probe").info("line %d %s", i, "x" * 60)
         logs.log_tail()
     files = sorted(p.name for p in (tmp_path / "logs").iterdir())
     assert files == ["dreamdesk.log", "dreamdesk.log.1", "dreamdesk.log.2", "dreamdesk.log.3"]
@@ -72,7 +72,7 @@ def test_the_file_is_size_capped(tmp_path, monkeypatch):
 
 def test_log_tail_is_the_last_lines(log_file):
     for i in range(100):
-        logging.getLogger("engine.probe").info("entry %d", i)
+        logging.getLogger("dreamdesk.engine.probe").info("entry %d", i)
     tail = logs.log_tail(5).splitlines()
     assert len(tail) == 5 and tail[-1].endswith("entry 99") and tail[0].endswith("entry 95")
 
@@ -96,7 +96,7 @@ def test_without_a_log_file_the_engine_adds_nothing_to_stderr(make_workspace, tm
     import sys
     from pathlib import Path
     ws = make_workspace({"USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n"})
-    code = ("import sys; from engine.snapshots import SnapshotStore, SnapshotError; from engine.workspace import Workspace\n"
+    code = ("import sys; from dreamdesk.engine.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.workspace import Workspace\n"
             "store = SnapshotStore(Workspace.open(sys.argv[1]))\nstore.snapshot('first')\n"
             "open(store.git_dir / 'index', 'wb').write(b'DIRC garbage')\n"
             "try:\n    store.snapshot('edit: x')\nexcept SnapshotError as e:\n    print('ERR', e)\n")

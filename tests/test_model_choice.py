@@ -9,12 +9,12 @@ import subprocess
 
 import pytest
 
-from engine.cli import main
-from engine.config import load
-from engine.llm import LLMError, Overrides, make_client, resolve_model
-from engine.llm.anthropic import AnthropicClient
-from engine.llm.openai import OpenAIClient
-from engine.workspace import Workspace
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.config import load
+from dreamdesk.engine.llm import LLMError, Overrides, make_client, resolve_model
+from dreamdesk.engine.llm.anthropic import AnthropicClient
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.workspace import Workspace
 from llm_server import turn
 
 # config.json -> (provider, api, base URL, model sent), measured by running nanobot-ai 0.3.5's own

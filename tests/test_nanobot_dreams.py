@@ -9,8 +9,8 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from conftest import tree_state
-from engine.assistants.nanobot_dreams import find_transcripts, match_commits, started_at
-from engine.workspace import Workspace
+from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts, match_commits, started_at
+from dreamdesk.engine.workspace import Workspace
 
 WID = "ab" * 16
 UTC = timezone.utc
@@ -98,7 +98,7 @@ def test_no_home_or_no_sessions_means_no_transcripts(tmp_path):
 
 
 def _run(key: str, ended_after: float | None = 1.0):
-    from engine.assistants.nanobot_dreams import DreamTranscript
+    from dreamdesk.engine.assistants.nanobot_dreams import DreamTranscript
     start = started_at(key, UTC)
     return DreamTranscript(key, start, start + timedelta(seconds=ended_after) if ended_after is not None else None,
                            "sessions/x", None, (), None)

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from conftest import tree_state
-from engine.assistants.nanobot_dreams import DreamTranscript
-from engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
-from engine.cli import main
-from engine.workspace import Workspace
+from dreamdesk.engine.assistants.nanobot_dreams import DreamTranscript
+from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.workspace import Workspace
 
 UTC = timezone.utc
 # nanobot 0.3.5's llm_calls columns (nanobot/llm_usage/store.py)

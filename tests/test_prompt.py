@@ -1,10 +1,10 @@
 import json
 
-from engine.history import read_history
-from engine.prompt import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, build_prompt, has_real_content,
+from dreamdesk.engine.history import read_history
+from dreamdesk.engine.prompt import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, build_prompt, has_real_content,
                            select_pending)
-from engine.tokens import estimate_tokens
-from engine.workspace import Workspace
+from dreamdesk.engine.tokens import estimate_tokens
+from dreamdesk.engine.workspace import Workspace
 
 NANOBOT_TEMPLATE = """# Long-term Memory
 

@@ -11,16 +11,16 @@ from datetime import datetime, timedelta
 import pytest
 
 from conftest import tree_state
-from engine.cli import main
-from engine.config import BelowFloorError, load, set_value
-from engine.dream.run import DreamOptions, run_dream
-from engine.files import LockHeld
-from engine.history import append_entry
-from engine.llm.openai import OpenAIClient
-from engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, WAITING_IDLE, Scheduler,
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.config import BelowFloorError, load, set_value
+from dreamdesk.engine.dream.run import DreamOptions, run_dream
+from dreamdesk.engine.files import LockHeld
+from dreamdesk.engine.history import append_entry
+from dreamdesk.engine.llm.openai import OpenAIClient
+from dreamdesk.engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, WAITING_IDLE, Scheduler,
                               floor_confirmation_text, schedule_path)
-from engine.service import HistoryWatcher, serve
-from engine.workspace import Workspace
+from dreamdesk.engine.service import HistoryWatcher, serve
+from dreamdesk.engine.workspace import Workspace
 from llm_server import turn
 
 T0 = datetime(2026, 11, 29, 9, 0).astimezone()
@@ -158,7 +158,7 @@ def test_idle_wait_restarted_by_a_line_from_another_process(make_workspace):
     w = HistoryWatcher(ws, seen.set)
     w.start()
     try:
-        code = ("from engine.history import append_entry; import sys;"
+        code = ("from dreamdesk.engine.history import append_entry; import sys;"
                 f"append_entry({str(ws.memory_dir)!r}, 'from the assistant')")
         subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
         assert seen.wait(5)
@@ -215,7 +215,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
     ws = make(make_workspace, {})
     srv = llm_server(default={"delay": 1.5, **turn(content="nothing")})
     env = dict(os.environ, DD_KEY="sk-test")
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "dream", str(ws.root), "--base-url", srv.url,
+    proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(ws.root), "--base-url", srv.url,
                              "--model", "m", "--api-key-env", "DD_KEY"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -293,7 +293,7 @@ def test_serve_runs_a_due_dream_and_stops(make_workspace, tmp_path):
             stop.set()
         clock["t"] += timedelta(seconds=30)               # time moves on with every decision
 
-    from engine.llm.replay import ReplayClient
+    from dreamdesk.engine.llm.replay import ReplayClient
     th = threading.Thread(target=serve, args=(ws, lambda: ReplayClient(replay), stop, log),
                           kwargs={"now": lambda: clock["t"], "tick_seconds": 0.01, "watch": False})
     th.start()
@@ -325,7 +325,7 @@ def test_serve_applies_dream_turned_on_in_config_json_at_once(make_workspace, tm
         clock["t"] += timedelta(minutes=1)                # a minute passes at every look at the clock
         return clock["t"]
 
-    from engine.llm.replay import ReplayClient
+    from dreamdesk.engine.llm.replay import ReplayClient
     th = threading.Thread(target=serve, args=(ws, lambda: ReplayClient(replay), stop, log),
                           kwargs={"now": now, "tick_seconds": 0.01, "watch": False})
     th.start()
@@ -339,7 +339,7 @@ def test_serve_applies_dream_turned_on_in_config_json_at_once(make_workspace, tm
 
 def test_serve_stops_cleanly_on_sigterm(make_workspace):
     ws = make(make_workspace, {"intervalH": 5})
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", str(ws.root), "--tick", "0.05"],
+    proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "serve", str(ws.root), "--tick", "0.05"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()
@@ -357,7 +357,7 @@ def test_serve_stops_cleanly_on_sigterm(make_workspace):
 
 
 def test_a_config_json_caught_mid_save_is_not_a_settings_change(make_workspace):
-    from engine.service import _schedule_settings
+    from dreamdesk.engine.service import _schedule_settings
     ws = make(make_workspace, {"intervalH": 3})
     assert _schedule_settings(ws) == (True, "interval", 3)
     (ws.home or ws.root).joinpath("config.json").write_text('{"agents": {"defaults": {"dream": {"interv')

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import files
-from engine.archive import append_records, read_archive, write_memory
-from engine.files import LateWrite
-from engine.problems import ConflictError
-from engine.restore import restore_archive_entry, restore_snapshot
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine import files
+from dreamdesk.engine.archive import append_records, read_archive, write_memory
+from dreamdesk.engine.files import LateWrite
+from dreamdesk.engine.problems import ConflictError
+from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
 MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n- Backups at 03:00.\n"

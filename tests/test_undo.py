@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from engine import restore_log
-from engine.archive import append_records, read_archive
-from engine.cli import main
-from engine.problems import WorkspaceError
-from engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
-from engine.snapshots import SnapshotStore
-from engine.state import workspace_state_dir
-from engine.workspace import Workspace
+from dreamdesk.engine import restore_log
+from dreamdesk.engine.archive import append_records, read_archive
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.state import workspace_state_dir
+from dreamdesk.engine.workspace import Workspace
 
 USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
 MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n"
@@ -225,7 +225,7 @@ def test_no_restore_to_undo(ws):
 # -- the archive folded: one entry per text, and whether it is back ---------------------------------
 
 def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys):
-    from engine.archive import folded_archive, write_memory
+    from dreamdesk.engine.archive import folded_archive, write_memory
     v1 = snap(ws)
     state, _ = ws.read_file("USER.md")
     write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")   # the cat leaves
@@ -259,7 +259,7 @@ def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys
 
 
 def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
-    from engine.archive import folded_archive, write_memory
+    from dreamdesk.engine.archive import folded_archive, write_memory
     state, _ = ws.read_file("USER.md")
     write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
     write(ws, "USER.md", USER)
@@ -269,7 +269,7 @@ def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
 
 def test_replaced_by_is_the_same_for_a_file_restore_a_hunk_restore_and_an_undo(ws, make_workspace):
     """One rule on every path: the entry that the same write put in the removed one's place."""
-    from engine.archive import write_memory
+    from dreamdesk.engine.archive import write_memory
     results = {}
     for how in ("file", "hunk", "undo"):
         w = Workspace.open(make_workspace({"USER.md": USER, "memory/MEMORY.md": MEMORY, "SOUL.md": "s\n"},

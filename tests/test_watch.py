@@ -12,12 +12,12 @@ import threading
 import pytest
 
 from conftest import REPO, tree_state
-from engine import watch
-from engine.archive import read_archive, write_memory
-from engine.cli import main
-from engine.files import current_hash
-from engine.restore import restore_record
-from engine.workspace import Workspace
+from dreamdesk.engine import watch
+from dreamdesk.engine.archive import read_archive, write_memory
+from dreamdesk.engine.cli import main
+from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.restore import restore_record
+from dreamdesk.engine.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
 USER = ("# User\n\n## Identity\n- Inès, data engineer in Ghent.\n- Partner Joris teaches physics.\n\n"
@@ -41,7 +41,7 @@ def ws(make_workspace) -> Workspace:
 
 
 def observe_in_subprocess(root) -> subprocess.Popen:
-    code = "import sys; from engine import watch; from engine.workspace import Workspace; " \
+    code = "import sys; from dreamdesk.engine import watch; from dreamdesk.engine.workspace import Workspace; " \
            "print(len(watch.observe(Workspace.open(sys.argv[1]))))"
     return subprocess.Popen([sys.executable, "-c", code, str(root)], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from conftest import REPO
-from engine.archive import read_archive
-from engine.workspace import Workspace
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
 USER = "# User\n\n## Identity\n- Inès, data engineer in Ghent.\n\n## Preferences\n- Tea.\n- Cycling.\n- Sci-fi.\n"
@@ -33,7 +33,7 @@ def rewrite_in_another_process(root: Path, drop: list[str], commit: str | None =
 class Serve:
     def __init__(self, root: Path, *flags: str):
         self.lines: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", str(root), "--tick", "0.05",
+        self.proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "serve", str(root), "--tick", "0.05",
                                       "--compact-every", "3600", *flags], cwd=REPO,
                                      env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)

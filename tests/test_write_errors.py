@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, open_window
-from engine.files import atomic_write_text
-from engine.oserrors import describe
+from dreamdesk.engine.files import atomic_write_text
+from dreamdesk.engine.oserrors import describe
 
 READ_ONLY = "Could not write memory/MEMORY.md: the folder memory/ is read-only (permission denied)."
 
@@ -63,13 +63,13 @@ def home(history_home, tmp_path) -> Path:
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", *args], capture_output=True, text=True,
                           timeout=60, env=env)
 
 
 def _snapshot_with_other_memory(home: Path) -> str:
-    from engine.snapshots import SnapshotStore
-    from engine.workspace import Workspace
+    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.workspace import Workspace
     ws = Workspace.open(home)
     store = SnapshotStore(ws)
     now = (ws.root / "memory" / "MEMORY.md").read_bytes()
@@ -77,8 +77,8 @@ def _snapshot_with_other_memory(home: Path) -> str:
 
 
 def _archived_from_memory(home: Path) -> str:
-    from engine.archive import read_archive
-    from engine.workspace import Workspace
+    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.workspace import Workspace
     ws = Workspace.open(home)
     now = (ws.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
     return next(r.id for r in read_archive(ws).records if r.file == "memory/MEMORY.md" and r.text not in now)
@@ -175,7 +175,7 @@ def test_cli_restore_onto_a_folder_in_the_way(home):
 @pytest.fixture
 def boxes(gui_env, qapp, monkeypatch):
     """Every message box the app shows, as shown: (title, text, details). Nothing blocks."""
-    from gui.qt import QMessageBox
+    from dreamdesk.gui.qt import QMessageBox
     shown: list[tuple[str, str, str]] = []
 
     def exec_(box):
@@ -254,7 +254,7 @@ def test_gui_archive_restore_into_a_read_only_memory_folder(home, qtbot, boxes, 
 
 
 def test_an_unexpected_error_says_it_in_words_with_the_traceback_in_the_details(boxes, caplog):
-    from gui.errors import install_excepthook
+    from dreamdesk.gui.errors import install_excepthook
     caplog.set_level(logging.ERROR)
     old = sys.excepthook
     install_excepthook()

@@ -14,9 +14,9 @@ from __future__ import annotations
 import html
 import re
 
-from engine import clock
-from engine.archive import ArchivedEntry, ArchiveRecord, fold, search
-from engine.prunes import from_label, who
+from dreamdesk.engine import clock
+from dreamdesk.engine.archive import ArchivedEntry, ArchiveRecord, fold, search
+from dreamdesk.engine.prunes import from_label, who
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
 from .base import TableModel, blend, rich_tooltip, theme

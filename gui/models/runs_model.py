@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine import clock
-from engine.dream.records import counted_refusals
+from dreamdesk.engine import clock
+from dreamdesk.engine.dream.records import counted_refusals
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette
 from .base import ALIGNMENT, DISPLAY, FONT, FOREGROUND, RIGHT, TOOLTIP, TableModel, blend, rich_tooltip, theme

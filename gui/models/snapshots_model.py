@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import html
 
-from engine import clock
-from engine.snapshots import AUTHOR_NAME, Snapshot
+from dreamdesk.engine import clock
+from dreamdesk.engine.snapshots import AUTHOR_NAME, Snapshot
 
 from ..qt import (QAbstractTableModel, QColor, QModelIndex, QPalette, QRect, QSize, QStyle,
                   QStyledItemDelegate, QStyleOptionViewItem, Qt)

@@ -13,18 +13,18 @@ import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from engine import clock
-from engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
+from dreamdesk.engine import clock
+from dreamdesk.engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
                             plan_record_restore, read_archive)
-from engine.entries import has_heading
-from engine.oserrors import explain
-from engine.problems import WorkspaceError
-from engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
-from engine.restore import RestoreResult
-from engine.rules import ARCHIVED_FILES
-from engine.snapshots import SnapshotError
-from engine.textform import normalise
-from engine.workspace import Workspace
+from dreamdesk.engine.entries import has_heading
+from dreamdesk.engine.oserrors import explain
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
+from dreamdesk.engine.restore import RestoreResult
+from dreamdesk.engine.rules import ARCHIVED_FILES
+from dreamdesk.engine.snapshots import SnapshotError
+from dreamdesk.engine.textform import normalise
+from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON,
@@ -97,7 +97,7 @@ PINNED = "pinned"      # a result row of Restore and pin: the entry is pinned no
 
 def _pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, str | None]]:
     """Pin archived entries in their files (after their restore): (id, PINNED or None, error)."""
-    from engine.pins import pin
+    from dreamdesk.engine.pins import pin
     found = find_prunes(ws, ids)
     out = []
     for rid in ids:
@@ -542,7 +542,7 @@ class ArchiveView(QWidget):
         self._set_busy(True)
 
         def job(ctx):
-            from engine.dream.records import delete_archive_entry
+            from dreamdesk.engine.dream.records import delete_archive_entry
             return [delete_archive_entry(ws, rid) for rid in ids]
 
         def done(results) -> None:

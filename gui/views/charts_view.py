@@ -10,10 +10,10 @@ from datetime import datetime
 from PySide6.QtCharts import (QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QDateTimeAxis, QLineSeries,
                               QScatterSeries, QValueAxis)
 
-from engine.dream.records import list_runs
-from engine.dream_runs import DayTokens, tokens_by_day
-from engine.snapshots import SizePoint, SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.dream.records import list_runs
+from dreamdesk.engine.dream_runs import DayTokens, tokens_by_day
+from dreamdesk.engine.snapshots import SizePoint, SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
                   QtCore)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import logging
 
-from engine.llm import LLMError, make_client
-from engine.llm.machine import MachineModel, choose_for_machine, describe_choice
-from engine.workspace import Workspace
+from dreamdesk.engine.llm import LLMError, make_client
+from dreamdesk.engine.llm.machine import MachineModel, choose_for_machine, describe_choice
+from dreamdesk.engine.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
@@ -168,8 +168,8 @@ class EnginePanel(QWidget):
         what = "Dry run" if dry_run else "Review" if review else "Dream"
 
         def job(ctx):
-            from engine.dream.run import DreamOptions, run_dream
-            from engine.llm.replay import forces_review
+            from dreamdesk.engine.dream.run import DreamOptions, run_dream
+            from dreamdesk.engine.llm.replay import forces_review
             choice, key = choose_for_machine(ws, machine_model(), demo)
             client = make_client(choice, key)
             force = review or forces_review(choice)
@@ -230,7 +230,7 @@ class EnginePanel(QWidget):
         self._set_running(True)
 
         def job(ctx) -> str:
-            from engine.dream.run import apply_preview, load_state
+            from dreamdesk.engine.dream.run import apply_preview, load_state
             apply_preview(ws, preview)
             # the run it recorded says what the dry run said (a held cursor, a refused write)
             return str((load_state(ws).get("last_run") or {}).get("outcome") or "Applied the dry run.")
@@ -251,7 +251,7 @@ class EnginePanel(QWidget):
         lines: list[str] = []
 
         def job(ctx):
-            from engine.consolidator import compact_now
+            from dreamdesk.engine.consolidator import compact_now
             try:
                 choice, key = choose_for_machine(ws, machine_model(), demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)
@@ -271,7 +271,7 @@ class EnginePanel(QWidget):
             elif log:      # why nothing was compacted (the assistant is running, …) beats the generic line
                 text = log[-1]
             else:
-                from engine.consolidator import nothing_to_compact
+                from dreamdesk.engine.consolidator import nothing_to_compact
                 text = nothing_to_compact()
             self.outcome.setText(text)
             self.progress.setText("Idle.")

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.budgets import budget_state, percent_label
-from engine.diffs import diff_texts
-from engine.edits import save_edit
-from engine.files import read_state
-from engine.prepared_diff import prepare
-from engine.read_only import ReadOnly, ReadOnlyKind
-from engine.problems import ConflictError
-from engine.textform import BOM, normalise, prompt_chars
-from engine.workspace import Workspace
+from dreamdesk.engine.budgets import budget_state, percent_label
+from dreamdesk.engine.diffs import diff_texts
+from dreamdesk.engine.edits import save_edit
+from dreamdesk.engine.files import read_state
+from dreamdesk.engine.prepared_diff import prepare
+from dreamdesk.engine.read_only import ReadOnly, ReadOnlyKind
+from dreamdesk.engine.problems import ConflictError
+from dreamdesk.engine.textform import BOM, normalise, prompt_chars
+from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
@@ -362,7 +362,7 @@ class FilesView(QWidget):
     # -- blame ------------------------------------------------------------------------------
     def entry_at(self, line_no: int):
         """The entry of the editor's text holding line `line_no` (0-based), or None."""
-        from engine.entries import split_entries
+        from dreamdesk.engine.entries import split_entries
         if self.loaded is None:
             return None
         rev = self.editor.document().revision()
@@ -428,7 +428,7 @@ class FilesView(QWidget):
 
     def toggle_pin(self) -> None:
         """Pin (or unpin) the entry at the cursor, on the writer lane."""
-        from engine import pins
+        from dreamdesk.engine import pins
         entry, why = self._pin_target()
         ws, path = self.ws, self.loaded.path if self.loaded else None
         if entry is None or ws is None or self._pin_busy:

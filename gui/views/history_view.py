@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import tzinfo
 
-from engine import clock
-from engine.history import BadLine, History, HistoryEntry
-from engine.prompt import select_pending
+from dreamdesk.engine import clock
+from dreamdesk.engine.history import BadLine, History, HistoryEntry
+from dreamdesk.engine.prompt import select_pending
 
 from ..models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_TIME, NO_SESSION,
                                     HistoryFilterProxy, HistoryModel)

@@ -12,12 +12,12 @@ import html
 import json
 from datetime import tzinfo
 
-from engine import clock
-from engine.diffs import diff_texts
-from engine.dream import records
-from engine.dream_runs import assistant_run_detail, every_run
-from engine.prunes import restore_prune
-from engine.workspace import Workspace
+from dreamdesk.engine import clock
+from dreamdesk.engine.diffs import diff_texts
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream_runs import assistant_run_detail, every_run
+from dreamdesk.engine.prunes import restore_prune
+from dreamdesk.engine.workspace import Workspace
 
 from ..models.archive_model import heading_label
 from ..models.base import blend, theme

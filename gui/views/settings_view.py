@@ -6,11 +6,11 @@ the model Dream uses."""
 
 from __future__ import annotations
 
-from engine import config as config_mod
-from engine.config import REVIEW_FLOOR
-from engine.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
-from engine.scheduler import floor_confirmation_text
-from engine.workspace import Workspace
+from dreamdesk.engine import config as config_mod
+from dreamdesk.engine.config import REVIEW_FLOOR
+from dreamdesk.engine.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
+from dreamdesk.engine.scheduler import floor_confirmation_text
+from dreamdesk.engine.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QCheckBox, QDoubleSpinBox, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,

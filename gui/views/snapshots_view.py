@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import clock
-from engine.cursors import read_cursor
-from engine.diffs import FileDiff
-from engine.prepared_diff import PreparedDiff, prepare
-from engine.problems import WorkspaceError
-from engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
-from engine.restore_log import RestoreEntry
-from engine.rules import ARCHIVED_FILES, cursor_value
-from engine.snapshots import Snapshot, SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine import clock
+from dreamdesk.engine.cursors import read_cursor
+from dreamdesk.engine.diffs import FileDiff
+from dreamdesk.engine.prepared_diff import PreparedDiff, prepare
+from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
+from dreamdesk.engine.restore_log import RestoreEntry
+from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
+from dreamdesk.engine.snapshots import Snapshot, SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, SnapshotsModel,
                                       TimelineDelegate, badge_of, when)

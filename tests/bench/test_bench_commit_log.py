@@ -15,12 +15,12 @@ import time
 
 import pytest
 
-from engine.commit_cache import cache_file
-from engine.commit_log import CACHE_NAME, load_history
-from engine.prunes import all_prunes
-from engine.snapshots import SnapshotStore
-from engine.stat_memo import forget_all
-from engine.workspace import Workspace
+from dreamdesk.engine.commit_cache import cache_file
+from dreamdesk.engine.commit_log import CACHE_NAME, load_history
+from dreamdesk.engine.prunes import all_prunes
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.stat_memo import forget_all
+from dreamdesk.engine.workspace import Workspace
 
 pytestmark = pytest.mark.bench
 COMMITS = 5000

@@ -12,8 +12,8 @@ import pytest
 from bench_harness import interleave, publish, table
 from markdown_versions import two_versions
 
-from engine.diffs import diff_texts
-from engine.prepared_diff import prepare
+from dreamdesk.engine.diffs import diff_texts
+from dreamdesk.engine.prepared_diff import prepare
 
 pytestmark = pytest.mark.bench
 ROUNDS = 9
@@ -21,7 +21,7 @@ UNIFIED_LIMIT, SPLIT_LIMIT = 0.050, 0.100
 
 
 def test_diff_view_of_two_50kb_markdown_versions(qapp):
-    from gui.widgets.diff_view import SPLIT, UNIFIED, DiffView
+    from dreamdesk.gui.widgets.diff_view import SPLIT, UNIFIED, DiffView
     old, new = two_versions()
     assert 45_000 < len(old) < 55_000
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from bench_harness import Row, publish, table
-from engine.dream.run import DreamOptions, run_dream
-from engine.llm import choose_model, make_client
-from engine.workspace import Workspace
+from dreamdesk.engine.dream.run import DreamOptions, run_dream
+from dreamdesk.engine.llm import choose_model, make_client
+from dreamdesk.engine.workspace import Workspace
 from llm_server import ScriptedLLMServer, turn
 
 pytestmark = pytest.mark.bench
@@ -122,7 +122,7 @@ def test_dream_run_vs_nanobot(nanobot, nanobot_python, fixture_home):
         return took
 
     def our_process() -> float:
-        took, res = timed_process([sys.executable, "-m", "engine.cli", "dream", str(fixture_home()), "--json"],
+        took, res = timed_process([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(fixture_home()), "--json"],
                                   cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
         assert res["status"] == "completed", res["outcome"]
         return took

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from engine.history import parse_history
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.history import parse_history
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 pytestmark = pytest.mark.bench
 

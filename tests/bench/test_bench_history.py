@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from bench_harness import Row, interleave, publish, table
 
-from engine.history import HistoryReader, read_history
+from dreamdesk.engine.history import HistoryReader, read_history
 
 pytestmark = pytest.mark.bench
 LINES = 100_000
@@ -35,8 +35,8 @@ with open(sys.argv[1], "rb") as f:
             out.write(json.dumps(json.loads(raw), ensure_ascii=False) + "\\n")
 """
 # The same work with Dreamdesk's CLI modules loaded first: what memory the streaming itself adds.
-BASELINE_LOADED = "import engine.cli\n" + BASELINE
-CLI = "import runpy\nrunpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n"   # python -m engine.cli
+BASELINE_LOADED = "import dreamdesk.engine.cli\n" + BASELINE
+CLI = "import runpy\nrunpy.run_module('dreamdesk.engine.cli', run_name='__main__', alter_sys=True)\n"   # python -m engine.cli
 # Each child says its own peak: ru_maxrss from wait4 would count the pytest process it was forked
 # from (the high-water mark survives exec); VmHWM is that of the program after exec.
 PEAK = """import atexit, os
@@ -73,7 +73,7 @@ def child(code: str, args: list[str], peaks: list[float]) -> None:
 def test_history_json_streams_against_loads_and_dumps_per_line(tmp_path):
     ws = tmp_path / "ws"
     path = write_history(ws)
-    cli = [sys.executable, "-m", "engine.cli", "history", str(ws), "--json"]
+    cli = [sys.executable, "-m", "dreamdesk.engine.cli", "history", str(ws), "--json"]
     out = subprocess.run(cli, cwd=CHECKOUT, env=dict(os.environ, PYTHONPATH=str(CHECKOUT)),
                          capture_output=True, check=True).stdout
     assert len(json.loads(out)["entries"]) == LINES           # the real thing, checked once, untimed

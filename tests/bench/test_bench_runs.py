@@ -17,12 +17,12 @@ from datetime import datetime, timedelta
 import pytest
 from bench_harness import interleave, publish, table
 
-from engine.dream import records
-from engine.stat_memo import forget_all
-from engine.workspace import Workspace
-from gui.app import RESOURCES, build_demo_copy
-from gui.qt import QApplication
-from gui.views.runs_view import RunsView
+from dreamdesk.engine.dream import records
+from dreamdesk.engine.stat_memo import forget_all
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.app import RESOURCES, build_demo_copy
+from dreamdesk.gui.qt import QApplication
+from dreamdesk.gui.views.runs_view import RunsView
 
 pytestmark = pytest.mark.bench
 RUNS = 1000

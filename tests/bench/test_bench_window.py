@@ -19,7 +19,7 @@ from big_workspace import HISTORY_LINES, grow
 from bench_harness import Row, interleave, publish, table
 
 from conftest import open_window
-from engine.changes import EVERYTHING, from_paths
+from dreamdesk.engine.changes import EVERYTHING, from_paths
 
 pytestmark = pytest.mark.bench
 ROUNDS = 5
@@ -29,7 +29,7 @@ WRITES = 20
 @pytest.fixture
 def homes(gui_env, tmp_path):
     """Three demo homes (with their recorded past): as shipped, with a 100k history, with 1,000 runs."""
-    from gui.app import build_demo_copy
+    from dreamdesk.gui.app import build_demo_copy
     out = {}
     for name, hist, runs in (("demo", False, False), ("100k history", True, False), ("1,000 runs", False, True)):
         home = build_demo_copy(tmp_path / name.replace(" ", "_").replace(",", ""))
@@ -129,8 +129,8 @@ def test_an_outside_write_until_the_gauge_shows_it(homes, qtbot, qapp, tmp_path)
 
 
 def test_the_dashboards_read_at_1000_runs_and_100k_history(homes, qtbot):
-    from engine.workspace import Workspace
-    from gui.workspace_state import StateReader
+    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.gui.workspace_state import StateReader
     home = homes["1,000 runs"]
     grow(home, history=True, runs=False)
     ws = Workspace.open(home / "workspace")

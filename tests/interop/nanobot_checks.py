@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from engine.cli import main as dreamdesk_main
+from dreamdesk.engine.cli import main as dreamdesk_main
 from conftest import tree_state  # noqa: F401  (re-exported for the interop tests)
 
 LOCKISH = re.compile(r"(\.lock$|\.tmp$|~$|\.dreamdesk|journal)", re.I)

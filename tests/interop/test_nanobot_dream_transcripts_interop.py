@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
-from engine.assistants.nanobot_dreams import find_transcripts, match_commits
-from engine.workspace import Workspace
+from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts, match_commits
+from dreamdesk.engine.workspace import Workspace
 
 from .nanobot_checks import tree_state
 from .nanobot_dream_runs import RUNS

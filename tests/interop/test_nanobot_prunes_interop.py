@@ -16,8 +16,8 @@ from collections import Counter
 
 import pytest
 
-from engine.entries import removed_entries
-from engine.workspace import Workspace
+from dreamdesk.engine.entries import removed_entries
+from dreamdesk.engine.workspace import Workspace
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts, tree_state
 from .nanobot_dream_runs import RUNS

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import re
 
-from engine.assistants.nanobot_dreams import find_transcripts
-from engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts
+from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 
 from .nanobot_checks import dreamdesk, dreamdesk_json, tree_state
 from .nanobot_dream_runs import RUNS

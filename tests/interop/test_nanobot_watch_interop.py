@@ -14,8 +14,8 @@ import re
 import time
 
 from llm_server import turn
-from engine.archive import read_archive
-from engine.workspace import Workspace
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.workspace import Workspace
 from test_watch_serve import Serve
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk_json, tree_state

@@ -11,11 +11,11 @@ import pytest
 from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
 from test_gui_archive_runs import anchor_point, grab
 
-from engine.workspace import Workspace
-from gui.models.runs_model import (COL_BATCH, COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TOKENS,
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TOKENS,
                                    COL_TRIGGER)
-from gui.qt import Qt
-from gui.views.runs_view import RunsView
+from dreamdesk.gui.qt import Qt
+from dreamdesk.gui.views.runs_view import RunsView
 
 from .nanobot_dream_runs import RUNS
 
@@ -180,7 +180,7 @@ def test_the_commit_link_opens_snapshots_on_it_and_screenshots(qtbot, gui_env, n
 
 
 def test_tokens_per_day_chart(qtbot, gui_engine, gui_env, nanobot_dreamed_home):
-    from gui.views.charts_view import ChartsView
+    from dreamdesk.gui.views.charts_view import ChartsView
     view = _opened(qtbot, ChartsView(gui_engine), nanobot_dreamed_home, {})
     qtbot.waitUntil(lambda: "assistant" in view.token_sets, timeout=10000)
     theirs, ours = view.token_sets["assistant"], view.token_sets["dreamdesk"]

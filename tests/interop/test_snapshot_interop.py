@@ -4,9 +4,9 @@ own /dream-log names it afterwards."""
 
 import subprocess
 
-from engine.git_index import index_paths
-from engine.snapshots import SnapshotStore
-from engine.workspace import Workspace
+from dreamdesk.engine.git_index import index_paths
+from dreamdesk.engine.snapshots import SnapshotStore
+from dreamdesk.engine.workspace import Workspace
 from test_snapshot_processes import started
 
 

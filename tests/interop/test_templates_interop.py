@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from engine.assistants import nanobot_templates as nt
+from dreamdesk.engine.assistants import nanobot_templates as nt
 
 
 def _templates_dir() -> Path:

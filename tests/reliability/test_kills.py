@@ -35,10 +35,10 @@ TOTALS: dict[str, int] = {}
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> dict:
     """The demo home with its month of history, and what each operation acts on."""
-    from engine.archive import read_archive
-    from engine.demo_history import build_demo_history
-    from engine.snapshots import SnapshotStore
-    from engine.workspace import Workspace
+    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.demo_history import build_demo_history
+    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.workspace import Workspace
     home = tmp_path_factory.mktemp("kill-template") / "demo"
     shutil.copytree(DEMO_HOME, home, symlinks=True)
     build_demo_history(home, REPO / "resources" / "demo-history")
@@ -74,7 +74,7 @@ def _run_to_end(op: str, home: Path, target: str) -> tuple[int, str, float]:
 
 
 def _state(home: Path) -> dict:
-    from engine.textform import normalise
+    from dreamdesk.engine.textform import normalise
     ws_root = home / "workspace"
     out = {}
     for rel in ("USER.md", "memory/MEMORY.md"):
@@ -84,12 +84,12 @@ def _state(home: Path) -> dict:
 
 
 def check_invariants(home: Path, before: dict, label: str) -> None:
-    from engine.archive import read_archive
-    from engine.dream.records import list_runs
-    from engine.entries import removed_entries
-    from engine.git_repair import half_made
-    from engine.history import read_history
-    from engine.workspace import Workspace
+    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.dream.records import list_runs
+    from dreamdesk.engine.entries import removed_entries
+    from dreamdesk.engine.git_repair import half_made
+    from dreamdesk.engine.history import read_history
+    from dreamdesk.engine.workspace import Workspace
     ws = Workspace.open(home)
     now = _state(home)
     archived = {(r.file, r.text) for r in read_archive(ws).records}
@@ -110,7 +110,7 @@ def check_invariants(home: Path, before: dict, label: str) -> None:
 
 
 def _before(home: Path) -> dict:
-    from engine.history import read_history
+    from dreamdesk.engine.history import read_history
     ws_root = home / "workspace"
     return {"files": _state(home), "bad_lines": len(read_history(ws_root / "memory/history.jsonl").bad_lines),
             "dream_cursor": int((ws_root / "memory/.dream_cursor").read_text().strip() or 0)}
@@ -180,7 +180,7 @@ def _trials(template: dict, tmp_path: Path, op: str, kills: int, watch: str | No
         listed = subprocess.run(["git", "-C", str(home / "workspace"), "ls-files"], capture_output=True,
                                 text=True).stdout
         assert ".dreamdesk-" not in listed, f"{label}: a temp file was committed"
-        assert subprocess.run([sys.executable, "-m", "engine.cli", "snapshots", str(home), "--json"], cwd=REPO,
+        assert subprocess.run([sys.executable, "-m", "dreamdesk.engine.cli", "snapshots", str(home), "--json"], cwd=REPO,
                               capture_output=True).returncode == 0, f"{label}: snapshots no longer list"
         shutil.rmtree(home, ignore_errors=True)
     TOTALS[op] = TOTALS.get(op, 0) + kills
