@@ -791,7 +791,7 @@ def cmd_runs(args) -> int:
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
-                           "refused_count": len(records.counted_refusals(r))} for r in every],
+                           "refused_count": len(records.counted_refusals(r.get("refused") or []))} for r in every],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
     for p in problems:

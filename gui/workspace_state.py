@@ -9,6 +9,7 @@ from dreamdesk.engine.changes import EVERYTHING, Changes
 from dreamdesk.engine.clock import home_zone
 from dreamdesk.engine.dream.records import list_runs
 from dreamdesk.engine import dream_scope
+from dreamdesk.engine.dream.runtypes import RunRecord
 from dreamdesk.engine.dream_scope import Scope
 from dreamdesk.engine.pins import PinState, pin_states
 from dreamdesk.engine.problems import WorkspaceError
@@ -58,7 +59,7 @@ class StateReader:
         self.ws = ws
         self.scheduler = scheduler or Scheduler(ws)
         self.last: WorkspaceState | None = None
-        self._runs: list[dict] = []
+        self._runs: list[RunRecord] = []
 
     def read(self, changes: Changes = EVERYTHING, own_job: bool = False) -> WorkspaceState:
         ws, prev = self.ws, self.last
@@ -117,16 +118,16 @@ def _read_scope(ws: Workspace, state: WorkspaceState) -> None:
         state.scope_error = str(exc)
 
 
-def _runs_facts(runs: list[dict], state: WorkspaceState) -> None:
+def _runs_facts(runs: list[RunRecord], state: WorkspaceState) -> None:
     """The budget what-if's recent writes and the Files view's provenance, from the run records."""
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1
-        for w in rec.get("writes", []):
+        for w in rec.writes:
             if isinstance(w.get("file"), str) and isinstance(w.get("size"), int) and isinstance(w.get("before"), int):
                 state.recent_writes.append((w["file"], w["before"], w["size"]))
     for rec in reversed(runs):            # oldest first, so the newest run that wrote a text wins
-        for f in rec.get("created", []):
-            if isinstance(f.get("text"), str) and isinstance(f.get("file"), str):
+        for f in rec.created:
+            if f["text"] is not None:
                 state.provenance[(f["file"], f["text"])] = Provenance(
-                    rec["id"], str(f.get("pass", "")), str(f.get("kind", "")),
-                    [c for c in f.get("sources", []) if isinstance(c, int)], str(rec.get("started", "")))
+                    rec.id, str(f.get("pass", "")), str(f.get("kind", "")), list(f.get("sources", [])),
+                    rec.started or "")

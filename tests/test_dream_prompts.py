@@ -67,7 +67,7 @@ def test_a_run_tells_each_pass_what_the_person_wrote(ws, llm_server):
     system = srv.requests[0]["messages"][0]["content"]
     assert system.startswith(COMMON) and system.endswith(MINE) and PASSES["consolidation"][1] not in system
     rec = records.load_run(ws, res.run_id)
-    assert rec["prompt"]["edited"] == ["consolidation"] and rec["prompt"]["consolidation"] == "edited in Dreamdesk"
+    assert rec.prompt["edited"] == ["consolidation"] and rec.prompt["consolidation"] == "edited in Dreamdesk"
 
 
 def test_an_unreadable_prompts_file_stops_a_run_before_anything_is_written(ws, llm_server):

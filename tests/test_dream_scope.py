@@ -82,8 +82,9 @@ def test_a_closed_file_is_never_written_in_any_pass_and_the_run_goes_on(ws, llm_
     assert tool_msgs[0].startswith("Error: refused: SOUL.md is closed to Dream in this workspace")
     assert tool_msgs[1].startswith("Error: refused: skills/swedish/SKILL.md is closed to Dream")
     rec = records.load_run(ws, res.run_id)
-    assert [r["kind"] for r in rec["refused"]] == ["scope", "scope"] and records.size_refusals(rec) == []
+    assert [r["kind"] for r in rec.refused] == ["scope", "scope"] and records.size_refusals(rec.refused) == []
     assert res.status == "completed" and res.cursor_after == 1            # not a size matter: the batch is done
+    assert len(records.counted_refusals(rec.refused)) == 2               # (runs --json's refused_count)
     assert "2 write(s) refused because the file is closed to Dream in this workspace " \
            "(SOUL.md, skills/swedish/SKILL.md); it was left as it is." in res.outcome
 
@@ -96,7 +97,7 @@ def test_the_review_pass_keeps_the_scope_too(ws, llm_server):
     res = run_dream(ws, client(srv), consolidation_only(force_review=True))
     assert (ws.root / "USER.md").read_bytes() == before
     rec = records.load_run(ws, res.run_id)
-    assert [(r["kind"], r["pass"]) for r in rec["refused"]] == [("scope", "review")]
+    assert [(r["kind"], r["pass"]) for r in rec.refused] == [("scope", "review")]
 
 
 def test_a_dry_run_keeps_the_scope_too(ws, llm_server):

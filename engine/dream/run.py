@@ -22,8 +22,8 @@ from . import records
 from .outcome import RunFacts, render_notes, render_outcome, snapshot_note
 from .policy import Decision, Sizes, decide
 from .run_state import load_state, read_state, save_state, state_path  # noqa: F401  (their home before)
-from .runtypes import (Batch, CursorMove, FileSize, ReviewInfo, RunRecord, RunState, after_run, state_changes,
-                       with_changes)
+from .runtypes import Batch, CursorMove, FileSize, ReviewInfo, RunRecord, RunState
+from .runtypes import after_run, record_json, state_changes, with_changes
 from .prompts import BATCH_SIZE, ENTRY_CHARS, ITERATION_LIMITS, PASSES, build_messages
 from .tools import CORE, DiskBackend, OverlayBackend, Sandbox, tool_specs
 
@@ -203,7 +203,7 @@ class _Log:
         r.writes, r.refused = [w.to_json() for w in sb.writes], [x.to_json() for x in sb.refused]
         r.tokens = self.total.to_json()
         if not self.dry:
-            records.save_record(self.ws, r.to_json())
+            records.save_record(self.ws, r)
 
     def after_write(self) -> None:
         try:
@@ -330,7 +330,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         assert isinstance(backend, OverlayBackend)
         return _preview(result, backend, record, changes, state, render_outcome(decision, facts) + notes)
     _commit(ws, store, record, decision, with_changes(state, changes), options.trigger, now)
-    result.record = record.to_json()
+    result.record = record_json(record)
     return result
 
 
@@ -338,7 +338,7 @@ def _preview(result: DreamResult, backend: OverlayBackend, record: RunRecord, ch
              applied_outcome: str) -> DreamResult:
     """A dry run's result: what would change, and what the run will have said once applied."""
     changed = backend.changed()
-    result.record = record.to_json()
+    result.record = record_json(record)
     result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
                                 for rel, (old, new) in changed.items()},
                       "cursor_before": result.cursor_before, "cursor_after": result.cursor_after,
@@ -365,7 +365,7 @@ def _commit(ws: Workspace, store: SnapshotStore, record: RunRecord, decision: De
             store.snapshot(f"{title}\n\nrun {record.id}", with_summary=True)
         except SnapshotError as exc:
             record.snapshot_error = str(exc)
-            records.save_record(ws, record.to_json())
+            records.save_record(ws, record)
 
 
 def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | None = None) -> list[str]:

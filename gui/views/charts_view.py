@@ -37,10 +37,10 @@ def read_chart_data(ws: Workspace, budgets: dict[str, int]) -> ChartData:
     records = list_runs(ws)[0]
     for rec in records:
         try:
-            t = datetime.fromisoformat(rec.get("finished") or rec.get("started") or "")
+            t = datetime.fromisoformat(rec.finished or rec.started or "")
         except ValueError:
             continue
-        runs.append((int(t.timestamp()), bool(rec.get("review"))))
+        runs.append((int(t.timestamp()), rec.review is not None))
     tokens, usage = tokens_by_day(ws, runs=records)
     return ChartData(sizes, budgets, sorted(runs), tokens, usage.message)
 
