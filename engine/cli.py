@@ -523,6 +523,23 @@ def cmd_scope(args) -> int:
     return EXIT_OK
 
 
+def cmd_ceiling(args) -> int:
+    from . import token_ceiling
+    ws = _open(args.path)
+    if args.tokens is not None and args.off:
+        raise UsageError("dreamdesk ceiling: --tokens or --off, not both")
+    if args.tokens is not None or args.off:
+        tokens = token_ceiling.save(ws.root, None if args.off else args.tokens)
+    else:
+        tokens = token_ceiling.load(ws.root)
+    if args.json:
+        _dump({"tokens_per_run": tokens})
+    else:
+        print(f"Each Dream run stops cleanly after {tokens:,} tokens." if tokens else
+              "No token ceiling: a run ends when its passes do.")
+    return EXIT_OK
+
+
 def cmd_prompts(args) -> int:
     from pathlib import Path
 
@@ -592,6 +609,9 @@ def cmd_dream(args) -> int:
     from .llm import LLMError, make_client, resolve_model
 
     ws = _open(args.path)
+    if args.max_tokens:                # (before the model is looked for: bad input first)
+        from .token_ceiling import check
+        check(args.max_tokens)
     try:
         choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
         client = make_client(choice, key, timeout=args.timeout)
@@ -609,7 +629,7 @@ def cmd_dream(args) -> int:
 
     try:
         result = run_dream(ws, client, DreamOptions(trigger="manual", dry_run=args.dry_run,
-                                                    force_review=args.review),
+                                                    force_review=args.review, max_tokens=args.max_tokens),
                            cancel=cancel, progress=progress, model_label=choice.describe(), choice=choice)
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -625,7 +645,7 @@ def cmd_dream(args) -> int:
                 print("(the dry run would change no file)")
         elif result.run_id:
             print(f"Run {result.run_id}; cursor {result.cursor_before} -> {result.cursor_after}.")
-    return EXIT_FAILED if result.status in ("failed", "cancelled") else EXIT_OK
+    return EXIT_FAILED if result.status in ("failed", "cancelled", "stopped") else EXIT_OK
 
 
 def cmd_model(args) -> int:
@@ -1025,7 +1045,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
+    s.add_argument("--max-tokens", type=int, metavar="N",
+                   help="stop cleanly once the run has spent N tokens (0: no ceiling; default: the workspace's, "
+                        "see `dreamdesk ceiling`)")
     _model_args(s)
+
+    s = _command(sub, "ceiling", "the token ceiling of each of Dreamdesk's Dream runs here (--tokens N or --off)",
+                 cmd_ceiling, usage="dreamdesk ceiling PATH [--tokens N | --off] [--json]")
+    s.add_argument("--tokens", type=int, metavar="N", help="a run stops cleanly once it has spent N tokens")
+    s.add_argument("--off", action="store_true", help="no ceiling")
 
     s = _command(sub, "model", "which model, provider, base URL and prompt Dream uses, and why", cmd_model)
     _model_args(s)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from .. import dream_prompts, dream_scope
+from .. import dream_prompts, dream_scope, token_ceiling
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
@@ -51,13 +51,14 @@ class DreamOptions:
     dry_run: bool = False
     force_review: bool = False
     passes: dict[str, bool] | None = None   # overrides of the config's pass toggles
+    max_tokens: int | None = None      # this run's token ceiling (None: the workspace's, if set; 0: none)
 
 
 @dataclass
 class PassResult:
     name: str
     iterations: int = 0
-    ended: str = "done"                # done | limit | repeated-failure | error | cancelled | skipped
+    ended: str = "done"                # done | limit | repeated-failure | error | cancelled | ceiling | skipped
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
 
@@ -98,7 +99,9 @@ def review_due(run_number: int, cadence: int) -> bool:
 
 # -- the pass loop --------------------------------------------------------------------------
 def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbox, cancel: threading.Event,
-             progress: Callable[[dict], None], total: Usage) -> PassResult:
+             progress: Callable[[dict], None], total: Usage, ceiling: int | None = None) -> PassResult:
+    """`total`: the run's tokens so far; `ceiling`: past it the pass stops before running the
+    last reply's tool calls (what landed before stays)."""
     result = PassResult(name)
     limit = ITERATION_LIMITS[name]
     tools = tool_specs(PASS_TOOLS[name])
@@ -119,6 +122,12 @@ def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbo
             return result
         result.usage.add(comp.usage)
         total.add(comp.usage)
+        if ceiling and total.total >= ceiling:
+            result.ended = "ceiling"
+            result.error = (f"the run reached its token ceiling of {ceiling:,} ({total.total:,} tokens spent)"
+                            + (f"; the last reply's {len(comp.tool_calls)} tool call(s) were not run"
+                               if comp.tool_calls else ""))
+            return result
         msg = comp.as_message()
         for tc in msg.get("tool_calls", []):
             if len(tc["function"]["arguments"]) > MAX_STORED_ARGS:
@@ -190,10 +199,11 @@ class _Log:
     """The run record as the run goes: saved after every write and every pass (a run that fails
     part way still records what it committed); a dry run's is never saved."""
 
-    def __init__(self, ws: Workspace, record: RunRecord, sandbox: Sandbox, dry: bool):
+    def __init__(self, ws: Workspace, record: RunRecord, sandbox: Sandbox, dry: bool, ceiling: int | None = None):
         self.ws, self.record, self.sandbox, self.dry = ws, record, sandbox, dry
         self.passes: list[PassResult] = []
         self.total = Usage()
+        self.ceiling = ceiling           # the run's token ceiling (None: none)
         sandbox.on_write = self.after_write
 
     def save(self) -> None:
@@ -216,7 +226,7 @@ def _one_pass(client: LLMClient, name: str, msgs: list[dict], log: _Log, cancel:
               progress: Callable[[dict], None]) -> PassResult:
     """run_pass, with whatever breaks said in words: the run must end recorded."""
     try:
-        return run_pass(client, name, msgs, log.sandbox, cancel, progress, log.total)
+        return run_pass(client, name, msgs, log.sandbox, cancel, progress, log.total, log.ceiling)
     except ConflictError as exc:
         return PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
     except OSError as exc:          # a read-only memory/, a full disk: said in words
@@ -275,6 +285,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     cursors = [e.cursor for e in batch]
     # the person's scope and pass instructions (unreadable: said before anything is written)
     scope, edits = dream_scope.load(ws.root), dream_prompts.load_edits(ws.root)
+    ceiling = token_ceiling.load(ws.root) if options.max_tokens is None else options.max_tokens or None
     started, dry = now(), options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
     state = read_state(ws)      # a dry run reads it too: the same run number, review and hold
@@ -295,7 +306,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         | ({"edited": sorted(edits)} if edits else {}),
         snapshot_before=snapshot_before, snapshot_error=snapshot_error,
         snapshot_notes=list(store.notes) if not dry else [], cursor=CursorMove(dream_cursor, dream_cursor, False))
-    log = _Log(ws, record, sandbox, dry)
+    log = _Log(ws, record, sandbox, dry, ceiling)
     log.save()
     growth = dict(sizes_before)
     failure = _run_passes(ws, client, _pass_order(cfg, options, state.runs + 1), batch, budgets, own_prompt, log,

@@ -109,7 +109,7 @@ class RunRecord(Shape):
     started: str | None = None
     finished: str | None = None
     trigger: str | None = None
-    status: str | None = None          # running | completed | wrote-nothing | held | failed | cancelled
+    status: str | None = None          # running | completed | wrote-nothing | held | failed | cancelled | stopped
     outcome: str | None = None
     run_number: int | None = None
     batch: Batch | None = None

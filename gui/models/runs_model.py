@@ -39,7 +39,7 @@ COLUMN_TIPS = (
 )
 ASSISTANT, DREAMDESK = "assistant", "Dreamdesk"
 NUMERIC = {COL_DURATION, COL_TOKENS, COL_CREATED, COL_REMOVED, COL_REFUSED}
-GOOD, WARN, BAD = "completed", ("held", "cancelled", "running", "interrupted"), "failed"
+GOOD, WARN, BAD = "completed", ("held", "cancelled", "stopped", "running", "interrupted"), "failed"
 
 
 def _parse(iso) -> datetime | None:

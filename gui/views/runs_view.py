@@ -147,7 +147,7 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     rid = str(run.get("id"))
     status = str(run.get("status") or "—")
     scol = {"completed": c["good"], "failed": c["bad"]}.get(status, c["warn"] if status in
-                                                            ("held", "cancelled", "running", "interrupted") else c["dim"])
+                                                            ("held", "cancelled", "stopped", "running", "interrupted") else c["dim"])
     out = [f"<h3 style='margin-bottom:2px'>{e(rid)} · <span style='color:{scol}'>{e(status)}</span></h3>"]
     if run.get("outcome"):
         out.append(f"<p style='margin-top:2px'>{e(str(run['outcome']))}</p>")
