@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .files import atomic_write_text, read_bytes
+from .files import atomic_write_text, read_bytes, remove
 from .problems import WorkspaceError
 from .state import workspace_state_dir
 
@@ -43,7 +43,7 @@ def save(root: Path, tokens: int | None) -> int | None:
     """Set the ceiling (None: remove it)."""
     path = ceiling_path(root)
     if tokens is None:
-        path.unlink(missing_ok=True)
+        remove(path, missing_ok=True)
         return None
     body = {"version": 1, "tokens_per_run": check(tokens)}
     atomic_write_text(ceiling_path(root, create=True), json.dumps(body, indent=2) + "\n")

@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
         st, changed = state.status, state.changed
         self.dashboard.set_state(state)
         if changed.state:
-            self.panel.show_scope(state.scope, state.scope_error)
+            self.panel.show_scope(state.scope, state.ceiling, state.scope_error)
         for name, view in self._built_views("history", "files", "settings", "prompt"):   # the others: when built
             self._hand_state(name, view, state, ws, changed)
         if changed.touches_files() or changed.snapshots:

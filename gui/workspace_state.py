@@ -8,7 +8,7 @@ from datetime import datetime, tzinfo
 from dreamdesk.engine.changes import EVERYTHING, Changes
 from dreamdesk.engine.clock import home_zone
 from dreamdesk.engine.dream.records import list_runs
-from dreamdesk.engine import dream_scope
+from dreamdesk.engine import dream_scope, token_ceiling
 from dreamdesk.engine.dream.runtypes import RunRecord
 from dreamdesk.engine.dream_scope import Scope
 from dreamdesk.engine.pins import PinState, pin_states
@@ -47,7 +47,8 @@ class WorkspaceState:
     pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
     since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
     scope: Scope = Scope()            # the memory files Dreamdesk's Dream may write here
-    scope_error: str | None = None    # its file could not be read (Dream will not run until fixed)
+    ceiling: int | None = None        # the token ceiling of each of Dreamdesk's Dream runs here
+    scope_error: str | None = None    # the scope's or the ceiling's file cannot be read (no run until fixed)
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
@@ -82,7 +83,7 @@ class StateReader:
             state.since = since_last_looked(ws)
         else:
             state.pins, state.pins_error, state.since = prev.pins, prev.pins_error, prev.since
-            state.scope, state.scope_error = prev.scope, prev.scope_error
+            state.scope, state.ceiling, state.scope_error = prev.scope, prev.ceiling, prev.scope_error
         if prev is None or changes.runs:
             _runs_facts(self._runs, state)
         else:
@@ -112,8 +113,10 @@ def _read_pins(ws: Workspace, state: WorkspaceState) -> None:
 
 
 def _read_scope(ws: Workspace, state: WorkspaceState) -> None:
+    """What the person set for Dreamdesk's Dream here: its scope and its token ceiling."""
     try:
         state.scope = dream_scope.load(ws.root)
+        state.ceiling = token_ceiling.load(ws.root)
     except WorkspaceError as exc:
         state.scope_error = str(exc)
 

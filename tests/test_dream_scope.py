@@ -133,12 +133,12 @@ def test_settings_close_and_open_a_file_and_the_engine_panel_says_so(main_window
     assert [b.text() for b in boxes.values()] == ["SOUL.md", "USER.md", "memory/MEMORY.md", "skills"]
     assert all(b.isChecked() and b.isEnabled() for b in boxes.values())
     boxes["SOUL.md"].click()                                  # as a person unticks it
-    qtbot.waitUntil(lambda: "never SOUL.md" in win.panel.scope_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "never SOUL.md" in win.panel.scope_label.text(), timeout=15000)
     assert dream_scope.load(root).closed == {"SOUL.md"}
     assert not boxes["SOUL.md"].isChecked() and all(b.isEnabled() for b in boxes.values())
     grab(win, "settings-dream-scope.png")
     boxes["SOUL.md"].click()
-    qtbot.waitUntil(lambda: "every memory file" in win.panel.scope_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "every memory file" in win.panel.scope_label.text(), timeout=15000)
     assert dream_scope.load(root).closed == frozenset()
 
 
@@ -146,6 +146,6 @@ def test_an_unreadable_scope_is_said_and_its_boxes_wait(main_window, qtbot):
     win = main_window
     dream_scope.scope_path(win.ws.root, create=True).write_text("{broken")
     win.refresh()
-    qtbot.waitUntil(lambda: "cannot be read" in win.panel.scope_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "cannot be read" in win.panel.scope_label.text(), timeout=15000)
     win.tabs.setCurrentWidget(win.settings)
     assert not any(b.isEnabled() for b in win.settings.scope_boxes.values())

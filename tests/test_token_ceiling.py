@@ -94,3 +94,25 @@ def test_cli_ceiling_and_dream_max_tokens(ws, llm_server, capsys, monkeypatch):
     code = main(["dream", str(ws.root), "--max-tokens", "1000", "--base-url", srv.url, "--model", "m",
                  "--api-key-env", "TEST_DREAM_KEY"])
     assert code != 0 and "Dream stopped: the run reached its token ceiling of 1,000" in capsys.readouterr().out
+
+
+# -- the window: Settings → Memory sets it, the Engine panel says it ------------------------------
+def test_settings_set_the_ceiling_explicitly_and_the_engine_panel_says_it(main_window, qtbot):
+    from test_gui_app import grab
+    win = main_window
+    win.tabs.setCurrentWidget(win.settings)
+    spin, button = win.settings.ceiling, win.settings.ceiling_button
+    assert spin.text() == "none" and not button.isEnabled()
+    spin.setValue(500)                                        # below the lowest: nothing to set
+    assert not button.isEnabled()
+    spin.setValue(50_000)
+    assert token_ceiling.load(win.ws.root) is None            # typing writes nothing
+    assert button.isEnabled()
+    button.click()
+    qtbot.waitUntil(lambda: "Each run stops after 50,000 tokens." in win.panel.scope_label.text(), timeout=15000)
+    assert token_ceiling.load(win.ws.root) == 50_000 and not button.isEnabled()
+    grab(win, "settings-token-ceiling.png")
+    spin.setValue(0)
+    button.click()
+    qtbot.waitUntil(lambda: "tokens" not in win.panel.scope_label.text(), timeout=15000)
+    assert token_ceiling.load(win.ws.root) is None

@@ -149,11 +149,14 @@ class EnginePanel(QWidget):
 
         self.engine.read("describe the model", describe, show)
 
-    def show_scope(self, scope, error: str | None) -> None:
-        """The workspace's Dream scope (dream_scope.Scope), or why it cannot be read."""
-        self.scope_label.setText(f"Scope: {error}" if error else
-                                 "Scope: " + scope.describe() + ("" if not scope.closed else
-                                                                 " Change it under Settings → Memory."))
+    def show_scope(self, scope, ceiling: int | None, error: str | None) -> None:
+        """The workspace's Dream scope (dream_scope.Scope) and token ceiling, or why they cannot be read."""
+        if error:
+            self.scope_label.setText(f"Scope: {error}")
+            return
+        limit = f" Each run stops after {ceiling:,} tokens." if ceiling else ""
+        change = " Change it under Settings → Memory." if scope.closed or ceiling else ""
+        self.scope_label.setText("Scope: " + scope.describe() + limit + change)
 
     def _set_running(self, running: bool) -> None:
         for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
