@@ -803,10 +803,10 @@ def cmd_runs(args) -> int:
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
-    from .dream_runs import every_run
+    from .dream_runs import every_run, token_totals, tokens_by_day
     every, problems, _side = every_run(ws)
     if args.json:
-        _dump({"runs": [r if r["writer"] == "assistant" else
+        _dump({"tokens": token_totals(tokens_by_day(ws)[0]), "runs": [r if r["writer"] == "assistant" else
                         {k: r.get(k) for k in ("id", "writer", "started", "finished", "trigger", "status", "outcome",
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),

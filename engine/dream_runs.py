@@ -7,7 +7,7 @@ the tokens its usage store recorded. The CLI (`runs`, `usage`) and the GUI read 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, tzinfo
+from datetime import date, timedelta, tzinfo
 
 from . import clock
 from .archive import ArchiveRecord, plan_record_restore
@@ -154,6 +154,38 @@ class DayTokens:
     day: date
     assistant: int             # what nanobot's usage store recorded for its Dream that day
     dreamdesk: int             # the tokens of Dreamdesk's own runs that started that day
+
+
+@dataclass(frozen=True)
+class WeekTokens:
+    monday: date               # the ISO week's first day
+    assistant: int
+    dreamdesk: int
+
+    @property
+    def label(self) -> str:
+        iso = self.monday.isocalendar()
+        return f"{iso.year}-W{iso.week:02d}"
+
+    def to_json(self) -> dict:
+        return {"week": self.label, "from": self.monday.isoformat(), "assistant": self.assistant,
+                "dreamdesk": self.dreamdesk}
+
+
+def tokens_by_week(days: list[DayTokens]) -> list[WeekTokens]:
+    """The days summed by ISO week (Monday first), oldest first; a week with no tokens is left out."""
+    weeks: dict[date, list[int]] = {}
+    for d in days:
+        sums = weeks.setdefault(d.day - timedelta(days=d.day.weekday()), [0, 0])
+        sums[0] += d.assistant
+        sums[1] += d.dreamdesk
+    return [WeekTokens(m, a, o) for m, (a, o) in sorted(weeks.items())]
+
+
+def token_totals(days: list[DayTokens]) -> dict:
+    """What `runs --json` says of cost: each writer's Dream tokens in all, and per week."""
+    return {"assistant": sum(d.assistant for d in days), "dreamdesk": sum(d.dreamdesk for d in days),
+            "weeks": [w.to_json() for w in tokens_by_week(days)]}
 
 
 def tokens_by_day(ws: Workspace, zone: tzinfo | None = None,
