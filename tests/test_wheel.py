@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from dreamdesk.engine.desktop_files import DESKTOP_ID
+
 # what the build reads (packaging/: MANIFEST.in grafts it into the sdist)
 BUILD_INPUTS = ("pyproject.toml", "README.md", "MANIFEST.in", "dreamdesk", "engine", "gui", "resources", "packaging")
 
@@ -82,7 +84,8 @@ def check():
     import dreamdesk.engine, dreamdesk.gui
     print(json.dumps({"engine": dreamdesk.engine.__file__, "gui": dreamdesk.gui.__file__,
                       "workspace": str(win.ws.root), "shown": win.isVisible(),
-                      "gauges": len(win.dashboard.gauges), "icon": not app.windowIcon().isNull()}), flush=True)
+                      "gauges": len(win.dashboard.gauges), "icon": not app.windowIcon().isNull(),
+                      "desktop_file": app.desktopFileName()}), flush=True)
     os._exit(0)
 
 QTimer.singleShot(0, check)
@@ -105,6 +108,7 @@ def test_a_first_start_from_the_wheel_copies_the_demo_and_shows_it(installed, tm
     demo = tmp_path / "data" / "dreamdesk" / "demo"
     assert seen["workspace"] == str(demo / "workspace") and seen["shown"] and seen["gauges"] >= 3
     assert seen["icon"]                                     # found in the installed resources
+    assert f"{seen['desktop_file']}.desktop" == DESKTOP_ID  # the entry install-desktop installs
     assert (demo / "workspace" / "memory" / ".cursor").is_file() and (demo / "workspace" / ".git").is_dir()
     # and the command line, from the same install, on the copy it made
     status = subprocess.run([sys.executable, "-m", "dreamdesk", "status", str(demo), "--json"], capture_output=True,
