@@ -128,8 +128,8 @@ def _ours(path: Path) -> bool:
 
 
 def install(home: Path | None = None, command: list[str] | None = None) -> Outcome:
-    out = Outcome("installed", home or data_home(), command=command or launch_command())
-    _check_place(out.data_home)
+    home = _checked(home or data_home())
+    out = Outcome("installed", home, command=command or launch_command())
     for f in desktop_files():
         path = out.data_home / f.target
         data = f.source.read_bytes()
@@ -145,8 +145,7 @@ def install(home: Path | None = None, command: list[str] | None = None) -> Outco
 
 
 def uninstall(home: Path | None = None) -> Outcome:
-    out = Outcome("removed", home or data_home())
-    _check_place(out.data_home)
+    out = Outcome("removed", _checked(home or data_home()))
     for f in desktop_files():
         path = out.data_home / f.target
         if not path.is_file():
@@ -191,7 +190,11 @@ def refresh_caches(home: Path) -> list[str]:
     return ran
 
 
-def _check_place(home: Path) -> None:
-    """A data folder that is a file (or otherwise cannot hold folders) is said in words."""
+def _checked(home: Path) -> Path:
+    """A system whose desktop reads no freedesktop files, or a data folder that is a file, is said in words."""
+    if sys.platform in ("win32", "darwin"):
+        raise WorkspaceError("install-desktop is for Linux and BSD desktops (freedesktop menus); on this "
+                             "system start Dreamdesk with the dreamdesk command")
     if home.exists() and not home.is_dir():
         raise WorkspaceError(f"{home} is not a folder: set XDG_DATA_HOME to a folder (or unset it)")
+    return home

@@ -184,3 +184,10 @@ def test_a_data_folder_that_is_a_file_is_said_in_words(tmp_path, monkeypatch, ca
 def test_a_relative_xdg_data_home_is_ignored_as_the_spec_says(monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", "relative/share")
     assert desktop_files.data_home() == Path.home() / ".local" / "share"
+
+
+def test_a_system_without_freedesktop_menus_is_told_so_and_nothing_is_written(share, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    code, out, err = cli(capsys, "install-desktop")
+    assert code == 2 and not out and "install-desktop is for Linux and BSD desktops" in err
+    assert not share.exists()
