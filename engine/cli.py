@@ -922,6 +922,23 @@ def _tokens_line(t) -> str:
     return f"{t.total:>9,} tokens ({t.input:,} in, {t.output:,} out; {t.calls} call{'s' if t.calls != 1 else ''})"
 
 
+def cmd_install_desktop(args) -> int:
+    """The menu entry, AppStream metainfo and icons in the user's data folder (or out of it)."""
+    from . import desktop_files
+    out = desktop_files.uninstall() if args.uninstall else desktop_files.install()
+    if args.json:
+        _dump(out.to_json())
+        return EXIT_OK
+    why = "not one install-desktop wrote" + ("" if args.uninstall else "; move it away and run this again")
+    lines = ([f"{out.action:<9} {p}" for p in out.done] + [f"not there {p}" for p in out.absent]
+             + [f"kept      {p} ({why})" for p in out.foreign])
+    if any(p.suffix == ".desktop" for p in out.done) and out.command:
+        lines.append(f"The menu entry runs: {desktop_files.exec_value(out.command)}")
+    lines += [f"refreshed the cache of {tool}" for tool in out.refreshed]
+    print("\n".join(lines))
+    return EXIT_OK
+
+
 # -- parser --------------------------------------------------------------------------------
 def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool = True, **kw):
     """A subcommand taking the workspace PATH (and --json): the shape most commands share."""
@@ -1080,6 +1097,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--watch", dest="watch_removals", action="store_true",
                    help="archive (reason outside) every entry another writer removes from USER.md or MEMORY.md")
     _model_args(s)
+
+    s = _command(sub, "install-desktop", "put Dreamdesk in the desktop's menus: its entry, metainfo and icons "
+                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False)
+    s.add_argument("--uninstall", action="store_true", help="remove exactly the files install-desktop installs")
     return p
 
 
