@@ -7,16 +7,14 @@ memory/archive/ and memory/dreams/ are append-only: no restore rolls them back.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from . import changes
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
-from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
+from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, remove, content_hash as _sha256,
                     current_hash, read_bytes, resolve_inside)
 from .problems import ConflictError, WorkspaceError
 from .restore_log import FileWrite, RestoreEntry
@@ -421,8 +419,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
             raise ConflictError(f.path, f.current_hash, current_hash(target))
         if f.path in ARCHIVED_FILES and f.current is not None:
             result.archived += archive_removed(ws, f.current.decode("utf-8", errors="replace"), "", f.path, "restore")
-        os.unlink(target)
-        changes.note(target)
+        remove(target)
         return MISSING_HASH
     try:
         text = f.before.decode("utf-8")

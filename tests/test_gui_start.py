@@ -49,6 +49,7 @@ class FirstPaint(QObject):
             win = window()
             seen["demo at first paint"] = os.path.exists(demo)
             seen["filled at first paint"] = win.filled
+            seen["keys at first paint"] = [a.text() for a in win.actions() if a.isEnabled()]
             seen["opening"] = win.opening.text()
             seen["loaded at first paint"] = [m for m in frame_without if m in sys.modules]
             seen["tabs at first paint"] = [win.tabs.tabText(i) for i in range(win.tabs.count())]
@@ -61,6 +62,7 @@ def read():
     seen["built"] = [n for n in tabs if win.built(n)]
     seen["notice after"] = win.dashboard.notice.isVisible()
     seen["dashboard shown"] = win.tabs.currentWidget() is win.dashboard and win.tabs.isEnabled()
+    seen["keys after"] = [a.text() for a in win.actions() if not a.isEnabled()]
     seen["workspace"] = str(win.ws.root)
     win.tabs.setCurrentIndex(win.tabs.indexOf(win.tabs.findChild(QObject, "unbuilt:snapshots")))
     later(lambda: win.built("snapshots") and win.snapshots.model.rowCount() > 0, shown)
@@ -106,6 +108,8 @@ def test_the_start_paints_the_frame_first_and_loads_no_tab_until_one_is_shown(tm
     # the first paint is the window's frame, with every tab's title, saying what it opens; the
     # engine and the rest of the window load after it
     assert seen["filled at first paint"] is False and seen["loaded at first paint"] == []
+    # no key or menu reaches the panel or a view before they are there; all do once they are
+    assert seen["keys at first paint"] == [] and seen["keys after"] == []
     assert seen["tabs at first paint"] == ["Dashboard", "History", "Files", "Settings → Memory", "Snapshots",
                                            "Archive", "Dream runs", "Lint", "Prompt", "Charts"]
     if first:
