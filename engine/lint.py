@@ -123,14 +123,14 @@ def _recorded_days(ws: Workspace, places: list[Place]) -> dict[Place, date]:
 def _provenance_days(ws: Workspace) -> dict[tuple[str, str], date]:
     from .dream.records import list_runs, run_order
     runs, _ = list_runs(ws)
-    facts = [(r, f) for r in sorted(runs, key=run_order) for f in r.get("created", []) if f.get("text")]
+    facts = [(r, f) for r in sorted(runs, key=run_order) for f in r.created or [] if f.get("text")]
     if not facts:
         return {}
     stamps = {e.cursor: e.timestamp for e in ws.history().entries}
     out = {}
     for run, fact in facts:            # oldest run first: the newest run's reading wins
         times = [clock.from_history(stamps.get(c)) for c in fact.get("sources", [])]
-        times = [t for t in times if t is not None] or [clock.from_iso(run.get("started"))]
+        times = [t for t in times if t is not None] or [clock.from_iso(run.started)]
         if times[0] is not None:
             out[(fact["file"], fact["text"])] = max(t for t in times if t is not None).date()
     return out

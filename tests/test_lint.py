@@ -229,3 +229,14 @@ def test_cli_lint_clean_workspace(make_workspace, capsys):
     root = make_workspace({"USER.md": "# User\n\n- Lives in Ghent\n"})
     assert main(["lint", str(root)]) == 0
     assert capsys.readouterr().out.startswith("No findings, as of ")
+
+
+def test_the_demo_with_its_recorded_runs_gives_the_same_findings(history_home, tmp_path):
+    """Dream's run records (provenance) date the entries they created; the findings stay the demo's."""
+    import shutil
+    home = tmp_path / "home"
+    shutil.copytree(history_home, home, symlinks=True)
+    ws = Workspace.open(home)
+    from dreamdesk.engine.lint import _provenance_days
+    assert _provenance_days(ws)                       # the recorded runs do date some entries
+    assert [f.id for f in lint(ws, TODAY)] == [f.id for f in lint(Workspace.open(DEMO), TODAY)]
