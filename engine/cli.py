@@ -509,6 +509,63 @@ def cmd_unpin(args) -> int:
     return EXIT_OK
 
 
+def cmd_scope(args) -> int:
+    from . import dream_scope
+    ws = _open(args.path)
+    if args.close or args.open:
+        scope = dream_scope.change(ws.root, args.close or [], args.open or [])
+    else:
+        scope = dream_scope.load(ws.root)
+    if args.json:
+        _dump(scope.to_json())
+    else:
+        print(scope.describe())
+    return EXIT_OK
+
+
+def cmd_ceiling(args) -> int:
+    from . import token_ceiling
+    ws = _open(args.path)
+    if args.tokens is not None and args.off:
+        raise UsageError("dreamdesk ceiling: --tokens or --off, not both")
+    if args.tokens is not None or args.off:
+        tokens = token_ceiling.save(ws.root, None if args.off else args.tokens)
+    else:
+        tokens = token_ceiling.load(ws.root)
+    if args.json:
+        _dump({"tokens_per_run": tokens})
+    else:
+        print(f"Each Dream run stops cleanly after {tokens:,} tokens." if tokens else
+              "No token ceiling: a run ends when its passes do.")
+    return EXIT_OK
+
+
+def cmd_prompts(args) -> int:
+    from pathlib import Path
+
+    from . import dream_prompts
+    ws = _open(args.path)
+    if args.set and args.reset:
+        raise UsageError("dreamdesk prompts: --set or --reset, not both")
+    if args.set:
+        name, source = args.set
+        try:
+            text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"dreamdesk prompts: cannot read {source}: {exc}") from None
+        dream_prompts.set_pass(ws.root, name, text)
+    elif args.reset:
+        dream_prompts.reset_pass(ws.root, args.reset)
+    prompts = dream_prompts.pass_prompts(ws.root)
+    if args.json:
+        _dump({"rules": dream_prompts.shared_rules(), "passes": [p.to_json() for p in prompts]})
+        return EXIT_OK
+    for p in prompts:
+        print(f"== {p.name} ({p.source}) ==")
+        print(p.text + "\n")
+    return EXIT_OK
+
+
 def cmd_pins(args) -> int:
     from .pins import pin_states
     ws = _open(args.path)
@@ -552,6 +609,9 @@ def cmd_dream(args) -> int:
     from .llm import LLMError, make_client, resolve_model
 
     ws = _open(args.path)
+    if args.max_tokens:                # (before the model is looked for: bad input first)
+        from .token_ceiling import check
+        check(args.max_tokens)
     try:
         choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
         client = make_client(choice, key, timeout=args.timeout)
@@ -569,7 +629,7 @@ def cmd_dream(args) -> int:
 
     try:
         result = run_dream(ws, client, DreamOptions(trigger="manual", dry_run=args.dry_run,
-                                                    force_review=args.review),
+                                                    force_review=args.review, max_tokens=args.max_tokens),
                            cancel=cancel, progress=progress, model_label=choice.describe(), choice=choice)
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -585,7 +645,7 @@ def cmd_dream(args) -> int:
                 print("(the dry run would change no file)")
         elif result.run_id:
             print(f"Run {result.run_id}; cursor {result.cursor_before} -> {result.cursor_after}.")
-    return EXIT_FAILED if result.status in ("failed", "cancelled") else EXIT_OK
+    return EXIT_FAILED if result.status in ("failed", "cancelled", "stopped") else EXIT_OK
 
 
 def cmd_model(args) -> int:
@@ -743,15 +803,15 @@ def cmd_runs(args) -> int:
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
-    from .dream_runs import every_run
+    from .dream_runs import every_run, token_totals, tokens_by_day
     every, problems, _side = every_run(ws)
     if args.json:
-        _dump({"runs": [r if r["writer"] == "assistant" else
+        _dump({"tokens": token_totals(tokens_by_day(ws)[0]), "runs": [r if r["writer"] == "assistant" else
                         {k: r.get(k) for k in ("id", "writer", "started", "finished", "trigger", "status", "outcome",
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
-                           "refused_count": len(records.counted_refusals(r))} for r in every],
+                           "refused_count": len(records.counted_refusals(r.get("refused") or []))} for r in every],
                "problems": [p.to_json() for p in problems]})
         return EXIT_OK
     for p in problems:
@@ -858,8 +918,47 @@ def cmd_usage(args) -> int:
     return EXIT_OK
 
 
+def cmd_lint(args) -> int:
+    from .lint import counts, lint
+    ws = _open(args.path)
+    today = clock.today()
+    found = lint(ws, today)
+    if args.json:
+        _dump({"today": today.isoformat(), "counts": counts(found), "findings": [f.to_json() for f in found]})
+        return EXIT_OK
+    for f in found:
+        t = f.target
+        first = t.text.split("\n")[0]
+        more = "…" if len(first) > 100 or len(first) < len(t.text) else ""
+        print(f"{t.file} {t.lines}  {f.kind}")
+        print(f"    {first[:100]}{more}")
+        print(f"    {f.reason}")
+        print(f"    fix: {f.fix_label}")
+    tally = ", ".join(f"{n} {k}" for k, n in counts(found).items() if n)
+    print(f"{len(found)} finding{'s' if len(found) != 1 else ''} ({tally}), as of {today.isoformat()}" if found
+          else f"No findings, as of {today.isoformat()}.")
+    return EXIT_OK
+
+
 def _tokens_line(t) -> str:
     return f"{t.total:>9,} tokens ({t.input:,} in, {t.output:,} out; {t.calls} call{'s' if t.calls != 1 else ''})"
+
+
+def cmd_install_desktop(args) -> int:
+    """The menu entry, AppStream metainfo and icons in the user's data folder (or out of it)."""
+    from . import desktop_files
+    out = desktop_files.uninstall() if args.uninstall else desktop_files.install()
+    if args.json:
+        _dump(out.to_json())
+        return EXIT_OK
+    why = "not one install-desktop wrote" + ("" if args.uninstall else "; move it away and run this again")
+    lines = ([f"{out.action:<9} {p}" for p in out.done] + [f"not there {p}" for p in out.absent]
+             + [f"kept      {p} ({why})" for p in out.foreign])
+    if any(p.suffix == ".desktop" for p in out.done) and out.command:
+        lines.append(f"The menu entry runs: {desktop_files.exec_value(out.command)}")
+    lines += [f"refreshed the cache of {tool}" for tool in out.refreshed]
+    print("\n".join(lines))
+    return EXIT_OK
 
 
 # -- parser --------------------------------------------------------------------------------
@@ -971,11 +1070,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
 
+    s = _command(sub, "prompts", "each Dream pass's instructions (default, edited here, or prompts/dream.md)",
+                 cmd_prompts, usage="dreamdesk prompts PATH [--set PASS FILE|- | --reset PASS] [--json]")
+    s.add_argument("--set", nargs=2, metavar=("PASS", "FILE"), help="replace a pass's instructions (FILE - : stdin)")
+    s.add_argument("--reset", metavar="PASS", help="put a pass back to its default instructions")
+
+    s = _command(sub, "scope", "which memory files Dreamdesk's Dream may write here; --close/--open to change it",
+                 cmd_scope, usage="dreamdesk scope PATH [--close AREA]... [--open AREA]... [--json]")
+    for flag, what in (("--close", "never let Dreamdesk's Dream write it here"), ("--open", "let it write it again")):
+        s.add_argument(flag, action="append", metavar="AREA", help=f"SOUL.md, USER.md, MEMORY.md or skills: {what}")
+
     s = _command(sub, "dream", "run Dream once now (or --dry-run to preview its edits)", cmd_dream)
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
     s.add_argument("--review", action="store_true", help="run the review pass first, whatever the cadence")
     s.add_argument("--verbose", "-v", action="store_true", help="log each tool call on stderr")
+    s.add_argument("--max-tokens", type=int, metavar="N",
+                   help="stop cleanly once the run has spent N tokens (0: no ceiling; default: the workspace's, "
+                        "see `dreamdesk ceiling`)")
     _model_args(s)
+
+    s = _command(sub, "lint", "duplicate, past-dated, misplaced and over-long entries in the memory files "
+                 "(read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
+
+    s = _command(sub, "ceiling", "the token ceiling of each of Dreamdesk's Dream runs here (--tokens N or --off)",
+                 cmd_ceiling, usage="dreamdesk ceiling PATH [--tokens N | --off] [--json]")
+    s.add_argument("--tokens", type=int, metavar="N", help="a run stops cleanly once it has spent N tokens")
+    s.add_argument("--off", action="store_true", help="no ceiling")
 
     s = _command(sub, "model", "which model, provider, base URL and prompt Dream uses, and why", cmd_model)
     _model_args(s)
@@ -1002,6 +1122,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--watch", dest="watch_removals", action="store_true",
                    help="archive (reason outside) every entry another writer removes from USER.md or MEMORY.md")
     _model_args(s)
+
+    s = _command(sub, "install-desktop", "put Dreamdesk in the desktop's menus: its entry, metainfo and icons "
+                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False)
+    s.add_argument("--uninstall", action="store_true", help="remove exactly the files install-desktop installs")
     return p
 
 

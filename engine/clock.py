@@ -19,7 +19,7 @@ import functools
 import os
 import re
 import time
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -74,6 +74,22 @@ def zone_label(zone: tzinfo | None = None, name: str | None = None) -> str:
     now = datetime.now(timezone.utc).astimezone(zone)
     shown = name or (str(zone) if zone is not None else local_zone_name())
     return f"Times in {shown} ({_offset(now.utcoffset())})"
+
+
+# -- today -----------------------------------------------------------------------------------
+TODAY_ENV = "DREAMDESK_TODAY"     # YYYY-MM-DD: what "today" is for date checks (tests pin it)
+
+
+def today() -> date:
+    """This machine's date, or the one $DREAMDESK_TODAY names (so a date check can be run, and
+    tested, as of a given day). A value that is no date is ignored."""
+    pinned = os.environ.get(TODAY_ENV, "").strip()
+    if pinned:
+        try:
+            return date.fromisoformat(pinned)
+        except ValueError:
+            pass
+    return date.today()
 
 
 # -- reading the three shapes --------------------------------------------------------------

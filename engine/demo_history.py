@@ -144,7 +144,7 @@ def build_demo_history(home: Path, source: Path) -> None:
     archive = _archive_lines(source)
     gitignore = ws.root / ".gitignore"
     had_gitignore = gitignore.exists()
-    fresh_dirs = {d: d.exists() for d in (ws.memory_dir / "archive", ws.memory_dir / "dreams")}   # absent or empty
+    fresh_dirs = {d: d.exists() for d in (ws.memory_dir / "archive", ws.dreams_dir)}   # absent or empty
     git_dir = store.git_dir if not store.separate else store.git_dir.parent
     had_git_dir = git_dir.exists()
 

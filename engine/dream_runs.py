@@ -7,7 +7,7 @@ the tokens its usage store recorded. The CLI (`runs`, `usage`) and the GUI read 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, tzinfo
+from datetime import date, timedelta, tzinfo
 
 from . import clock
 from .archive import ArchiveRecord, plan_record_restore
@@ -16,6 +16,7 @@ from .assistants.nanobot_dreams import DreamTranscript, DreamTranscripts, find_t
 from .assistants.nanobot_usage import DreamUsage, RunUsage, Tokens, read_dream_usage, usage_by_day, usage_by_run
 from .commit_log import CommitHistory, CommitRecord, EntryChange, assistant_runs, load_history, peer_card, run_summary
 from .dream import records
+from .dream.runtypes import RunRecord, record_json
 from .problems import Problem, WorkspaceError
 from .prunes import commit_records
 from .workspace import Workspace
@@ -77,11 +78,11 @@ def assistant_summary(rec: CommitRecord, side: AssistantSide) -> dict:
 
 
 def every_run(ws: Workspace) -> tuple[list[dict], list[Problem], AssistantSide]:
-    """Dreamdesk's run records (writer "dreamdesk") and the assistant's runs (writer "assistant",
-    run_summary plus tokens and transcript key), newest first; the problems of unreadable records."""
-    ours, problems = records.list_runs(ws)
-    for r in ours:
-        r["writer"] = "dreamdesk"
+    """One table of runs, as JSON: Dreamdesk's run records (their JSON, writer "dreamdesk") and
+    the assistant's runs (writer "assistant", run_summary plus tokens and transcript key), newest
+    first; the problems of unreadable records."""
+    typed, problems = records.list_runs(ws)
+    ours = [record_json(r) | {"writer": "dreamdesk"} for r in typed]
     side = read_assistant_side(ws)
     theirs = [assistant_summary(c, side) for c in side.runs]
     every = sorted(ours + theirs, key=lambda r: _instant(r.get("started")), reverse=True)
@@ -155,8 +156,40 @@ class DayTokens:
     dreamdesk: int             # the tokens of Dreamdesk's own runs that started that day
 
 
+@dataclass(frozen=True)
+class WeekTokens:
+    monday: date               # the ISO week's first day
+    assistant: int
+    dreamdesk: int
+
+    @property
+    def label(self) -> str:
+        iso = self.monday.isocalendar()
+        return f"{iso.year}-W{iso.week:02d}"
+
+    def to_json(self) -> dict:
+        return {"week": self.label, "from": self.monday.isoformat(), "assistant": self.assistant,
+                "dreamdesk": self.dreamdesk}
+
+
+def tokens_by_week(days: list[DayTokens]) -> list[WeekTokens]:
+    """The days summed by ISO week (Monday first), oldest first; a week with no tokens is left out."""
+    weeks: dict[date, list[int]] = {}
+    for d in days:
+        sums = weeks.setdefault(d.day - timedelta(days=d.day.weekday()), [0, 0])
+        sums[0] += d.assistant
+        sums[1] += d.dreamdesk
+    return [WeekTokens(m, a, o) for m, (a, o) in sorted(weeks.items())]
+
+
+def token_totals(days: list[DayTokens]) -> dict:
+    """What `runs --json` says of cost: each writer's Dream tokens in all, and per week."""
+    return {"assistant": sum(d.assistant for d in days), "dreamdesk": sum(d.dreamdesk for d in days),
+            "weeks": [w.to_json() for w in tokens_by_week(days)]}
+
+
 def tokens_by_day(ws: Workspace, zone: tzinfo | None = None,
-                  runs: list[dict] | None = None) -> tuple[list[DayTokens], DreamUsage]:
+                  runs: list[RunRecord] | None = None) -> tuple[list[DayTokens], DreamUsage]:
     """Dream tokens per calendar day in the display zone (None: this machine's), oldest first,
     and the usage store as read (its message says why the assistant's side is empty).
     `runs`: Dreamdesk's run records when the caller has them already."""
@@ -164,7 +197,7 @@ def tokens_by_day(ws: Workspace, zone: tzinfo | None = None,
     theirs = {d.day: d.tokens.total for d in usage_by_day(usage.calls, zone)}
     ours: dict[date, int] = {}
     for r in runs if runs is not None else records.list_runs(ws)[0]:
-        t, total = clock.from_iso(r.get("started")), (r.get("tokens") or {}).get("total")
+        t, total = clock.from_iso(r.started), (r.tokens or {}).get("total")
         if t is not None and isinstance(total, int) and total > 0:
             day = t.astimezone(zone).date()
             ours[day] = ours.get(day, 0) + total

@@ -306,6 +306,17 @@ def _open_for_writing(fd: int) -> bool:
     return False
 
 
+def remove(path: Path, missing_ok: bool = False) -> None:
+    """Delete a file, noted in the job's change record like every write (the views read again)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        if not missing_ok:
+            raise
+        return
+    changes.note(path)
+
+
 def append_durably(path: Path, data: bytes) -> None:
     """Append with O_APPEND (other appenders' lines never interleave inside ours, nor does a rename
     of ours ever drop theirs) and fsync before returning; the whole of `data`, however many

@@ -7,16 +7,14 @@ memory/archive/ and memory/dreams/ are append-only: no restore rolls them back.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from . import changes
 from . import restore_log
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk
 from .entries import removed_entries
-from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, content_hash as _sha256,
+from .files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, remove, content_hash as _sha256,
                     current_hash, read_bytes, resolve_inside)
 from .problems import ConflictError, WorkspaceError
 from .restore_log import FileWrite, RestoreEntry
@@ -169,7 +167,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
                 # how to take it back, never leave a half restore unexplained
                 done = ", ".join(result.files)
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {rel}"), with_summary=True)
-                _log(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
+                log_restore(ws, result, f"{label} (stopped before {rel})", kind, returned.ids)
                 raise WorkspaceError(f"the restore stopped at {rel} ({exc}); {done} had already been restored. "
                                      f"Undo with: dreamdesk restore {ws.home or ws.root} --undo {result.id}") from None
             result.files.append(rel)
@@ -179,7 +177,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
             result.cursor = (old_cursor, target_cursor)
         if result.files or result.cursor or result.archived:
             result.commit = store.snapshot(restore_subject(what), with_summary=True)
-            _log(ws, result, label, kind, returned.ids)
+            log_restore(ws, result, label, kind, returned.ids)
         return result
 
 
@@ -201,7 +199,7 @@ class _Returned:
         self.ids += [r.id for r in self._records if r.file == rel and r.text in back and r.id not in self.ids]
 
 
-def _log(ws: Workspace, result: RestoreResult, what: str, kind: str, returned: list[str],
+def log_restore(ws: Workspace, result: RestoreResult, what: str, kind: str, returned: list[str],
          undoes: str | None = None) -> None:
     entry = RestoreEntry(restore_log.new_id(), _now(), what, kind, result.undo, result.commit,
                          list(result.writes), result.cursor, [r.id for r in result.archived], returned, undoes)
@@ -260,7 +258,7 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     except SnapshotError as exc:
         result.warnings.append(f"the restore was not committed to snapshots: {exc}")
     same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
-    _log(ws, result, what, "archive", same or [rec.id])
+    log_restore(ws, result, what, "archive", same or [rec.id])
     return result
 
 
@@ -398,7 +396,7 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
                 if not result.files:
                     raise
                 result.commit = store.snapshot(restore_subject(f"{what}, stopped before {f.path}"), with_summary=True)
-                _log(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
+                log_restore(ws, result, f"{what} (stopped before {f.path})", "undo", returned.ids, undoes=entry.id)
                 raise WorkspaceError(f"the undo stopped at {f.path} ({exc}); {', '.join(result.files)} had already "
                                      f"been put back. Undo this with: dreamdesk restore {ws.home or ws.root} "
                                      f"--undo {result.id}") from None
@@ -408,7 +406,7 @@ def undo_restore(ws: Workspace, entry_id: str | None = None, accept: dict[str, s
             write_cursor(ws.dream_cursor_path, plan.cursor[1])
             result.cursor = plan.cursor
         result.commit = store.snapshot(restore_subject(what), with_summary=True)
-        _log(ws, result, what, "undo", returned.ids, undoes=entry.id)
+        log_restore(ws, result, what, "undo", returned.ids, undoes=entry.id)
         return result
 
 
@@ -421,8 +419,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
             raise ConflictError(f.path, f.current_hash, current_hash(target))
         if f.path in ARCHIVED_FILES and f.current is not None:
             result.archived += archive_removed(ws, f.current.decode("utf-8", errors="replace"), "", f.path, "restore")
-        os.unlink(target)
-        changes.note(target)
+        remove(target)
         return MISSING_HASH
     try:
         text = f.before.decode("utf-8")

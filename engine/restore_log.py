@@ -22,7 +22,7 @@ from .files import append_durably, read_bytes
 from .state import workspace_state_dir
 
 LOG_NAME = "restores.jsonl"
-KINDS = ("snapshot", "file", "hunk", "archive", "undo")
+KINDS = ("snapshot", "file", "hunk", "archive", "undo", "lint")   # lint: a memory-lint fix (engine/lint_fixes.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,3 +104,18 @@ def whole_number(text: str) -> int | None:
 
 
 cursor_value = whole_number     # .cursor and .dream_cursor hold a bare whole number (nanobot's format)
+
+# -- lint (engine/lint.py) ---------------------------------------------------------------------
+# Two entries are near-duplicates when the Jaccard index of their word-bigram sets (lowercased,
+# list markers and punctuation dropped) reaches this. Measured on the demo (tests/test_lint.py
+# re-measures it): its one real near-duplicate, SOUL.md's "No performed enthusiasm: no emojis, no
+# "Great question"…" against USER.md's "No emojis, no "Great question!"…", scores 0.29; the closest
+# near-miss, MEMORY.md's hosting line against blog-publish's rsync step, 0.17, and every other pair
+# less. Generated copies score far above it: one word replaced ≥ 0.60, the last third dropped ≥ 0.55.
+# difflib's ratio separated worse (0.60 against 0.52, and 0.45 for unrelated entries); a plain
+# word-set Jaccard not at all (0.27 against 0.29).
+NEAR_DUPLICATE_JACCARD = 0.25
+# An entry longer than this (characters, as written) folds several facts into one. The demo's
+# longest is 380 ("Decisions: …", five decisions in one item), the next 302 and the rest ≤ 205;
+# Dream itself is shown history entries cut at 500 (engine/dream/prompts.py ENTRY_CHARS).
+LINT_ENTRY_CHARS = 350

@@ -16,6 +16,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -25,6 +26,9 @@ from .cursors import read_cursor
 from .files import atomic_write_text, lock_is_held
 from .workspace import Workspace
 from .state import lock_path
+
+if TYPE_CHECKING:
+    from .dream.runtypes import RunRecord
 
 CATCH_UP_DELAY = timedelta(seconds=60)   # "shortly after start"
 
@@ -82,7 +86,7 @@ def _schedule_from(data: object) -> _Schedule:
 
 
 def schedule_path(ws: Workspace):
-    return ws.memory_dir / "dreams" / "schedule.json"      # (records.dreams_dir: not imported before paint)
+    return ws.dreams_dir / "schedule.json"
 
 
 @dataclass
@@ -285,14 +289,14 @@ class Scheduler:
         fresh = self._load().last_error      # another process may have written it
         return f"{fresh.error} ({fresh.at})" if fresh is not None else None
 
-    def _run_elsewhere(self) -> dict | None:
+    def _run_elsewhere(self) -> RunRecord | None:
         """A Dream run in progress in another process or window: the newest run record says
         "running" and the workspace's job lock is held (a record left "running" by a crash,
         with no lock held, is not a run in progress). list_runs parses only records changed
         since it last looked."""
         from .dream import records       # (here: the dashboard imports this module before its first paint)
         runs, _ = records.list_runs(self.ws)
-        if not runs or runs[0].get("status") != "running":
+        if not runs or runs[0].status != "running":
             return None
         if not lock_is_held(lock_path(self.ws.root, "job")):
             return None
@@ -324,14 +328,14 @@ class Scheduler:
                      warnings=warnings, new_entries=self._new_entries())
         other = None if self.running is not None or own_job else self._run_elsewhere()
         if other is not None:
-            done = len(other.get("passes") or [])
-            started = _parse(other.get("started"))
+            done = len(other.passes)
+            started = _parse(other.started)
             when = f" started {clock.show(started)[11:]}" if started else ""
-            text = (f"A Dream run ({other.get('trigger') or 'manual'}){when} is in progress in another window or "
+            text = (f"A Dream run ({other.trigger or 'manual'}){when} is in progress in another window or "
                     f"process — {done} pass{'es' if done != 1 else ''} done so far.")
             return ScheduleStatus(RUNNING, text, mode, bool(cfg.get("enabled")),
-                                  running={"trigger": other.get("trigger"), "since": other.get("started"),
-                                           "run_id": other.get("id"), "elsewhere": True}, **extra)
+                                  running={"trigger": other.trigger, "since": other.started,
+                                           "run_id": other.id, "elsewhere": True}, **extra)
         if self.running is not None:
             r = self.running
             where = f" — {r['pass']} pass, iteration {r['iteration']}, {r['tokens']:,} tokens" if r.get("pass") else ""

@@ -74,6 +74,11 @@ class Workspace:
         return self.root / "memory"
 
     @property
+    def dreams_dir(self) -> Path:
+        """Dream's run records, state.json and schedule.json."""
+        return self.memory_dir / "dreams"
+
+    @property
     def history_path(self) -> Path:
         return self.memory_dir / "history.jsonl"
 

@@ -51,6 +51,9 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName("Dreamdesk")
     app.setApplicationName("Dreamdesk")
     app.setApplicationDisplayName("Dreamdesk")
+    # the desktop entry install-desktop installs (dreamdesk.desktop): Wayland matches windows to
+    # their entry, and so to its icon, by this name (else by the program file's: python3)
+    app.setDesktopFileName("dreamdesk")
     return app
 
 

@@ -69,7 +69,7 @@ class TypingKeys(QObject):
 class MainWindow(QMainWindow):
     # the tab views, built when first shown or used (gui/tab_views.py); built(name) says which are
     history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
-    archive, runs, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab()
+    archive, runs, lint, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab(), LazyTab()
 
     def __init__(self, engine: Engine | None = None, *, frame_only: bool = False):
         """The whole window; with frame_only, only its frame (what the start paints first, before
@@ -120,8 +120,11 @@ class MainWindow(QMainWindow):
         self.clock_label.setObjectName("clock")
         self.statusBar().addPermanentWidget(self.clock_label)
         self._build_menus()
-        self.tabs.setEnabled(False)        # until fill(): a click must not build a view without its engine
+        # until fill(): a click or a key must not reach a view or the panel that is not there yet
+        self.tabs.setEnabled(False)
         self.menuBar().setEnabled(False)
+        for action in self.actions():
+            action.setEnabled(False)
 
     def fill(self, engine: Engine | None = None) -> None:
         """Everything but the frame: the engine's worker lanes, the Dashboard and the Engine panel
@@ -177,6 +180,8 @@ class MainWindow(QMainWindow):
         QApplication.instance().installEventFilter(self._typing_keys)
         self.tabs.setEnabled(True)
         self.menuBar().setEnabled(True)
+        for action in self.actions():
+            action.setEnabled(True)
         self.filled = True
 
     # -- the tab views, built when first shown -------------------------------------------------
@@ -223,7 +228,7 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _hand_workspace(name: str, view, ws: Workspace) -> None:
         """What open_workspace gives a view: the views that read for themselves get the workspace."""
-        if name in ("archive", "runs", "snapshots"):
+        if name in ("archive", "runs", "snapshots", "lint"):
             view.set_workspace(ws)
 
     def _hand_state(self, name: str, view, state: WorkspaceState, ws: Workspace,
@@ -289,6 +294,9 @@ class MainWindow(QMainWindow):
         self.act_review = self._action(d, "&Review Now", lambda: self.panel.run_dream(review=True), "Ctrl+R")
         self.act_compact = self._action(d, "&Compact Now", lambda: self.panel.run_compact(), "Ctrl+K")
         self.act_cancel = self._action(d, "C&ancel", lambda: self.panel.cancel(), "Esc")
+        d.addSeparator()
+        self._action(d, "Edit Dream &Prompts…", self.edit_dream_prompts, None,
+                     "What Dreamdesk's Dream tells each pass in this workspace")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
@@ -319,6 +327,17 @@ class MainWindow(QMainWindow):
         """Help → Keyboard Shortcuts, built from this window's actions (not shown)."""
         from .shortcuts import ShortcutsDialog
         return ShortcutsDialog(parent or self, self.actions(), TypingKeys.KEYS)
+
+    def edit_dream_prompts(self) -> QtWidgets.QDialog | None:
+        """Dream → Edit Dream Prompts… for the open workspace (shown, not modal; None: none open)."""
+        if self.ws is None:
+            self.show_message("Open a workspace first: Dream's prompts are kept per workspace")
+            return None
+        from .views.dream_prompts_dialog import DreamPromptsDialog
+        dialog = DreamPromptsDialog(self.engine, self.ws, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # -- opening ----------------------------------------------------------------------------
     def choose_workspace(self) -> None:
@@ -415,6 +434,8 @@ class MainWindow(QMainWindow):
             self._view_changed("runs")
         if changes.snapshots or changes.files or changes.cursors:
             self._view_changed("snapshots")
+        if changes.touches_files() or changes.runs:
+            self._view_changed("lint")          # its findings read the memory files (and Dream's provenance)
 
     def _read_state(self, changes: Changes) -> None:
         """Requests merge while a read waits its turn: the read takes them all when it starts, and
@@ -436,6 +457,8 @@ class MainWindow(QMainWindow):
         self.state = state
         st, changed = state.status, state.changed
         self.dashboard.set_state(state)
+        if changed.state:
+            self.panel.show_scope(state.scope, state.ceiling, state.scope_error)
         for name, view in self._built_views("history", "files", "settings", "prompt"):   # the others: when built
             self._hand_state(name, view, state, ws, changed)
         if changed.touches_files() or changed.snapshots:
@@ -883,7 +906,7 @@ class MainWindow(QMainWindow):
             if _laid_out(_saved_sizes(state := splitter.saveState())):
                 s.setValue(f"splitters/{name}", state)
 
-    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs")
+    SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs", "lint")
 
     def _splitters(self):
         """Every remembered splitter (building the views that hold them)."""

@@ -19,6 +19,7 @@ TABS = (("history", "History", "history_view", "HistoryView", False),
         ("snapshots", "Snapshots", "snapshots_view", "SnapshotsView", True),
         ("archive", "Archive", "archive_view", "ArchiveView", True),
         ("runs", "Dream runs", "runs_view", "RunsView", True),
+        ("lint", "Lint", "lint_view", "LintView", True),
         ("prompt", "Prompt", "prompt_view", "PromptView", False),
         ("charts", "Charts", "charts_view", "ChartsView", True))
 

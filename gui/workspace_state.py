@@ -8,6 +8,9 @@ from datetime import datetime, tzinfo
 from dreamdesk.engine.changes import EVERYTHING, Changes
 from dreamdesk.engine.clock import home_zone
 from dreamdesk.engine.dream.records import list_runs
+from dreamdesk.engine import dream_scope, token_ceiling
+from dreamdesk.engine.dream.runtypes import RunRecord
+from dreamdesk.engine.dream_scope import Scope
 from dreamdesk.engine.pins import PinState, pin_states
 from dreamdesk.engine.problems import WorkspaceError
 from dreamdesk.engine.prompt import PromptPreview, build_prompt
@@ -43,6 +46,9 @@ class WorkspaceState:
     pins: list[PinState] = field(default_factory=list)   # each pin, present or missing, from the files now
     pins_error: str | None = None     # the pins file could not be read (said on the Dashboard)
     since: SinceLooked | None = None  # what changed in USER.md / MEMORY.md since the user last looked
+    scope: Scope = Scope()            # the memory files Dreamdesk's Dream may write here
+    ceiling: int | None = None        # the token ceiling of each of Dreamdesk's Dream runs here
+    scope_error: str | None = None    # the scope's or the ceiling's file cannot be read (no run until fixed)
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
@@ -54,7 +60,7 @@ class StateReader:
         self.ws = ws
         self.scheduler = scheduler or Scheduler(ws)
         self.last: WorkspaceState | None = None
-        self._runs: list[dict] = []
+        self._runs: list[RunRecord] = []
 
     def read(self, changes: Changes = EVERYTHING, own_job: bool = False) -> WorkspaceState:
         ws, prev = self.ws, self.last
@@ -73,9 +79,11 @@ class StateReader:
                                home_zone=home_zone(st.config))
         if prev is None or changes.touches_files() or changes.state:
             _read_pins(ws, state)
+            _read_scope(ws, state)
             state.since = since_last_looked(ws)
         else:
             state.pins, state.pins_error, state.since = prev.pins, prev.pins_error, prev.since
+            state.scope, state.ceiling, state.scope_error = prev.scope, prev.ceiling, prev.scope_error
         if prev is None or changes.runs:
             _runs_facts(self._runs, state)
         else:
@@ -104,16 +112,25 @@ def _read_pins(ws: Workspace, state: WorkspaceState) -> None:
         state.pins_error = str(exc)
 
 
-def _runs_facts(runs: list[dict], state: WorkspaceState) -> None:
+def _read_scope(ws: Workspace, state: WorkspaceState) -> None:
+    """What the person set for Dreamdesk's Dream here: its scope and its token ceiling."""
+    try:
+        state.scope = dream_scope.load(ws.root)
+        state.ceiling = token_ceiling.load(ws.root)
+    except WorkspaceError as exc:
+        state.scope_error = str(exc)
+
+
+def _runs_facts(runs: list[RunRecord], state: WorkspaceState) -> None:
     """The budget what-if's recent writes and the Files view's provenance, from the run records."""
     for rec in runs[:WHAT_IF_RUNS]:
         state.recent_runs += 1
-        for w in rec.get("writes", []):
+        for w in rec.writes:
             if isinstance(w.get("file"), str) and isinstance(w.get("size"), int) and isinstance(w.get("before"), int):
                 state.recent_writes.append((w["file"], w["before"], w["size"]))
     for rec in reversed(runs):            # oldest first, so the newest run that wrote a text wins
-        for f in rec.get("created", []):
-            if isinstance(f.get("text"), str) and isinstance(f.get("file"), str):
+        for f in rec.created:
+            if f["text"] is not None:
                 state.provenance[(f["file"], f["text"])] = Provenance(
-                    rec["id"], str(f.get("pass", "")), str(f.get("kind", "")),
-                    [c for c in f.get("sources", []) if isinstance(c, int)], str(rec.get("started", "")))
+                    rec.id, str(f.get("pass", "")), str(f.get("kind", "")), list(f.get("sources", [])),
+                    rec.started or "")

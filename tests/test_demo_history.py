@@ -104,8 +104,8 @@ def test_final_working_files_are_the_shipped_demo(built):
 
 
 def test_run_records_resolve(ws, runs):
-    assert [r["id"] for r in reversed(runs)] == [s["run"] for s in STEPS]
-    assert [r["run_number"] for r in reversed(runs)] == list(range(1, len(STEPS) + 1))
+    assert [r.id for r in reversed(runs)] == [s["run"] for s in STEPS]
+    assert [r.run_number for r in reversed(runs)] == list(range(1, len(STEPS) + 1))
     last = records.resolve(ws, runs[0], runs)
     assert last["created"] and all(f["status"] == "current" for f in last["created"])
     removed_later = []
@@ -114,11 +114,11 @@ def test_run_records_resolve(ws, runs):
             assert fact["status"] in ("current", "removed"), fact
             assert all(s["status"] == "current" for s in fact["source_entries"])
             if fact["status"] == "removed":
-                assert fact["removed_in_run"] and fact["removed_in_run"] > rec["id"]
+                assert fact["removed_in_run"] and fact["removed_in_run"] > rec.id
                 removed_later.append(fact["removed_in_run"])
     assert REVIEW_RUN in removed_later
     state = load_state(ws)
-    assert state["runs"] == len(runs) and state["last_run"]["id"] == runs[0]["id"]
+    assert state["runs"] == len(runs) and state["last_run"]["id"] == runs[0].id
     assert state["last_run"]["status"] == "completed" and not state["held"]
     saved = json.loads((SOURCE / "memory" / "dreams" / "state.json").read_text(encoding="utf-8"))
     assert json.loads((ws.memory_dir / "dreams" / "state.json").read_text(encoding="utf-8")) == saved
@@ -129,42 +129,42 @@ def test_records_match_the_committed_files_and_the_history(ws, store, runs):
     commits = {s.time: s.sha for s in store.list() if s.kind == "dream"}
     previous = None
     for step, rec in zip(STEPS, reversed(runs)):
-        batch = rec["batch"]
-        assert batch["cursors"] == sorted(c for c in valid if batch["first"] <= c <= batch["last"])
-        assert batch["count"] == len(batch["cursors"]) <= 20
-        assert rec["cursor"]["after"] == batch["last"] == step["dream_cursor"]
-        assert rec["snapshot_before"] == (previous or store.list()[-1].sha)
-        sha = commits[_ts(rec["finished"])]
-        assert rec["id"] in store._git("log", "-1", "--format=%B", sha)
+        batch = rec.batch
+        assert batch.cursors == sorted(c for c in valid if batch.first <= c <= batch.last)
+        assert batch.count == len(batch.cursors) <= 20
+        assert rec.cursor.after == batch.last == step["dream_cursor"]
+        assert rec.snapshot_before == (previous or store.list()[-1].sha)
+        sha = commits[_ts(rec.finished)]
+        assert rec.id in store._git("log", "-1", "--format=%B", sha)
         files = store.memory_files_at(sha)
-        before = store.memory_files_at(previous) if previous else store.memory_files_at(rec["snapshot_before"])
-        for rel, size in rec["sizes"].items():
-            assert size["after"] == len(files.get(rel, "")), (rec["id"], rel)
-            assert size["before"] == len(before.get(rel, "")), (rec["id"], rel)
-            assert size["budget"] == (3000 if rel in ARCHIVED_FILES else 0)
-        if rec["user_md"] is not None:
-            assert rec["user_md"] == {"before": before["USER.md"], "after": files["USER.md"]}
+        before = store.memory_files_at(previous) if previous else store.memory_files_at(rec.snapshot_before)
+        for rel, size in rec.sizes.items():
+            assert size.after == len(files.get(rel, "")), (rec.id, rel)
+            assert size.before == len(before.get(rel, "")), (rec.id, rel)
+            assert size.budget == (3000 if rel in ARCHIVED_FILES else 0)
+        if rec.user_md is not None:
+            assert rec.user_md == {"before": before["USER.md"], "after": files["USER.md"]}
         else:
             assert before["USER.md"] == files["USER.md"]
         chain: dict[str, int] = {}
-        for w in rec["writes"]:
-            assert chain.get(w["file"], rec["sizes"][w["file"]]["before"]) == w["before"]
+        for w in rec.writes:
+            assert chain.get(w["file"], rec.sizes[w["file"]].before) == w["before"]
             chain[w["file"]] = w["size"]
             if w["size"] > w["before"] and w["file"] in ARCHIVED_FILES:
                 assert w["size"] <= 3000
             if w["pass"] == "review" and w["file"] in CORE:
                 assert w["size"] < w["before"]
-        assert all(chain[f] == rec["sizes"][f]["after"] for f in chain)
-        for fact in rec["created"]:
-            assert set(fact["sources"]) <= set(batch["cursors"]), fact
+        assert all(chain[f] == rec.sizes[f].after for f in chain)
+        for fact in rec.created:
+            assert set(fact["sources"]) <= set(batch.cursors), fact
             assert fact["text"] in {e.text for e in split_entries(files[fact["file"]])}
             if fact["pass"] != "review" and not fact["file"].startswith("skills/"):
                 assert fact["sources"]
         texts_before = {e.text for rel in before for e in split_entries(before[rel])}
         texts_before |= {line.rstrip() for rel in before for line in before[rel].split("\n") if line.startswith("#")}
-        for fact in rec["removed"]:
+        for fact in rec.removed:
             assert fact["text"] in texts_before
-        for r in rec["refused"]:
+        for r in rec.refused:
             assert r["size"] > r["budget"] > 0 and r["file"] in ARCHIVED_FILES
         previous = sha
 
@@ -174,20 +174,20 @@ def test_archive_holds_every_removed_fact(ws, runs):
     assert arc.problems == []
     by_id = {a.id: a for a in arc.records}
     assert len(by_id) == len(arc.records) == sum(len(s["archive"]) for s in STEPS)
-    run_ids = {r["id"] for r in runs}
+    run_ids = {r.id for r in runs}
     assert all(a.run in run_ids and a.reason in ("dream", "review") for a in arc.records)
     for rec in runs:
-        for fact in rec["removed"]:
+        for fact in rec.removed:
             if fact["file"] not in ARCHIVED_FILES:
                 assert fact["archive_id"] is None
                 continue
             a = by_id[fact["archive_id"]]
-            assert (a.file, a.text, a.run) == (fact["file"], fact["text"], rec["id"])
+            assert (a.file, a.text, a.run) == (fact["file"], fact["text"], rec.id)
             assert a.replaced_by == fact["replaced_by"]
-            day = rec["started"][:10]
+            day = rec.started[:10]
             assert a.archived_at[:10] == day and a.id.startswith("a-" + day.replace("-", "") + "-")
-    review = next(r for r in runs if r["id"] == REVIEW_RUN)
-    assert review["review"]["archived"] and all(by_id[i].reason == "review" for i in review["review"]["archived"])
+    review = next(r for r in runs if r.id == REVIEW_RUN)
+    assert review.review.archived and all(by_id[i].reason == "review" for i in review.review.archived)
     assert any(a.replaced_by for a in arc.records if a.reason == "dream")
 
 

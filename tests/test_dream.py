@@ -13,6 +13,7 @@ from dreamdesk.engine.archive import read_archive
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
+from dreamdesk.engine.dream.runtypes import decode_record, record_json
 from dreamdesk.engine.llm.openai import OpenAIClient
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace
@@ -90,13 +91,13 @@ def test_clean_run_advances_cursor_commits_and_records(ws, llm_server):
     assert snaps[0].files["USER.md"] == (1, 1)
     # the record
     rec = records.load_run(ws, res.run_id)
-    assert rec["status"] == "completed" and rec["batch"]["cursors"] == [1, 2, 3]
-    assert rec["user_md"]["before"] == USER and "Wattson" in rec["user_md"]["after"]
-    assert {(c["file"], c["text"], tuple(c["sources"])) for c in rec["created"]} == {
+    assert rec.status == "completed" and rec.batch.cursors == [1, 2, 3]
+    assert rec.user_md["before"] == USER and "Wattson" in rec.user_md["after"]
+    assert {(c["file"], c["text"], tuple(c["sources"])) for c in rec.created} == {
         ("memory/MEMORY.md", "- Blog runs on Eleventy (moved from Hugo)", (1,)),
         ("USER.md", "- Works at Wattson as a data engineer", (2,))}
-    assert [w["file"] for w in rec["writes"]] == ["memory/MEMORY.md", "USER.md"]
-    assert rec["tokens"]["total"] == 4 * 1050
+    assert [w["file"] for w in rec.writes] == ["memory/MEMORY.md", "USER.md"]
+    assert rec.tokens["total"] == 4 * 1050
     # the model saw sizes and budgets, and the batch with cursors
     prompt = srv.requests[0]["messages"][1]["content"]
     assert f"USER.md: {len(USER):,} / 3,000 chars" in prompt and "[cursor 2]" in prompt
@@ -134,7 +135,7 @@ def test_failed_run_holds_cursor_and_loses_nothing(ws, llm_server, script, needl
     assert (ws.root / "memory/.dream_cursor").read_text() == "0"
     assert (ws.root / "USER.md").read_text() == USER
     assert (ws.root / "memory/history.jsonl").read_bytes() == before["history.jsonl"][0]
-    assert records.load_run(ws, res.run_id)["status"] == "failed"
+    assert records.load_run(ws, res.run_id).status == "failed"
 
 
 def test_failure_after_a_write_keeps_the_write_and_records_it(ws, llm_server):
@@ -144,7 +145,7 @@ def test_failure_after_a_write_keeps_the_write_and_records_it(ws, llm_server):
     assert res.status == "failed" and res.cursor_after == 0
     assert "- Likes tea" in (ws.root / "USER.md").read_text()
     rec = records.load_run(ws, res.run_id)
-    assert [c["text"] for c in rec["created"]] == ["- Likes tea"] and rec["writes"][0]["file"] == "USER.md"
+    assert [c["text"] for c in rec.created] == ["- Likes tea"] and rec.writes[0]["file"] == "USER.md"
 
 
 def test_cancel_holds_cursor_and_returns_fast(ws, llm_server):
@@ -232,7 +233,7 @@ def test_budget_refuses_growth_but_allows_shrinking(ws, llm_server):
     res = run_dream(ws, client(srv), only_consolidation())
     text = (ws.root / "USER.md").read_text()
     assert "- Likes tea" not in text and "- Lives in Porto" not in text
-    refused = records.load_run(ws, res.run_id)["refused"]
+    refused = records.load_run(ws, res.run_id).refused
     assert refused == [{"file": "USER.md", "size": len(USER) + len("- Likes tea\n"), "budget": 100,
                         "before": len(USER), "pass": "consolidation",
                         "reason": refused[0]["reason"], "kind": "budget"}]
@@ -256,7 +257,7 @@ def test_near_budget_hold_then_give_up_after_four(make_workspace, llm_server):
         statuses.append((res.status, res.cursor_after, res.stuck_alarm))
     assert statuses == [("held", 0, False), ("held", 0, False), ("held", 0, True), ("held", 0, True),
                         ("wrote-nothing", 1, True)]
-    assert "near the budget" in records.list_runs(ws)[0][-1]["outcome"]
+    assert "near the budget" in records.list_runs(ws)[0][-1].outcome
     assert load_state(ws)["stuck"]["batch"] == [1, 1]
 
 
@@ -334,7 +335,7 @@ def test_a_refusal_followed_by_a_write_to_that_file_is_not_blocked(ws, llm_serve
     res = run_dream(ws, client(srv), only_consolidation())
     assert res.status == "completed" and res.cursor_after == 3, res.outcome
     assert f"- {fact}" in (ws.root / "USER.md").read_text()
-    assert len(records.load_run(ws, res.run_id)["refused"]) == 1
+    assert len(records.load_run(ws, res.run_id).refused) == 1
 
 
 def test_review_growth_refusals_are_not_counted_as_budget_refusals(ws, llm_server):
@@ -343,7 +344,7 @@ def test_review_growth_refusals_are_not_counted_as_budget_refusals(ws, llm_serve
                       turn(content="nothing to shrink")], default=turn(content="nothing"))
     res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
     rec = records.load_run(ws, res.run_id)
-    assert rec["review"]["refused"] == 0 and rec["review"]["refused_growth"] == 1
+    assert rec.review.refused == 0 and rec.review.refused_growth == 1
     assert "0 of its writes refused by a size budget (1 more refused because they would have grown a file)" \
         in res.outcome
     assert load_state(ws)["refusal_streak"].get("USER.md", 0) == 0
@@ -379,7 +380,7 @@ def test_induction_creates_patterns_only_with_sources_and_confidence(ws, llm_ser
                       turn(content="no pattern with enough sources")], default=turn(content="nothing"))
     res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
     assert "Always asks for recipes" not in (ws.root / "USER.md").read_text()
-    assert records.load_run(ws, res.run_id)["created"] == []
+    assert records.load_run(ws, res.run_id).created == []
     tools = [m["content"] for m in srv.requests[2]["messages"] if m["role"] == "tool"]
     assert "edit_file is not one of the induction pass's tools" in tools[0], tools
     assert "at least 2 source entries" in tools[1]
@@ -402,16 +403,16 @@ def test_review_pass_is_shrink_only_and_archives_every_removed_entry(ws, llm_ser
     ], default=turn(content="done"))
     res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
     rec = records.load_run(ws, res.run_id)
-    assert [p["name"] for p in rec["passes"]] == ["review", "consolidation"]
+    assert [p["name"] for p in rec.passes] == ["review", "consolidation"]
     review_tools = {t["function"]["name"] for t in srv.requests[0]["tools"]}
     assert "add_fact" not in review_tools
-    assert any(r["reason"].startswith("the review pass only makes files smaller") for r in rec["refused"])
+    assert any(r["reason"].startswith("the review pass only makes files smaller") for r in rec.refused)
     arc = read_archive(ws).records
     assert {(a.file, a.text, a.reason) for a in arc} == {("USER.md", "- Lives in Porto", "review"),
                                                         ("memory/MEMORY.md", "- Blog runs on Hugo", "review"),
                                                         ("memory/MEMORY.md", "## Projects", "review")}
     freed = len("- Lives in Porto\n") + len("## Projects\n- Blog runs on Hugo\n")
-    assert rec["review"]["chars_freed"] == freed
+    assert rec.review.chars_freed == freed
     ids = ", ".join(a.id for a in arc)
     assert f"Review pass: freed {freed:,} characters, moved 3 facts to memory/archive/ ({ids})" in res.outcome
 
@@ -423,7 +424,7 @@ def test_review_cadence_counts_runs(ws, llm_server):
     for i in range(3):
         (ws.root / "memory/history.jsonl").write_text(hist(*[f"- [ephemeral] note {j}" for j in range(3 * (i + 1))]))
         res = run_dream(ws, client(srv), only_consolidation())
-        names.append([p["name"] for p in records.load_run(ws, res.run_id)["passes"]])
+        names.append([p["name"] for p in records.load_run(ws, res.run_id).passes])
     assert names == [["consolidation"], ["review", "consolidation"], ["consolidation"]]
 
 
@@ -436,7 +437,7 @@ def test_induction_needs_two_sources_and_sets_confidence(ws, llm_server):
     ])
     res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
     rec = records.load_run(ws, res.run_id)
-    assert [(c["text"], c["kind"], c["confidence"], c["sources"]) for c in rec["created"]] == [
+    assert [(c["text"], c["kind"], c["confidence"], c["sources"]) for c in rec.created] == [
         ("- Tends to reschedule", "inductive", "medium", [1, 2, 3])]
     results = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "tool"]
     assert "at least 2 source entries" in results[0] and "not in this batch" in results[2]
@@ -473,12 +474,12 @@ def test_two_runs_in_the_same_second_keep_their_order(ws, llm_server):
     r2 = run_dream(ws, client(srv), only_consolidation())
     path = ws.memory_dir / "dreams" / f"{r2.run_id}.json"
     rec = json.loads(path.read_text())
-    rec["started"] = records.load_run(ws, r1.run_id)["started"]        # the same second as A
+    rec["started"] = records.load_run(ws, r1.run_id).started        # the same second as A
     path.write_text(json.dumps(rec))
     first = records.resolve(ws, records.load_run(ws, r1.run_id))
     assert first["created"][0]["status"] == "removed" and first["created"][0]["removed_in_run"] == r2.run_id
     runs, _ = records.list_runs(ws)
-    assert [r["id"] for r in runs] == [r2.run_id, r1.run_id]
+    assert [r.id for r in runs] == [r2.run_id, r1.run_id]
 
 
 def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
@@ -502,9 +503,9 @@ def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
     runs, problems = records.list_runs(ws)
     assert len(runs) == 1 and not problems
     rec = runs[0]
-    assert rec["outcome"].startswith("Applied a previewed dry run") and rec["batch"]["cursors"] == [1, 2, 3]
-    assert {a.run for a in read_archive(ws).records} == {rec["id"]}
-    assert [f["archive_id"] for f in rec["removed"]] == [a.id for a in read_archive(ws).records]
+    assert rec.outcome.startswith("Applied a previewed dry run") and rec.batch.cursors == [1, 2, 3]
+    assert {a.run for a in read_archive(ws).records} == {rec.id}
+    assert [f["archive_id"] for f in rec.removed] == [a.id for a in read_archive(ws).records]
     assert load_state(ws)["runs"] == 1
     assert "dry-" not in res.outcome
 
@@ -576,8 +577,8 @@ def test_retention_prunes_old_records(ws, llm_server):
     pruned = records.prune(ws, datetime.now().astimezone())
     assert pruned == [res.run_id]
     rec = records.load_run(ws, res.run_id)
-    assert rec["pruned_at"] and rec["removed"] == [] and rec["user_md"] is None
-    assert [c["text"] for c in rec["created"]] == ["- Likes tea"] and rec["removed_count"] == 1
+    assert rec.pruned_at and rec.removed == [] and rec.user_md is None
+    assert [c["text"] for c in rec.created] == ["- Likes tea"] and rec.removed_count == 1
 
 
 def test_retention_keeps_a_record_whose_facts_are_all_gone(ws, llm_server):
@@ -589,8 +590,8 @@ def test_retention_keeps_a_record_whose_facts_are_all_gone(ws, llm_server):
     res = run_dream(ws, client(srv), only_consolidation(), now=lambda: old)
     assert records.prune(ws, datetime.now().astimezone()) == [res.run_id]
     rec = records.load_run(ws, res.run_id)
-    assert rec["pruned_at"] and rec["created"] == [] and rec["removed"] == [] and rec["removed_count"] == 1
-    assert rec["status"] == res.status and rec["writes"] and "Lives in Porto" not in json.dumps(rec)
+    assert rec.pruned_at and rec.created == [] and rec.removed == [] and rec.removed_count == 1
+    assert rec.status == res.status and rec.writes and "Lives in Porto" not in json.dumps(record_json(rec))
     assert records.prune(ws, datetime.now().astimezone()) == []                 # once is enough
 
 
@@ -685,8 +686,8 @@ def test_review_growth_over_the_budget_is_the_shrink_rule_and_never_blocks(ws, l
                       turn(content="nothing to shrink")], default=turn(content="nothing"))
     res = run_dream(ws, client(srv), DreamOptions(force_review=True, passes={"deduction": False, "induction": False}))
     rec = records.load_run(ws, res.run_id)
-    assert [r["kind"] for r in rec["refused"]] == ["shrink-only"] and res.status != "held"
-    assert "only makes files smaller" in rec["refused"][0]["reason"]
+    assert [r["kind"] for r in rec.refused] == ["shrink-only"] and res.status != "held"
+    assert "only makes files smaller" in rec.refused[0]["reason"]
 
 
 def test_a_refused_fact_moved_where_it_belongs_is_not_blocked(ws, llm_server):
@@ -704,9 +705,9 @@ def test_a_refused_fact_moved_where_it_belongs_is_not_blocked(ws, llm_server):
 def test_a_fact_recorded_as_one_nested_line_still_resolves_current(make_workspace):
     memory = "# Memory\n\n## Homelab\n- Proxmox on the NUC\n  - VM 101: Home Assistant\n"
     ws = Workspace.open(make_workspace({"memory/MEMORY.md": memory}))
-    legacy = {"id": "r-20261101-100000", "started": "2026-11-01T10:00:00+01:00", "created": [
+    legacy = decode_record({"id": "r-20261101-100000", "started": "2026-11-01T10:00:00+01:00", "created": [
         {"file": "memory/MEMORY.md", "text": "  - VM 101: Home Assistant", "kind": "explicit", "sources": []}],
-        "removed": []}
+        "removed": []})
     assert records.resolve(ws, legacy, [legacy])["created"][0]["status"] == "current"
 
 
@@ -726,7 +727,7 @@ def test_induction_raises_a_pattern_s_confidence_by_replacing_it(make_workspace,
     res = run_dream(ws, client(srv), DreamOptions(passes={"consolidation": False, "deduction": False}))
     tools = [m["content"] for m in srv.requests[3]["messages"] if m["role"] == "tool"]
     assert "does not delete" in tools[0] and "at least 2 source entries" in tools[1] and tools[2].startswith("OK")
-    (fact,) = records.load_run(ws, res.run_id)["created"]
+    (fact,) = records.load_run(ws, res.run_id).created
     assert (fact["text"], fact["kind"], fact["confidence"], fact["sources"]) == \
         ("- Reschedules Friday plans", "inductive", "medium", [1, 2, 3])
 
@@ -759,7 +760,7 @@ def test_replacing_an_item_by_its_first_line_keeps_its_nested_items(make_workspa
     assert "First line of a paragraph\nsecond line of it" in text          # a paragraph is not named by a line
     tools = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
     assert tools[0].startswith("OK") and tools[1].startswith("Error")
-    (fact,) = records.load_run(ws, res.run_id)["created"]
+    (fact,) = records.load_run(ws, res.run_id).created
     assert fact["text"] == "- Proxmox on the M720q\n  - VM 101: Home Assistant\n  - VM 102: Pi-hole"
     assert records.resolve(ws, records.load_run(ws, res.run_id))["created"][0]["status"] == "current"
 
@@ -812,7 +813,7 @@ def test_a_killed_run_reads_as_interrupted_and_its_cursor_never_moved(ws, llm_se
     assert main(["runs", str(ws.root), "--json"]) == 0
     [run] = json.loads(capsys.readouterr().out)["runs"]
     assert run["status"] == "interrupted" and "Interrupted" in run["outcome"]
-    assert records.load_run(ws, run["id"])["status"] == "interrupted"
+    assert records.load_run(ws, run["id"]).status == "interrupted"
     assert (ws.root / "memory/.dream_cursor").read_text().strip() == "0"
 
 

@@ -32,6 +32,8 @@ ROWS = [
     ("pass hit its limit", dict(ended="limit"), ("failed", 10, 0, False)),
     ("repeated failure", dict(ended="repeated-failure"), ("failed", 10, 0, False)),
     ("cancelled", dict(ended="cancelled"), ("cancelled", 10, 0, False)),
+    ("stopped at the token ceiling", dict(ended="ceiling"), ("stopped", 10, 0, False)),
+    ("the ceiling keeps the hold count", dict(ended="ceiling", held=Held(11, 2)), ("stopped", 10, 2, False)),
     ("failure keeps the hold count", dict(ended="error", held=Held(11, 2)), ("failed", 10, 2, False)),
     ("blocked: a size refusal outstanding", dict(blocked=[MEM]), ("held", 10, 1, False)),
     ("blocked even when the file grew", dict(blocked=[MEM], mem_after=600), ("held", 10, 1, False)),

@@ -503,7 +503,7 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
     from conftest import open_window
     def show_tab(win, splitter):
         win.tabs.setCurrentWidget(next(w for w in (win.files, win.history, win.prompt, win.snapshots, win.archive,
-                                                   win.runs) if w.splitter is splitter))
+                                                   win.runs, win.lint) if w.splitter is splitter))
         qtbot.wait(30)                                 # a tab shown for the first time is laid out now
 
     win = open_window(qtbot, demo_home)
@@ -541,13 +541,13 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
     from dreamdesk.gui.app import ensure_demo_copy
     home = ensure_demo_copy(tmp_path / "data")
     win = open_window(qtbot, home)
-    run = next(r for r in list_runs(win.ws)[0] if any(f.get("sources") for f in r.get("created", [])))
+    run = next(r for r in list_runs(win.ws)[0] if any(f.get("sources") for f in r.created))
     win.tabs.setCurrentWidget(win.runs)
     qtbot.waitUntil(lambda: win.runs.model.rowCount() > 0, timeout=10000)
-    assert win.runs.select_run(run["id"])
+    assert win.runs.select_run(run.id)
     qtbot.waitUntil(lambda: "cursor:" in win.runs.detail.toHtml(), timeout=10000)
     href = re.search(r'href="(cursor:(\d+))"', win.runs.detail.toHtml())
-    assert href and int(href.group(2)) in {c for f in run["created"] for c in f.get("sources") or []}
+    assert href and int(href.group(2)) in {c for f in run.created for c in f.get("sources") or []}
     win.runs.detail.anchorClicked.emit(QUrl(href.group(1)))               # what a click on the link sends
     assert win.tabs.currentWidget() is win.history
     qtbot.waitUntil(lambda: win.history.selected_item() is not None, timeout=5000)
@@ -847,8 +847,8 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
     win.engine.write("test: make it due", lambda ctx: sched._set_deadline(datetime.now().astimezone()
                                                                               - timedelta(minutes=1)),
                      lambda _r: None)
-    qtbot.waitUntil(lambda: bool(list_runs(win.ws)[0]) and list_runs(win.ws)[0][0].get("trigger") == "interval"
-                    and list_runs(win.ws)[0][0].get("status") != "running", timeout=20000)
+    qtbot.waitUntil(lambda: bool(list_runs(win.ws)[0]) and list_runs(win.ws)[0][0].trigger == "interval"
+                    and list_runs(win.ws)[0][0].status != "running", timeout=20000)
     qtbot.waitUntil(lambda: "finished" in threads and sched.running is None, timeout=5000)
     assert sched.deadline > datetime.now().astimezone()                    # the next one is set
     main = threading.main_thread().name

@@ -20,6 +20,7 @@ from dreamdesk.engine import cli
 from dreamdesk.engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
 from dreamdesk.engine.prunes import all_prunes
 from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.runtypes import record_json
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.entries import split_entries
 from dreamdesk.engine.llm.replay import ReplayClient
@@ -66,7 +67,7 @@ def dreamed(tmp_path_factory) -> Path:
     (first,), _ = records.list_runs(ws)
     transcript = home / "second-run.jsonl"
     transcript.write_text("\n".join(json.dumps(t, ensure_ascii=False) for t in SECOND_RUN) + "\n", encoding="utf-8")
-    later = datetime.fromisoformat(first["started"]) + timedelta(hours=2)
+    later = datetime.fromisoformat(first.started) + timedelta(hours=2)
     result = run_dream(ws, ReplayClient(transcript), DreamOptions(trigger="interval"), now=lambda: later)
     assert result.run_id and result.record["removed"][0]["text"] == PIHOLE
     return home
@@ -87,9 +88,10 @@ def ws(home) -> Workspace:
 
 @pytest.fixture
 def runs(ws) -> list[dict]:
+    """The run records as the Runs view lists them: their JSON."""
     out, problems = records.list_runs(ws)
     assert len(out) == 2 and not problems
-    return out
+    return [record_json(r) for r in out]
 
 
 @pytest.fixture
@@ -623,19 +625,19 @@ def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
     view.set_workspace(ws)
     qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
     pruned, _ = records.list_runs(ws)
-    assert pruned and all(r.get("pruned_at") for r in pruned)
+    assert pruned and all(r.pruned_at for r in pruned)
     assert all(view.model.cell_text(r, COL_PRUNED) == "pruned" for r in range(view.model.rowCount()))
     assert "Pruned" in view.detail.toPlainText() and "30-day" in view.detail.toPlainText()
     # a run with nothing left is kept, counts only: the deliberate difference from Honcho is said
     for r in pruned:
-        assert view.select_run(r["id"])
-        qtbot.waitUntil(lambda: view.shown is not None and view.shown.get("id") == r["id"], timeout=5000)
+        assert view.select_run(r.id)
+        qtbot.waitUntil(lambda: view.shown is not None and view.shown.get("id") == r.id, timeout=5000)
         said = "Honcho deletes such a run; Dreamdesk keeps it" in view.detail.toPlainText()
-        assert said == (not r.get("created")), r["id"]
-    assert any(not r.get("created") for r in pruned) and any(r.get("created") for r in pruned)
+        assert said == (not r.created), r.id
+    assert any(not r.created for r in pruned) and any(r.created for r in pruned)
     view.resize(1200, 700)
     view.show()
-    assert view.select_run(next(r["id"] for r in pruned if not r.get("created")))
+    assert view.select_run(next(r.id for r in pruned if not r.created))
     qtbot.wait(50)
     grab(view, "runs-pruned-bare.png")
 

@@ -15,14 +15,15 @@ from conftest import REPO
 
 # what only the tabs after the Dashboard need: none of it is loaded until one of them is shown
 UNSHOWN = ("dreamdesk.gui.views.history_view", "dreamdesk.gui.views.files_view", "dreamdesk.gui.views.settings_view", "dreamdesk.gui.views.snapshots_view",
-           "dreamdesk.gui.views.archive_view", "dreamdesk.gui.views.runs_view", "dreamdesk.gui.views.prompt_view", "dreamdesk.gui.views.charts_view",
+           "dreamdesk.gui.views.archive_view", "dreamdesk.gui.views.runs_view", "dreamdesk.gui.views.lint_view",
+           "dreamdesk.engine.lint", "dreamdesk.gui.views.prompt_view", "dreamdesk.gui.views.charts_view",
            "dreamdesk.gui.widgets.diff_view", "dreamdesk.gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
            "dreamdesk.engine.dream.run")      # (the run state the dashboard shows has its own module)
 # what the window's frame paints without (issue 14 row 3): the engine, the Dashboard, the Engine panel,
 # the worker lanes, the log file's handlers; loaded right after the first paint
 FRAME_WITHOUT = ("dreamdesk.engine.workspace", "dreamdesk.engine.history", "dreamdesk.engine.config", "msgspec", "dreamdesk.gui.views.dashboard",
                  "dreamdesk.gui.views.engine_panel", "dreamdesk.gui.worker", "dreamdesk.engine.llm", "logging.handlers")
-TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "prompt", "charts")
+TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "lint", "prompt", "charts")
 
 # `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,
 # then once the workspace has been read, then after the Snapshots tab is shown
@@ -48,6 +49,7 @@ class FirstPaint(QObject):
             win = window()
             seen["demo at first paint"] = os.path.exists(demo)
             seen["filled at first paint"] = win.filled
+            seen["keys at first paint"] = [a.text() for a in win.actions() if a.isEnabled()]
             seen["opening"] = win.opening.text()
             seen["loaded at first paint"] = [m for m in frame_without if m in sys.modules]
             seen["tabs at first paint"] = [win.tabs.tabText(i) for i in range(win.tabs.count())]
@@ -60,6 +62,7 @@ def read():
     seen["built"] = [n for n in tabs if win.built(n)]
     seen["notice after"] = win.dashboard.notice.isVisible()
     seen["dashboard shown"] = win.tabs.currentWidget() is win.dashboard and win.tabs.isEnabled()
+    seen["keys after"] = [a.text() for a in win.actions() if not a.isEnabled()]
     seen["workspace"] = str(win.ws.root)
     win.tabs.setCurrentIndex(win.tabs.indexOf(win.tabs.findChild(QObject, "unbuilt:snapshots")))
     later(lambda: win.built("snapshots") and win.snapshots.model.rowCount() > 0, shown)
@@ -105,8 +108,10 @@ def test_the_start_paints_the_frame_first_and_loads_no_tab_until_one_is_shown(tm
     # the first paint is the window's frame, with every tab's title, saying what it opens; the
     # engine and the rest of the window load after it
     assert seen["filled at first paint"] is False and seen["loaded at first paint"] == []
+    # no key or menu reaches the panel or a view before they are there; all do once they are
+    assert seen["keys at first paint"] == [] and seen["keys after"] == []
     assert seen["tabs at first paint"] == ["Dashboard", "History", "Files", "Settings → Memory", "Snapshots",
-                                           "Archive", "Dream runs", "Prompt", "Charts"]
+                                           "Archive", "Dream runs", "Lint", "Prompt", "Charts"]
     if first:
         # the window was painted before the copy was there, and said what it was doing
         assert seen["demo at first paint"] is False and seen["opening"] == "Preparing the demo workspace…"
@@ -138,7 +143,7 @@ def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
     assert {files.list.item(i).text().split()[0] for i in range(files.list.count())} >= {"USER.md", "SOUL.md"}
     assert win.settings.interval.value() == int(win.state.status.config.dream["intervalH"])
     assert [win.tabs.tabText(i) for i in range(win.tabs.count())] == [
-        "Dashboard", "History", "Files", "Settings → Memory", "Snapshots", "Archive", "Dream runs", "Prompt", "Charts"]
+        "Dashboard", "History", "Files", "Settings → Memory", "Snapshots", "Archive", "Dream runs", "Lint", "Prompt", "Charts"]
 
 
 def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):

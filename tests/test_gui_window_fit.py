@@ -134,7 +134,7 @@ def test_on_a_1280x720_screen_every_tab_keeps_the_status_bar_on_screen(tmp_path,
     seen = json.loads(proc.stdout)
     available = seen["available"]
     assert available[2:] == [LAPTOP.width(), LAPTOP.height()] == [1280, 720]
-    assert len(seen["tabs"]) == 9
+    assert len(seen["tabs"]) == 10
     for tab in seen["tabs"]:
         frame_extra = tab["frame"][3] - tab["geometry"][3]
         assert tab["min_hint"] <= available[3] - frame_extra, tab      # nothing forces it taller

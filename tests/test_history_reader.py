@@ -250,3 +250,33 @@ def test_a_racy_file_that_did_not_change_is_compared_not_parsed(hist_path):
     first = reader.read()                      # written a moment ago: racy
     again = reader.read()
     assert again == first and reader.stats == {"full": 1, "tail": 0, "unchanged": 0, "checked": 1}
+
+
+# -- a file cut short and grown again between two reads (found by the property test above) -------
+def test_a_file_cut_short_and_grown_past_its_old_size_between_two_reads_is_read_as_it_is(tmp_path):
+    odd = "\u00e9\u2028"
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(line(0) + line(0))
+    reader = HistoryReader(path)
+    assert reader.read() == read_history(path)
+    os.truncate(path, 75)
+    append(path, (line(4, odd) + line(0))[:-1])
+    assert reader.read() == read_history(path)
+    os.truncate(path, 1)
+    # larger than before on the same inode, and lines that end alike: the seam alone matches
+    append(path, line(10, odd) + b"\r\n[1]\n" + line(4, odd) + line(0))
+    assert reader.read() == read_history(path)
+    assert [e.cursor for e in reader.read().entries] == [4]
+
+
+def test_past_the_compared_prefix_an_append_is_read_at_the_seam(tmp_path, monkeypatch):
+    import dreamdesk.engine.history as history_mod
+    monkeypatch.setattr(history_mod, "PREFIX_CHECKED", 0)       # (as a history of more than 4 MiB)
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"".join(line(c, f"entry {c}") for c in range(1, 50)))
+    reader = HistoryReader(path)
+    reader.read()
+    append(path, line(50, "entry 50"))
+    assert reader.read() == read_history(path) and reader.stats["tail"] == 1
+    path.write_bytes(b"".join(line(c, f"other {c}") for c in range(1, 60)))     # rewritten in place: new seam
+    assert reader.read() == read_history(path) and reader.stats["full"] == 2

@@ -432,7 +432,7 @@ def runs_ws(make_workspace):
 def test_unusable_run_record_is_skipped_with_a_problem(runs_ws, capsys, bad):
     root = runs_ws(bad)
     runs, problems = records.list_runs(Workspace.open(root))
-    assert [r["id"] for r in runs] == [GOOD_ID]
+    assert [r.id for r in runs] == [GOOD_ID]
     assert [p.file for p in problems] == [f"memory/dreams/{BAD_ID}.json"]
     code, out, err = run_cli(capsys, "runs", root, "--json")
     assert code == 0
@@ -452,7 +452,7 @@ def test_unusable_run_record_is_skipped_with_a_problem(runs_ws, capsys, bad):
 @pytest.mark.parametrize("lists, why", [
     ({"created": [GOOD_RECORD["created"][0], {"file": "USER.md"}]}, "created[1] lacks text"),
     ({"created": [{"file": "USER.md", "text": "- x", "sources": [1, 2.5]}]},
-     "created[0].sources must be history cursors (whole numbers)"),
+     "created[0].sources[1] is not a whole number"),
     ({"refused": [{"file": "USER.md", "size": 9}, {"file": "USER.md", "size": True}]},
      "refused[1].size is not a whole number"),
     ({"removed": [{"file": "USER.md", "text": 5}]}, "removed[0].text is not text or null"),
@@ -701,11 +701,11 @@ def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
 
 
 @pytest.mark.parametrize("mutate, words", [
-    (lambda r: r["created"][0]["sources"].append([1, "a"]), "created[0].sources must be history cursors"),
+    (lambda r: r["created"][0]["sources"].append([1, "a"]), "created[0].sources[1] is not a whole number"),
     (lambda r: r["created"][0].update(text=["not", "text"]), "created[0].text is not text"),
     (lambda r: r["refused"].insert(0, {"file": "USER.md", "size": "big"}), "refused[0].size is not a whole number"),
     (lambda r: r["passes"].insert(0, {"iterations": 2}), "passes[0] lacks name"),
-    (lambda r: r.update(sizes={"USER.md": {"before": 1}}), "sizes['USER.md'] must hold whole-number"),
+    (lambda r: r.update(sizes={"USER.md": {"before": 1}}), "sizes['USER.md'] lacks after"),
     (lambda r: r["batch"].update(first="one"), "batch.first is not a whole number"),
 ])
 def test_a_mangled_run_record_is_refused_in_one_line_not_a_traceback(demo_home, capsys, mutate, words):

@@ -215,8 +215,8 @@ def test_dream_may_not_remove_or_reword_a_pinned_entry(ws, llm_server, capsys):
                                                     "USER.md is pinned by the user; leave it as it is")
                                        for m in tool_msgs)
     rec = records.load_run(ws, res.run_id)
-    assert [r["kind"] for r in rec["refused"]] == ["pin"] * 3
-    assert len(records.pin_refusals(rec)) == 3 and records.size_refusals(rec) == []
+    assert [r["kind"] for r in rec.refused] == ["pin"] * 3
+    assert len(records.pin_refusals(rec.refused)) == 3 and records.size_refusals(rec.refused) == []
     assert "3 write(s) refused because they would have removed or changed an entry the user pinned (USER.md)" \
         in res.outcome
     assert res.status == "completed" and res.cursor_after == 1                  # never holds the batch
@@ -237,7 +237,7 @@ def test_the_review_pass_keeps_pinned_entries_too(ws, llm_server):
     res = run_dream(ws, client(srv), consolidation_only(force_review=True))
     assert "- Blog runs on Hugo" in (ws.root / "memory/MEMORY.md").read_text()
     rec = records.load_run(ws, res.run_id)
-    assert rec["review"]["refused_pinned"] == 1 and rec["refused"][0]["pass"] == "review"
+    assert rec.review.refused_pinned == 1 and rec.refused[0]["pass"] == "review"
     assert "(1 more refused because they would have removed or changed a pinned entry)" in res.outcome
 
 
@@ -246,7 +246,7 @@ def test_an_entry_another_writer_already_removed_does_not_block_dream(ws, llm_se
     write(ws, "USER.md", USER.replace("- Allergic to penicillin\r\n", ""))
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = run_dream(ws, client(srv), consolidation_only())
-    assert records.load_run(ws, res.run_id)["refused"] == [] and "- Lives in Porto" not in \
+    assert records.load_run(ws, res.run_id).refused == [] and "- Lives in Porto" not in \
         (ws.root / "USER.md").read_text()
     assert len(pins.pin_alerts(ws)) == 1                                        # and nothing restored it
 

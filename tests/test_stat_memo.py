@@ -12,7 +12,7 @@ import pytest
 
 from dreamdesk.engine.archive import append_records, archive_dir, archive_files_parsed, read_archive
 from dreamdesk.engine.dream import records
-from dreamdesk.engine.dream.records import dreams_dir, list_runs, records_parsed, save_record, scrub_text
+from dreamdesk.engine.dream.records import list_runs, records_parsed, save_record, scrub_text
 from dreamdesk.engine.prunes import all_prunes
 from dreamdesk.engine.stat_memo import forget_all
 from dreamdesk.engine.workspace import Workspace
@@ -47,7 +47,7 @@ def ws(make_workspace) -> Workspace:
 
 def dream_files_opened(fn, ws):
     result, opened, _ = watched(fn)
-    return result, [p for p in opened if Path(p).parent == dreams_dir(ws)]
+    return result, [p for p in opened if Path(p).parent == ws.dreams_dir]
 
 
 def test_a_second_listing_opens_no_record(ws):
@@ -56,7 +56,7 @@ def test_a_second_listing_opens_no_record(ws):
     before = records_parsed(ws)
     (again, problems), opened = dream_files_opened(lambda: list_runs(ws), ws)
     assert opened == [] and records_parsed(ws) == before and not problems
-    assert again == first and [r["id"] for r in again][0] == "r-20260105-100000"       # newest first
+    assert again == first and [r.id for r in again][0] == "r-20260105-100000"       # newest first
 
 
 def test_a_changed_new_or_deleted_record_is_seen(ws):
@@ -65,20 +65,20 @@ def test_a_changed_new_or_deleted_record_is_seen(ws):
     changed = record("r-20260102-100000", "2026-01-02T10:00:00+00:00", "- Drinks oolong now.")
     save_record(ws, changed)                                              # atomic: a new inode
     save_record(ws, record("r-20260201-100000", "2026-02-01T10:00:00+00:00"))
-    (dreams_dir(ws) / "r-20260101-100000.json").unlink()
+    (ws.dreams_dir / "r-20260101-100000.json").unlink()
     settle(ws.root)
     (runs, _), opened = dream_files_opened(lambda: list_runs(ws), ws)
     assert sorted(Path(p).name for p in opened) == ["r-20260102-100000.json", "r-20260201-100000.json"]
     assert records_parsed(ws) == before + 2
-    assert [r["id"] for r in runs] == ["r-20260201-100000", "r-20260105-100000", "r-20260104-100000",
+    assert [r.id for r in runs] == ["r-20260201-100000", "r-20260105-100000", "r-20260104-100000",
                                        "r-20260103-100000", "r-20260102-100000"]
-    assert runs[-1]["created"][0]["text"] == "- Drinks oolong now."
+    assert runs[-1].created[0]["text"] == "- Drinks oolong now."
 
 
 def test_a_rewrite_in_place_with_its_old_mtime_put_back_is_read_again(ws):
     """Same size, same mtime, same inode (cp -p, touch -r): the change time still tells."""
     list_runs(ws)
-    path = dreams_dir(ws) / "r-20260103-100000.json"
+    path = ws.dreams_dir / "r-20260103-100000.json"
     old = path.stat()
     data = path.read_bytes().replace(b"Likes tea.", b"Likes tee.")
     with open(path, "r+b") as fh:                                          # in place: the same inode
@@ -88,7 +88,7 @@ def test_a_rewrite_in_place_with_its_old_mtime_put_back_is_read_again(ws):
     assert (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns) == (
         old.st_ino, old.st_size, old.st_mtime_ns)
     runs, _ = list_runs(ws)
-    assert next(r for r in runs if r["id"] == "r-20260103-100000")["created"][0]["text"] == "- Likes tee."
+    assert next(r for r in runs if r.id == "r-20260103-100000").created[0]["text"] == "- Likes tee."
 
 
 def test_a_record_written_just_now_is_read_again_until_it_settles(ws):
@@ -107,25 +107,24 @@ def test_a_record_written_just_now_is_read_again_until_it_settles(ws):
 
 def test_callers_may_change_what_they_are_given(ws):
     runs, _ = list_runs(ws)
-    runs[0]["status"] = "changed by a caller"
-    runs[0]["writer"] = "dreamdesk"
+    runs[0].status = "changed by a caller"
     again, _ = list_runs(ws)
-    assert again[0]["status"] == "completed" and "writer" not in again[0]
+    assert again[0].status == "completed"
 
 
 def test_scrub_changes_the_file_not_the_records_listed_before(ws):
     runs, _ = list_runs(ws)
     assert scrub_text(ws, "- Likes tea.", "USER.md") == 5
-    assert runs[0]["created"][0]["text"] == "- Likes tea."               # what a caller holds is as it was
+    assert runs[0].created[0]["text"] == "- Likes tea."               # what a caller holds is as it was
     settle(ws.root)
     again, _ = list_runs(ws)
-    assert [r["created"][0]["text"] for r in again] == [None] * 5
-    assert json.loads((dreams_dir(ws) / "r-20260101-100000.json").read_text())["created"][0]["scrubbed"] is True
+    assert [r.created[0]["text"] for r in again] == [None] * 5
+    assert json.loads((ws.dreams_dir / "r-20260101-100000.json").read_text())["created"][0]["scrubbed"] is True
 
 
 def test_an_unreadable_record_is_said_and_a_damaged_one_skipped(ws):
-    (dreams_dir(ws) / "r-20260109-100000.json").write_text("{not json")
-    (dreams_dir(ws) / "r-20260110-100000.json").mkdir()
+    (ws.dreams_dir / "r-20260109-100000.json").write_text("{not json")
+    (ws.dreams_dir / "r-20260110-100000.json").mkdir()
     settle(ws.root)
     for _ in range(2):              # the damaged file's verdict is kept; the folder is tried every time
         runs, problems = list_runs(ws)

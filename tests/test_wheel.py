@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from dreamdesk.engine.desktop_files import DESKTOP_ID
+
 # what the build reads (packaging/: MANIFEST.in grafts it into the sdist)
 BUILD_INPUTS = ("pyproject.toml", "README.md", "MANIFEST.in", "dreamdesk", "engine", "gui", "resources", "packaging")
 
@@ -52,7 +54,11 @@ def test_the_wheel_holds_one_namespace_with_its_resources(wheel):
     for needed in ("dreamdesk/__main__.py", "dreamdesk/engine/cli.py", "dreamdesk/gui/launcher.py",
                    "dreamdesk/resources/demo/workspace/memory/.cursor",            # dotfiles too
                    "dreamdesk/resources/demo/workspace/memory/.dream_cursor",
-                   "dreamdesk/resources/demo-history/manifest.json", "dreamdesk/resources/icons/dreamdesk.png"):
+                   "dreamdesk/resources/demo-history/manifest.json", "dreamdesk/resources/icons/dreamdesk.png",
+                   # what `dreamdesk install-desktop` installs
+                   "dreamdesk/resources/desktop/dreamdesk.desktop", "dreamdesk/resources/icons/dreamdesk.svg",
+                   "dreamdesk/resources/desktop/io.github.dreamdesk.Dreamdesk.metainfo.xml",
+                   "dreamdesk/resources/icons/16x16/dreamdesk.png", "dreamdesk/resources/icons/256x256/dreamdesk.png"):
         assert needed in names
     # every module of the checkout is in it (a package missing from pyproject.toml's list would not be)
     for folder in ("engine", "gui"):
@@ -78,7 +84,8 @@ def check():
     import dreamdesk.engine, dreamdesk.gui
     print(json.dumps({"engine": dreamdesk.engine.__file__, "gui": dreamdesk.gui.__file__,
                       "workspace": str(win.ws.root), "shown": win.isVisible(),
-                      "gauges": len(win.dashboard.gauges), "icon": not app.windowIcon().isNull()}), flush=True)
+                      "gauges": len(win.dashboard.gauges), "icon": not app.windowIcon().isNull(),
+                      "desktop_file": app.desktopFileName()}), flush=True)
     os._exit(0)
 
 QTimer.singleShot(0, check)
@@ -101,9 +108,26 @@ def test_a_first_start_from_the_wheel_copies_the_demo_and_shows_it(installed, tm
     demo = tmp_path / "data" / "dreamdesk" / "demo"
     assert seen["workspace"] == str(demo / "workspace") and seen["shown"] and seen["gauges"] >= 3
     assert seen["icon"]                                     # found in the installed resources
+    assert f"{seen['desktop_file']}.desktop" == DESKTOP_ID  # the entry install-desktop installs
     assert (demo / "workspace" / "memory" / ".cursor").is_file() and (demo / "workspace" / ".git").is_dir()
     # and the command line, from the same install, on the copy it made
     status = subprocess.run([sys.executable, "-m", "dreamdesk", "status", str(demo), "--json"], capture_output=True,
                             text=True, timeout=120, env=_env(installed, tmp_path), cwd=str(tmp_path))
     assert status.returncode == 0, status.stderr
     assert {f["path"] for f in json.loads(status.stdout)["files"]} >= {"USER.md", "memory/MEMORY.md"}
+
+
+def test_the_menu_entry_installed_from_the_wheel_starts_that_install(installed, tmp_path):
+    """A folder install nobody put on sys.path: the entry must say where it is, since a desktop
+    session has no PYTHONPATH."""
+    proc = subprocess.run([sys.executable, "-m", "dreamdesk", "install-desktop", "--json"], capture_output=True,
+                          text=True, timeout=120, env=_env(installed, tmp_path), cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    entry = Path(json.loads(proc.stdout)["installed"][0])
+    assert entry == tmp_path / "data" / "applications" / "dreamdesk.desktop"
+    exec_line = next(line for line in entry.read_text().splitlines() if line.startswith("Exec="))
+    assert exec_line == f"Exec=env PYTHONPATH={installed} {sys.executable} -P -m dreamdesk"
+    session = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run(exec_line[5:].split()[:-2] + ["-c", "import dreamdesk; print(dreamdesk.__file__)"],
+                           capture_output=True, text=True, timeout=120, env=session, cwd=str(tmp_path))
+    assert where.stdout.strip() == str(installed / "dreamdesk" / "__init__.py"), where.stderr

@@ -33,14 +33,17 @@ class _Words:
     held: str
     cancelled: str
     failed: str
+    stopped: str
+    kept: str
     moved: str
     landed: str
 
 
 _REAL = _Words("Dream completed", "to", "but wrote nothing", "but held", "Dream was cancelled", "Dream failed",
-               "moved", "never landed")
+               "Dream stopped", "are kept", "moved", "never landed")
 _DRY = _Words("Dry run (nothing written)", "would go to", "and would write nothing", "and would hold",
-              "Dry run cancelled", "Dry run failed", "would move", "would not land")
+              "Dry run cancelled", "Dry run failed", "Dry run stopped", "would be kept", "would move",
+              "would not land")
 
 
 def render_outcome(d: Decision, run: RunFacts, dry: bool = False) -> str:
@@ -66,6 +69,10 @@ def _status_text(d: Decision, run: RunFacts, w: _Words) -> str:
                 f"the budget, the batch carried facts tagged for retention, and no memory file grew. {batch}")
     if d.status == "cancelled":
         return f"{w.cancelled}; the cursor stays at {run.cursor_before} and those entries are retried next run."
+    if d.status == "stopped":
+        kept = f"the {len(run.written)} write(s) it made {w.kept}" if run.written else "nothing was written"
+        return (f"{w.stopped}: {run.error}. {kept[0].upper()}{kept[1:]}; the cursor stays at {run.cursor_before} "
+                "and those entries are retried next run.")
     return (f"{w.failed}: {run.error or 'unknown error'}. The cursor stays at {run.cursor_before}; "
             "those entries are retried next run.")
 
@@ -95,6 +102,10 @@ def _refused_text(run: RunFacts, w: _Words) -> str:
     if pinned:
         text += (f" {len(pinned)} write(s) refused because they would have removed or changed an entry the user "
                  f"pinned ({', '.join(sorted({r.file for r in pinned}))}); the pinned entries were kept.")
+    closed = [r for r in run.refused if r.kind == "scope"]       # (any pass: the person's word on the file)
+    if closed:
+        text += (f" {len(closed)} write(s) refused because the file is closed to Dream in this workspace "
+                 f"({', '.join(sorted({r.file for r in closed}))}); it was left as it is.")
     return text
 
 

@@ -90,8 +90,9 @@ def decide(batch: Sequence[int], contents: Iterable[str], cursor: int, sizes: Si
     common = dict(near=near, blocked=list(blocked), streaks=next_streaks(streaks, refused_by_size))
     count = held.count_for(batch[0])
     advance = "completed" if wrote else "wrote-nothing"
-    if ended is not None:           # failed or cancelled: the hold count stays as it was
-        return Decision("cancelled" if ended == "cancelled" else "failed", cursor, count, False, 0, **common)
+    if ended is not None:           # failed, cancelled or stopped at the token ceiling: the hold count stays
+        status = {"cancelled": "cancelled", "ceiling": "stopped"}.get(ended, "failed")
+        return Decision(status, cursor, count, False, 0, **common)
     # a blocked run (a size refusal still outstanding: the write never landed and nothing took
     # its place) or the near-budget hold: those entries must come back
     if not (blocked or (near and carries_retention(contents) and not sizes.grew())):

@@ -79,18 +79,26 @@ Its instructions are the assistant's own Dream prompt (prompts/dream.md), below.
 hold: where the prompt names a tool or a file you do not have, use the closest tool you have."""
 
 
-def pass_instructions(pass_name: str, own_prompt: str | None = None) -> str:
-    """A pass's job. The assistant's own Dream prompt replaces the consolidation pass's (the
-    pass that does what the assistant's single Dream pass does); the other passes keep theirs."""
+def pass_instructions(pass_name: str, own_prompt: str | None = None, edited: str | None = None) -> str:
+    """A pass's job. The person's edit in Dreamdesk (dream_prompts.py) comes first; else the
+    assistant's own Dream prompt replaces the consolidation pass's (the pass that does what the
+    assistant's single Dream pass does); the other passes keep theirs."""
+    if edited:
+        return edited
     if pass_name == "consolidation" and own_prompt:
         return OWN_PROMPT_INTRO + "\n\n--- prompts/dream.md ---\n" + own_prompt + "\n--- end of prompts/dream.md ---"
     return PASSES[pass_name][1]
 
 
 def build_messages(pass_name: str, files: dict[str, str | None], budgets: dict[str, int],
-                   batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None) -> list[dict]:
-    system = COMMON + "\n\n" + pass_instructions(pass_name, own_prompt)
+                   batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None,
+                   closed: list[str] = (), edited: str | None = None) -> list[dict]:
+    """`closed`: the areas (dream_scope.AREAS) the person closed to Dream in this workspace;
+    `edited`: the person's instructions for this pass, if they replaced Dreamdesk's."""
+    system = COMMON + "\n\n" + pass_instructions(pass_name, own_prompt, edited)
     user = ("Current memory files:\n\n" + files_text(files, budgets)
             + ("\n\nSkills: " + ", ".join(skills) if skills else "")
+            + ("\n\nClosed to you in this workspace by the person (read them, never write them): "
+               + ", ".join(closed) if closed else "")
             + "\n\nNew history entries (oldest first):\n\n" + (batch_text(batch) if batch else "(none)"))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -18,152 +18,67 @@ from ..workspace import Workspace
 from ..state import lock_path
 from ..stat_memo import MemoShelf
 from ..textform import normalise
+from .runtypes import RecordError, RunRecord, copy_record, decode_record, record_json
 
 RETENTION_DAYS = 30
 _RUN_FILE = re.compile(r"^r-\d{8}-\d{6}(-\d+)?\.json$")
-
-
-def dreams_dir(ws: Workspace) -> Path:
-    return ws.memory_dir / "dreams"
+_ID = re.compile(r"^r-\d{8}-\d{6}(-\d+)?$")
 
 
 def new_run_id(ws: Workspace, now: datetime) -> str:
     base = "r-" + now.strftime("%Y%m%d-%H%M%S")
     rid, n = base, 1
-    while (dreams_dir(ws) / f"{rid}.json").exists():
+    while (ws.dreams_dir / f"{rid}.json").exists():
         n += 1
         rid = f"{base}-{n}"
     return rid
 
 
-_ID = re.compile(r"^r-\d{8}-\d{6}(-\d+)?$")
-
-
-def run_order(rec: dict) -> tuple:
+def run_order(rec: RunRecord) -> tuple:
     """The real sequence of runs: start time to the second, then the run number Dream counts,
     then the same-second suffix of the id (r-…-2 after r-…), never the text of the id alone."""
-    rid = rec.get("id") or ""
+    rid = rec.id or ""
     m = re.search(r"-(\d+)$", rid[len("r-00000000-000000"):]) if len(rid) > 17 else None
-    number = rec.get("run_number")
-    return (rec.get("started") or "", number if isinstance(number, int) and not isinstance(number, bool) else 0,
-            int(m.group(1)) if m else 1, rid)
-_LIST_KEYS = ("created", "removed", "writes", "refused", "passes")
+    return (rec.started or "", rec.run_number or 0, int(m.group(1)) if m else 1, rid)
 
 
-def save_record(ws: Workspace, record: dict) -> None:
-    rid = record.get("id")
-    if not isinstance(rid, str) or not _ID.match(rid):
-        raise WorkspaceError(f"refusing to write a run record with the id {rid!r}")
+def save_record(ws: Workspace, record: RunRecord | dict) -> None:
+    """Write a run record (a dict, as a preview or the demo's history holds one, is checked as
+    a record read from a file is, and written by the same encoder)."""
+    if isinstance(record, dict):
+        try:
+            record = decode_record(record)
+        except RecordError as exc:
+            raise WorkspaceError(f"refusing to write a run record: {exc}") from None
+    if not isinstance(record.id, str) or not _ID.match(record.id):
+        raise WorkspaceError(f"refusing to write a run record with the id {record.id!r}")
     from ..redact import scrub
-    atomic_write_text(dreams_dir(ws) / f"{rid}.json", scrub(json.dumps(record, indent=2, ensure_ascii=False)) + "\n")
+    text = json.dumps(record_json(record), indent=2, ensure_ascii=False)
+    atomic_write_text(ws.dreams_dir / f"{record.id}.json", scrub(text) + "\n")
 
 
-def _valid(rec, stem: str) -> str | None:
-    """Why a run record cannot be used (None when it can). The id must be the file's own name,
-    so nothing read from a record can steer a later write elsewhere."""
-    if not isinstance(rec, dict):
-        return "not a JSON object"
-    if rec.get("id") != stem:
-        return f"its id {rec.get('id')!r} is not its file name"
-    for key in _LIST_KEYS:
-        v = rec.get(key, [])
-        if not (isinstance(v, list) and set(map(type, v)) <= _DICT):
-            return f"{key} must be a list of objects"
-    for key in ("started", "finished", "status", "trigger", "outcome"):
-        if rec.get(key) is not None and not isinstance(rec.get(key), str):
-            return f"{key} must be a string"
-    for key in ("tokens", "batch", "user_md", "sizes", "review", "cursor"):
-        if rec.get(key) is not None and not isinstance(rec.get(key), dict):
-            return f"{key} must be an object"
-    for key in _ITEM_FIELDS:
-        items = rec.get(key) or []
-        if not _items_fit(key, items):
-            return _first_misfit(key, items)
-    for key, fields in _OBJECT_FIELDS.items():
-        obj = rec.get(key)
-        if isinstance(obj, dict):
-            for name, kinds in fields.items():
-                if obj.get(name) is not None and not _is(obj[name], kinds):
-                    return f"{key}.{name} is not {_KIND_WORDS[kinds]}"
-    for name, size in (rec.get("sizes") or {}).items():
-        if not (isinstance(size, dict) and all(_is(size.get(k), "int") for k in ("before", "after"))
-                and (size.get("budget") is None or _is(size["budget"], "int"))):
-            return f"sizes[{name!r}] must hold whole-number before and after sizes"
-    return None
+class _Unreadable(Exception):
+    """A run record file that holds no JSON (why, in the message)."""
 
 
-def _items_fit(key: str, items: list[dict]) -> bool:
-    """Whether every entry of the list holds its fields as _ITEM_FIELDS says: the types of each
-    field over the whole list as one set (a record holds thousands of entries and cursors)."""
-    for name, allowed in _ALLOWED[key]:
-        if not {type(item.get(name, _ABSENT)) for item in items} <= allowed:
-            return False
-    return key != "created" or {type(c) for item in items for c in item.get("sources", ())} <= _INT
-
-
-def _first_misfit(key: str, items: list[dict]) -> str:
-    """What is wrong with the first entry that does not fit, in words."""
-    for i, item in enumerate(items):
-        for name, (kinds, required) in _ITEM_FIELDS[key].items():
-            if name not in item:
-                if required:
-                    return f"{key}[{i}] lacks {name}"
-                continue
-            if type(item[name]) not in _TYPES[kinds]:
-                return f"{key}[{i}].{name} is not {_KIND_WORDS[kinds]}"
-        if key == "created" and not set(map(type, item.get("sources", ()))) <= _INT:
-            return f"{key}[{i}].sources must be history cursors (whole numbers)"
-    return f"{key} holds an entry of another shape"        # (_items_fit and this read alike)
-
-
-# What the views read from each list entry and object of a record: (kind, required). Checked so a
-# record edited by hand or half written reads as invalid, in words, never as a crash later. A
-# created fact's text is null once its archive entry was deleted (scrub_text): the run stays listed.
-_ITEM_FIELDS = {
-    "created": {"file": ("str", True), "text": ("str?", True), "sources": ("list", False),
-                "kind": ("str?", False), "confidence": ("str?", False)},
-    "removed": {"file": ("str", True), "text": ("str?", False), "archive_id": ("str?", False),
-                "replaced_by": ("str?", False)},
-    "refused": {"file": ("str", True), "size": ("int", True), "budget": ("int?", False), "kind": ("str?", False)},
-    "passes": {"name": ("str", True), "iterations": ("int", False), "ended": ("str?", False)},
-    "writes": {"file": ("str", False)},
-}
-_OBJECT_FIELDS = {
-    "batch": {"first": "int", "last": "int", "count": "int"},
-    "user_md": {"before": "str", "after": "str"},
-    "cursor": {"before": "int", "after": "int"},
-}
-_KIND_WORDS = {"str": "text", "str?": "text or null", "int": "a whole number", "int?": "a whole number or null",
-               "list": "a list"}
-
-
-# A record is read by json.loads, so each value is exactly one of its types (a bool is no int).
-_TYPES = {"str": frozenset({str}), "str?": frozenset({str, type(None)}), "int": frozenset({int}),
-          "int?": frozenset({int, type(None)}), "list": frozenset({list})}
-_DICT, _INT = frozenset({dict}), _TYPES["int"]       # (a set of the items' types: C speed)
-_ABSENT = type("Absent", (), {})()                    # a field an entry leaves out
-# each list's fields with the types they may have (a field that may be left out: Absent too)
-_ALLOWED = {key: tuple((name, _TYPES[kind] | ({type(_ABSENT)} if not required else set()))
-                       for name, (kind, required) in fields.items()) for key, fields in _ITEM_FIELDS.items()}
-
-
-def _is(value, kind: str) -> bool:
-    return type(value) in _TYPES[kind]
-
-
-def _parse_record(path: Path) -> dict | Problem:
-    """A run record as listed (its lists filled in), or why it is skipped; an OSError is raised."""
-    display = f"memory/dreams/{path.name}"
+def _read_record(path: Path) -> RunRecord:
+    """The run record in a file: _Unreadable when it holds no JSON, RecordError when the JSON is
+    no run record (an OSError is raised)."""
     try:
-        rec = json.loads(read_bytes(path).decode("utf-8"))
+        obj = json.loads(read_bytes(path).decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        return Problem(display, f"unreadable run record ({exc}); skipped")
-    why = _valid(rec, path.stem)
-    if why:
-        return Problem(display, f"not a usable run record: {why}; skipped")
-    for key in _LIST_KEYS:
-        rec[key] = rec.get(key) or []
-    return rec
+        raise _Unreadable(str(exc)) from None
+    return decode_record(obj, path.stem)
+
+
+def _parse_record(path: Path) -> RunRecord | Problem:
+    """A run record as listed, or why it is skipped; an OSError is raised."""
+    try:
+        return _read_record(path)
+    except _Unreadable as exc:
+        return Problem(f"memory/dreams/{path.name}", f"unreadable run record ({exc}); skipped")
+    except RecordError as exc:
+        return Problem(f"memory/dreams/{path.name}", f"not a usable run record: {exc}; skipped")
 
 
 _RECORDS = MemoShelf(_parse_record)
@@ -171,14 +86,14 @@ _RECORDS = MemoShelf(_parse_record)
 
 def records_parsed(ws: Workspace) -> int:
     """How many run record files this process has parsed for ws (structural tests count them)."""
-    return _RECORDS.memo(dreams_dir(ws)).parsed
+    return _RECORDS.memo(ws.dreams_dir).parsed
 
 
-def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
+def list_runs(ws: Workspace) -> tuple[list[RunRecord], list[Problem]]:
     """All run records, newest first. Only files new or changed since the last listing are parsed
     (engine/stat_memo.py). Each record is a copy of its top level, for the caller to change;
     the lists and objects inside are shared with the memo: copy one before changing it."""
-    d = dreams_dir(ws)
+    d = ws.dreams_dir
     runs, problems = [], []
     if not d.is_dir():
         return runs, problems
@@ -188,7 +103,7 @@ def list_runs(ws: Workspace) -> tuple[list[dict], list[Problem]]:
         elif isinstance(got, Problem):
             problems.append(got)
         else:
-            runs.append(dict(got))
+            runs.append(copy_record(got))
     runs.sort(key=run_order, reverse=True)
     _interrupted(ws, runs)
     return runs, problems
@@ -199,58 +114,55 @@ INTERRUPTED_OUTCOME = ("Interrupted: the process running it ended before it fini
                        "did not move, so its entries are dreamed again.")
 
 
-def _interrupted(ws: Workspace, runs: list[dict]) -> None:
+def _interrupted(ws: Workspace, runs: list[RunRecord]) -> None:
     """A record still "running" while nobody holds the workspace's job lock (every run holds it
     from start to end) was cut short: it reads as interrupted. The file is left as it is."""
-    if not any(r.get("status") == "running" for r in runs):
+    if not any(r.status == "running" for r in runs):
         return
     from ..files import lock_is_held
-    from ..state import lock_path
     if lock_is_held(lock_path(ws.root, "job")):
         return
     for r in runs:
-        if r.get("status") == "running":
-            r.update(status="interrupted", outcome=INTERRUPTED_OUTCOME)
+        if r.status == "running":
+            r.status, r.outcome = "interrupted", INTERRUPTED_OUTCOME
 
 
-def load_run(ws: Workspace, run_id: str) -> dict:
+def load_run(ws: Workspace, run_id: str) -> RunRecord:
+    """One run record, or a WorkspaceError that names its file and says what is wrong in it."""
     if not _ID.match(run_id or ""):
         raise WorkspaceError(f"not a run id: {run_id!r}")
-    p = dreams_dir(ws) / f"{run_id}.json"
     try:
-        rec = json.loads(read_bytes(p).decode("utf-8"))
+        rec = _read_record(ws.dreams_dir / f"{run_id}.json")
     except FileNotFoundError:
         raise WorkspaceError(f"no run {run_id} in this workspace") from None
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise WorkspaceError(f"run record {run_id} is unreadable ({exc})") from None
-    why = _valid(rec, run_id)
-    if why:
-        raise WorkspaceError(f"run record {run_id} is not usable: {why}")
-    for key in _LIST_KEYS:
-        rec[key] = rec.get(key) or []
+    except (OSError, _Unreadable) as exc:
+        raise WorkspaceError(f"run record memory/dreams/{run_id}.json is unreadable ({exc})") from None
+    except RecordError as exc:
+        raise WorkspaceError(f"run record memory/dreams/{run_id}.json is not usable: {exc}") from None
     _interrupted(ws, [rec])
     return rec
 
 
-def size_refusals(record: dict) -> list[dict]:
-    """The refused writes a size budget or the absolute cap refused (not the review pass's
-    shrink-only rule); records from before the kind was kept count as size refusals."""
-    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
+def size_refusals(refused: list[dict]) -> list[dict]:
+    """The refused writes (a record's "refused") a size budget or the absolute cap refused (not the
+    review pass's shrink-only rule); records from before the kind was kept count as size refusals."""
+    return [r for r in refused if isinstance(r, dict) and r.get("kind", "budget") in ("budget", "cap")]
 
 
-def pin_refusals(record: dict) -> list[dict]:
+def pin_refusals(refused: list[dict]) -> list[dict]:
     """The writes refused because they would have removed or rewritten a pinned entry."""
-    return [r for r in record.get("refused") or [] if isinstance(r, dict) and r.get("kind") == "pin"]
+    return [r for r in refused if isinstance(r, dict) and r.get("kind") == "pin"]
 
 
-def counted_refusals(record: dict) -> list[dict]:
-    """The refusals a run is counted by (size and pin: a write the model wanted that never
+def counted_refusals(refused: list[dict]) -> list[dict]:
+    """The refusals a run is counted by (size, pin and scope: a write the model wanted that never
     landed); the review pass's shrink-only rule is its own and is said apart."""
-    return size_refusals(record) + pin_refusals(record)
+    closed = [r for r in refused if isinstance(r, dict) and r.get("kind") == "scope"]
+    return size_refusals(refused) + pin_refusals(refused) + closed
 
 
-def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict:
-    """The record with a status on every fact it references: current (still in the file),
+def resolve(ws: Workspace, record: RunRecord, runs: list[RunRecord] | None = None) -> dict:
+    """The record as JSON with a status on every fact it references: current (still in the file),
     removed (a later run removed it: removed_in_run names it; or a person's edit), unavailable."""
     if runs is None:
         runs, _ = list_runs(ws)
@@ -270,17 +182,17 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
         return text in entries_of(rel) or contains_entry(raw[rel], text)
 
     mine = run_order(record)
-    later = sorted((r for r in runs if run_order(r) > mine and r["id"] != record["id"]), key=run_order)
+    later = sorted((r for r in runs if run_order(r) > mine and r.id != record.id), key=run_order)
     archived_by_hand = {(a.file, a.text) for a in read_archive(ws).records if a.reason in ("edit", "restore")}
     hist = {e.cursor: e for e in ws.history().entries}
-    out = json.loads(json.dumps(record))
+    out = json.loads(json.dumps(record_json(record)))
     for fact in out.get("created", []):
         if fact.get("text") is None:
             fact["status"] = "unavailable"
         elif in_file(fact["file"], fact["text"]):
             fact["status"] = "current"
         else:
-            by = next((r["id"] for r in later for x in r.get("removed", [])
+            by = next((r.id for r in later for x in r.removed
                        if x.get("file") == fact["file"] and x.get("text") == fact["text"]), None)
             if by:
                 fact.update(status="removed", removed_in_run=by)
@@ -300,6 +212,10 @@ def resolve(ws: Workspace, record: dict, runs: list[dict] | None = None) -> dict
     return out
 
 
+_SLIM = ("id", "started", "finished", "trigger", "status", "outcome", "batch", "passes", "tokens", "model",
+         "run_number", "cursor", "sizes", "writes", "refused", "review")     # numbers and ids, no fact text
+
+
 def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]:
     """After `days`, a record keeps only its created facts that still exist, its counts and its
     numbers (pruned_at set); no record is deleted. Returns the ids touched."""
@@ -307,21 +223,20 @@ def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]
     cutoff = (now - timedelta(days=days)).isoformat(timespec="seconds")
     touched = []
     for rec in runs:
-        if rec.get("pruned_at") or (rec.get("started") or "") >= cutoff:
+        if rec.pruned_at or (rec.started or "") >= cutoff:
             continue
         resolved = resolve(ws, rec, runs)
         keep = [{k: f[k] for k in ("file", "text", "kind", "confidence", "sources", "pass") if k in f}
                 for f in resolved.get("created", []) if f.get("status") == "current"]
         # Every record stays (slimmed): the run happened, and its counts are part of the history
         # even when none of its facts is left. What goes is the text of facts no longer there.
-        counts = {"created_count": len(rec.get("created", [])), "removed_count": len(rec.get("removed", [])),
-                  "peer_card_updated": bool(rec.get("user_md"))}
-        slim = {k: rec[k] for k in ("id", "started", "finished", "trigger", "status", "outcome", "batch",
-                                    "passes", "tokens", "model", "run_number", "cursor", "sizes", "writes",
-                                    "refused", "review") if k in rec}   # numbers and ids, no fact text
-        slim.update(counts, created=keep, removed=[], user_md=None, pruned_at=now.isoformat(timespec="seconds"))
+        full = record_json(rec)
+        slim = {k: full[k] for k in _SLIM if k in full}
+        slim.update(created_count=len(rec.created), removed_count=len(rec.removed),
+                    peer_card_updated=bool(rec.user_md), created=keep, removed=[], user_md=None,
+                    pruned_at=now.isoformat(timespec="seconds"))
         save_record(ws, slim)
-        touched.append(rec["id"])
+        touched.append(rec.id)
     return touched
 
 
@@ -330,7 +245,7 @@ def scrub_text(ws: Workspace, text: str, file: str) -> int:
     runs, _ = list_runs(ws)
     changed = 0
     for rec in runs:
-        scrubbed = _scrubbed(rec, text, file)
+        scrubbed = _scrubbed(record_json(rec), text, file)
         if scrubbed is not None:
             save_record(ws, scrubbed)
             changed += 1
@@ -338,8 +253,8 @@ def scrub_text(ws: Workspace, text: str, file: str) -> int:
 
 
 def _scrubbed(rec: dict, text: str, file: str) -> dict | None:
-    """A copy of the record without the text (None when it holds none of it). The record itself
-    is left as it is: list_runs shares what is inside it with its memo."""
+    """A copy of the record's JSON without the text (None when it holds none of it). The JSON
+    itself is left as it is: it shares what is inside it with list_runs' memo."""
     out: dict | None = None
 
     def own() -> dict:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
+from .. import dream_prompts, dream_scope, token_ceiling
 from ..cursors import read_cursor, write_cursor
 from ..diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
@@ -21,8 +22,8 @@ from . import records
 from .outcome import RunFacts, render_notes, render_outcome, snapshot_note
 from .policy import Decision, Sizes, decide
 from .run_state import load_state, read_state, save_state, state_path  # noqa: F401  (their home before)
-from .runtypes import (Batch, CursorMove, FileSize, ReviewInfo, RunRecord, RunState, after_run, state_changes,
-                       with_changes)
+from .runtypes import Batch, CursorMove, FileSize, ReviewInfo, RunRecord, RunState
+from .runtypes import after_run, record_json, state_changes, with_changes
 from .prompts import BATCH_SIZE, ENTRY_CHARS, ITERATION_LIMITS, PASSES, build_messages
 from .tools import CORE, DiskBackend, OverlayBackend, Sandbox, tool_specs
 
@@ -50,13 +51,14 @@ class DreamOptions:
     dry_run: bool = False
     force_review: bool = False
     passes: dict[str, bool] | None = None   # overrides of the config's pass toggles
+    max_tokens: int | None = None      # this run's token ceiling (None: the workspace's, if set; 0: none)
 
 
 @dataclass
 class PassResult:
     name: str
     iterations: int = 0
-    ended: str = "done"                # done | limit | repeated-failure | error | cancelled | skipped
+    ended: str = "done"                # done | limit | repeated-failure | error | cancelled | ceiling | skipped
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
 
@@ -97,7 +99,9 @@ def review_due(run_number: int, cadence: int) -> bool:
 
 # -- the pass loop --------------------------------------------------------------------------
 def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbox, cancel: threading.Event,
-             progress: Callable[[dict], None], total: Usage) -> PassResult:
+             progress: Callable[[dict], None], total: Usage, ceiling: int | None = None) -> PassResult:
+    """`total`: the run's tokens so far; `ceiling`: past it the pass stops before running the
+    last reply's tool calls (what landed before stays)."""
     result = PassResult(name)
     limit = ITERATION_LIMITS[name]
     tools = tool_specs(PASS_TOOLS[name])
@@ -118,6 +122,12 @@ def run_pass(client: LLMClient, name: str, messages: list[dict], sandbox: Sandbo
             return result
         result.usage.add(comp.usage)
         total.add(comp.usage)
+        if ceiling and total.total >= ceiling:
+            result.ended = "ceiling"
+            result.error = (f"the run reached its token ceiling of {ceiling:,} ({total.total:,} tokens spent)"
+                            + (f"; the last reply's {len(comp.tool_calls)} tool call(s) were not run"
+                               if comp.tool_calls else ""))
+            return result
         msg = comp.as_message()
         for tc in msg.get("tool_calls", []):
             if len(tc["function"]["arguments"]) > MAX_STORED_ARGS:
@@ -189,10 +199,11 @@ class _Log:
     """The run record as the run goes: saved after every write and every pass (a run that fails
     part way still records what it committed); a dry run's is never saved."""
 
-    def __init__(self, ws: Workspace, record: RunRecord, sandbox: Sandbox, dry: bool):
+    def __init__(self, ws: Workspace, record: RunRecord, sandbox: Sandbox, dry: bool, ceiling: int | None = None):
         self.ws, self.record, self.sandbox, self.dry = ws, record, sandbox, dry
         self.passes: list[PassResult] = []
         self.total = Usage()
+        self.ceiling = ceiling           # the run's token ceiling (None: none)
         sandbox.on_write = self.after_write
 
     def save(self) -> None:
@@ -202,7 +213,7 @@ class _Log:
         r.writes, r.refused = [w.to_json() for w in sb.writes], [x.to_json() for x in sb.refused]
         r.tokens = self.total.to_json()
         if not self.dry:
-            records.save_record(self.ws, r.to_json())
+            records.save_record(self.ws, r)
 
     def after_write(self) -> None:
         try:
@@ -215,7 +226,7 @@ def _one_pass(client: LLMClient, name: str, msgs: list[dict], log: _Log, cancel:
               progress: Callable[[dict], None]) -> PassResult:
     """run_pass, with whatever breaks said in words: the run must end recorded."""
     try:
-        return run_pass(client, name, msgs, log.sandbox, cancel, progress, log.total)
+        return run_pass(client, name, msgs, log.sandbox, cancel, progress, log.total, log.ceiling)
     except ConflictError as exc:
         return PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
     except OSError as exc:          # a read-only memory/, a full disk: said in words
@@ -238,7 +249,7 @@ def _review_info(sb: Sandbox, before: dict[str, int], archived_from: int, refuse
 
 def _run_passes(ws: Workspace, client: LLMClient, order: list[str], batch: list, budgets: dict[str, int],
                 own_prompt: str | None, log: _Log, cancel: threading.Event, progress: Callable[[dict], None],
-                growth: dict[str, int]) -> PassResult | None:
+                growth: dict[str, int], edits: dict[str, str]) -> PassResult | None:
     """The passes in order, until one does not finish (returned). `growth` becomes the sizes
     growth is measured against: those after the review pass, which shrinks."""
     sb, tracked = log.sandbox, list(growth)
@@ -248,7 +259,8 @@ def _run_passes(ws: Workspace, client: LLMClient, order: list[str], batch: list,
         sb.begin_pass(name, PASSES[name][0], shrink_only=(name == "review"), tools=PASS_TOOLS[name])
         files = {rel: sb.prompt_view(rel) for rel in CORE}
         skills = [m.path for m in ws.memory_files() if m.kind == "skill"]
-        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills, own_prompt=own_prompt)
+        msgs = build_messages(name, files, budgets, [] if name == "review" else batch, skills, own_prompt=own_prompt,
+                              closed=sb.scope.to_json()["closed"], edited=edits.get(name))
         res = _one_pass(client, name, msgs, log, cancel, progress)
         log.passes.append(res)
         if name == "review":
@@ -271,6 +283,9 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     if not batch:
         return DreamResult(None, "nothing", NOTHING_TO_PROCESS, dream_cursor, dream_cursor)
     cursors = [e.cursor for e in batch]
+    # the person's scope and pass instructions (unreadable: said before anything is written)
+    scope, edits = dream_scope.load(ws.root), dream_prompts.load_edits(ws.root)
+    ceiling = token_ceiling.load(ws.root) if options.max_tokens is None else options.max_tokens or None
     started, dry = now(), options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
     state = read_state(ws)      # a dry run reads it too: the same run number, review and hold
@@ -279,21 +294,23 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
     backend = OverlayBackend(ws) if dry else DiskBackend(ws, run_id)
     budgets = {rel: cfg.budget_for(rel) for rel in CORE}
     own_prompt = assistant_dream_prompt(ws.root)     # the assistant's prompts/dream.md, as it reads it
-    sandbox = Sandbox(ws, budgets, backend, cursors)
+    sandbox = Sandbox(ws, budgets, backend, cursors, scope)
     tracked = [m.path for m in ws.memory_files()]
     sizes_before, user_before = _sizes(sandbox, tracked), sandbox.prompt_view("USER.md")
     record = RunRecord(
         id=run_id, started=started.isoformat(timespec="seconds"), trigger=options.trigger, status="running",
         run_number=state.runs + 1, batch=Batch(cursors[0], cursors[-1], len(cursors), cursors, ENTRY_CHARS),
         model=model_label or client.model, model_choice=choice.to_json() if choice is not None else None,
-        prompt={"consolidation": PROMPT_REL if own_prompt else "Dreamdesk's", "chars": len(own_prompt or "")},
+        prompt={"consolidation": "edited in Dreamdesk" if "consolidation" in edits else
+                PROMPT_REL if own_prompt else "Dreamdesk's", "chars": len(own_prompt or "")}
+        | ({"edited": sorted(edits)} if edits else {}),
         snapshot_before=snapshot_before, snapshot_error=snapshot_error,
         snapshot_notes=list(store.notes) if not dry else [], cursor=CursorMove(dream_cursor, dream_cursor, False))
-    log = _Log(ws, record, sandbox, dry)
+    log = _Log(ws, record, sandbox, dry, ceiling)
     log.save()
     growth = dict(sizes_before)
     failure = _run_passes(ws, client, _pass_order(cfg, options, state.runs + 1), batch, budgets, own_prompt, log,
-                          cancel, progress, growth)
+                          cancel, progress, growth, edits)
 
     # files the run wrote count even when they exist only in a dry run's overlay (a new skill)
     sizes_after = _sizes(sandbox, sorted(set(tracked) | {m.path for m in ws.memory_files()}
@@ -324,7 +341,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         assert isinstance(backend, OverlayBackend)
         return _preview(result, backend, record, changes, state, render_outcome(decision, facts) + notes)
     _commit(ws, store, record, decision, with_changes(state, changes), options.trigger, now)
-    result.record = record.to_json()
+    result.record = record_json(record)
     return result
 
 
@@ -332,7 +349,7 @@ def _preview(result: DreamResult, backend: OverlayBackend, record: RunRecord, ch
              applied_outcome: str) -> DreamResult:
     """A dry run's result: what would change, and what the run will have said once applied."""
     changed = backend.changed()
-    result.record = record.to_json()
+    result.record = record_json(record)
     result.preview = {"files": {rel: {"base_hash": backend.base_hash[rel], "old": old, "new": new}
                                 for rel, (old, new) in changed.items()},
                       "cursor_before": result.cursor_before, "cursor_after": result.cursor_after,
@@ -359,7 +376,7 @@ def _commit(ws: Workspace, store: SnapshotStore, record: RunRecord, decision: De
             store.snapshot(f"{title}\n\nrun {record.id}", with_summary=True)
         except SnapshotError as exc:
             record.snapshot_error = str(exc)
-            records.save_record(ws, record.to_json())
+            records.save_record(ws, record)
 
 
 def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | None = None) -> list[str]:

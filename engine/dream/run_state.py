@@ -9,27 +9,27 @@ import json
 from .. import redact
 from ..files import atomic_write_text, read_bytes
 from ..workspace import Workspace
-from . import records
-from .runtypes import RunState
+from .runtypes import RunState, decode_state, state_json
 
 
 def state_path(ws: Workspace):
-    return records.dreams_dir(ws) / "state.json"
+    return ws.dreams_dir / "state.json"
 
 
 def read_state(ws: Workspace) -> RunState:
     """memory/dreams/state.json: a missing or unreadable file reads as a fresh state."""
     try:
-        return RunState.from_json(json.loads(read_bytes(state_path(ws)).decode("utf-8")))
+        return decode_state(json.loads(read_bytes(state_path(ws)).decode("utf-8")))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return RunState()
 
 
 def load_state(ws: Workspace) -> dict:
     """The state as JSON, for readers outside the run (scheduler, views)."""
-    return read_state(ws).to_json()
+    return state_json(read_state(ws))
 
 
 def save_state(ws: Workspace, st: RunState | dict) -> None:
-    body = st.to_json() if isinstance(st, RunState) else st
+    """Write the state (a dict, as the demo's history holds one, is read as the file would be)."""
+    body = state_json(st if isinstance(st, RunState) else decode_state(st))
     atomic_write_text(state_path(ws), redact.scrub(json.dumps(body, indent=2, ensure_ascii=False)) + "\n")

@@ -21,6 +21,7 @@ from typing import Any, Callable, Protocol
 from ..archive import ArchiveRecord, write_memory
 from ..entries import insert_entry, removed_entries, split_entries
 from ..files import UnsafePathError, current_hash, resolve_inside
+from ..dream_scope import Scope
 from ..pins import is_present, pinned_texts
 from ..problems import ConflictError, WorkspaceError
 from ..rules import ABSOLUTE_CAP, ARCHIVED_FILES, CORE_FILES, OVER, budget_state, is_memory_path
@@ -82,7 +83,7 @@ class Refusal:
     before: int
     pass_name: str
     reason: str
-    kind: str = "budget"      # budget | cap (a size limit) | shrink-only (the review pass's rule) | pin
+    kind: str = "budget"      # budget | cap (a size limit) | shrink-only (the review pass's rule) | pin | scope
 
     @property
     def by_size(self) -> bool:
@@ -243,8 +244,10 @@ def _added_texts(old: str, new: str) -> list[str]:
 
 
 class Sandbox:
-    def __init__(self, ws: Workspace, budgets: dict[str, int], backend: Backend, batch_cursors: list[int]):
+    def __init__(self, ws: Workspace, budgets: dict[str, int], backend: Backend, batch_cursors: list[int],
+                 scope: Scope = Scope()):
         self.ws = ws
+        self.scope = scope          # the memory files the person lets Dreamdesk's Dream write
         self.budgets = budgets
         self.backend = backend
         self.batch = set(batch_cursors)
@@ -497,8 +500,12 @@ class Sandbox:
         before, after = len(old), len(new)
         budget = self.budgets.get(rel, 0)
         reason, kind = None, "budget"
-        pinned = self._unpinned(rel, old, new)
-        if pinned is not None:
+        if not self.scope.allows(rel):
+            # the person's word on the whole file, before any rule about its content or size
+            reason = (f"{rel} is closed to Dream in this workspace (the person chose: "
+                      f"{self.scope.describe()}); leave it as it is")
+            kind = "scope"
+        elif (pinned := self._unpinned(rel, old, new)) is not None:
             # the user's pin outranks every pass's rule: said first, and never a size matter
             one = " ".join(pinned.split())
             reason = (f"the entry {one[:120]!r} in {rel} is pinned by the user; leave it as it is "

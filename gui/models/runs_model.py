@@ -39,7 +39,7 @@ COLUMN_TIPS = (
 )
 ASSISTANT, DREAMDESK = "assistant", "Dreamdesk"
 NUMERIC = {COL_DURATION, COL_TOKENS, COL_CREATED, COL_REMOVED, COL_REFUSED}
-GOOD, WARN, BAD = "completed", ("held", "cancelled", "running", "interrupted"), "failed"
+GOOD, WARN, BAD = "completed", ("held", "cancelled", "stopped", "running", "interrupted"), "failed"
 
 
 def _parse(iso) -> datetime | None:
@@ -151,7 +151,7 @@ class RunsModel(TableModel):
             return (time_label(r.get("started")), ASSISTANT, str(r.get("kind") or "—"), f"commit {sha[:8]}", "—",
                     f"{tokens_total(r):,}" if tokens else "—", batch_label(r), f"+{created_count(r)}",
                     f"−{removed_count(r)}", "", "", sha[:8])
-        refused = len(counted_refusals(r))
+        refused = len(counted_refusals(r.get("refused") or []))
         return (time_label(r.get("started")), DREAMDESK, str(r.get("trigger") or "—"), str(r.get("status") or "—"),
                 duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
                 f"−{removed_count(r)}", str(refused) if refused else "",
@@ -247,8 +247,9 @@ class RunsModel(TableModel):
                     "the created facts that still exist and its counts")
         if col == COL_DURATION:
             return f"{time_label(r.get('started'))} → {time_label(r.get('finished'))}"
-        if col == COL_REFUSED and counted_refusals(r):
-            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in counted_refusals(r)))
+        refused = counted_refusals(r.get("refused") or []) if col == COL_REFUSED else []
+        if refused:
+            return rich_tooltip("\n".join(str(x.get("reason") or x.get("file")) for x in refused))
         return COLUMN_TIPS[col]
 
     @staticmethod

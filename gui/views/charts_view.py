@@ -11,7 +11,7 @@ from PySide6.QtCharts import (QBarCategoryAxis, QBarSeries, QBarSet, QChart, QCh
                               QScatterSeries, QValueAxis)
 
 from dreamdesk.engine.dream.records import list_runs
-from dreamdesk.engine.dream_runs import DayTokens, tokens_by_day
+from dreamdesk.engine.dream_runs import DayTokens, tokens_by_day, tokens_by_week
 from dreamdesk.engine.snapshots import SizePoint, SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 
@@ -37,10 +37,10 @@ def read_chart_data(ws: Workspace, budgets: dict[str, int]) -> ChartData:
     records = list_runs(ws)[0]
     for rec in records:
         try:
-            t = datetime.fromisoformat(rec.get("finished") or rec.get("started") or "")
+            t = datetime.fromisoformat(rec.finished or rec.started or "")
         except ValueError:
             continue
-        runs.append((int(t.timestamp()), bool(rec.get("review"))))
+        runs.append((int(t.timestamp()), rec.review is not None))
     tokens, usage = tokens_by_day(ws, runs=records)
     return ChartData(sizes, budgets, sorted(runs), tokens, usage.message)
 
@@ -48,6 +48,8 @@ def read_chart_data(ws: Workspace, budgets: dict[str, int]) -> ChartData:
 EMPTY_TEXT = "No snapshots yet: sizes over time appear after the first Dream run, edit or restore."
 NO_TOKENS = "No Dream tokens to chart: {note} Dreamdesk's own runs recorded none either."
 MAX_DAYS = 60                     # bars stay readable; older days are left out (and said so)
+MAX_WEEKS = 26
+PER_DAY, PER_WEEK = "per day", "per week"
 ASSISTANT_COLOR, DREAMDESK_COLOR = QColor("#9b59b6"), QColor("#5b8def")
 
 
@@ -89,6 +91,16 @@ class ChartsView(QWidget):
         self.tokens_box = QWidget()
         box = QVBoxLayout(self.tokens_box)
         box.setContentsMargins(0, 0, 0, 0)
+        span = QHBoxLayout()
+        span.addWidget(QLabel("Dream tokens:"))
+        self.token_span = QComboBox()
+        self.token_span.addItems([PER_DAY, PER_WEEK])
+        self.token_span.currentTextChanged.connect(lambda _t: self._draw_tokens())
+        span.addWidget(self.token_span)
+        span.addStretch(1)
+        self.token_totals = QLabel()        # each writer's tokens in all, whatever the span shows
+        span.addWidget(self.token_totals)
+        box.addLayout(span)
         box.addWidget(self.tokens_view, 1)
         box.addWidget(self.tokens_empty, 1)
         sizes_box = QWidget()
@@ -216,10 +228,15 @@ class ChartsView(QWidget):
             chart.removeAxis(axis)
         self.token_sets = {}
         data = self.data
-        days = list(data.tokens)[-MAX_DAYS:] if data else []
+        weekly = self.token_span.currentText() == PER_WEEK
+        every = (tokens_by_week(list(data.tokens)) if weekly else list(data.tokens)) if data else []
+        limit = MAX_WEEKS if weekly else MAX_DAYS
+        days = every[-limit:]
         self.tokens_view.setVisible(bool(days))
         self.tokens_empty.setVisible(not days)
         self.tokens_empty.setText(NO_TOKENS.format(note=data.usage_note) if data else "")
+        self.token_totals.setText(f"in all: the assistant's {sum(d.assistant for d in every):,} · "
+                                  f"Dreamdesk's {sum(d.dreamdesk for d in every):,}" if days else "")
         if not days:
             return
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
@@ -234,7 +251,7 @@ class ChartsView(QWidget):
             series.append(bars)
             self.token_sets[key] = bars
         x = QBarCategoryAxis()
-        x.append([f"{d.day:%b} {d.day.day}" for d in days])
+        x.append([f"{d.monday:%b} {d.monday.day}" if weekly else f"{d.day:%b} {d.day.day}" for d in days])
         y = QValueAxis()
         y.setRange(0, max(max(d.assistant, d.dreamdesk) for d in days) * 1.15 or 100)
         y.applyNiceNumbers()
@@ -245,5 +262,7 @@ class ChartsView(QWidget):
         chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
         series.attachAxis(x)
         series.attachAxis(y)
-        left = len(data.tokens) - len(days)
-        chart.setTitle("Dream tokens per day" + (f" (the last {MAX_DAYS} days; {left} earlier not shown)" if left else ""))
+        left, unit = len(every) - len(days), "weeks" if weekly else "days"
+        chart.setTitle(("Dream tokens per week (from Monday)" if weekly else "Dream tokens per day")
+                       + (f" (the last {limit} {unit}; {left} earlier not shown)" if left else ""))
+        self.tokens_view.viewport().update()

@@ -114,6 +114,10 @@ class EnginePanel(QWidget):
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
         lay.addWidget(self.model_label)
+        self.scope_label = QLabel()        # which files Dream may write here (Settings → Memory changes it)
+        self.scope_label.setObjectName("scope")
+        self.scope_label.setWordWrap(True)
+        lay.addWidget(self.scope_label)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
         self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -144,6 +148,15 @@ class EnginePanel(QWidget):
                 self.model_label.setText(text)
 
         self.engine.read("describe the model", describe, show)
+
+    def show_scope(self, scope, ceiling: int | None, error: str | None) -> None:
+        """The workspace's Dream scope (dream_scope.Scope) and token ceiling, or why they cannot be read."""
+        if error:
+            self.scope_label.setText(f"Scope: {error}")
+            return
+        limit = f" Each run stops after {ceiling:,} tokens." if ceiling else ""
+        change = " Change it under Settings → Memory." if scope.closed or ceiling else ""
+        self.scope_label.setText("Scope: " + scope.describe() + limit + change)
 
     def _set_running(self, running: bool) -> None:
         for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):

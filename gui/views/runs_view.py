@@ -147,7 +147,7 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     rid = str(run.get("id"))
     status = str(run.get("status") or "—")
     scol = {"completed": c["good"], "failed": c["bad"]}.get(status, c["warn"] if status in
-                                                            ("held", "cancelled", "running", "interrupted") else c["dim"])
+                                                            ("held", "cancelled", "stopped", "running", "interrupted") else c["dim"])
     out = [f"<h3 style='margin-bottom:2px'>{e(rid)} · <span style='color:{scol}'>{e(status)}</span></h3>"]
     if run.get("outcome"):
         out.append(f"<p style='margin-top:2px'>{e(str(run['outcome']))}</p>")
@@ -260,8 +260,8 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     else:
         out.append(f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
 
-    refused = records.size_refusals(run)
-    pinned = records.pin_refusals(run)
+    refused = records.size_refusals(run.get("refused") or [])
+    pinned = records.pin_refusals(run.get("refused") or [])
     growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused and r not in pinned]
     out.append(f"<h4 style='margin-bottom:0'>Refused writes ({len(refused)})</h4>")
     if refused:
@@ -575,7 +575,7 @@ class RunsView(QWidget):
             self._show(None, None)
 
     def _load_detail(self, row: int) -> None:
-        rec, runs = self.model.run(row), list(self.model.runs)
+        rec = self.model.run(row)
         if rec is None:
             return
         if is_assistant(rec):
@@ -584,7 +584,7 @@ class RunsView(QWidget):
 
         def job(ws: Workspace):
             try:
-                resolved = records.resolve(ws, rec, runs)
+                resolved = records.resolve(ws, records.load_run(ws, rec.get("id")))
             except Exception as exc:  # noqa: BLE001 - a damaged record is still shown, as it is
                 resolved = json.loads(json.dumps(rec, default=str))
                 resolved["resolve_error"] = f"{type(exc).__name__}: {exc}"

@@ -7,6 +7,7 @@ the model Dream uses."""
 from __future__ import annotations
 
 from dreamdesk.engine import config as config_mod
+from dreamdesk.engine import dream_scope, token_ceiling
 from dreamdesk.engine.config import REVIEW_FLOOR
 from dreamdesk.engine.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
 from dreamdesk.engine.scheduler import floor_confirmation_text
@@ -174,6 +175,8 @@ class SettingsView(QWidget):
                                    "is added to the Archive (reason: outside). Nothing is restored by itself.")
         self.watch_here.toggled.connect(self._watch_toggled)
         sl.addWidget(self.watch_here)
+        sl.addLayout(self._scope_row())
+        sl.addLayout(self._ceiling_row())
         lay.addWidget(sched)
 
         model = QGroupBox("Model")
@@ -274,6 +277,7 @@ class SettingsView(QWidget):
             for w in boxes:
                 w.blockSignals(False)
             self._loading = False
+        self._show_scope(state)
         if other:
             self._write_error = ""
         if dropped:
@@ -382,6 +386,90 @@ class SettingsView(QWidget):
         self._write_error = ""
         self._form_changed()
         self.status.emit("Settings reverted to config.json")
+
+    # -- Dream's scope: which files Dreamdesk's Dream may write here (Dreamdesk's own state) ----
+    def _scope_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Dreamdesk's Dream may write:"))
+        self.scope_boxes: dict[str, QCheckBox] = {}
+        for area in dream_scope.AREAS:
+            box = self.scope_boxes[area] = QCheckBox(area)
+            box.setChecked(True)
+            box.setEnabled(False)        # until a workspace's scope is read
+            box.setToolTip(f"Unticked: Dreamdesk's Dream never writes {area} in this workspace (refused in every "
+                           "pass, and said in the run's outcome). The assistant's own Dream is not affected.")
+            box.toggled.connect(lambda on, area=area: self._scope_toggled(area, on))
+            row.addWidget(box)
+        row.addStretch(1)
+        return row
+
+    def _ceiling_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Token ceiling per Dream run:"))
+        self.ceiling = QSpinBox()
+        self.ceiling.setRange(0, token_ceiling.HIGHEST)
+        self.ceiling.setSingleStep(10_000)
+        self.ceiling.setSpecialValueText("none")      # 0: no ceiling
+        self.ceiling.setSuffix(" tokens")
+        self.ceiling.setGroupSeparatorShown(True)
+        self.ceiling.setToolTip("Past it, a run of Dreamdesk's Dream stops cleanly: what it wrote stays, the cursor "
+                                f"is held and the outcome says why. From {token_ceiling.LOWEST:,} tokens; "
+                                "none: a run ends when its passes do.")
+        self.ceiling.valueChanged.connect(lambda _v: self._ceiling_changed())
+        self.ceiling_button = QPushButton("Set")        # explicit: leaving the field writes nothing
+        self.ceiling_button.clicked.connect(self.set_ceiling)
+        row.addWidget(self.ceiling)
+        row.addWidget(self.ceiling_button)
+        row.addStretch(1)
+        return row
+
+    def _show_scope(self, state: WorkspaceState) -> None:
+        for area, box in self.scope_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(area not in state.scope.closed)
+            box.setEnabled(state.scope_error is None)
+            box.blockSignals(False)
+        self.ceiling.blockSignals(True)
+        self.ceiling.setValue(state.ceiling or 0)
+        self.ceiling.blockSignals(False)
+        self.ceiling.setEnabled(state.scope_error is None)
+        self._ceiling_changed()
+
+    def _ceiling_changed(self) -> None:
+        saved = (self.state.ceiling or 0) if self.state is not None else 0
+        value = self.ceiling.value()
+        self.ceiling_button.setEnabled(self.ws is not None and value != saved and (value == 0 or
+                                                                                  value >= token_ceiling.LOWEST))
+
+    def set_ceiling(self) -> None:
+        ws, value = self.ws, self.ceiling.value()
+        if ws is None:
+            return
+        self.ceiling_button.setEnabled(False)
+        said = (f"Each of Dreamdesk's Dream runs here now stops after {value:,} tokens" if value else
+                "Dreamdesk's Dream runs here have no token ceiling now")
+        self.engine.write("set the token ceiling", lambda ctx: token_ceiling.save(ws.root, value or None),
+                          lambda _t: self.status.emit(said),
+                          lambda message, tb: (self.status.emit(f"Token ceiling not set: {message}"),
+                                               self._ceiling_changed()))
+
+    def _scope_toggled(self, area: str, on: bool) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        for box in self.scope_boxes.values():
+            box.setEnabled(False)            # one change at a time: the next read shows the result
+        said = f"Dreamdesk's Dream may {'again' if on else 'no longer'} write {area} in this workspace"
+
+        def job(ctx):
+            return dream_scope.change(ws.root, open_=[area] if on else [], close=[] if on else [area])
+
+        def failed(message: str, tb: str) -> None:
+            self.status.emit(f"Dream's scope not changed: {message}")
+            if self.state is not None:
+                self._show_scope(self.state)
+        # (its change record, Dreamdesk's state, brings the next read and with it the boxes)
+        self.engine.write("change Dream's scope", job, lambda _scope: self.status.emit(said), failed)
 
     def _schedule_toggled(self, on: bool) -> None:
         if self.ws is not None:

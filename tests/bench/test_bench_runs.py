@@ -37,7 +37,7 @@ def write_runs(ws: Workspace, n: int = RUNS) -> None:
     tmpl = [json.loads(p.read_text(encoding="utf-8"))
             for p in sorted(resource("demo-history", "memory", "dreams").glob("r-*.json"))]
     start = datetime(2026, 1, 1, 3, 0, 0).astimezone()
-    have = len(list(records.dreams_dir(ws).glob("r-*.json")))
+    have = len(list(ws.dreams_dir.glob("r-*.json")))
     for i in range(n - have):
         t = start + timedelta(hours=6 * i)
         rec = dict(tmpl[i % len(tmpl)], id="r-" + t.strftime("%Y%m%d-%H%M%S"), run_number=100 + i,
@@ -46,14 +46,14 @@ def write_runs(ws: Workspace, n: int = RUNS) -> None:
         records.save_record(ws, rec)
     records.prune(ws, t + timedelta(hours=1))
     past = time.time_ns() - 10_000_000_000
-    for p in records.dreams_dir(ws).iterdir():
+    for p in ws.dreams_dir.iterdir():
         os.utime(p, ns=(past, past))
 
 
 def test_runs_tab_at_1000_records(tmp_path, qtbot, gui_engine):
     ws = Workspace.open(build_demo_copy(tmp_path) / "workspace")
     write_runs(ws)
-    paths = sorted(records.dreams_dir(ws).glob("r-*.json"))
+    paths = sorted(ws.dreams_dir.glob("r-*.json"))
     assert len(paths) == RUNS
 
     def bare():
@@ -85,7 +85,7 @@ def test_runs_tab_at_1000_records(tmp_path, qtbot, gui_engine):
     assert len(runs) == RUNS and not problems
     size = sum(p.stat().st_size for p in paths)
     publish(table(f"Dream runs, {RUNS:,} records ({size / 1e6:.1f} MB, "
-                  f"{sum(1 for r in runs if r.get('pruned_at')):,} pruned)", rows,
+                  f"{sum(1 for r in runs if r.pruned_at):,} pruned)", rows,
                   baseline=f"json.loads of the {RUNS:,} files"))
     tab = rows[-1]
     assert sorted(tab.ours)[len(tab.ours) // 2] <= TAB_LOAD_LIMIT, tab.ours

@@ -103,9 +103,9 @@ def check_invariants(home: Path, before: dict, label: str) -> None:
     dream = int((ws.root / "memory/.dream_cursor").read_text().strip() or 0)
     assert dream <= max(hist.last_cursor, before["dream_cursor"]), f"{label}: dream cursor past history"
     runs, _ = list_runs(ws)
-    assert not [r for r in runs if r.get("status") == "running"], f"{label}: a run still reads as running"
+    assert not [r for r in runs if r.status == "running"], f"{label}: a run still reads as running"
     if dream != before["dream_cursor"]:
-        assert any((r.get("cursor") or {}).get("after") == dream and r.get("status") not in ("interrupted",)
+        assert any(r.cursor is not None and r.cursor.after == dream and r.status != "interrupted"
                    for r in runs), f"{label}: the cursor moved to {dream} with no record saying so"
 
 

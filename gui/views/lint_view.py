@@ -1,0 +1,132 @@
+"""The Lint tab: what engine/lint.py finds in the memory files, the selected finding in full,
+and a Fix button that applies its fix on the writer lane (engine/lint_fixes.py: archived,
+snapshotted, undoable from the Snapshots tab). The view renders and dispatches; the engine decides."""
+
+from __future__ import annotations
+
+import html
+
+from dreamdesk.engine.lint import Finding, counts, lint
+from dreamdesk.engine.lint_fixes import fix_finding
+from dreamdesk.engine.workspace import Workspace
+
+from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_LINES, LintModel
+from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
+                  QWidget, Signal)
+from ..worker import Engine, Latest
+from .common import detail_splitter, read_latest, select_row_only, setup_table
+
+EMPTY = "No findings: no duplicates, past dates, misplaced or over-long entries."
+
+
+class LintView(QWidget):
+    status = Signal(str)
+    fixed = Signal(object)            # the fix's record (RestoreResult): undo it by its id
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.engine = engine
+        self.ws: Workspace | None = None
+        self.loaded = False
+        self.fixing = False
+        self._token = Latest()
+
+        self.model = LintModel(self)
+        self.table = QTableView()
+        setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
+        fm = self.table.fontMetrics()
+        for col, sample in {COL_KIND: "near-duplicate", COL_FILE: "memory/MEMORY.md", COL_LINES: "000–000",
+                            COL_ENTRY: "- " + "m" * 26}.items():
+            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 20)
+        self.summary = QLabel("Reading…")
+        self.fix_button = QPushButton("Fix")
+        self.fix_button.setEnabled(False)
+        self.fix_button.setToolTip("Apply the selected finding's fix: what leaves USER.md / MEMORY.md is archived, "
+                                   "a snapshot is taken first, and Snapshots → Undo last restore takes it back")
+        self.fix_button.clicked.connect(self.fix_selected)
+        self.detail = QTextBrowser()
+        self.detail.setPlaceholderText("Select a finding to see it in full.")
+        self.splitter = detail_splitter("lintSplitter", self.table, self.detail, (2, 1), [360, 240])
+
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.fix_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.splitter, 1)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
+
+    # -- public --------------------------------------------------------------------------------
+    def set_workspace(self, ws: Workspace) -> None:
+        if self.ws is None or ws.root != self.ws.root:
+            self.loaded = False
+            self.model.set_findings([])
+            self._show_selected()
+        self.ws = ws
+        self.refresh()
+
+    def refresh(self) -> None:
+        read_latest(self, self._token, "lint memory files", lint, self._set_findings,
+                    lambda msg: self.status.emit(f"Could not lint the memory files: {msg}"))
+
+    def selected(self) -> Finding | None:
+        index = self.table.currentIndex()
+        return self.model.finding(index.row()) if index.isValid() else None
+
+    def select_id(self, finding_id: str) -> bool:
+        row = self.model.row_for_id(finding_id)
+        if row is None:
+            return False
+        select_row_only(self.table, self.model.index(row, 0))
+        return True
+
+    def fix_selected(self) -> None:
+        finding, ws = self.selected(), self.ws
+        if finding is None or ws is None or finding.fix is None or self.fixing:
+            return
+        self.fixing = True
+        self._show_selected()
+
+        def done(result) -> None:
+            self.fixing = False
+            kept = f"; {len(result.archived)} archived" if result.archived else ""
+            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it in Snapshots → Undo last restore.")
+            self.fixed.emit(result)
+            self.refresh()
+
+        def failed(message: str, _tb: str) -> None:
+            self.fixing = False
+            self.status.emit(f"Not fixed: {message}")
+            self.refresh()
+
+        self.engine.write(f"lint fix {finding.id}", lambda ctx: fix_finding(ws, finding), done, failed)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _set_findings(self, findings: list[Finding]) -> None:
+        keep = self.selected()
+        self.loaded = True
+        self.model.set_findings(findings)
+        tally = ", ".join(f"{n} {k}" for k, n in counts(findings).items() if n)
+        self.summary.setText(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: {tally}" if findings
+                             else EMPTY)
+        row = self.model.row_for_id(keep.id) if keep is not None else None
+        if findings:
+            select_row_only(self.table, self.model.index(row if row is not None else 0, 0))
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        f = self.selected()
+        self.fix_button.setEnabled(f is not None and f.fix is not None and not self.fixing)
+        self.fix_button.setText(f.fix_label if f is not None and f.fix is not None else "Fix")
+        self.detail.setHtml(_detail_html(f) if f is not None else "")
+
+
+def _detail_html(f: Finding) -> str:
+    esc = html.escape
+    parts = [f"<h3>{esc(f.kind)}</h3><p>{esc(f.reason)}</p>"]
+    for i, p in enumerate(f.places):
+        role = ("Kept: " if i == 0 else "Copy: ") if len(f.places) > 1 else ""
+        under = f" under <i>{esc(p.heading)}</i>" if p.heading else ""
+        parts.append(f"<p><b>{role}{esc(p.file)}</b>, {esc(p.lines)}{under}</p><pre>{esc(p.text)}</pre>")
+    parts.append(f"<p><b>Fix:</b> {esc(f.fix_label)}</p>")
+    return "".join(parts)

@@ -1,0 +1,70 @@
+"""The Lint tab, driven as a person would: the demo's findings listed, one selected and fixed with
+the Fix button, gone from the list, its entry in the archive, and the fix undoable."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamdesk.engine import clock
+from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.restore import recent_restores, undo_restore
+from dreamdesk.engine.workspace import Workspace
+from dreamdesk.gui.qt import Qt
+
+LAUNCH = "- Target launch: 1 Dec 2026. DNS stays at Cloudflare, proxy off."
+
+
+@pytest.fixture
+def pinned_today(monkeypatch):
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-12-02")
+
+
+def _lint_tab(qtbot, win):
+    view = win.lint                                  # built on first access, like a click on its tab
+    win.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.loaded, timeout=10000)
+    return view
+
+
+def _kinds(view):
+    return [(f.kind, f.target.file) for f in view.model.findings]
+
+
+def test_lint_tab_lists_the_demos_findings(pinned_today, main_window, qtbot, qtmodeltester):
+    view = _lint_tab(qtbot, main_window)
+    assert main_window.tabs.tabText(main_window.tabs.indexOf(view)) == "Lint"
+    assert _kinds(view) == [("near-duplicate", "USER.md"), ("too-long", "memory/MEMORY.md"),
+                            ("past-date", "memory/MEMORY.md")]
+    qtmodeltester.check(view.model)
+    assert view.summary.text() == "3 findings: 1 near-duplicate, 1 past-date, 1 too-long"
+    m = view.model
+    assert [m.data(m.index(2, c)) for c in range(3)] == ["past-date", "memory/MEMORY.md", "15"]
+    assert m.data(m.index(2, 3)) == LAUNCH
+    view.select_id("too-long:memory/MEMORY.md:10")
+    assert not view.fix_button.isEnabled() and "Files tab" in view.detail.toPlainText()
+
+
+def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_window, demo_home, qtbot):
+    from test_gui_app import grab
+    view = _lint_tab(qtbot, main_window)
+    view.select_id("past-date:memory/MEMORY.md:15")
+    assert view.fix_button.isEnabled() and view.fix_button.text() == "Remove it from memory/MEMORY.md"
+    assert "1 Dec 2026" in view.detail.toPlainText() and LAUNCH in view.detail.toPlainText()
+    grab(main_window, "lint.png")
+    memory = demo_home / "workspace" / "memory" / "MEMORY.md"
+    before = memory.read_bytes()
+    said: list[str] = []
+    view.status.connect(said.append)
+
+    qtbot.mouseClick(view.fix_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: ("past-date", "memory/MEMORY.md") not in _kinds(view), timeout=15000)
+    assert _kinds(view) == [("near-duplicate", "USER.md"), ("too-long", "memory/MEMORY.md")]
+    ws = Workspace.open(demo_home)
+    assert [(r.file, r.text, r.reason) for r in read_archive(ws).records if r.text == LAUNCH] == [
+        ("memory/MEMORY.md", LAUNCH, "edit")]
+    assert LAUNCH not in memory.read_text()
+    assert said[0].startswith("Fixed: Remove it from memory/MEMORY.md; 1 archived.")
+
+    undo_restore(ws, recent_restores(ws)[0].id)       # Snapshots → Undo last restore does the same
+    assert memory.read_bytes() == before
+

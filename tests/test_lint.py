@@ -1,0 +1,242 @@
+"""Memory lint (engine/lint.py, engine/stale_dates.py): each heuristic table-tested both ways, the
+near-duplicate threshold re-measured on the demo and on generated documents, and the demo's
+known findings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from dreamdesk.engine import clock
+from dreamdesk.engine.lint import (_places, counts, lint, preference_reason, procedure_reason, similarity, words)
+from dreamdesk.engine.rules import LINT_ENTRY_CHARS, NEAR_DUPLICATE_JACCARD
+from dreamdesk.engine.stale_dates import past_dates
+from dreamdesk.engine.workspace import Workspace
+
+DEMO = Path(__file__).resolve().parent.parent / "resources" / "demo"
+TODAY = date(2026, 12, 2)          # a Wednesday
+RECORDED = date(2026, 11, 20)      # a Friday
+
+
+# -- past dates --------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, latest", [
+    ("Dentist on 2026-11-03 at 9:00", date(2026, 11, 3)),
+    ("Target launch: 1 Dec 2026.", date(2026, 12, 1)),
+    ("Flight to Lisbon 3rd November 2026", date(2026, 11, 3)),
+    ("Parents' evening November 3", date(2026, 11, 3)),             # no year: nearest the recorded day
+    ("Renew the passport by Nov 30, 2026", date(2026, 11, 30)),
+    ("Call the plumber tomorrow", date(2026, 11, 21)),
+    ("Meeting with Sanne next Tuesday", date(2026, 12, 1)),
+    ("Garage clear-out this weekend", date(2026, 11, 22)),
+    ("Dinner at Joris' parents tonight", RECORDED),
+])
+def test_past_dates_found(text, latest):
+    found = past_dates(text, RECORDED, TODAY)
+    assert [d.latest for d in found] == [latest], text
+
+
+@pytest.mark.parametrize("text", [
+    "Antwerp 10 Miles on 25 April 2027",                    # future
+    "Attic works 11–29 January 2027, attic empty by 8 January",
+    "Dates written like \"12 Nov\", prices in €",            # an example, in quotes
+    "Front matter has `date: 2020-01-01`",                   # code
+    "Daughter Lotte, birthday 23 November",                  # comes back every year
+    "Since 17 Nov it runs on a Beelink",                     # a record of the past
+    "Gallery support added 12 Nov",
+    "Nothing booked as of 14 Nov",
+    "27.4 kg at the 4 Nov vet check",
+    "Has lived in Ghent since 2019; at Parcelwise since March 2023",   # no day: no date
+    "Review on Friday at 16:00, 1:25 for 10 miles",
+    "Every 3 Nov: the car's inspection",
+])
+def test_no_past_date(text):
+    assert past_dates(text, RECORDED, TODAY) == []
+
+
+def test_relative_phrase_counts_from_the_recorded_day():
+    assert past_dates("Call the plumber tomorrow", date(2026, 12, 1), TODAY) == []
+    assert past_dates("Call the plumber tomorrow", date(2026, 11, 30), TODAY)[0].latest == date(2026, 12, 1)
+    assert past_dates("Call the plumber tomorrow", RECORDED, TODAY, relative=False) == []
+
+
+# -- misplaced ---------------------------------------------------------------------------------
+PROCEDURES = [  # (text, is it a procedure)
+    ("- Deploy the blog:\n  1. run the build\n  2. rsync _site/ to the server", True),
+    ("1. Run `npx @11ty/eleventy` and check _site/", True),
+    ("- Run the backup script, then copy the archive to the NAS", True),
+    ("- To publish: build the site, then rsync it → verify with curl", True),
+    ("- Weekly review on Friday at 16:00 (skill weekly-review): one Telegram message", False),
+    ("- Answer first, reasoning after. Short by default", False),
+    ("- Runs three times a week, ~25 km in total, then stretches", False),     # "Runs": she does, not a step
+    ("- Keeps tasks in Todoist; the weekly review reads the project \"This week\".", False),
+    ("1. Family first", False),
+]
+PREFERENCES = [  # (text, is it a preference of the user's)
+    ("- She prefers oat milk in her coffee", True),
+    ("- Hates the lockfile churn of Poetry", True),
+    ("- The user likes short answers", True),
+    ("- Blog decisions are final. She really dislikes WordPress.", True),
+    ("- Hosting: Hetzner CX22 (Falkenstein), Debian 12", False),
+    ("- She reviews infra PRs on Thursdays", False),
+    ("- Joris likes cooking on weekdays", False),          # someone else's preference
+    ("- Alikes-like names are not words", False),
+]
+
+
+@pytest.mark.parametrize("check, text, found", [(procedure_reason, t, f) for t, f in PROCEDURES]
+                         + [(preference_reason, t, f) for t, f in PREFERENCES])
+def test_misplaced_heuristics(check, text, found):
+    assert (check(text) is not None) is found, text
+
+
+# -- near-duplicates: the threshold, measured ------------------------------------------------------
+def _demo_entries() -> list[tuple[str, str]]:
+    return [(p.file, p.text) for p in _places(Workspace.open(DEMO))]
+
+
+def test_threshold_separates_the_demos_real_duplicate_from_its_near_misses():
+    scores = sorted(((similarity(a, b), fa, fb) for (fa, a), (fb, b) in itertools.combinations(_demo_entries(), 2)),
+                    reverse=True)
+    (best, *pair), runner_up = scores[0], scores[1][0]
+    assert set(pair) == {"SOUL.md", "USER.md"}         # the "no emojis, no Great question" rule, twice
+    assert runner_up < NEAR_DUPLICATE_JACCARD <= best
+    assert round(best, 2) == 0.29 and round(runner_up, 2) == 0.17     # the figures in rules.py
+
+
+def test_threshold_catches_generated_copies():
+    rnd = random.Random(7)
+    for _file, text in _demo_entries():
+        w = words(text)
+        if len(w) < 8:
+            continue
+        changed = list(w)
+        changed[rnd.randrange(len(w))] = "zzz"
+        assert similarity(" ".join(w), " ".join(changed)) >= NEAR_DUPLICATE_JACCARD
+        assert similarity(" ".join(w), " ".join(w[:len(w) * 2 // 3])) >= NEAR_DUPLICATE_JACCARD
+
+
+# -- whole workspaces --------------------------------------------------------------------------
+def test_the_demo_gives_its_known_findings():
+    found = lint(Workspace.open(DEMO), TODAY)
+    got = [(f.kind, f.target.file, f.target.start + 1, f.fix) for f in found]
+    assert got == [("near-duplicate", "USER.md", 22, "remove"),
+                   ("too-long", "memory/MEMORY.md", 10, None),
+                   ("past-date", "memory/MEMORY.md", 15, "remove")]
+    near = found[0]
+    assert near.places[0].file == "SOUL.md" and near.places[0].text.startswith("- No performed enthusiasm")
+    assert "1 Dec 2026" in found[2].reason and found[2].target.text.startswith("- Target launch")
+    assert counts(found)["duplicate"] == 0
+    # a day earlier the launch date has not passed
+    assert [f.kind for f in lint(Workspace.open(DEMO), date(2026, 11, 30))] == ["near-duplicate", "too-long"]
+
+
+def test_today_comes_from_the_clock(monkeypatch):
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-11-30")
+    assert clock.today() == date(2026, 11, 30)
+    assert "past-date" not in [f.kind for f in lint(Workspace.open(DEMO))]
+    monkeypatch.setenv(clock.TODAY_ENV, "not a date")
+    assert clock.today() == date.today()
+
+
+def _generated(make_workspace, rnd: random.Random):
+    """USER.md and MEMORY.md of distinct facts, with known copies planted."""
+    facts = [f"- Fact {n}: {' '.join(rnd.choice(['red', 'tram', 'Ghent', 'blue', 'oven', 'kite', 'moss']) + str(n * 7 + k) for k in range(6))}"
+             for n in range(40)]
+    user = facts[:20] + [facts[3], facts[5].replace("Fact", "fact").rstrip() + "."]       # exact (case, dot)
+    memory = facts[20:] + [facts[8]] + [facts[30].rsplit(" ", 1)[0] + " changed", "- " + "long " * 80]
+    root = make_workspace({"USER.md": "# User\n\n" + "\n".join(user) + "\n",
+                           "memory/MEMORY.md": "# Memory\n\n" + "\n".join(memory) + "\n"})
+    return Workspace.open(root), facts
+
+
+def test_generated_documents(make_workspace):
+    ws, facts = _generated(make_workspace, random.Random(3))
+    found = lint(ws, TODAY)
+    dup = [(f.kind, f.places[0].text, f.target.file) for f in found if f.kind in ("duplicate", "near-duplicate")]
+    assert dup == [("duplicate", facts[3], "USER.md"), ("duplicate", facts[5], "USER.md"),
+                   ("duplicate", facts[8], "memory/MEMORY.md"), ("near-duplicate", facts[30], "memory/MEMORY.md")]
+    long = [f for f in found if f.kind == "too-long"]
+    assert len(long) == 1 and len(long[0].target.text) > LINT_ENTRY_CHARS
+
+
+def test_misplaced_entries_in_a_workspace(make_workspace):
+    root = make_workspace({
+        "USER.md": "# User\n\n## Deploying\n- Build the site, then rsync it to the server and verify with curl\n"
+                   "- Likes short answers\n",
+        "memory/MEMORY.md": "# Memory\n\n## Work\n- She prefers Dagster over Airflow\n- Dagster on GKE\n",
+        "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: deploy the site\n---\n\n# Deploy\n\n"
+                                  "1. Build the site with eleventy\n2. rsync it to the server\n3. verify with curl\n"})
+    found = [f for f in lint(Workspace.open(root), TODAY) if f.kind == "misplaced"]
+    assert [(f.target.file, f.move_to) for f in found] == [("USER.md", "skills/deploy/SKILL.md"),
+                                                            ("memory/MEMORY.md", "USER.md")]
+    assert "belongs in a skill" in found[0].reason and "prefers" in found[1].reason
+
+
+def test_recorded_day_comes_from_provenance(make_workspace):
+    """A relative phrase Dream wrote counts from the history entry it was made from, not from the
+    day the file last changed (today, here)."""
+    import json
+    entry = "- Call the plumber tomorrow"
+    files = {"USER.md": "# User\n\n" + entry + "\n",
+             "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-02 09:00",
+                                                 "content": "plumber"}) + "\n"}
+    root = make_workspace(files)
+    ws = Workspace.open(root)
+    assert lint(ws, TODAY) == []                          # the file changed today: tomorrow is ahead
+    run = {"id": "r-20261102-100000", "started": "2026-11-02T10:00:00+00:00", "status": "done",
+           "created": [{"file": "USER.md", "text": entry, "sources": [1]}]}
+    (root / "memory" / "dreams").mkdir()
+    (root / "memory" / "dreams" / "r-20261102-100000.json").write_text(json.dumps(run))
+    found = lint(Workspace.open(root), TODAY)
+    assert [f.kind for f in found] == ["past-date"]
+    assert "recorded 2026-11-02" in found[0].reason and "2026-11-03" in found[0].reason
+
+
+# -- the command line --------------------------------------------------------------------------
+def test_cli_lint_reads_the_demo_without_writing(demo_home, capsys, monkeypatch):
+    import json
+    from conftest import tree_state
+    from dreamdesk.engine.cli import main
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-12-02")
+    before = tree_state(demo_home)
+    assert main(["lint", str(demo_home)]) == 0
+    out = capsys.readouterr().out
+    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Remove it from memory/MEMORY.md" in out
+    assert out.rstrip().endswith("3 findings (1 near-duplicate, 1 past-date, 1 too-long), as of 2026-12-02")
+    assert main(["lint", str(demo_home), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["today"] == "2026-12-02" and data["counts"]["past-date"] == 1
+    assert [f["id"] for f in data["findings"]] == ["near-duplicate:USER.md:22", "too-long:memory/MEMORY.md:10",
+                                                    "past-date:memory/MEMORY.md:15"]
+    assert data["findings"][0]["places"][0] | {"text": None} == {"file": "SOUL.md", "start_line": 10, "end_line": 10,
+                                                                 "text": None, "heading": "## Voice"}
+    assert tree_state(demo_home) == before
+
+
+def test_cli_lint_bad_path_says_so(tmp_path, capsys):
+    from dreamdesk.engine.cli import main
+    assert main(["lint", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and "Traceback" not in err
+
+
+def test_cli_lint_clean_workspace(make_workspace, capsys):
+    from dreamdesk.engine.cli import main
+    root = make_workspace({"USER.md": "# User\n\n- Lives in Ghent\n"})
+    assert main(["lint", str(root)]) == 0
+    assert capsys.readouterr().out.startswith("No findings, as of ")
+
+
+def test_the_demo_with_its_recorded_runs_gives_the_same_findings(history_home, tmp_path):
+    """Dream's run records (provenance) date the entries they created; the findings stay the demo's."""
+    import shutil
+    home = tmp_path / "home"
+    shutil.copytree(history_home, home, symlinks=True)
+    ws = Workspace.open(home)
+    from dreamdesk.engine.lint import _provenance_days
+    assert _provenance_days(ws)                       # the recorded runs do date some entries
+    assert [f.id for f in lint(ws, TODAY)] == [f.id for f in lint(Workspace.open(DEMO), TODAY)]
