@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -129,6 +130,16 @@ def demo_home(tmp_path: Path) -> Path:
     dest = tmp_path / "demo"
     shutil.copytree(DEMO_HOME, dest, symlinks=True)
     return dest
+
+
+def pending_files(*contents: str, **files: str) -> dict[str, str]:
+    """A workspace whose history holds `contents` (cursors 1, 2, …) none of which Dream has read,
+    with the three memory files (a few words each unless given: SOUL="…", USER="…")."""
+    history = "".join(json.dumps({"cursor": c, "timestamp": "2026-11-01 10:00", "content": text,
+                                  "session_key": "x"}) + "\n" for c, text in enumerate(contents, 1))
+    return {"SOUL.md": files.get("SOUL", "# Soul\n"), "USER.md": files.get("USER", "# User\n"),
+            "memory/MEMORY.md": "# Memory\n", "memory/history.jsonl": history,
+            "memory/.cursor": str(len(contents)), "memory/.dream_cursor": "0"}
 
 
 @pytest.fixture

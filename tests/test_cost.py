@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from conftest import pending_files
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.dream_runs import DayTokens, token_totals, tokens_by_week
@@ -29,12 +30,7 @@ def test_days_sum_by_iso_week_across_a_year_boundary():
 
 @pytest.fixture
 def ws(make_workspace):
-    root = make_workspace({
-        "SOUL.md": "# Soul\n", "USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n",
-        "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-01 10:00",
-                                            "content": "- likes tea", "session_key": "x"}) + "\n",
-        "memory/.cursor": "1", "memory/.dream_cursor": "0",
-    })
+    root = make_workspace(pending_files("- likes tea"))
     return Workspace.open(root)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_packaging import png_size, validator
+from test_packaging import png_size, valid
 
 from dreamdesk.engine import desktop_files
 from dreamdesk.engine.cli import main
@@ -70,8 +70,8 @@ def test_install_puts_each_file_in_place_and_says_so_one_line_each(share, capsys
 
 def test_the_installed_files_pass_the_freedesktop_validators(share, capsys):
     assert cli(capsys, "install-desktop")[0] == 0
-    validator("desktop-file-validate", share / "applications/dreamdesk.desktop")
-    validator("appstreamcli", share / "metainfo/io.github.dreamdesk.Dreamdesk.metainfo.xml")
+    assert valid("desktop-file-validate", share / "applications/dreamdesk.desktop") == ""
+    assert valid("appstreamcli", share / "metainfo/io.github.dreamdesk.Dreamdesk.metainfo.xml") == ""
 
 
 def test_the_installed_exec_line_starts_this_dreamdesk_from_a_session(share, capsys, tmp_path):
@@ -109,7 +109,7 @@ def test_exec_quoting_survives_spaces_quotes_dollars_percents_and_backslashes(tm
     text = desktop_files.entry_text((REPO / "resources/desktop/dreamdesk.desktop").read_text(encoding="utf-8"),
                                     command)
     (tmp_path / "dreamdesk.desktop").write_text(text, encoding="utf-8")
-    validator("desktop-file-validate", tmp_path / "dreamdesk.desktop")
+    assert valid("desktop-file-validate", tmp_path / "dreamdesk.desktop") == ""
     fields = entry(tmp_path / "dreamdesk.desktop")
     assert exec_args(fields["Exec"]) == command
     assert fields["TryExec"] == command[0]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import tree_state
+from conftest import pending_files, tree_state
 from dreamdesk.engine import dream_prompts
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
@@ -24,12 +24,7 @@ MINE = "This is the CONSOLIDATION pass, my way: add only what the user said twic
 
 @pytest.fixture
 def ws(make_workspace):
-    root = make_workspace({
-        "SOUL.md": "# Soul\n", "USER.md": "# User\n\n- Name: Maya\n", "memory/MEMORY.md": "# Memory\n",
-        "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-01 10:00",
-                                            "content": "- Maya wants replies in Swedish", "session_key": "x"}) + "\n",
-        "memory/.cursor": "1", "memory/.dream_cursor": "0",
-    })
+    root = make_workspace(pending_files("- Maya wants replies in Swedish", USER="# User\n\n- Name: Maya\n"))
     return Workspace.open(root)
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import tree_state
+from conftest import pending_files, tree_state
 from dreamdesk.engine import dream_scope
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
@@ -23,13 +23,8 @@ USER = "# User\n\n- Name: Maya\n"
 
 @pytest.fixture
 def ws(make_workspace):
-    root = make_workspace({
-        "SOUL.md": SOUL, "USER.md": USER, "memory/MEMORY.md": "# Memory\n",
-        "skills/cooking/SKILL.md": "# Cooking\n\n- Salt the water.\n",
-        "memory/history.jsonl": json.dumps({"cursor": 1, "timestamp": "2026-11-01 10:00",
-                                            "content": "- Maya wants replies in Swedish", "session_key": "x"}) + "\n",
-        "memory/.cursor": "1", "memory/.dream_cursor": "0",
-    })
+    root = make_workspace(pending_files("- Maya wants replies in Swedish", SOUL=SOUL, USER=USER)
+                          | {"skills/cooking/SKILL.md": "# Cooking\n\n- Salt the water.\n"})
     return Workspace.open(root)
 
 

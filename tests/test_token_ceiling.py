@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import tree_state
+from conftest import pending_files, tree_state
 from dreamdesk.engine import token_ceiling
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.cursors import read_cursor
@@ -20,13 +20,7 @@ from llm_server import turn
 
 @pytest.fixture
 def ws(make_workspace):
-    root = make_workspace({
-        "SOUL.md": "# Soul\n", "USER.md": "# User\n\n- Name: Maya\n", "memory/MEMORY.md": "# Memory\n",
-        "memory/history.jsonl": "".join(json.dumps({"cursor": c, "timestamp": "2026-11-01 10:00",
-                                                    "content": f"- fact {c}", "session_key": "x"}) + "\n"
-                                        for c in (1, 2)),
-        "memory/.cursor": "2", "memory/.dream_cursor": "0",
-    })
+    root = make_workspace(pending_files("- fact 1", "- fact 2", USER="# User\n\n- Name: Maya\n"))
     return Workspace.open(root)
 
 
