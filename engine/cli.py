@@ -804,9 +804,9 @@ def cmd_runs(args) -> int:
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
     from .dream_runs import every_run, token_totals, tokens_by_day
-    every, problems, _side = every_run(ws)
-    if args.json:
-        _dump({"tokens": token_totals(tokens_by_day(ws)[0]), "runs": [r if r["writer"] == "assistant" else
+    every, problems, side = every_run(ws)
+    if args.json:     # (the usage store as the listing read it: one read of it)
+        _dump({"tokens": token_totals(tokens_by_day(ws, usage=side.usage)[0]), "runs": [r if r["writer"] == "assistant" else
                         {k: r.get(k) for k in ("id", "writer", "started", "finished", "trigger", "status", "outcome",
                                                "batch", "tokens", "pruned_at")}
                         | {"created_count": r.get("created_count", len(r.get("created", []))),

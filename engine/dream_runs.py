@@ -188,12 +188,12 @@ def token_totals(days: list[DayTokens]) -> dict:
             "weeks": [w.to_json() for w in tokens_by_week(days)]}
 
 
-def tokens_by_day(ws: Workspace, zone: tzinfo | None = None,
-                  runs: list[RunRecord] | None = None) -> tuple[list[DayTokens], DreamUsage]:
+def tokens_by_day(ws: Workspace, zone: tzinfo | None = None, runs: list[RunRecord] | None = None,
+                  usage: DreamUsage | None = None) -> tuple[list[DayTokens], DreamUsage]:
     """Dream tokens per calendar day in the display zone (None: this machine's), oldest first,
     and the usage store as read (its message says why the assistant's side is empty).
-    `runs`: Dreamdesk's run records when the caller has them already."""
-    usage = read_dream_usage(ws)
+    `runs`, `usage`: Dreamdesk's run records and the usage store when the caller has read them."""
+    usage = usage if usage is not None else read_dream_usage(ws)
     theirs = {d.day: d.tokens.total for d in usage_by_day(usage.calls, zone)}
     ours: dict[date, int] = {}
     for r in runs if runs is not None else records.list_runs(ws)[0]:
