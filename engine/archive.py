@@ -13,6 +13,7 @@ import msgspec
 
 from . import clock, jsonl
 from .archive_kinds import ORIGINS, REASONS
+from .assistant_repo import hide_own_files
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
@@ -214,6 +215,7 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
     now = now or datetime.now().astimezone()
     day = now.strftime("%Y%m%d")
     d = archive_dir(ws)
+    hide_own_files(ws)
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{now.strftime('%Y-%m')}.jsonl"
     out: list[ArchiveRecord] = []
@@ -305,6 +307,7 @@ def _append_marks(ws: Workspace, marks: list[dict], now: datetime) -> None:
     if not marks:
         return
     d = archive_dir(ws)
+    hide_own_files(ws)
     d.mkdir(parents=True, exist_ok=True)
     with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
         _append_lines(d / f"{now.strftime('%Y-%m')}.jsonl", [json.dumps(m) for m in marks])

@@ -265,6 +265,7 @@ class _Walk:
         cur_before = self.tip.get(CURSOR)
         cur_after = changes[CURSOR][1] if CURSOR in changes else cur_before
         user = (self.tip.get(USER), changes[USER][1] if USER in changes else self.tip.get(USER))
+        sha, parent = self.store.public(sha), parent and self.store.public(parent)   # an assistant's by its name
         return CommitRecord(sha, parent, ct, author, subject, kind_of(subject, author), author == AUTHOR_NAME,
                             files, (_cursor(blobs, cur_before), _cursor(blobs, cur_after)), user)
 

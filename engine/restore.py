@@ -52,12 +52,12 @@ class JobLock(FileLock):
 
     def __init__(self, ws: Workspace):
         super().__init__(lock_path(ws.root, "job"), timeout=2.0, what="another Dreamdesk job on this workspace")
-        self.root = ws.root
+        self.ws = ws
 
     def acquire(self) -> "JobLock":
         super().acquire()
         try:
-            sweep_stale_temps(self.root)
+            sweep_stale_temps(self.ws.root)
         except Exception:
             self.release()
             raise

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from . import clock
+from .assistant_repo import hide_own_files
 from .config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from .cursors import read_cursor
 from .files import atomic_write_text, lock_is_held
@@ -159,6 +160,7 @@ class Scheduler:
 
     def _save(self) -> None:
         text = json.dumps(msgspec.to_builtins(self._data), indent=2)
+        hide_own_files(self.ws)
         atomic_write_text(schedule_path(self.ws), text + "\n")
 
     def _set_deadline(self, t: datetime | None) -> None:

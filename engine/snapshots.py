@@ -1,21 +1,29 @@
 """Git-backed snapshots of the memory files (the real git, run as a process per command).
 
-Shared layout with nanobot: `<workspace>/.git` with an allow-list .gitignore, files staged by
-path (never `add -A` over the tree), so nanobot's own `init:` / `dream:` / `revert:` commits
-list, diff and restore like ours. When the workspace lies inside another repository, a separate
+A Jenny-style home: `<workspace>/.git` with an allow-list .gitignore, files staged by path
+(never `add -A` over the tree). When the workspace lies inside another repository, a separate
 git dir `<workspace>/.dreamdesk/snapshots.git` is used and the user's repository is never
 touched. The repository is created on the first snapshot, never on open.
+
+A home whose assistant keeps a repository of its own there (nanobot): Dreamdesk's store is
+`snapshots.git` in its state folder for the workspace, with the workspace as its work tree;
+the assistant's commits are replayed into it and its own memory-file changes mirrored to the
+assistant's repository, which holds nothing else of Dreamdesk's (engine/assistant_repo.py).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
-from . import changes, git_head, git_index, git_repair
+from . import assistant_repo, changes, git_head, git_index, git_repair
+from .assistant_repo import AssistantRepo
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
 from .rules import CORE_FILES, SKILLS_DIR, is_memory_path, is_skill_name
@@ -55,7 +63,7 @@ NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 # git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
 _DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
 # the git commands that move a ref: the Snapshots view has something new to show
-_MOVES_HISTORY = frozenset({"commit", "update-ref", "reset", "checkout", "revert", "init", "tag"})
+_MOVES_HISTORY = frozenset({"commit", "update-ref", "reset", "checkout", "revert", "init", "tag", "fast-import"})
 AUTHOR_NAME = "Dreamdesk"
 AUTHOR_EMAIL = "dreamdesk@localhost"
 _DIR_PREFIXES = tuple(d + "/" for d in TRACKED_DIRS)
@@ -89,6 +97,31 @@ def _snapshotted(path: str) -> bool:
     return path in TRACKED_FILES or path == ".gitignore" or path.startswith(_DIR_PREFIXES + (SKILLS_DIR + "/",))
 
 
+_HELD: dict[str, list] = {}          # lock path -> [FileLock, depth] held by this process
+_HELD_GUARD = threading.RLock()
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Dreamdesk's store beside an assistant's repository, for one writer at a time across
+    processes (a file lock in the state folder) and re-entrant within this one: a snapshot
+    takes in the assistant's commits while it holds it."""
+    from .files import FileLock
+    key = os.fspath(path)
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is None:
+            held = _HELD[key] = [FileLock(path, timeout=30.0, what="Dreamdesk's snapshot store").acquire(), 0]
+        held[1] += 1
+        try:
+            yield
+        finally:
+            held[1] -= 1
+            if held[1] == 0:
+                del _HELD[key]
+                held[0].release()
+
+
 class SnapshotError(WorkspaceError):
     """Git failed (no git binary, a locked index, a corrupt repository...). Working files are
     never touched by a failing snapshot operation."""
@@ -99,6 +132,8 @@ class SnapshotError(WorkspaceError):
 # lists and reverts only commits whose subject starts with "dream:"). Earlier Dreamdesk
 # versions wrote `restore: ...`; both read as restores.
 RESTORE_PREFIX = "dream: restore "
+# the trailer that names, in a replay of an assistant's commit, that commit's own sha
+ASSISTANT_TRAILER = "Assistant-Commit"
 
 
 def restore_subject(what: str) -> str:
@@ -153,7 +188,14 @@ class SnapshotStore:
     def __init__(self, ws: Workspace):
         self.ws = ws
         own = ws.root / ".git"
-        if own.is_dir() or (not own.exists() and not _inside_other_repo(ws.root)):
+        self.assistant: AssistantRepo | None = None     # the assistant's own repository, beside ours
+        shared = assistant_repo.for_workspace(ws)
+        if shared is not None and (own.is_dir() or not _inside_other_repo(ws.root)):
+            from .state import workspace_state_dir
+            self.assistant = shared
+            self.git_dir = workspace_state_dir(ws.root) / "snapshots.git"
+            self.separate = True
+        elif own.is_dir() or (not own.exists() and not _inside_other_repo(ws.root)):
             self.git_dir = own
             self.separate = False
         else:
@@ -165,6 +207,11 @@ class SnapshotStore:
 
     # -- plumbing -------------------------------------------------------------------------
     def exists(self) -> bool:
+        """Is there a history to show? Beside an assistant's repository, its commits count
+        before Dreamdesk's store has taken them in (the first read does)."""
+        return self._made() or (self.assistant is not None and self.assistant.head() is not None)
+
+    def _made(self) -> bool:
         return (self.git_dir / "HEAD").is_file()
 
     def _env(self) -> dict[str, str]:
@@ -180,14 +227,16 @@ class SnapshotStore:
         return dict(self._base_env)
 
     def _git(self, *args: str, binary: bool = False, ok_codes: tuple[int, ...] = (0,), plain: bool = False,
-             merged: bool = False):
-        """Run git on this store; returns stdout (str, or bytes)."""
-        status, out, err = self._run(args, binary=binary, plain=plain, merged=merged)
+             merged: bool = False, git_dir: Path | None = None, stdin: bytes | None = None):
+        """Run git on this store (or on the repository `git_dir`, with the same work tree);
+        returns stdout (str, or bytes)."""
+        status, out, err = self._run(args, binary=binary, plain=plain, merged=merged, git_dir=git_dir, stdin=stdin)
         if status not in ok_codes:
             raise self._failure(args[0], err or "", status)
         return out
 
-    def _run(self, args, binary: bool = False, plain: bool = False, merged: bool = False):
+    def _run(self, args, binary: bool = False, plain: bool = False, merged: bool = False,
+             git_dir: Path | None = None, stdin: bytes | None = None):
         """git's exit status, stdout and stderr (`merged`: both, for commands whose output is
         words, not data, given as one text twice). Through gitpython, the project's git layer:
         measured, its own work is ~0.07 ms of a ~1 ms git process."""
@@ -199,20 +248,26 @@ class SnapshotStore:
             import git
         except ImportError as exc:  # pragma: no cover - a declared dependency
             raise SnapshotError(f"gitpython is not available ({str(exc).splitlines()[0]})") from None
-        where = [] if plain else [f"--git-dir={self.git_dir}", f"--work-tree={self.ws.root}"]
+        where = [] if plain else [f"--git-dir={git_dir or self.git_dir}", f"--work-tree={self.ws.root}"]
         cmd = ["git", *where, "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "commit.gpgsign=false",
                "-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", *args]
         try:
-            status, out, err = git.Git(str(self.ws.root)).execute(
-                cmd, env=env, with_extended_output=True, with_exceptions=False,
-                stdout_as_string=False, strip_newline_in_stdout=False)
+            if stdin is not None:       # data to feed (fast-import, cat-file --batch)
+                import subprocess
+                proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=self.ws.root, check=False)
+                status, out, err = proc.returncode, proc.stdout, proc.stderr
+            else:
+                status, out, err = git.Git(str(self.ws.root)).execute(
+                    cmd, env=env, with_extended_output=True, with_exceptions=False,
+                    stdout_as_string=False, strip_newline_in_stdout=False)
         except git.GitCommandNotFound:
             raise SnapshotError("git is not installed (snapshots need the git program)") from None
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if status == 0 and args and args[0] in _MOVES_HISTORY:
-            changes.note(self.git_dir)         # a ref moved: the timeline has something new (git
-                                               # updates a ref last, so a failed command moved none)
+            # a ref moved: the timeline has something new (git updates a ref last, so a failed
+            # command moved none); a store outside the workspace is still the workspace's history
+            changes.note(self.ws.root / ".git" if self.assistant else (git_dir or self.git_dir))
         err = err.decode("utf-8", "surrogateescape") if isinstance(err, bytes) else err
         if merged:
             text = out.decode("utf-8", "surrogateescape") + err
@@ -233,30 +288,40 @@ class SnapshotStore:
 
     @property
     def display(self) -> str:
+        if self.assistant:
+            return f"Dreamdesk's snapshot store ({self.git_dir})"
         return ".dreamdesk/snapshots.git" if self.separate else ".git"
 
     def check(self) -> None:
         """Raise SnapshotError, saying how to fix it, when the repository is half-made (reads
-        never repair: opening writes nothing)."""
+        never repair: opening writes nothing). Beside an assistant's repository, first take in
+        the commits it made since (into Dreamdesk's store, in Dreamdesk's state folder)."""
         why = git_repair.half_made(self.git_dir)
         if why:
             raise SnapshotError(f"the snapshot repository {self.display} is half-made ({why}), as an interrupted "
                                 f"git init leaves it; the next snapshot repairs it, or run: "
                                 f"git --git-dir={self.git_dir} init")
+        if self.assistant is not None and self.assistant.head() not in (None, self._seen()):
+            with exclusive(self._lock_path()):
+                if not self._made():
+                    self._create()
+                self._import_assistant()
 
     def _ensure(self) -> None:
         git_repair.sweep_init_temps(self.git_dir.parent)
         if git_repair.half_made(self.git_dir):
             self._repair()
-        if self.exists():
+        if self._made():
             cleared = git_repair.clear_stale_locks(self.git_dir)
             if cleared:
                 self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in {self.display}")
             self._upgrade_ignore()
             if not self.separate and not (self.ws.root / ".gitignore").exists() and self._unborn():
                 self._write_ignore()         # a kill between our init and this left it out
-            return
-        self._create()
+        else:
+            self._create()
+        if self.assistant is not None:
+            self._share()
 
     def _unborn(self) -> bool:
         """No commit yet: from HEAD's files when they can tell, else from git."""
@@ -285,7 +350,7 @@ class SnapshotStore:
                 # someone (the assistant's own git init) made it meanwhile: use theirs
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        if self.separate:
+        if self.separate and self.assistant is None:
             # keep the user's repository from seeing .dreamdesk/ as untracked
             from .files import atomic_write_text
             atomic_write_text(parent / ".gitignore", "*\n")
@@ -371,22 +436,88 @@ class SnapshotStore:
         if not self.exists():
             return None
         self.check()
+        return self._head_sha()
+
+    def _head_sha(self) -> str | None:
+        if not self._made():
+            return None
         out = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok_codes=(0, 1)).strip()
         return out or None
 
     def resolve(self, rev: str) -> str:
+        """The snapshot `rev` names, by its public sha (an assistant's commit by its own)."""
         self.check()
-        if not self.exists():
+        if not self._made():
             raise SnapshotError("this workspace has no snapshots yet")
         if not rev or rev.startswith("-"):
             raise SnapshotError(f"not a snapshot: {rev!r}")
-        out = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", ok_codes=(0, 1)).strip()
+        local = self._local(rev)
+        out = self._git("rev-parse", "--verify", "--quiet", f"{local}^{{commit}}", ok_codes=(0, 1)).strip()
         if not out:
             raise SnapshotError(f"no snapshot {rev!r} in this workspace")
-        return out
+        return self.public(out)
+
+    # -- an assistant's commits go by their own names --------------------------------------
+    def _aliases(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(the assistant's sha -> its replay here, replay -> the assistant's sha), kept while
+        HEAD stays where it was."""
+        if self.assistant is None or not self._made():
+            return {}, {}
+        stamp = git_head.head_stamp(self.git_dir)
+        key = f"aliases\0{os.path.realpath(self.git_dir)}"
+        kept = _LISTINGS.get(key)
+        if stamp is not None and kept is not None and kept[0] == stamp:
+            return kept[1]
+        out = self._git("log", "--format=%H%x1f%(trailers:key=Assistant-Commit,valueonly,separator=)",
+                        f"--grep=^{ASSISTANT_TRAILER}: ", ok_codes=(0, 128))
+        fwd: dict[str, str] = {}
+        for line in out.splitlines():
+            ours, _, theirs = line.partition("\x1f")
+            if len(theirs.strip()) == 40:
+                fwd[theirs.strip()] = ours
+        maps = (fwd, {v: k for k, v in fwd.items()})
+        if stamp is not None:
+            _LISTINGS.put(key, (stamp, maps))
+        return maps
+
+    def public(self, sha: str) -> str:
+        """The name a person sees: an assistant's commit's own sha for its replay here."""
+        return self._aliases()[1].get(sha, sha) if self.assistant is not None else sha
+
+    def _local(self, rev: str) -> str:
+        """This repository's name for `rev`: an assistant's sha (or a prefix of one, as its
+        /dream-log shows them) becomes its replay here."""
+        if self.assistant is None:
+            return rev
+        fwd = self._aliases()[0]
+        if rev in fwd:
+            return fwd[rev]
+        if 4 <= len(rev) < 40 and all(c in "0123456789abcdef" for c in rev.lower()):
+            hits = [ours for theirs, ours in fwd.items() if theirs.startswith(rev.lower())]
+            if len(hits) == 1:
+                return hits[0]
+        return rev
 
     # -- writing ------------------------------------------------------------------------
     def snapshot(self, message: str, with_summary: bool = False) -> str | None:
+        """Commit the tracked set as it is now; None when nothing changed since the last one.
+        Beside an assistant's repository, its own files are then committed there too (a mirror,
+        under the same subject) when they differ from what it holds."""
+        if self.assistant is None:
+            return self._snapshot(message, with_summary)
+        with exclusive(self._lock_path()):
+            self._ensure()
+            # the assistant's files go to its repository first, so that our commit can name
+            # that commit: both then go by one sha, the one the assistant's /dream-log shows
+            mirror = self._mirror(message.strip())
+            made = self._snapshot(message, with_summary, ensured=True,
+                                  trailer=f"{ASSISTANT_TRAILER}: {mirror}" if mirror else None)
+            if mirror:
+                self._import_assistant()     # (its replay changes nothing here: only marked as seen)
+            return (mirror or made) if made else None
+
+    def _snapshot(self, message: str, with_summary: bool = False, ensured: bool = False,
+                  trailer: str | None = None) -> str | None:
         """Commit the tracked set as it is now; None when nothing changed since the last one.
 
         Two git processes: `add` of exactly the memory paths, then `commit`, which refuses when
@@ -394,7 +525,8 @@ class SnapshotStore:
         by Dreamdesk from the HEAD before, no rev-parse). git's own ref update checks HEAD is
         still the parent it read, so racing the assistant's commit fails, never loses it. A
         summary adds one `diff`; files an earlier version committed add one `rm`."""
-        self._ensure()
+        if not ensured:
+            self._ensure()
         indexed = self._index()
         paths = self._paths_to_stage(indexed)
         stale = self._to_unstage(indexed)
@@ -409,6 +541,8 @@ class SnapshotStore:
             if not summary:
                 return None
             msg += "\n\n" + summary
+        if trailer:
+            msg += "\n\n" + trailer
         before, since = git_head.resolve(self.git_dir), int(time.time())
         status, out, _ = self._run(("commit", "--quiet", "--no-verify", "--untracked-files=no",
                                     "--allow-empty-message", "-m", msg), merged=True)
@@ -435,7 +569,7 @@ class SnapshotStore:
         """Newest first, with per-file +/- line counts; kept while HEAD stays where it was
         (git_head's stamp), so listing again runs no git at all."""
         self.check()
-        if not self.exists():
+        if not self._made():
             return []
         stamp = git_head.head_stamp(self.git_dir)
         key = f"{os.path.realpath(self.git_dir)}\0{limit}"
@@ -458,7 +592,7 @@ class SnapshotStore:
         for chunk in out.split("\x1e")[1:]:
             head, _, rest = chunk.partition("\n")
             sha, ct, author, subject = (head.split("\x1f") + ["", "", "", ""])[:4]
-            snap = Snapshot(sha, int(ct or 0), author, subject, kind_of(subject, author))
+            snap = Snapshot(self.public(sha), int(ct or 0), author, subject, kind_of(subject, author))
             for row in rest.splitlines():
                 parts = row.split("\t")
                 if len(parts) == 3:
@@ -470,7 +604,7 @@ class SnapshotStore:
 
     def tree(self, rev: str) -> dict[str, str]:
         """path -> blob sha of the files in a snapshot."""
-        out = self._git("ls-tree", "-r", "-z", "--full-tree", rev)
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", self._local(rev))
         files = {}
         for item in out.split("\0"):
             if not item:
@@ -491,10 +625,13 @@ class SnapshotStore:
 
     def blob_bytes(self, shas: list[str]) -> dict[str, bytes]:
         """Many blobs in one `git cat-file --batch` pass."""
+        return self._cat_blobs(shas, self.git_dir)
+
+    def _cat_blobs(self, shas: list[str], git_dir: Path) -> dict[str, bytes]:
         todo = [s for s in dict.fromkeys(shas) if s not in self._blob_cache]
         if todo:
             import subprocess
-            cmd = ["git", f"--git-dir={self.git_dir}", "cat-file", "--batch"]
+            cmd = ["git", f"--git-dir={git_dir}", "cat-file", "--batch"]
             try:
                 proc = subprocess.run(cmd, input=("\n".join(todo) + "\n").encode(), capture_output=True,
                                       env=self._env(), check=False)
@@ -510,7 +647,7 @@ class SnapshotStore:
                 if len(header) < 3 or header[1] == b"missing":
                     raise SnapshotError(f"object {sha} is missing from the snapshot repository")
                 size = int(header[2])
-                self._blob_cache[sha] = data[nl + 1:nl + 1 + size]
+                self._blob_cache[sha] = data[nl + 1:nl + 1 + size]     # (a blob's name is its content)
                 pos = nl + 1 + size + 1
         return {s: self._blob_cache[s] for s in shas}
 
@@ -548,7 +685,7 @@ class SnapshotStore:
     def size_history(self) -> dict[str, list[SizePoint]]:
         """Each memory file's character count at every snapshot, oldest first, from one
         `git log --raw` pass plus one `cat-file --batch` pass (no checkouts)."""
-        if not self.exists() or self.head() is None:
+        if self.head() is None:
             return {}
         out = self._git("log", "--reverse", "--format=%x1e%H%x1f%ct", "--raw", "--no-abbrev", "--no-renames",
                         "-m", "--first-parent")
@@ -575,8 +712,115 @@ class SnapshotStore:
             current.update(changes)
             for path in paths:
                 blob = current.get(path)
-                history[path].append(SizePoint(sha, ct, len(texts[blob]) if blob else None))
+                history[path].append(SizePoint(self.public(sha), ct, len(texts[blob]) if blob else None))
         return history
+
+    # -- beside the assistant's own repository (nanobot) ------------------------------------
+    def _lock_path(self) -> Path:
+        return self.git_dir.parent / "locks" / "snapshots.lock"
+
+    def _seen(self) -> str | None:
+        """The assistant commit this store has taken in (None: none yet)."""
+        try:
+            return (self.git_dir / assistant_repo.SEEN_FILE).read_text(encoding="ascii").strip() or None
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _importable(self, path: str) -> bool:
+        """What a first look at the assistant's history takes from its commits: everything a
+        snapshot of ours holds (an earlier Dreamdesk committed its archive and skills there)."""
+        return (_snapshotted(path) and path != ".gitignore" and not _is_our_temp(path)
+                and (not path.startswith(SKILLS_DIR + "/") or is_memory_path(path)))
+
+    def _import_assistant(self) -> None:
+        """Replay, oldest first, the assistant's commits since the one last taken in: its
+        message, author and times, its memory files as it committed them (after the first
+        look, only the files it tracks). One that changes nothing here is skipped: a mirror of
+        ours coming back. Two git processes in the assistant's repository, two in ours."""
+        a = self.assistant
+        head, seen = a.head(), self._seen()
+        if head is None or head == seen:
+            return
+        args = ["log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames", "--no-abbrev",
+                "--raw", "--date=raw", f"--format={assistant_repo.LOG_FORMAT}", head]
+        status, out, err = self._run((*args, f"^{seen}") if seen else tuple(args), binary=True, git_dir=a.git_dir)
+        if status and seen:       # the commit we knew is gone (its history was rewritten): read it all again
+            status, out, err = self._run(tuple(args), binary=True, git_dir=a.git_dir)
+        if status:
+            raise self._failure("log", err or "", status)
+        keep = self._importable if seen is None else (lambda p: p in TRACKED_FILES)
+        ours = self._head_sha()
+        current = dict(self.tree(ours)) if ours else {}
+        planned = []
+        for replay in assistant_repo.parse_log(out):
+            changes = {p: (mode, blob) for p, (mode, blob) in replay.changes.items()
+                       if keep(p) and mode not in ("120000", "160000") and current.get(p) != blob}
+            if changes:
+                for p, (_mode, blob) in changes.items():
+                    current.pop(p, None) if blob is None else current.__setitem__(p, blob)
+                planned.append((replay, changes))
+        if planned:
+            wanted = [b for _r, ch in planned for _m, b in ch.values() if b]
+            blobs = self._cat_blobs(wanted, a.git_dir)
+            stream = assistant_repo.fast_import_stream(self._branch(), ours, planned, blobs, ASSISTANT_TRAILER)
+            self._git("fast-import", "--quiet", stdin=stream)
+        from .files import atomic_write_text
+        atomic_write_text(self.git_dir / assistant_repo.SEEN_FILE, head + "\n")
+
+    def _branch(self) -> str:
+        try:
+            head = (self.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            head = ""
+        return head[5:].strip() if head.startswith("ref: refs/") else "refs/heads/master"
+
+    def _share(self) -> None:
+        """Before a write: the assistant's commits taken in; its repository cleared of what an
+        earlier Dreamdesk put in its index (one commit it accepts; the files stay on disk and in
+        both histories); Dreamdesk's folders named in its exclude file."""
+        a = self.assistant
+        self._import_assistant()
+        if not a.exists():
+            return
+        cleared = git_repair.clear_stale_locks(a.git_dir)
+        if cleared:
+            self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in the assistant's .git")
+        assistant_repo.hide_in(a)
+        foreign = a.foreign_paths()
+        if foreign:
+            self._git("rm", "--cached", "-r", "--quiet", "--ignore-unmatch", "--", *foreign,
+                      git_dir=a.git_dir, merged=True)
+            self._commit_in(a.git_dir, assistant_repo.RELEASE_SUBJECT)
+            self.notes.append(f"took Dreamdesk's own files ({len(foreign)}) out of the assistant's repository; "
+                              "they stay on disk and in Dreamdesk's snapshots")
+            self._import_assistant()
+
+    def _mirror(self, message: str) -> str | None:
+        """The assistant's own files committed to its repository when they differ from what it
+        holds, under the same message; its sha (None: nothing to commit). A busy repository is
+        left for the next snapshot."""
+        a = self.assistant
+        if not a.exists():
+            return None
+        root = os.fspath(self.ws.root) + os.sep
+        indexed = set(git_index.index_paths(a.git_dir) or [])
+        paths = [p for p in a.files if p != ".gitignore" and (os.path.lexists(root + p) or p in indexed)]
+        try:
+            if paths:
+                self._git("add", "--all", "--", *paths, git_dir=a.git_dir, merged=True)
+            return a.head() if self._commit_in(a.git_dir, message) else None
+        except SnapshotError as exc:
+            self.notes.append(f"the assistant's repository was not updated ({exc}); the next snapshot does it")
+            return None
+
+    def _commit_in(self, git_dir: Path, message: str) -> bool:
+        status, out, _ = self._run(("commit", "--quiet", "--no-verify", "--untracked-files=no",
+                                    "--allow-empty-message", "-m", message), merged=True, git_dir=git_dir)
+        if status == 0:
+            return True
+        if status == 1 and out.strip().rsplit("\n", 1)[-1].startswith(_NOTHING_STAGED):
+            return False
+        raise self._failure("commit", out, status)
 
 
 def _path_order(path: str) -> tuple[int, str]:

@@ -263,7 +263,7 @@ def _head_holding(ws: Workspace, rel: str, blob: str | None) -> str | None:
         return None
     try:
         head = store.head()
-        return head if store.tree(head).get(rel) == blob else None
+        return store.public(head) if store.tree(head).get(rel) == blob else None
     except SnapshotError:
         return None
 
@@ -273,7 +273,8 @@ def _by_dream(ws: Workspace, commit: str) -> bool:
     from .snapshots import AUTHOR_NAME, SnapshotError, kind_of
     store = _store(ws)
     try:
-        author, _, subject = store._git("log", "-1", "--format=%an%x1f%s", commit).strip().partition("\x1f")
+        author, _, subject = store._git("log", "-1", "--format=%an%x1f%s",
+                                        store._local(commit)).strip().partition("\x1f")
     except (SnapshotError, AttributeError):
         return False
     return kind_of(subject) == "dream" and author != AUTHOR_NAME
@@ -316,7 +317,7 @@ def _commit_with(store, rel: str, blob: str, since: int) -> str | None:
             parts = meta.split()
             if path == rel and len(parts) >= 4 and parts[3] == blob:
                 found = sha
-    return found
+    return found and store.public(found)        # an assistant's commit by its own sha
 
 
 class ContentDetector:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..files import read_bytes
+from . import nanobot_git
 from .nanobot_templates import is_template
 
 JENNY, NANOBOT = "jenny", "nanobot-0.3"
@@ -41,6 +42,18 @@ class Assistant:
     @property
     def is_nanobot(self) -> bool:
         return self.kind == NANOBOT
+
+    @property
+    def repository_files(self) -> tuple[str, ...] | None:
+        """The paths the assistant commits to its own git repository in the workspace, when it
+        keeps one there (Dreamdesk commits nothing else into it); None: the repository is
+        Dreamdesk's, as the contract has it (Jenny-style)."""
+        return nanobot_git.REPOSITORY_FILES if self.kind == NANOBOT else None
+
+    @property
+    def hidden_from_its_git(self) -> tuple[str, ...]:
+        """Exclude lines that keep Dreamdesk's own files out of the assistant's `git status`."""
+        return nanobot_git.EXCLUDE_LINES if self.kind == NANOBOT else ()
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "label": self.label, "why": list(self.why)}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..archive import read_archive
+from ..assistant_repo import hide_own_files
 from ..entries import contains_entry, split_entries
 from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
@@ -54,6 +55,7 @@ def save_record(ws: Workspace, record: RunRecord | dict) -> None:
         raise WorkspaceError(f"refusing to write a run record with the id {record.id!r}")
     from ..redact import scrub
     text = json.dumps(record_json(record), indent=2, ensure_ascii=False)
+    hide_own_files(ws)
     atomic_write_text(ws.dreams_dir / f"{record.id}.json", scrub(text) + "\n")
 
 

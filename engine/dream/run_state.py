@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from .. import redact
+from ..assistant_repo import hide_own_files
 from ..files import atomic_write_text, read_bytes
 from ..workspace import Workspace
 from .runtypes import RunState, decode_state, state_json
@@ -32,4 +33,5 @@ def load_state(ws: Workspace) -> dict:
 def save_state(ws: Workspace, st: RunState | dict) -> None:
     """Write the state (a dict, as the demo's history holds one, is read as the file would be)."""
     body = state_json(st if isinstance(st, RunState) else decode_state(st))
+    hide_own_files(ws)
     atomic_write_text(state_path(ws), redact.scrub(json.dumps(body, indent=2, ensure_ascii=False)) + "\n")

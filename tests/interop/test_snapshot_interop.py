@@ -1,23 +1,36 @@
-"""A Dreamdesk snapshot in the git store nanobot's own code made (dulwich writes its index): the
-index reads from its file as git reads it, so the snapshot runs two git processes, and nanobot's
-own /dream-log names it afterwards."""
+"""A Dreamdesk snapshot on a home nanobot's own code made: nanobot's repository receives only a
+commit of nanobot's own files, by add and commit of exactly those paths (dulwich wrote its
+index: it reads from its file as git reads it); Dreamdesk's own snapshot goes by the same sha,
+and nanobot's own /dream-log names it afterwards."""
 
 import subprocess
 
 from dreamdesk.engine.git_index import index_paths
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace
-from test_snapshot_processes import started
+from test_commit_cache import watched
 
 
-def test_a_snapshot_in_nanobots_own_git_store_runs_add_and_commit(nanobot, nanobot_home):
+def _ls_files(git_dir) -> list[str]:
+    return subprocess.run(["git", f"--git-dir={git_dir}", "-c", "core.quotepath=false", "ls-files", "-z"],
+                          capture_output=True, text=True, check=True).stdout.split("\0")[:-1]
+
+
+def test_a_snapshot_commits_only_nanobots_files_to_its_store_by_one_sha(nanobot, nanobot_home):
     ws = Workspace.open(nanobot_home.ws)
     git_dir = ws.root / ".git"
-    listed = subprocess.run(["git", f"--git-dir={git_dir}", "-c", "core.quotepath=false", "ls-files", "-z"],
-                            capture_output=True, text=True, check=True).stdout.split("\0")[:-1]
+    listed = _ls_files(git_dir)
     assert listed and index_paths(git_dir) == listed
     (ws.root / "USER.md").write_text((ws.root / "USER.md").read_text() + "- Likes oolong.\n")
-    sha, commands = started(lambda: SnapshotStore(ws).snapshot("dream: restore by hand (Dreamdesk)"))
-    assert commands == ["add", "commit"] and sha
+    store = SnapshotStore(ws)
+    sha, _, commands = watched(lambda: store.snapshot("dream: restore by hand (Dreamdesk)"))
+    assert store.git_dir != git_dir and not store.git_dir.is_relative_to(ws.root)
+    assert sha and subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True,
+                                  text=True, check=True).stdout.strip() == sha
+    changed = subprocess.run(["git", f"--git-dir={git_dir}", "show", "--format=", "--name-only", sha],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert changed == ["USER.md"] and _ls_files(git_dir) == listed
+    assert commands.count("add") == 2 and commands.count("commit") == 2     # nanobot's store, then ours
+    assert store.resolve(sha[:8]) == sha and "Likes oolong." in store.file_at(sha, "USER.md")
     log = nanobot.dream_log(nanobot_home)
     assert sha[:8] in log
