@@ -1,0 +1,141 @@
+"""Issue 24: on a home nanobot's own code made, nanobot's repository holds only what nanobot
+tracks. After every Dreamdesk write operation nothing of Dreamdesk's is new in its `git status`,
+`git ls-files` holds nanobot's files only, every commit Dreamdesk added touches only those files,
+and nanobot's /dream-restore of Dreamdesk's latest version works and loses no archive entry or
+run record from Dreamdesk's views. A home an earlier Dreamdesk filled is cleaned on the first
+write, with the old versions still reachable."""
+
+import json
+import subprocess
+
+import pytest
+
+from llm_server import turn
+from .nanobot_checks import dreamdesk, dreamdesk_json
+
+# nanobot 0.3.5's GitStore: tracked_files (nanobot/agent/memory.py) and the .gitignore its init commits
+NANOBOT_SET = {".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor"}
+SCRIPT = [
+    turn(("edit_file", {"path": "USER.md", "old_text": "- Short replies", "new_text": "- Short replies, no emoji"})),
+    turn(("add_fact", {"path": "USER.md", "text": "Sister Ana visits in July", "section": "Identity",
+                       "sources": [5]})),
+    turn(("remove_fact", {"path": "USER.md", "text": "- Prefers dark mode"})),
+    turn(content="Updated USER.md."),
+]
+
+
+def git(ws, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(ws), "-c", "core.quotepath=false", *args], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def repo(ws) -> dict:
+    return {"files": set(git(ws, "ls-files").split()), "status": set(git(ws, "status", "--porcelain").splitlines()),
+            "commits": git(ws, "rev-list", "HEAD").split()}
+
+
+def assert_only_nanobots(ws, before: dict) -> dict:
+    now = repo(ws)
+    assert now["files"] <= NANOBOT_SET, f"outside nanobot's set in its index: {now['files'] - NANOBOT_SET}"
+    assert now["status"] <= before["status"], f"new in nanobot's git status: {now['status'] - before['status']}"
+    for sha in set(now["commits"]) - set(before["commits"]):
+        touched = set(git(ws, "show", "--format=", "--name-only", sha).split())
+        assert touched and touched <= NANOBOT_SET, f"{sha} touched {touched - NANOBOT_SET}"
+    return now
+
+
+def _model(srv, *extra):
+    return ["--base-url", srv.url, "--model", "interop-model", *extra]
+
+
+def test_every_write_leaves_nanobots_repository_holding_only_its_files(nanobot, nanobot_home, llm_server):
+    home, ws = nanobot_home, nanobot_home.ws
+    state = repo(ws)
+    srv = llm_server(SCRIPT, default=turn(content="nothing to add"))
+    first = json.loads(dreamdesk("dream", home, *_model(srv), "--json")[1])
+    assert first["status"] == "completed", first
+    state = assert_only_nanobots(ws, state)
+    rc, out, err = dreamdesk("dream", home, *_model(srv), "--json")             # nothing left to dream
+    assert rc == 0, err
+    state = assert_only_nanobots(ws, state)
+    nobody = ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    with (ws / "memory" / "history.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"cursor": 999, "timestamp": "2026-12-06 08:00", "content": "User likes hiking."}\n')
+    failed = dreamdesk("dream", home, *nobody, "--json")                         # the model is unreachable
+    assert failed[0] != 0 or json.loads(failed[1])["status"] == "failed", failed
+    state = assert_only_nanobots(ws, state)
+    init = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    for args in ([], ["--file", "USER.md"]):
+        res = dreamdesk_json("restore", home, init, *args)
+        state = assert_only_nanobots(ws, state)
+        dreamdesk_json("restore", home, "--undo", res["id"])
+        state = assert_only_nanobots(ws, state)
+    ids = [e["id"] for e in dreamdesk_json("archive", home)["entries"] if "dark mode" in e["text"]]
+    assert ids
+    dreamdesk_json("archive", "restore", home, ids[0])
+    state = assert_only_nanobots(ws, state)
+    dreamdesk_json("compact", home)
+    assert_only_nanobots(ws, state)
+
+
+def test_nanobots_dream_restore_of_dreamdesks_versions_keeps_every_archive_entry_and_run(
+        nanobot, nanobot_home, llm_server):
+    home, ws = nanobot_home, nanobot_home.ws
+    srv = llm_server(SCRIPT, default=turn(content="nothing to add"))
+    assert json.loads(dreamdesk("dream", home, *_model(srv), "--json")[1])["status"] == "completed"
+    archived = {e["id"] for e in dreamdesk_json("archive", home)["entries"]}
+    runs = {r["id"] for r in dreamdesk_json("runs", home)["runs"] if r.get("id")}
+    assert archived and runs
+    ours = [line.split()[0] for line in git(ws, "log", "--format=%H %an %s").splitlines()
+            if " Dreamdesk dream:" in line]
+    assert ours, "Dreamdesk's Dream left no version in nanobot's /dream-log"
+    offered = nanobot.dream_restore(home)
+    assert ours[0][:8] in offered, offered
+    out = nanobot.dream_restore(home, ours[0][:8])
+    assert out.startswith("Restored Dream memory"), out
+    files = out.split("Restored files:", 1)[1].splitlines()[0]
+    assert "archive" not in files and "dreams" not in files and "skills" not in files, files
+    assert {e["id"] for e in dreamdesk_json("archive", home)["entries"]} >= archived
+    assert {r["id"] for r in dreamdesk_json("runs", home)["runs"] if r.get("id")} >= runs
+
+
+@pytest.fixture
+def filled_home(nanobot_home):
+    """A home where an earlier Dreamdesk committed its archive, a run record and a skill into
+    nanobot's repository (as versions before this one did)."""
+    ws = nanobot_home.ws
+    (ws / "memory" / "archive").mkdir(parents=True, exist_ok=True)
+    (ws / "memory" / "archive" / "2026-11.jsonl").write_text(
+        '{"id": "a-20261101-1", "at": "2026-11-01T10:00:00+01:00", "file": "USER.md", "text": "- Old fact", '
+        '"reason": "edit"}\n', encoding="utf-8")
+    (ws / "skills" / "blog").mkdir(parents=True, exist_ok=True)
+    (ws / "skills" / "blog" / "SKILL.md").write_text("# Blog\n\nPublish on Fridays.\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(ws), "add", "-f", "memory/archive/2026-11.jsonl", "skills/blog/SKILL.md"],
+                   check=True)
+    subprocess.run(["git", "-C", str(ws), "-c", "user.name=Dreamdesk", "-c", "user.email=dreamdesk@localhost",
+                    "commit", "-qm", "dream: restore archived entry a-1 into USER.md (Dreamdesk)"], check=True)
+    return nanobot_home, git(ws, "rev-parse", "HEAD").strip()
+
+
+def test_a_home_an_earlier_dreamdesk_filled_is_cleaned_on_the_first_write_keeping_its_history(filled_home):
+    home, legacy = filled_home
+    ws = home.ws
+    before = repo(ws)
+    assert "skills/blog/SKILL.md" in before["files"]
+    listed = [s["sha"] for s in dreamdesk_json("snapshots", home)["snapshots"]]
+    assert legacy in listed
+    assert repo(ws) == before, "reading the home changed nanobot's repository"
+    init = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    dreamdesk_json("restore", home, init, "--file", "USER.md")
+    now = repo(ws)
+    assert now["files"] <= NANOBOT_SET
+    assert (ws / "skills" / "blog" / "SKILL.md").is_file() and (ws / "memory" / "archive" / "2026-11.jsonl").is_file()
+    assert now["status"] <= before["status"], now["status"] - before["status"]
+    release = [line for line in git(ws, "log", "--format=%s").splitlines() if "leave" in line]
+    assert release and not release[0].startswith("dream:")          # never offered by /dream-log
+    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.workspace import Workspace
+    store = SnapshotStore(Workspace.open(home.path))
+    assert "Publish on Fridays." in store.file_at(legacy, "skills/blog/SKILL.md")
+    assert "Old fact" in store.file_at(legacy, "memory/archive/2026-11.jsonl")
+    assert legacy in [s.sha for s in store.list()]
