@@ -78,6 +78,27 @@ def test_every_write_leaves_nanobots_repository_holding_only_its_files(nanobot, 
     assert_only_nanobots(ws, state)
 
 
+def test_a_dry_run_its_apply_and_a_hunk_restore_leave_only_nanobots_files(nanobot, nanobot_home, llm_server):
+    from dreamdesk.engine.dream.run import DreamOptions, apply_preview, run_dream
+    from dreamdesk.engine.llm import choose_model, make_client
+    from dreamdesk.engine.workspace import Workspace
+    home, ws = nanobot_home, nanobot_home.ws
+    state = repo(ws)
+    srv = llm_server(SCRIPT, default=turn(content="nothing to add"))
+    dws = Workspace.open(home.path)
+    choice, key = choose_model(dws.config(), base_url=srv.url, model="interop-model")
+    result = run_dream(dws, make_client(choice, key), DreamOptions(trigger="manual", dry_run=True))
+    assert result.preview is not None
+    state = assert_only_nanobots(ws, state)
+    assert "USER.md" in apply_preview(Workspace.open(home.path), result.preview)
+    state = assert_only_nanobots(ws, state)
+    init = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    res = dreamdesk_json("restore", home, init, "--hunk", "USER.md:1")
+    state = assert_only_nanobots(ws, state)
+    dreamdesk_json("restore", home, "--undo", res["id"])
+    assert_only_nanobots(ws, state)
+
+
 def test_nanobots_dream_restore_of_dreamdesks_versions_keeps_every_archive_entry_and_run(
         nanobot, nanobot_home, llm_server):
     home, ws = nanobot_home, nanobot_home.ws
