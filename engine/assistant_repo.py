@@ -149,18 +149,29 @@ def fast_import_stream(ref: str, parent: str | None, replays: list[tuple[Replay,
     return b"".join(out)
 
 
+_UNKNOWN = object()
+
+
 def for_workspace(ws) -> AssistantRepo | None:
     """The assistant's own repository of this workspace, when its assistant keeps one there
     (nanobot), whether or not it has made it yet; None for a Jenny-style home, whose repository
     is Dreamdesk's own."""
+    memo = getattr(ws, "_assistant_repo", _UNKNOWN)
+    if memo is not _UNKNOWN:        # asked once per opened workspace: the signs read its files
+        return memo
     from .assistants import assistant_of
     try:
         assistant = assistant_of(ws)
     except Exception:        # an unreadable config says nothing about the assistant: the contract's home
-        return None
-    if assistant.repository_files is None:
-        return None
-    return AssistantRepo(ws.root, assistant.repository_files, assistant.hidden_from_its_git)
+        assistant = None
+    repo = None
+    if assistant is not None and assistant.repository_files is not None:
+        repo = AssistantRepo(ws.root, assistant.repository_files, assistant.hidden_from_its_git)
+    try:
+        ws._assistant_repo = repo
+    except AttributeError:
+        pass
+    return repo
 
 
 def hide_own_files(ws) -> None:
