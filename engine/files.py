@@ -100,37 +100,58 @@ def _new_file_mode() -> int:
 # else's and swept (see sweep_stale_temps); nanobot's git would otherwise list it in memory/.
 TMP_TAG = ".dreamdesk-"
 STALE_TEMP_SECONDS = 300          # no atomic write of ours takes anywhere near this long
+SECOND_LOOK_SECONDS = 0.05        # a writer's close-then-rename takes microseconds
 
 
 def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
-    """Remove temp files of ours older than STALE_TEMP_SECONDS from the folders Dreamdesk writes
-    in (the workspace, memory/ and its archive/ and dreams/, skills/<name>/). Returns their paths
-    relative to root. Anyone else's files are never touched."""
+    """Remove temp files of ours whose writer is gone from the folders Dreamdesk writes in (the
+    workspace, memory/ and its archive/ and dreams/, skills/<name>/). Returns their paths
+    relative to root. Anyone else's files are never touched.
+
+    Gone: no process has it open and it looks the same a moment later (a live atomic write
+    holds its temp open until the close just before its rename), so a kill's leftover goes at
+    once; where /proc cannot tell, only once older than STALE_TEMP_SECONDS."""
     import time
+    from .processes import holders_of
     now = time.time() if now is None else now
-    root = Path(root)
+    seen = {}
+    for p in _our_temps(Path(root)):
+        try:
+            st = os.lstat(p)
+        except OSError:
+            continue
+        old = now - st.st_mtime >= STALE_TEMP_SECONDS
+        if old or holders_of(p) == []:
+            seen[p] = (old, st.st_ino, st.st_mtime_ns)
+    if any(not old for old, *_ in seen.values()):
+        time.sleep(SECOND_LOOK_SECONDS)
+    removed = []
+    for p, (old, ino, mtime) in seen.items():
+        try:
+            st = os.lstat(p)
+            if not old and ((st.st_ino, st.st_mtime_ns) != (ino, mtime) or holders_of(p) != []):
+                continue
+            os.unlink(p)
+            removed.append(str(p.relative_to(root)))
+        except OSError:
+            continue
+    return removed
+
+
+def _our_temps(root: Path) -> list[Path]:
     folders = [root, root / "memory", root / "memory" / "archive", root / "memory" / "dreams"]
     try:
         folders += [d for d in (root / "skills").iterdir() if d.is_dir() and not d.is_symlink()]
     except OSError:
         pass
-    removed = []
+    found = []
     for d in folders:
         try:
             names = [n for n in os.listdir(d) if TMP_TAG in n and n.startswith(".") and n.endswith(".tmp")]
         except OSError:
             continue
-        for n in names:
-            p = d / n
-            try:
-                st = os.lstat(p)
-                if not os.path.isfile(p) or os.path.islink(p) or now - st.st_mtime < STALE_TEMP_SECONDS:
-                    continue
-                os.unlink(p)
-                removed.append(str(p.relative_to(root)))
-            except OSError:
-                continue
-    return removed
+        found += [d / n for n in names if os.path.isfile(d / n) and not os.path.islink(d / n)]
+    return found
 
 
 def atomic_write_bytes(path: Path, data: bytes, same_inode: int | None = None) -> None:

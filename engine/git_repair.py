@@ -4,8 +4,14 @@ A kill can leave a repository git no longer opens (HEAD without objects/, HEAD r
 HEAD.lock by an init cut short) or lock files from an add or commit cut short (index.lock,
 HEAD.lock, a ref's lock), after which git refuses every snapshot. Only what cannot lose
 anything is repaired: a half-made repository holding no object and no ref (nothing was ever
-committed into it), and a lock file nobody has open that is older than any git operation of
-ours takes. Anything else is reported with the command that fixes it, and left alone.
+committed into it), and a lock file whose owner is gone. Anything else is reported with the
+command that fixes it, and left alone.
+
+Whose a lock is: on Linux /proc says at once whether any process has the lock open and whether
+a git process works in the repository; a lock neither holds is stale now, not in a minute (a
+user retries within seconds of a crash). A writer /proc cannot name (a git library inside some
+program) closes its lock and renames it within microseconds, so the lock must look the same,
+unheld, twice a moment apart. Without /proc only age tells: older than any git operation.
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ import stat
 import time
 from pathlib import Path
 
+from .processes import describe, git_at_work, holders_of, open_by_someone  # noqa: F401  (the heal tests ask here)
+
 STALE_LOCK_SECONDS = 60        # a git add/commit on memory files takes milliseconds
+SECOND_LOOK_SECONDS = 0.05     # a writer's close-then-rename takes microseconds
 SETTLE_SECONDS = 10            # a repository touched more recently may still be being created
 INIT_TMP_TAG = ".dreamdesk-init-"
 _TOP_LOCKS = ("HEAD.lock", "config.lock", "index.lock")
@@ -60,38 +69,51 @@ def settled(path: Path, now: float | None = None) -> bool:
     return now - newest >= SETTLE_SECONDS
 
 
-def open_by_someone(path: Path) -> bool | None:
-    """Does any process have this file open? None where that cannot be told (no /proc)."""
-    proc = Path("/proc")
-    if not (proc / "self" / "fd").is_dir():
-        return None
-    target = os.path.realpath(path)
-    for pid in os.listdir(proc):
-        if not pid.isdigit():
-            continue
-        try:
-            fds = os.listdir(proc / pid / "fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(proc / pid / "fd" / fd) == target:
-                    return True
-            except OSError:
-                continue
-    return False
+def busy_lock_words(lock: Path, work_tree: Path | None = None) -> str:
+    """Why git found `lock` taken, and what to do, in words (git's own text is "Unable to
+    create '…': File exists" and a page of hints)."""
+    holders = holders_of(lock) or []
+    if holders:
+        return (f"{lock.name} is held by {describe(holders[0])}, which is working in this repository right now; "
+                "try again when it has finished")
+    if git_at_work(_git_dir_of(lock), work_tree):
+        return (f"a git command is working in this repository right now (it holds {lock.name}); "
+                "try again when it has finished")
+    return (f"{lock} is left from a git command that was interrupted; if no git program is running, "
+            "delete that file and try again")
 
 
-def stale_lock(lock: Path, now: float | None = None) -> bool:
-    """A lock whose owner is gone: old, and (where that can be told) open by no process."""
+def stale_lock(lock: Path, now: float | None = None, work_tree: Path | None = None) -> bool:
+    """A lock whose owner is gone: nobody has it open and no git works in its repository (the
+    lock's git dir, `work_tree` its work tree), two looks a moment apart; where /proc cannot
+    tell, older than any git operation of ours takes."""
     now = time.time() if now is None else now
+    first = _look(lock)
+    if first is None:
+        return False
+    if now - first[1] >= STALE_LOCK_SECONDS:
+        return open_by_someone(lock) is not True
+    git_dir = _git_dir_of(lock)
+    if open_by_someone(lock) is not False or git_at_work(git_dir, work_tree) is not False:
+        return False                       # held, worked on, or cannot be told: not yet
+    time.sleep(SECOND_LOOK_SECONDS)
+    return _look(lock) == first and open_by_someone(lock) is False and git_at_work(git_dir, work_tree) is False
+
+
+def _look(lock: Path) -> tuple[int, float] | None:
     try:
-        age = now - os.lstat(lock).st_mtime
+        st = os.lstat(lock)
     except OSError:
-        return False
-    if age < STALE_LOCK_SECONDS:
-        return False
-    return open_by_someone(lock) is not True
+        return None
+    return st.st_ino, st.st_mtime
+
+
+def _git_dir_of(lock: Path) -> Path:
+    """The repository a lock belongs to (refs/heads/x.lock lies deeper than index.lock)."""
+    for parent in lock.parents:
+        if (parent / "HEAD").exists() and (parent / "objects").is_dir():
+            return parent
+    return lock.parent
 
 
 def _locks(git_dir: Path) -> list[str]:
@@ -122,12 +144,12 @@ def _regular(path: str) -> bool:
         return False
 
 
-def clear_stale_locks(git_dir: Path, now: float | None = None) -> list[str]:
+def clear_stale_locks(git_dir: Path, now: float | None = None, work_tree: Path | None = None) -> list[str]:
     """Remove the lock files of `git_dir` whose owner is gone; their names (relative)."""
     cleared = []
     for name in _locks(git_dir):
         lock = git_dir / name
-        if stale_lock(lock, now):
+        if stale_lock(lock, now, work_tree):
             try:
                 os.unlink(lock)
                 cleared.append(name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from contextlib import contextmanager
@@ -61,6 +62,7 @@ OLD_GITIGNORE = GITIGNORE.replace("skills/*\n!skills/*/\nskills/*/*\n!skills/*/S
 # inside the folders that are snapshotted whole: a kill mid-write leaves one behind.
 NEVER_STAGED = (":(exclude,glob)**/.*.dreamdesk-*.tmp",)
 # git's words for a damaged repository (a torn or corrupt object): said as damage, with fsck
+_BUSY_LOCK = re.compile(r"Unable to create '(.+\.lock)': File exists")
 _DAMAGE_WORDS = ("corrupt", "unable to stream", "inflate", "bad object", "loose object", "unable to unpack")
 # the git commands that move a ref: the Snapshots view has something new to show
 _MOVES_HISTORY = frozenset({"commit", "update-ref", "reset", "checkout", "revert", "init", "tag", "fast-import"})
@@ -125,6 +127,10 @@ def exclusive(path: Path) -> Iterator[None]:
 class SnapshotError(WorkspaceError):
     """Git failed (no git binary, a locked index, a corrupt repository...). Working files are
     never touched by a failing snapshot operation."""
+
+
+class NoGit(SnapshotError):
+    """This machine has no git program: snapshots cannot exist at all (not a passing failure)."""
 
 
 # A restore's commit starts with "dream:" so that the assistant's own /dream-log names it as the
@@ -242,7 +248,7 @@ class SnapshotStore:
         measured, its own work is ~0.07 ms of a ~1 ms git process."""
         env = self._env()
         if not _git_on(env.get("PATH")):
-            raise SnapshotError("git is not installed (snapshots need the git program)")
+            raise NoGit("git is not installed (snapshots need the git program)")
         os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
         try:
             import git
@@ -261,7 +267,7 @@ class SnapshotStore:
                     cmd, env=env, with_extended_output=True, with_exceptions=False,
                     stdout_as_string=False, strip_newline_in_stdout=False)
         except git.GitCommandNotFound:
-            raise SnapshotError("git is not installed (snapshots need the git program)") from None
+            raise NoGit("git is not installed (snapshots need the git program)") from None
         except OSError as exc:
             raise SnapshotError(f"git could not run ({exc})") from None
         if status == 0 and args and args[0] in _MOVES_HISTORY:
@@ -280,6 +286,12 @@ class SnapshotStore:
         lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
         why = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[-1] if lines else None)
         log.warning("snapshot repository %s: git %s failed (exit %s): %s", self.git_dir, what, status, why)
+        busy = next((m for ln in lines if (m := _BUSY_LOCK.search(ln))), None)
+        if busy:
+            lock = Path(busy.group(1))
+            # a git started in the work tree works in its .git (ours or the assistant's)
+            tree = self.ws.root if (self.ws.root / ".git") in lock.parents else None
+            return SnapshotError(f"git {what} could not start: {git_repair.busy_lock_words(lock, tree)}")
         if any(w in ln for ln in lines for w in _DAMAGE_WORDS):
             return SnapshotError(f"the snapshot repository {self.display} is damaged ({why.split(':', 1)[-1].strip()}); "
                                  f"git --git-dir={self.git_dir} fsck says what is wrong; the memory files are not "
@@ -312,7 +324,7 @@ class SnapshotStore:
         if git_repair.half_made(self.git_dir):
             self._repair()
         if self._made():
-            cleared = git_repair.clear_stale_locks(self.git_dir)
+            cleared = git_repair.clear_stale_locks(self.git_dir, work_tree=None if self.separate else self.ws.root)
             if cleared:
                 self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in {self.display}")
             self._upgrade_ignore()
@@ -782,7 +794,7 @@ class SnapshotStore:
         self._import_assistant()
         if not a.exists():
             return
-        cleared = git_repair.clear_stale_locks(a.git_dir)
+        cleared = git_repair.clear_stale_locks(a.git_dir, work_tree=self.ws.root)
         if cleared:
             self.notes.append(f"cleared {', '.join(cleared)} that an interrupted git left in the assistant's .git")
         assistant_repo.hide_in(a)

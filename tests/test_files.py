@@ -324,12 +324,13 @@ def test_file_lock_release_is_idempotent(tmp_path):
 
 def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_path):
     """A kill between mkstemp and the rename leaves `.<name>.dreamdesk-*.tmp` where nanobot's git
-    sees it (memory/ is re-included). The next job sweeps ours once they are stale; a fresh one
-    (a write in flight) and anyone else's temp file stay."""
+    sees it (memory/ is re-included). The next job sweeps ours at once when nobody has them open
+    (a kill a moment ago included); one a live write holds open, and anyone else's, stay."""
     import time
     from dreamdesk.engine.files import STALE_TEMP_SECONDS, atomic_write_text
     from dreamdesk.engine.restore import job_lock
     from dreamdesk.engine.workspace import Workspace
+    from lock_holder import holding
     (tmp_path / "memory" / "archive").mkdir(parents=True)
     (tmp_path / "skills" / "x").mkdir(parents=True)
     (tmp_path / "USER.md").write_text("# User\n")
@@ -337,15 +338,17 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
     assert sorted(p.name for p in (tmp_path / "memory").iterdir()) == ["MEMORY.md", "archive"]   # no temp left
     old = time.time() - STALE_TEMP_SECONDS - 60
     stale = [tmp_path / "memory" / ".MEMORY.md.dreamdesk-ab12.tmp", tmp_path / "memory/archive/.2026-12.jsonl.dreamdesk-x.tmp",
-             tmp_path / "skills/x/.SKILL.md.dreamdesk-y.tmp", tmp_path / ".USER.md.dreamdesk-z.tmp"]
-    keep = [tmp_path / "memory" / ".MEMORY.md.dreamdesk-fresh.tmp", tmp_path / "memory" / ".history.jsonl.tmp",
-            tmp_path / "memory" / "notes.dreamdesk-1.tmp"]
+             tmp_path / "skills/x/.SKILL.md.dreamdesk-y.tmp", tmp_path / ".USER.md.dreamdesk-z.tmp",
+             tmp_path / "memory" / ".MEMORY.md.dreamdesk-killed-just-now.tmp"]
+    in_flight = tmp_path / "memory" / ".MEMORY.md.dreamdesk-fresh.tmp"
+    keep = [in_flight, tmp_path / "memory" / ".history.jsonl.tmp", tmp_path / "memory" / "notes.dreamdesk-1.tmp"]
     for p in stale + keep:
         p.write_text("partial")
-    for p in stale + keep[1:]:
+    for p in stale[:-1] + keep[1:]:
         os.utime(p, (old, old))
-    with job_lock(Workspace.open(tmp_path)):
-        pass
+    with holding(in_flight):
+        with job_lock(Workspace.open(tmp_path)):
+            pass
     assert [p for p in stale if p.exists()] == []
     assert all(p.exists() for p in keep)
 

@@ -16,7 +16,7 @@ from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
 from ..problems import ConflictError, WorkspaceError
 from ..restore import job_lock
-from ..snapshots import SnapshotError, SnapshotStore
+from ..snapshots import NoGit, SnapshotError, SnapshotStore
 from ..workspace import Workspace
 from . import records
 from .outcome import RunFacts, render_notes, render_outcome, snapshot_note
@@ -185,14 +185,21 @@ def _pass_order(cfg, options: DreamOptions, run_number: int) -> list[str]:
         p for p in ("consolidation", "deduction", "induction") if toggles[p]]
 
 
-def _snapshot_before(store: SnapshotStore, run_id: str | None) -> tuple[str | None, str | None]:
-    """(the commit before the run, why none was taken): best effort, Dream still runs."""
+def _snapshot_before(store: SnapshotStore, run_id: str | None,
+                     refusal: str = "Dream did not run") -> tuple[str | None, str | None]:
+    """(the commit before the run, why none was taken). A snapshot that fails (a lock held, a
+    damaged repository) stops the run before it writes anything: without it the run could not
+    be undone as a whole. Only a machine with no git at all runs without one, as the spec's
+    best effort says (the archive still holds what the run removes)."""
     if run_id is None:
         return None, None
     try:
         return store.snapshot(f"snapshot: before dream {run_id}") or store.head(), None
-    except SnapshotError as exc:
+    except NoGit as exc:
         return None, str(exc)
+    except SnapshotError as exc:
+        raise WorkspaceError(f"{refusal}: the snapshot taken before every run failed ({exc}). "
+                             "Nothing was written; run it again once that is fixed") from None
 
 
 class _Log:
@@ -400,11 +407,7 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         started = now()
         run_id = records.new_run_id(ws, started)
         store = SnapshotStore(ws)
-        snapshot_before = None
-        try:
-            snapshot_before = store.snapshot(f"snapshot: before dream {run_id}") or store.head()
-        except SnapshotError:
-            pass
+        snapshot_before, _ = _snapshot_before(store, run_id, "The dry run was not applied")
         written, archived = [], []
         # each removal keeps what the run said of it: the review pass's reason, Dream's replacement
         removed = [x for x in (preview.get("record") or {}).get("removed", []) if isinstance(x, dict)]

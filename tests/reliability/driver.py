@@ -1,6 +1,8 @@
 """Runs one Dreamdesk operation in its own process for the kill trials: prints "ready" once
-everything is imported, waits for a line on stdin, then runs the operation to completion."""
+everything is imported, waits for a line on stdin, then runs the operation to completion and
+prints what it did as JSON (the CLI's own output for dream and compact)."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -23,14 +25,14 @@ def main() -> None:
     if op == "compact":
         sys.exit(cli(["compact", str(home), "--json"]))
     if op == "restore-whole":
-        restore_snapshot(ws, target, move_cursor=True)
+        done = [restore_snapshot(ws, target, move_cursor=True)]
     elif op == "restore-file":
-        restore_snapshot(ws, target, path="USER.md")
+        done = [restore_snapshot(ws, target, path="USER.md")]
     elif op == "restore-hunk":
-        restore_snapshot(ws, target, path="memory/MEMORY.md", hunk=1)
+        done = [restore_snapshot(ws, target, path="memory/MEMORY.md", hunk=1)]
     elif op == "archive-restore":
-        for rid in target.split(","):
-            restore_archive_entry(ws, rid, SnapshotStore(ws))
+        done = [restore_archive_entry(ws, rid, SnapshotStore(ws)) for rid in target.split(",")]
+    print(json.dumps({"restores": [r.to_json() for r in done]}))
 
 
 if __name__ == "__main__":
