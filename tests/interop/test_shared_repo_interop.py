@@ -160,3 +160,85 @@ def test_a_home_an_earlier_dreamdesk_filled_is_cleaned_on_the_first_write_keepin
     assert "Publish on Fridays." in store.file_at(legacy, "skills/blog/SKILL.md")
     assert "Old fact" in store.file_at(legacy, "memory/archive/2026-11.jsonl")
     assert legacy in [s.sha for s in store.list()]
+
+
+SKILL_SCRIPT = [
+    turn(("edit_file", {"path": "skills/blog/SKILL.md", "old_text": "Publish on Fridays.",
+                        "new_text": "Publish on Mondays."})),
+    *SCRIPT,
+]
+
+
+def _offered(listing: str) -> list[str]:
+    """The short shas nanobot's /dream-restore (without one) offers, newest first."""
+    import re
+    return re.findall(r"`([0-9a-f]{8})`", listing)
+
+
+def test_skills_pins_and_lint_fixes_leave_only_nanobots_files_and_every_offered_version_restores(
+        nanobot, nanobot_home, llm_server):
+    """Skills restored and undone exactly from Dreamdesk's own store; a pin restore and a lint
+    fix with its undo; after all of it, every version nanobot's /dream-log offers restores with
+    its /dream-restore (each on a copy of the home), keeping every archive entry and run."""
+    import shutil
+    from dreamdesk.engine.lint import lint
+    from dreamdesk.engine.lint_fixes import fix_finding
+    from dreamdesk.engine.pins import list_pins, restore_pin
+    from dreamdesk.engine.workspace import Workspace
+    home, ws = nanobot_home, nanobot_home.ws
+    skill = ws / "skills" / "blog" / "SKILL.md"
+    skill.parent.mkdir(parents=True, exist_ok=True)
+    skill.write_text("# Blog\n\nPublish on Fridays.\n", encoding="utf-8")
+    memory = ws / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n- The blog runs on Hugo\n- The blog runs on Hugo\n",
+                      encoding="utf-8")
+    state = repo(ws)
+    dreamdesk_json("pin", home, "USER.md", "Prefers dark mode")
+    state = assert_only_nanobots(ws, state)
+    srv = llm_server(SKILL_SCRIPT, default=turn(content="nothing to add"))
+    run = json.loads(dreamdesk("dream", home, *_model(srv), "--json")[1])
+    assert run["status"] == "completed" and "Mondays" in skill.read_text(encoding="utf-8"), run
+    state = assert_only_nanobots(ws, state)
+    before_run = run["record"]["snapshot_before"]
+
+    res = dreamdesk_json("restore", home, before_run)                   # the skill comes back from our store
+    assert skill.read_text(encoding="utf-8") == "# Blog\n\nPublish on Fridays.\n"
+    state = assert_only_nanobots(ws, state)
+    dreamdesk_json("restore", home, "--undo", res["id"])
+    assert skill.read_text(encoding="utf-8") == "# Blog\n\nPublish on Mondays.\n"
+    state = assert_only_nanobots(ws, state)
+
+    user = ws / "USER.md"                           # the pin held against Dream; another writer drops it
+    assert "- Prefers dark mode" in user.read_text(encoding="utf-8")
+    user.write_text(user.read_text(encoding="utf-8").replace("- Prefers dark mode\n", ""), encoding="utf-8")
+    dws = Workspace.open(home.path)
+    restore_pin(dws, list_pins(dws)[0].id)
+    assert "- Prefers dark mode" in (ws / "USER.md").read_text(encoding="utf-8")
+    state = assert_only_nanobots(ws, state)
+
+    dup = next(f for f in lint(Workspace.open(home.path)) if f.fix and "Hugo" in f.target.text)
+    fixed = fix_finding(Workspace.open(home.path), dup)
+    assert memory.read_text(encoding="utf-8").count("- The blog runs on Hugo") == 1
+    state = assert_only_nanobots(ws, state)
+    dreamdesk_json("restore", home, "--undo", fixed.id)
+    assert memory.read_text(encoding="utf-8").count("- The blog runs on Hugo") == 2
+    state = assert_only_nanobots(ws, state)
+
+    before_entries = dreamdesk_json("archive", home)["entries"]
+    archived = {e["id"] for e in before_entries if not e["id"].startswith("c-")}
+    listed = {(e["file"], e["text"]) for e in before_entries}
+    assert archived and len(listed) > len(archived)        # the archive file's and those commits hold
+    runs = {r["id"] for r in dreamdesk_json("runs", home)["runs"] if r.get("id")}
+    offered = _offered(nanobot.dream_restore(home))
+    assert len(offered) >= 5, offered                 # nanobot's own dream, Dreamdesk's run, restores, undos
+    for sha in offered:
+        out = nanobot.dream_restore(home, sha)
+        assert out.startswith("Restored Dream memory"), f"{sha}: {out}"
+        files = out.split("Restored files:", 1)[1].splitlines()[0]
+        assert not any(w in files for w in ("archive", "dreams", "skills")), files
+        now = dreamdesk_json("archive", home)["entries"]
+        # the archive file's entries by id; one found in a commit by what it was (a later commit
+        # that removes the same text again is where it is listed from then on)
+        assert {e["id"] for e in now} >= archived
+        assert {(e["file"], e["text"]) for e in now} >= listed
+        assert {r["id"] for r in dreamdesk_json("runs", home)["runs"] if r.get("id")} >= runs
