@@ -574,7 +574,8 @@ def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, mo
     assert (main_window.ws.root / ".git").is_dir()                   # with its recorded past
 
 
-def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(main_window, demo_home, qtbot):
+def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(main_window, demo_home, qtbot,
+                                                                                 brief_job_lock_wait):
     import subprocess
     import sys
     from conftest import tree_state
