@@ -213,7 +213,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
     in another: the running record plus the held job lock say a run is in progress."""
     import time
     ws = make(make_workspace, {})
-    srv = llm_server(default={"delay": 1.5, **turn(content="nothing")})
+    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until released below
     env = dict(os.environ, DD_KEY="sk-test")
     proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(ws.root), "--base-url", srv.url,
                              "--model", "m", "--api-key-env", "DD_KEY"], env=env,
@@ -231,6 +231,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
         # the app running its own job is not told its own run is elsewhere
         assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone(), own_job=True).state != RUNNING
     finally:
+        srv.release()                                     # the model answers: the run can end
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err.decode()
     assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone()).state != RUNNING
