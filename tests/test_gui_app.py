@@ -929,7 +929,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
 def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Keeps tasks in Todoist; the weekly review "
                                                                       "reads the project \"This week\"."}))],
-                     default={"status": 500})
+                     default={"status": 500, "headers": {"Retry-After": "0"}})     # retried at once, then failed
     _use_server(main_window, srv.url)
     seen = {}
     main_window.panel.ask_apply = lambda dlg: seen.setdefault("enabled", dlg.apply_button.isEnabled()) or True
