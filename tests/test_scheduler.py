@@ -185,9 +185,10 @@ def test_reading_the_history_is_not_activity_only_an_append_is(make_workspace):
         w.stop()
 
 
-def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
+def test_two_processes_never_run_two_dreams(make_workspace, llm_server, brief_job_lock_wait):
+    import time
     ws = make(make_workspace, {})
-    srv = llm_server(default={"delay": 1.0, **turn(content="nothing")})
+    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until the other run ended
     outcomes = []
 
     def one():
@@ -201,6 +202,12 @@ def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
     threads = [threading.Thread(target=one) for _ in range(2)]
     for t in threads:
         t.start()
+    try:
+        deadline = time.monotonic() + 20       # one run is in its model call, the other has ended
+        while not (len(srv.requests) == 1 and len(outcomes) == 1) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        srv.release()
     for t in threads:
         t.join(30)
     # the second either found the lock held (reported) or, after the first finished, nothing left
