@@ -796,11 +796,23 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     assert not main_window._tick.isActive()
 
 
-def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(main_window, qtbot, llm_server):
+@pytest.fixture
+def ticking_window(gui_env, qtbot, demo_home, monkeypatch):
+    """The main window on the demo, asking the scheduler every 50 ms instead of every second
+    (gui.main_window.SCHEDULER_TICK_MS): a run made due is started at the next tick."""
+    from dreamdesk.gui import main_window as main_window_mod
+    from conftest import open_window
+    monkeypatch.setattr(main_window_mod, "SCHEDULER_TICK_MS", 50)
+    win = open_window(qtbot, demo_home)
+    yield win
+    win.close()
+
+
+def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(ticking_window, qtbot, llm_server):
     from datetime import datetime, timedelta
 
     from dreamdesk.engine.scheduler import Scheduler
-    win = main_window
+    win = ticking_window
     srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
     _use_server(win, srv.url)
     win.settings.schedule_here.setChecked(True)
@@ -826,13 +838,13 @@ def test_scheduling_turned_off_while_the_writer_is_busy_stays_off(main_window, q
     assert not win._tick.isActive()
 
 
-def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(main_window, demo_home,
+def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(ticking_window, demo_home,
                                                                                       qtbot):
     import threading
     from datetime import datetime, timedelta
 
     from dreamdesk.engine.dream.records import list_runs
-    win = main_window
+    win = ticking_window
     sched = win.scheduler
     threads: dict[str, set[str]] = {}
     for name in ("start", "tick", "finished", "_new_entries"):
