@@ -924,7 +924,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     other = tmp_path / "other"
     shutil.copytree(demo_home, other)
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes waffles", "section": "Preferences",
-                                         "sources": [100]}), delay=1.0)], default=turn(content="nothing"))
+                                         "sources": [100]}), delay=30)], default=turn(content="nothing"))
     _use_server(main_window, srv.url)
     asked = []
     main_window.panel.ask_apply = lambda dlg: asked.append(dlg) or True
@@ -932,6 +932,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     main_window.panel.run_dream(dry_run=True)
     qtbot.waitUntil(lambda: bool(srv.requests), timeout=5000)
     assert main_window.open_workspace(str(other))
+    srv.release()                                          # the model answers only after the switch
     qtbot.waitUntil(lambda: "finished after you switched" in main_window.panel.outcome.text(), timeout=15000)
     assert asked == []
     qtbot.wait(100)
