@@ -46,12 +46,18 @@ class RestoreResult:
 
 
 
+# How long a job waits for another Dreamdesk job on the workspace before it refuses (LockHeld).
+# Read when each lock is made, so tests that hold the lock on purpose can shorten it.
+JOB_LOCK_TIMEOUT = 2.0
+
+
 class JobLock(FileLock):
     """The workspace lock every job takes. Once held, temp files a killed Dreamdesk left in the
     workspace are swept (no other Dreamdesk job can be mid-write with them then)."""
 
     def __init__(self, ws: Workspace):
-        super().__init__(lock_path(ws.root, "job"), timeout=2.0, what="another Dreamdesk job on this workspace")
+        super().__init__(lock_path(ws.root, "job"), timeout=JOB_LOCK_TIMEOUT,
+                         what="another Dreamdesk job on this workspace")
         self.ws = ws
 
     def acquire(self) -> "JobLock":

@@ -47,6 +47,7 @@ WATCHED = ARCHIVED_FILES
 COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
 TAB_NAMES = tuple(t[0] for t in TABS)
 FIRST_PAINT_WAIT_MS = 500    # after_first_paint's fallback, for a window that does not paint (started minimised)
+SCHEDULER_TICK_MS = 1000     # how often a window that schedules Dream asks the scheduler whether a run is due
 
 
 class TypingKeys(QObject):
@@ -172,7 +173,7 @@ class MainWindow(QMainWindow):
         self._tick = QTimer(self)
         self._tick_busy = False              # a tick is being answered on the reader thread
         self._schedule_gen = 0               # bumped by each on/off of scheduling
-        self._tick.setInterval(1000)
+        self._tick.setInterval(SCHEDULER_TICK_MS)
         self._tick.timeout.connect(self._scheduler_tick)
         self.tabs.currentChanged.connect(self._tab_changed)
         errors.add_rescuer(self._rescue_unsaved)

@@ -61,6 +61,15 @@ def no_system_keyring():
 
 
 @pytest.fixture
+def brief_job_lock_wait(monkeypatch):
+    """For a test that holds the workspace's job lock on purpose: a job gives up after 50 ms
+    instead of the product's 2 s (engine.restore.JOB_LOCK_TIMEOUT); what it does when it gives
+    up is the same. Only for jobs in this process (threads included), not subprocesses."""
+    from dreamdesk.engine import restore
+    monkeypatch.setattr(restore, "JOB_LOCK_TIMEOUT", 0.05)
+
+
+@pytest.fixture
 def memory_keyring():
     """A working keyring that lives in this test's memory: {(service, account): password}."""
     import keyring

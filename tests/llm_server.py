@@ -118,6 +118,11 @@ class ScriptedLLMServer:
         self.thread.start()
         return self
 
+    def release(self) -> None:
+        """Answers held by a "delay" go out now, and later ones are not held: for a test that
+        holds the model call open until it has seen what it checks while the call is under way."""
+        self._release.set()
+
     def stop(self) -> None:
         self._release.set()
         self.httpd.shutdown()

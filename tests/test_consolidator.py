@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import datetime, timedelta
 
 import pytest
@@ -379,10 +380,16 @@ def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_serv
     held = FileLock(p.parent / ".session-files.lock").acquire()
     srv = llm_server([turn(content="- [durable] Likes tea")])
     done = threading.Event()
-    t = threading.Thread(target=lambda: (run_consolidator(Workspace.open(home), client(srv), now=NOW), done.set()))
+    ws = Workspace.open(home)
+    t = threading.Thread(target=lambda: (run_consolidator(ws, client(srv), now=NOW), done.set()))
     t.start()
     try:
-        assert not done.wait(1.0)
+        # the summary is in history: what is left is the metadata rewrite, under the lock we hold
+        deadline = time.monotonic() + 10
+        while not (ws.history_path.exists() and read_history(ws.history_path).entries) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [e.content for e in read_history(ws.history_path).entries] == ["- [durable] Likes tea"]
+        assert not done.wait(0.3)
         assert json.loads(p.read_text(encoding="utf-8").splitlines()[0])["last_archived"] == 0
     finally:
         held.release()

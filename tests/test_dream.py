@@ -447,11 +447,13 @@ def test_fact_status_across_two_runs(ws, llm_server):
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
                       turn(content="ok")])
     r1 = run_dream(ws, client(srv), only_consolidation())
+    ended = time.time()
     with open(ws.history_path, "a") as fh:
         fh.write(hist("- [correction] Maya quit tea, drinks coffee", start=4))
     srv.add(turn(("remove_fact", {"path": "USER.md", "text": "- Likes tea", "replacement": "Drinks coffee, not tea",
                                   "sources": [4]})), turn(content="ok"))
-    time.sleep(1.05)   # run ids and start times have one-second resolution
+    while int(time.time()) <= int(ended):   # run ids and start times have one-second resolution:
+        time.sleep(0.01)                    # the second run starts in a later second
     r2 = run_dream(ws, client(srv), only_consolidation())
     first = records.resolve(ws, records.load_run(ws, r1.run_id))
     fact = first["created"][0]

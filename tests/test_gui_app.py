@@ -574,7 +574,8 @@ def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, mo
     assert (main_window.ws.root / ".git").is_dir()                   # with its recorded past
 
 
-def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(main_window, demo_home, qtbot):
+def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(main_window, demo_home, qtbot,
+                                                                                 brief_job_lock_wait):
     import subprocess
     import sys
     from conftest import tree_state
@@ -795,11 +796,23 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     assert not main_window._tick.isActive()
 
 
-def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(main_window, qtbot, llm_server):
+@pytest.fixture
+def ticking_window(gui_env, qtbot, demo_home, monkeypatch):
+    """The main window on the demo, asking the scheduler every 50 ms instead of every second
+    (gui.main_window.SCHEDULER_TICK_MS): a run made due is started at the next tick."""
+    from dreamdesk.gui import main_window as main_window_mod
+    from conftest import open_window
+    monkeypatch.setattr(main_window_mod, "SCHEDULER_TICK_MS", 50)
+    win = open_window(qtbot, demo_home)
+    yield win
+    win.close()
+
+
+def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(ticking_window, qtbot, llm_server):
     from datetime import datetime, timedelta
 
     from dreamdesk.engine.scheduler import Scheduler
-    win = main_window
+    win = ticking_window
     srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
     _use_server(win, srv.url)
     win.settings.schedule_here.setChecked(True)
@@ -825,13 +838,13 @@ def test_scheduling_turned_off_while_the_writer_is_busy_stays_off(main_window, q
     assert not win._tick.isActive()
 
 
-def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(main_window, demo_home,
+def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(ticking_window, demo_home,
                                                                                       qtbot):
     import threading
     from datetime import datetime, timedelta
 
     from dreamdesk.engine.dream.records import list_runs
-    win = main_window
+    win = ticking_window
     sched = win.scheduler
     threads: dict[str, set[str]] = {}
     for name in ("start", "tick", "finished", "_new_entries"):
@@ -911,7 +924,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     other = tmp_path / "other"
     shutil.copytree(demo_home, other)
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes waffles", "section": "Preferences",
-                                         "sources": [100]}), delay=1.0)], default=turn(content="nothing"))
+                                         "sources": [100]}), delay=30)], default=turn(content="nothing"))
     _use_server(main_window, srv.url)
     asked = []
     main_window.panel.ask_apply = lambda dlg: asked.append(dlg) or True
@@ -919,6 +932,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     main_window.panel.run_dream(dry_run=True)
     qtbot.waitUntil(lambda: bool(srv.requests), timeout=5000)
     assert main_window.open_workspace(str(other))
+    srv.release()                                          # the model answers only after the switch
     qtbot.waitUntil(lambda: "finished after you switched" in main_window.panel.outcome.text(), timeout=15000)
     assert asked == []
     qtbot.wait(100)
@@ -928,7 +942,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
 def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Keeps tasks in Todoist; the weekly review "
                                                                       "reads the project \"This week\"."}))],
-                     default={"status": 500})
+                     default={"status": 500, "headers": {"Retry-After": "0"}})     # retried at once, then failed
     _use_server(main_window, srv.url)
     seen = {}
     main_window.panel.ask_apply = lambda dlg: seen.setdefault("enabled", dlg.apply_button.isEnabled()) or True

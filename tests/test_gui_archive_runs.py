@@ -225,9 +225,11 @@ def test_detail_pane_shows_the_whole_entry(archive_view, ws):
     assert "Replaced by" in text
 
 
-def test_search_and_filters_through_the_widgets(qtbot, archive_view, ws):
+def test_search_and_filters_through_the_widgets(qtbot, engine, ws, monkeypatch):
+    from dreamdesk.gui.views import archive_view as archive_view_mod
+    monkeypatch.setattr(archive_view_mod, "SEARCH_DEBOUNCE_MS", 20)      # (200 ms in the app)
     recs = read_archive(ws).records
-    view = archive_view
+    view = open_archive_view(qtbot, engine, ws)
     total = view.proxy.rowCount()
     qtbot.keyClicks(view.search_edit, "proxmox")
     assert view.proxy.rowCount() == total                          # debounced: not yet applied

@@ -470,11 +470,12 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
     real = snapshots_view.compute_diff
     started = threading.Event()
     finished = threading.Event()
+    go_on = threading.Event()
 
     def slow(ws_, shas):
         if shas == (v1,):
             started.set()
-            time.sleep(0.6)                  # A's diff is slow...
+            go_on.wait(5)                    # A's diff is slow: it goes on once B was clicked
             try:
                 return real(ws_, shas)
             finally:
@@ -492,6 +493,7 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
     click_row(view, qtbot, v1)                   # A
     qtbot.waitUntil(started.is_set, timeout=5000)
     click_row(view, qtbot, v2)                   # ...then B while A is still computing
+    go_on.set()
     qtbot.waitUntil(finished.is_set, timeout=5000)
     wait_diff(view, qtbot, [v2])
     qtbot.wait(200)

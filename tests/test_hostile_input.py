@@ -551,7 +551,8 @@ def test_save_edit_archives_a_heading_it_removes_or_shortens(make_workspace, new
 
 
 # -- 9. serve does not compact while another process holds the job lock --------------------------------
-def test_serve_skips_consolidation_while_another_process_holds_the_job_lock(tmp_path, make_workspace):
+def test_serve_skips_consolidation_while_another_process_holds_the_job_lock(tmp_path, make_workspace,
+                                                                             brief_job_lock_wait):
     home = tmp_path / "home"
     make_workspace({"USER.md": USER}, root=home / "workspace")
     (home / "sessions").mkdir()

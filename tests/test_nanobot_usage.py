@@ -132,7 +132,9 @@ def test_a_store_of_another_layout_is_refused_in_words(tmp_path):
     assert usage.state == "error" and "lacks started_at_ms" in usage.message
 
 
-def test_a_locked_store_says_so(tmp_path):
+def test_a_locked_store_says_so(tmp_path, monkeypatch):
+    from dreamdesk.engine.assistants import nanobot_usage
+    monkeypatch.setattr(nanobot_usage, "_BUSY_SECONDS", 0.05)     # how long a read waits for the lock (0.5 s)
     home = _home(tmp_path)
     _store(home, ROWS, wal=False)                    # a rollback-journal store: a writer locks readers out
     holder = sqlite3.connect(home / "llm_usage.sqlite3", isolation_level=None)

@@ -355,7 +355,7 @@ def test_a_write_racing_the_restore_is_not_silently_lost(history, rel, hunk):
         "the concurrent write is neither on disk nor in any snapshot"
 
 
-def test_held_job_lock_makes_restore_raise(history):
+def test_held_job_lock_makes_restore_raise(history, brief_job_lock_wait):
     root, ws, v1, v2 = history
     code = textwrap.dedent(f"""
         import sys

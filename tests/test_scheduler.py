@@ -185,9 +185,10 @@ def test_reading_the_history_is_not_activity_only_an_append_is(make_workspace):
         w.stop()
 
 
-def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
+def test_two_processes_never_run_two_dreams(make_workspace, llm_server, brief_job_lock_wait):
+    import time
     ws = make(make_workspace, {})
-    srv = llm_server(default={"delay": 1.0, **turn(content="nothing")})
+    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until the other run ended
     outcomes = []
 
     def one():
@@ -201,6 +202,12 @@ def test_two_processes_never_run_two_dreams(make_workspace, llm_server):
     threads = [threading.Thread(target=one) for _ in range(2)]
     for t in threads:
         t.start()
+    try:
+        deadline = time.monotonic() + 20       # one run is in its model call, the other has ended
+        while not (len(srv.requests) == 1 and len(outcomes) == 1) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        srv.release()
     for t in threads:
         t.join(30)
     # the second either found the lock held (reported) or, after the first finished, nothing left
@@ -213,7 +220,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
     in another: the running record plus the held job lock say a run is in progress."""
     import time
     ws = make(make_workspace, {})
-    srv = llm_server(default={"delay": 1.5, **turn(content="nothing")})
+    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until released below
     env = dict(os.environ, DD_KEY="sk-test")
     proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(ws.root), "--base-url", srv.url,
                              "--model", "m", "--api-key-env", "DD_KEY"], env=env,
@@ -231,6 +238,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
         # the app running its own job is not told its own run is elsewhere
         assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone(), own_job=True).state != RUNNING
     finally:
+        srv.release()                                     # the model answers: the run can end
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err.decode()
     assert Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone()).state != RUNNING

@@ -73,7 +73,7 @@ def test_a_missing_replay_does_not_force_review(tmp_path):
     assert starts_with_review(tmp_path / "gone.jsonl") is False
 
 
-def test_compact_now_takes_the_job_lock(demo_home):
+def test_compact_now_takes_the_job_lock(demo_home, brief_job_lock_wait):
     ws = Workspace.open(demo_home)
     before = tree_state(demo_home / "workspace" / "memory")
     held = FileLock(lock_path(ws.root, "job")).acquire()

@@ -203,31 +203,56 @@ def _next_second(after: float | None) -> None:
         time.sleep(0.05)
 
 
-def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None, before=None,
-                       script=None) -> DreamedHome:
-    """make-home (crlf-bom: USER.md with CRLF line endings and a BOM), the home's config pointed
-    at the loopback model `srv` (nanobot's `custom` provider), then nanobot's own Dream once per
-    run, after nanobot appended that run's history lines. `before(home)` is called before the
-    first run; `script(run, n)` gives the model's turns (default run.script(n))."""
+@dataclass
+class DreamPlan:
+    """One home to build with nanobot's own Dream: build_dreamed_home's arguments."""
+    home: Path
+    form: str = "lf"
+    runs: tuple | list | None = None          # None: RUNS
+    before: object = None                     # before(home) is called before the first run
+    script: object = None                     # script(run, n): the model's turns (default run.script(n))
+
+
+def build_dreamed_homes(nanobot, srv, plans: list[DreamPlan]) -> list[DreamedHome]:
+    """make-home for each plan (crlf-bom: USER.md with CRLF line endings and a BOM), its config
+    pointed at the loopback model `srv` (nanobot's `custom` provider), then nanobot's own Dream
+    once per run, after nanobot appended that run's history lines. The homes take their runs in
+    turns: each home's next run still starts in a later second than its last one ended
+    (_next_second), and the other homes' runs take up that wait instead of a sleep."""
     from .nanobot_dream_runs import RUNS
 
-    made = nanobot("make-home", home, form)
-    nanobot("use-model", home, srv.url)
-    out = DreamedHome(home, made, nanobot.check(home), form=form)
-    if before is not None:
-        before(out)
-    done = time.time()       # make-home committed this second
-    for n, run in enumerate(RUNS if runs is None else runs, 1):
-        for line in run.history:
-            nanobot.append_history(home, line)
-        srv.add(*(script(run, n) if script else run.script(n)))
-        _next_second(done)
-        res = nanobot("dream", home)
-        done = time.time()
-        if res["failed"] or not res["completed"] or srv.script:
-            raise NanobotError(f"nanobot's Dream run {n} went wrong: {res}")
-        out.runs.append(res)
-    return out
+    outs, todo, done = [], [], []
+    for plan in plans:
+        made = nanobot("make-home", plan.home, plan.form)
+        nanobot("use-model", plan.home, srv.url)
+        out = DreamedHome(plan.home, made, nanobot.check(plan.home), form=plan.form)
+        if plan.before is not None:
+            plan.before(out)
+        outs.append(out)
+        todo.append(list(enumerate(RUNS if plan.runs is None else plan.runs, 1)))
+        done.append(time.time())          # make-home committed this second
+    while any(todo):
+        for i, plan in enumerate(plans):
+            if not todo[i]:
+                continue
+            n, run = todo[i].pop(0)
+            for line in run.history:
+                nanobot.append_history(plan.home, line)
+            srv.add(*(plan.script(run, n) if plan.script else run.script(n)))
+            _next_second(done[i])
+            res = nanobot("dream", plan.home)
+            done[i] = time.time()
+            if res["failed"] or not res["completed"] or srv.script:
+                raise NanobotError(f"nanobot's Dream run {n} on {plan.home} went wrong: {res}")
+            outs[i].runs.append(res)
+    return outs
+
+
+def build_dreamed_home(nanobot, srv, home: Path, form: str = "lf", runs=None, before=None,
+                       script=None) -> DreamedHome:
+    """One home, as build_dreamed_homes builds it. `before(home)` is called before the first
+    run; `script(run, n)` gives the model's turns (default run.script(n))."""
+    return build_dreamed_homes(nanobot, srv, [DreamPlan(home, form, runs, before, script)])[0]
 
 
 @pytest.fixture
@@ -241,25 +266,85 @@ def make_dreamed_home(nanobot, llm_server, tmp_path):
     return make
 
 
+MARK = "own_dreamed_home"
+FORMS = ("lf", "crlf-bom")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"{MARK}(form=None, runs=None, before=None): the test gets a "
+                            "home of its own after nanobot's Dream ran `runs` on it (fixture own_dreamed_home), "
+                            "built with the session's other dreamed homes; form None: the test's `form` parameter "
+                            "or lf")
+
+
+STATE_ENV = "DREAMDESK_STATE_DIR"
+
+
+def _in_state(before, state: Path):
+    """before(home), with Dreamdesk's own state (pins, seen files, ...) kept in `state`: the
+    folder the test that owns the home gets as its state folder."""
+    def run(home):
+        old = os.environ.get(STATE_ENV)
+        os.environ[STATE_ENV] = str(state)
+        try:
+            before(home)
+        finally:
+            if old is None:
+                os.environ.pop(STATE_ENV, None)
+            else:
+                os.environ[STATE_ENV] = old
+    return run
+
+
+def _plans(session, base: Path) -> dict:
+    """The dreamed homes the selected tests use: {form: DreamPlan} for the shared ones, {nodeid:
+    DreamPlan} for each test marked own_dreamed_home (with the state folder it gets)."""
+    plans: dict = {}
+    for item in session.items:
+        mark = item.get_closest_marker(MARK)
+        if mark is not None:
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            form = mark.kwargs.get("form") or params.get("form", "lf")
+            folder = base / f"own-{len(plans)}"
+            before = mark.kwargs.get("before")
+            plans[item.nodeid] = DreamPlan(folder / "home", form, mark.kwargs.get("runs"),
+                                           before and _in_state(before, folder / "state"))
+        if "_dreamed_originals" in item.fixturenames:
+            for form in FORMS:
+                plans.setdefault(form, DreamPlan(base / f"dreamed-{form}" / "home", form))
+    return plans
+
+
 @pytest.fixture(scope="session")
-def _dreamed_originals(_nanobot_session, tmp_path_factory):
-    """Each form's dreamed home, built once a session (on first use) and never changed: tests
-    get copies (`dreamed_copy`)."""
+def _dreamed_batch(_nanobot_session, tmp_path_factory, request):
+    """Every dreamed home the selected tests use, built in one go on first use (their runs in
+    turns: see build_dreamed_homes): the shared one of each form, and each marked test's own."""
     from llm_server import ScriptedLLMServer
 
-    built: dict[str, DreamedHome] = {}
+    plans = _plans(request.session, tmp_path_factory.mktemp("dreamed"))
+    srv = ScriptedLLMServer(default=None).start()
+    try:
+        homes = build_dreamed_homes(_nanobot_session, srv, list(plans.values())) if plans else []
+    finally:
+        srv.stop()
+    return dict(zip(plans, homes))
 
-    def get(form: str) -> DreamedHome:
-        if form not in built:
-            srv = ScriptedLLMServer(default=None).start()
-            try:
-                built[form] = build_dreamed_home(_nanobot_session, srv, tmp_path_factory.mktemp(f"dreamed-{form}")
-                                                 / "home", form)
-            finally:
-                srv.stop()
-        return built[form]
 
-    return get
+@pytest.fixture(scope="session")
+def _dreamed_originals(_dreamed_batch):
+    """Each form's dreamed home, built once a session (with the batch) and never changed: tests
+    get copies (`dreamed_copy`) or read it (checked)."""
+    return lambda form: _dreamed_batch[form]
+
+
+@pytest.fixture
+def own_dreamed_home(_dreamed_batch, request, monkeypatch) -> DreamedHome:
+    """This test's own dreamed home (see the own_dreamed_home mark), with the state folder its
+    `before` wrote Dreamdesk's state into; the test may write into both."""
+    assert request.node.get_closest_marker(MARK), f"mark the test with @pytest.mark.{MARK}(...)"
+    home = _dreamed_batch.pop(request.node.nodeid)
+    monkeypatch.setenv(STATE_ENV, str(home.path.parent / "state"))
+    return home
 
 
 @pytest.fixture

@@ -79,6 +79,13 @@ def _loopback_only(event: str, args: tuple) -> None:
 
 sys.addaudithook(_loopback_only)
 
+# nanobot's provider waits 1, 2 and 4 s between its retries of a failed model call. The models
+# here are on loopback (or blocked) and a failure stays a failure however long one waits: the
+# waits are 10, 20 and 40 ms here. The attempts, and all else its retry does, are nanobot's own.
+from nanobot.providers.base import LLMProvider  # noqa: E402
+
+LLMProvider._CHAT_RETRY_DELAYS = (0.01, 0.02, 0.04)
+
 # Files nanobot itself keeps in memory/ without committing them.
 NANOBOT_UNTRACKED = {"memory/history.jsonl", "memory/.cursor"}
 

@@ -17,13 +17,16 @@ PINNED = {"- Prefers dark mode": None,                               # run 1 rem
           "- Short replies": "- Short replies, in Portuguese"}      # run 2 rewrites it
 
 
-@pytest.mark.parametrize("form", ["lf", "crlf-bom"])
-def test_a_pinned_entry_nanobots_dream_removes_is_an_alert_until_restored(nanobot, make_dreamed_home, form):
-    def pin_them(home):
-        for text in PINNED:
-            assert dreamdesk_json("pin", home, "USER.md", text)["new"] is True
+def pin_them(home):
+    for text in PINNED:
+        assert dreamdesk_json("pin", home, "USER.md", text)["new"] is True
 
-    home = make_dreamed_home(form=form, runs=RUNS[:2], before=pin_them)
+
+@pytest.mark.parametrize("form", ["lf", "crlf-bom"])
+@pytest.mark.own_dreamed_home(runs=RUNS[:2], before=pin_them)       # pinned, then nanobot's Dream ran twice
+def test_a_pinned_entry_nanobots_dream_removes_is_an_alert_until_restored(nanobot, own_dreamed_home, form):
+    home = own_dreamed_home
+    assert home.form == form
     out = dreamdesk_json("pins", home)
     assert out["missing"] == 2
     assert {p["text"]: (p["state"], p["replaced_by"]) for p in out["pins"]} == {

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts
 from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
 from dreamdesk.engine.snapshots import SnapshotStore
@@ -46,8 +48,9 @@ def test_tokens_per_run_and_per_day_while_nanobot_holds_the_store(nanobot_dreame
     assert tree_state(home.path) == before
 
 
-def test_a_closed_store_is_read_without_creating_anything(nanobot, make_dreamed_home):
-    home = make_dreamed_home()                  # its own home: closing nanobot's store changes it
+@pytest.mark.own_dreamed_home()                  # its own home: closing nanobot's store changes it
+def test_a_closed_store_is_read_without_creating_anything(nanobot, own_dreamed_home):
+    home = own_dreamed_home
     nanobot("close-usage", home)
     assert not (home.path / "llm_usage.sqlite3-wal").exists()
     before = tree_state(home.path)

@@ -131,8 +131,8 @@ def test_each_runs_detail_shows_its_removals_tool_calls_and_tokens(qtbot, view, 
     assert "-- Prefers tea over coffee" in shown and "+- Lives in Braga" in shown
 
 
-def test_restore_from_the_detail_brings_the_entry_back_byte_for_byte(qtbot, gui_engine, gui_env, make_dreamed_home):
-    home = make_dreamed_home()                  # its own home: this test writes
+def test_restore_from_the_detail_brings_the_entry_back_byte_for_byte(qtbot, gui_engine, gui_env, dreamed_copy):
+    home = dreamed_copy()                       # its own copy of the dreamed home: this test writes
     view = _opened(qtbot, RunsView(gui_engine), home)
     qtbot.waitUntil(lambda: view.loaded and view.shown is not None, timeout=10000)
     user = home.ws / "USER.md"

@@ -58,10 +58,10 @@ def test_every_write_leaves_nanobots_repository_holding_only_its_files(nanobot, 
     rc, out, err = dreamdesk("dream", home, *_model(srv), "--json")             # nothing left to dream
     assert rc == 0, err
     state = assert_only_nanobots(ws, state)
-    nobody = ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    down = llm_server(default={"status": 503, "headers": {"Retry-After": "0"}})   # retried at once, never up
     with (ws / "memory" / "history.jsonl").open("a", encoding="utf-8") as f:
         f.write('{"cursor": 999, "timestamp": "2026-12-06 08:00", "content": "User likes hiking."}\n')
-    failed = dreamdesk("dream", home, *nobody, "--json")                         # the model is unreachable
+    failed = dreamdesk("dream", home, *_model(down), "--json")                   # the model call fails
     assert failed[0] != 0 or json.loads(failed[1])["status"] == "failed", failed
     state = assert_only_nanobots(ws, state)
     init = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
