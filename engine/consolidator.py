@@ -24,7 +24,7 @@ from typing import Callable
 import msgspec
 
 from . import clock
-from .files import ConflictError, FileLock, atomic_write_text, content_hash, current_hash, read_bytes, replace_keeping_appends
+from .files import ConflictError, FileLock, atomic_write_text, sweep_stale_temps, content_hash, current_hash, read_bytes, replace_keeping_appends
 from .cursors import read_cursor
 from .history import append_entry, read_history
 from .llm import Cancelled, LLMClient, LLMError
@@ -399,6 +399,7 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
     jp = journal_path(ws)
     jp.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(jp, json.dumps(journal, ensure_ascii=False))
+    _crash_point("after-journal")
     for c in contents:
         appended = append_entry(ws.memory_dir, c, plan.session.key, ts)
         result.entries.append(appended.entry.cursor)
@@ -407,6 +408,7 @@ def compact(ws: Workspace, plan: Plan, client: LLMClient | None, cancel: threadi
                                 f"Dreamdesk's entry moved to {appended.entry.cursor}")
         _crash_point("after-history-append")
     _set_last_consolidated(plan.session, plan.session.last_consolidated, plan.end)
+    _crash_point("after-offset")
     _remember_compacted(ws, plan.session, plan.end)
     _crash_point("after-session-update")
     journal_path(ws).unlink(missing_ok=True)
@@ -425,12 +427,24 @@ def run_consolidator(ws: Workspace, client: LLMClient | None, *, only: str | Non
             client.close()
 
 
+def _compaction_folders(ws: Workspace) -> list[Path]:
+    """Where a compaction writes outside the workspace: Dreamdesk's state for it (the journal,
+    the ledger) and the session folders (the offset rewrite). A kill there leaves a temp file
+    that the workspace's own sweep never sees."""
+    folders = [workspace_state_dir(ws.root)]
+    sdir = ws.home / "sessions" if ws.home else None
+    if sdir is not None and sdir.is_dir():
+        folders += [sdir] + [d for d in sdir.iterdir() if d.is_dir() and not d.is_symlink()]
+    return folders
+
+
 def _consolidate(ws: Workspace, client: LLMClient | None, only: str | None, manual: bool,
                  cancel: threading.Event | None, now: datetime | None,
                  log: Callable[[str], None] | None) -> list[CompactResult]:
     now = now or datetime.now().astimezone()
     log = log or (lambda m: None)
     results: list[CompactResult] = []
+    sweep_stale_temps(ws.root, folders=_compaction_folders(ws))
     rec = recover(ws)
     if rec:
         log(f"recovered an interrupted compaction of {rec.session}: {len(rec.entries)} entr(ies) in place")

@@ -103,10 +103,10 @@ STALE_TEMP_SECONDS = 300          # no atomic write of ours takes anywhere near 
 SECOND_LOOK_SECONDS = 0.05        # a writer's close-then-rename takes microseconds
 
 
-def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
+def sweep_stale_temps(root: Path, now: float | None = None, folders: list[Path] | None = None) -> list[str]:
     """Remove temp files of ours whose writer is gone from the folders Dreamdesk writes in (the
-    workspace, memory/ and its archive/ and dreams/, skills/<name>/). Returns their paths
-    relative to root. Anyone else's files are never touched.
+    workspace, memory/ and its archive/ and dreams/, skills/<name>/; or the given `folders`).
+    Returns their paths relative to root (others whole). Anyone else's files are never touched.
 
     Gone: no process has it open and it looks the same a moment later (a live atomic write
     holds its temp open until the close just before its rename), so a kill's leftover goes at
@@ -115,7 +115,7 @@ def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
     from .processes import holders_of
     now = time.time() if now is None else now
     seen = {}
-    for p in _our_temps(Path(root)):
+    for p in _our_temps(Path(root), folders):
         try:
             st = os.lstat(p)
         except OSError:
@@ -132,18 +132,19 @@ def sweep_stale_temps(root: Path, now: float | None = None) -> list[str]:
             if not old and ((st.st_ino, st.st_mtime_ns) != (ino, mtime) or holders_of(p) != []):
                 continue
             os.unlink(p)
-            removed.append(str(p.relative_to(root)))
+            removed.append(str(p.relative_to(root)) if p.is_relative_to(root) else str(p))
         except OSError:
             continue
     return removed
 
 
-def _our_temps(root: Path) -> list[Path]:
-    folders = [root, root / "memory", root / "memory" / "archive", root / "memory" / "dreams"]
-    try:
-        folders += [d for d in (root / "skills").iterdir() if d.is_dir() and not d.is_symlink()]
-    except OSError:
-        pass
+def _our_temps(root: Path, folders: list[Path] | None = None) -> list[Path]:
+    if folders is None:
+        folders = [root, root / "memory", root / "memory" / "archive", root / "memory" / "dreams"]
+        try:
+            folders += [d for d in (root / "skills").iterdir() if d.is_dir() and not d.is_symlink()]
+        except OSError:
+            pass
     found = []
     for d in folders:
         try:

@@ -152,19 +152,27 @@ def test_nanobot_session_layout(home, llm_server):
     assert r.session == "cli:direct" and read_session(p, "x").last_consolidated == 4
 
 
-@pytest.mark.parametrize("crash_at", ["after-history-append", "after-session-update"])
-def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
+def _killed_compaction(home, llm_server, moment: str):
+    """A compaction of a 30-message session ([RAW] entries: the model fails) in its own process,
+    which exits as a kill would at `moment`: a crash point's name, or the name of a file whose
+    temp is written and not yet renamed over it. Returns the session's path."""
     p = write_session(home / "sessions/a.jsonl", "a", 30)
-    srv = llm_server(default={"status": 500})          # RAW fallback: several entries
-    code = ("import sys; from datetime import datetime; from dreamdesk.engine.workspace import Workspace;"
-            "from dreamdesk.engine.consolidator import run_consolidator, RAW_PART_CHARS;"
-            "import dreamdesk.engine.consolidator as c; c.RAW_PART_CHARS = 300;"
-            "from dreamdesk.engine.llm.openai import OpenAIClient;"
-            f"run_consolidator(Workspace.open({str(home)!r}), OpenAIClient({srv.url!r}, 'm', max_retries=0),"
+    srv = llm_server(default={"status": 500})
+    code = ("import os; from datetime import datetime; from dreamdesk.engine import files;"
+            "from dreamdesk.engine.workspace import Workspace; import dreamdesk.engine.consolidator as c;"
+            "from dreamdesk.engine.llm.openai import OpenAIClient; c.RAW_PART_CHARS = 300;"
+            f"files._before_replace = lambda path: os._exit(86) if path.name == {moment!r} else None;"
+            f"c.run_consolidator(Workspace.open({str(home)!r}), OpenAIClient({srv.url!r}, 'm', max_retries=0),"
             f" now=datetime.fromisoformat({NOW.isoformat()!r}))")
-    env = dict(os.environ, DREAMDESK_CRASH_AT=crash_at)
+    env = dict(os.environ, DREAMDESK_CRASH_AT=moment)
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=60)
     assert proc.returncode == 86, proc.stderr.decode()
+    return p
+
+
+@pytest.mark.parametrize("crash_at", ["after-history-append", "after-session-update"])
+def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
+    p = _killed_compaction(home, llm_server, crash_at)
     ws = Workspace.open(home)
     assert journal_path(ws).exists()
     before = read_history(ws.history_path).entries
@@ -179,6 +187,31 @@ def test_crash_loses_and_duplicates_nothing(home, llm_server, crash_at):
         assert body.count(tag) == 1, (i, body.count(tag))   # every message exactly once
     # a further run does nothing more
     assert run_consolidator(ws, None, now=NOW) == []
+
+
+# Every moment a compaction writes something, as a kill would stop it there: a crash point
+# between two steps, or a temp file written and not yet renamed over (file name).
+KILL_MOMENTS = ["consolidator-journal.json", "after-journal", "after-history-append", ".cursor", "a.jsonl",
+                "after-offset", "compacted.json", "after-session-update"]
+
+
+@pytest.mark.parametrize("moment", KILL_MOMENTS)
+def test_a_compaction_killed_at_any_step_converges_on_the_next_run(home, llm_server, moment):
+    """Issue 24 item 5: the run right after the kill finishes the compaction (every message in
+    history exactly once, the offset moved), leaves no journal and no temp file anywhere (the
+    session folder and Dreamdesk's state included), and a third run finds nothing to do."""
+    from dreamdesk.engine.consolidator import compact_now
+    from dreamdesk.engine.state import workspace_state_dir
+    p = _killed_compaction(home, llm_server, moment)
+    ws = Workspace.open(home)
+    assert compact_now(ws, None) != []                  # finished (or redone) at once, no waiting
+    assert compact_now(ws, None) == []                  # converged
+    assert not journal_path(ws).exists()
+    assert read_session(p, "x").last_consolidated == 30 - KEEP_LAST
+    body = "".join(e.content.split("\n", 1)[1] for e in read_history(ws.history_path).entries)
+    assert all(body.count(f": message {i} from ") == 1 for i in range(30 - KEEP_LAST)), body
+    left = [q for d in (home, workspace_state_dir(ws.root)) for q in d.rglob("*") if ".dreamdesk-" in q.name]
+    assert left == []
 
 
 def test_recovery_never_takes_an_older_identical_entry_for_the_journaled_one(home):

@@ -80,7 +80,7 @@ def _race(template: dict, home: Path, op: str) -> int:  # noqa: F811
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(ws_root), str(stop)], stdout=subprocess.PIPE,
                               text=True)
     try:
-        code, err, _ = _run_to_end(op, home, template["targets"].get(op, ""))
+        code, err, _, _said = _run_to_end(op, home, template["targets"].get(op, ""))
     finally:
         stop.touch()
         n, h = map(int, writer.communicate(timeout=30)[0].split())
