@@ -381,6 +381,10 @@ class MainWindow(QMainWindow):
         log.info("workspace opened: %s (home %s)", ws.root, ws.home)
         if self.watcher:
             self.watcher.stop()
+        if self.ws is None or ws.root != self.ws.root:
+            # what was typed to search one workspace would hide the next one's rows ("0 of 40 match")
+            for _name, view in self._built_views("archive", "history"):
+                view.clear_filters()
         self.ws = ws
         self.state = None
         self.scheduler = Scheduler(ws)
@@ -557,7 +561,7 @@ class MainWindow(QMainWindow):
     def _job_finished(self, what: str) -> None:
         if self.scheduler and self.scheduler.running is not None:
             # the scheduled run ended: its error (if any) is kept for "why not dreaming"
-            outcome = self.panel.outcome.text()
+            outcome = self.panel.last_outcome
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
         # what it wrote came as its change record; the schedule's line changes even when it wrote nothing
