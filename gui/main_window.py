@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
     # (what a view's own jobs write comes back as their change record: no refresh is wired here)
     def _wire_files(self, view) -> None:
         view.historyCursorRequested.connect(self.show_history_entry)
+        view.unsavedChanged.connect(self.save_action.setEnabled)     # Save only when there is something to save
 
     def _wire_settings(self, view) -> None:
         view.changed.connect(self._settings_changed)
@@ -282,6 +283,7 @@ class MainWindow(QMainWindow):
         self.save_action = self._action(f, "&Save", lambda: self.built("files") and self.files.save(),
                                         QKeySequence.StandardKey.Save,
                                         "Save the file being edited")
+        self.save_action.setEnabled(False)
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
         # the platform's Quit key when a keyboard types it, else Ctrl+Q (PySide6 6.10's generic

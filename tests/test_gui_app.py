@@ -146,6 +146,26 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     grab(main_window, "files.png")
 
 
+def test_save_with_nothing_to_save_writes_nothing_and_is_disabled(main_window, demo_home, qtbot):
+    """Issue 25 item 5: Ctrl+S with no edit neither says "Saved" nor rewrites the file."""
+    from PySide6.QtCore import Qt
+    _open_user_md(main_window, qtbot)
+    files, path = main_window.files, demo_home / "workspace" / "USER.md"
+    st = path.stat()
+    assert not main_window.save_action.isEnabled() and not files.save_button.isEnabled()
+    files.editor.setFocus()
+    qtbot.keyClick(files.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    files.save()                                   # even asked directly (a stale shortcut), nothing is written
+    assert not main_window.engine.busy             # no save job was queued
+    bar = main_window.statusBar()
+    assert "Nothing to save" in bar.currentMessage() + bar.toolTip()
+    qtbot.keyClicks(files.editor, "x")
+    assert main_window.save_action.isEnabled()
+    qtbot.keyClick(files.editor, Qt.Key.Key_Backspace)          # typed, then taken back: nothing unsaved
+    assert not main_window.save_action.isEnabled()
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (st.st_ino, st.st_mtime_ns)
+
+
 @pytest.mark.parametrize("answers,expect", [(["compare", "reload"], "disk"), (["overwrite"], "mine"),
                                             (["cancel"], "disk-kept-edit")])
 def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):

@@ -127,6 +127,7 @@ class ConflictDialogs:
 
 class FilesView(QWidget):
     saved = Signal(str)                   # path
+    unsavedChanged = Signal(bool)         # the editor now holds (or no longer holds) an unsaved edit
     historyCursorRequested = Signal(int)  # a blame link to a history entry
     status = Signal(str)                  # a status-bar message
     pinsChanged = Signal()                # an entry was pinned or unpinned here
@@ -137,6 +138,7 @@ class FilesView(QWidget):
         self.ws: Workspace | None = None
         self.budgets: dict[str, int] = {}
         self.loaded: Loaded | None = None
+        self._savable = False                 # what unsavedChanged last said
         self.dialogs = ConflictDialogs(engine)
         self._token = Latest()
         self._disk_changed = False
@@ -469,7 +471,7 @@ class FilesView(QWidget):
     def _update_size(self) -> None:
         if self.loaded is None:
             self.size_line.setText("")
-            self.save_button.setEnabled(False)
+            self._set_savable(False)
             return
         chars = prompt_chars((BOM if self.loaded.bom else "") + self.editor_text())
         budget = self.budgets.get(self.loaded.path, 0)
@@ -485,7 +487,13 @@ class FilesView(QWidget):
         if self.loaded is not None and len(self.loaded.text) > HIGHLIGHT_LIMIT:
             mark += " · highlighting off for a file this large"
         self.size_line.setText(f"<span style='color:{colour}; font-weight:bold'>■</span> {text}{mark}")
-        self.save_button.setEnabled(self.dirty and self.loaded.read_only is None)
+        self._set_savable(self.dirty and self.loaded.read_only is None)
+
+    def _set_savable(self, savable: bool) -> None:
+        self.save_button.setEnabled(savable)
+        if savable != self._savable:
+            self._savable = savable
+            self.unsavedChanged.emit(savable)
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, *, overwrite_hash: str | None = None, on_saved: Callable[[], None] | None = None) -> None:
@@ -493,6 +501,10 @@ class FilesView(QWidget):
             return
         if self.loaded.read_only:
             self.status.emit(f"Not saved: {self.loaded.read_only}")
+            return
+        if not self.dirty and overwrite_hash is None:
+            # no change, no write: the same bytes with a new mtime would wake the assistant's watcher
+            self.status.emit(f"Nothing to save: {self.loaded.path} has no unsaved change")
             return
         ws, path, text, bom = self.ws, self.loaded.path, self.editor_text(), self.loaded.bom
         expected = overwrite_hash or self.loaded.hash
