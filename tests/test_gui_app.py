@@ -408,6 +408,26 @@ def _use_server(win, url):
     win.panel.set_workspace(win.ws)
 
 
+def test_an_unreachable_model_is_said_in_words(main_window, qtbot, monkeypatch):
+    """Issue 25 item 7: not "ConnectError: [Errno 111] …" but what happened, where, what to check."""
+    import socket
+
+    from dreamdesk.engine.llm.http import HttpPoster
+    one_try = HttpPoster.__init__
+    monkeypatch.setattr(HttpPoster, "__init__", lambda self, timeout=120.0, *_a, **_k: one_try(self, timeout, 0))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]                       # closed again: nothing listens there
+    _use_server(main_window, f"http://127.0.0.1:{port}/v1")
+    qtbot.waitUntil(lambda: "test-model" in main_window.panel.model_label.text(), timeout=5000)
+    main_window.panel.run_dream()
+    qtbot.waitUntil(lambda: not main_window.panel.running, timeout=15000)
+    said = main_window.panel.outcome.text()
+    assert said.startswith(f"Dream failed: Could not reach 127.0.0.1:{port}: nothing accepts connections there"), said
+    assert "Error" not in said and "Errno" not in said
+    grab(main_window, "engine-unreachable.png")
+
+
 def test_dream_from_the_engine_panel(main_window, demo_home, qtbot, llm_server):
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes Belgian waffles", "section": "Preferences",
                                          "sources": [100]})), turn(content="ok")], default=turn(content="nothing"))
