@@ -457,7 +457,10 @@ def cmd_archive(args) -> int:
         _dump({"entries": [e.to_json() for e in found], "total": len(every),
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
-    if not found:
+    # the assistant's untouched onboarding lines: one line at the end unless asked for (--json marks them)
+    folded = [] if args.templates else [e for e in found if e.placeholder]
+    found = [e for e in found if not e.placeholder] + ([] if folded else [e for e in found if e.placeholder])
+    if not found and not folded:
         print("No archived entries" + (" match." if every else " yet."))
     for e in found:
         r = e.latest
@@ -471,6 +474,9 @@ def cmd_archive(args) -> int:
             print("    → replaced by: " + r.replaced_by.replace("\n", " "))
         if e.back:
             print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
+    if folded:
+        print(f"template placeholders ({len(folded)}): the assistant's onboarding text, never filled in; "
+              "--templates lists them")
     for p in arc.problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     return EXIT_OK
@@ -1059,6 +1065,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.add_argument("--yes", action="store_true", help="confirm archive delete")
+    s.add_argument("--templates", action="store_true",
+                   help="list the assistant's template placeholders too (folded into one line otherwise)")
 
     for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
                        ("unpin", "unpin an entry (by its text, or a line of it)")):

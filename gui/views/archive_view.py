@@ -28,10 +28,10 @@ from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON,
-                                    COL_REPLACED, COL_RUN, COL_TEXT, ArchiveFilterProxy, ArchiveModel,
-                                    archived_label, heading_label)
+                                    COL_REPLACED, COL_RUN, COL_TEXT, PLACEHOLDER_TIP, ArchiveFilterProxy,
+                                    ArchiveModel, archived_label, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
-                  QPushButton, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
+                  QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
                      setup_table)
@@ -330,6 +330,13 @@ class ArchiveView(QWidget):
         self.delete_button.setShortcut("Shift+Del")
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
+        # the assistant's untouched onboarding lines, folded under one line (never mixed with prunes)
+        self.placeholder_toggle = QToolButton()
+        self.placeholder_toggle.setCheckable(True)
+        self.placeholder_toggle.setAutoRaise(True)
+        self.placeholder_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.placeholder_toggle.setToolTip(PLACEHOLDER_TIP + " Shown after every real prune, greyed.")
+        self.placeholder_toggle.toggled.connect(self._show_placeholders)
 
         self.empty = empty_notice(EMPTY_TEXT)
         self.splitter = detail_splitter("archiveSplitter", self.table, self.detail, (3, 2), [420, 240])
@@ -343,6 +350,7 @@ class ArchiveView(QWidget):
         top.addSpacing(8)
         top.addWidget(self.count_label)
         bottom = QHBoxLayout()
+        bottom.addWidget(self.placeholder_toggle)
         bottom.addWidget(self.hint, 1)
         bottom.addWidget(self.delete_button)
         bottom.addWidget(self.pin_button)
@@ -637,10 +645,16 @@ class ArchiveView(QWidget):
                   self.count_label, self.hint,
                   self.restore_button, self.pin_button, self.delete_button):
             w.setVisible(has)
+        folded = self.model.placeholders()
+        self.placeholder_toggle.setVisible(has and folded > 0)
+        self.placeholder_toggle.setArrowType(Qt.ArrowType.DownArrow if self.proxy.show_placeholders
+                                             else Qt.ArrowType.RightArrow)
+        self.placeholder_toggle.setText(f"template placeholders ({folded:,})"
+                                        + ("" if self.proxy.show_placeholders else ", hidden"))
         if not has:
             self.count_label.setText("")
         else:
-            text = _plural(total, "archived entry", "archived entries")
+            text = _plural(total - folded, "archived entry", "archived entries")
             if self.proxy.is_active():
                 text = f"{self.proxy.rowCount():,} of {text} match"
             if self.problems:
@@ -653,6 +667,10 @@ class ArchiveView(QWidget):
         if not self.table.currentIndex().isValid():
             self.detail.clear()
         self._update_buttons()
+
+    def _show_placeholders(self, show: bool) -> None:
+        self.proxy.set_show_placeholders(show)
+        self._update_state()
 
     def _update_buttons(self) -> None:
         n = len(self._selected_rows())
