@@ -40,6 +40,8 @@ WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # 
 Coalesced = later("dreamdesk.gui.worker", "Coalesced")
 workspace_state_dir = later("dreamdesk.engine.state", "workspace_state_dir")
 report_error = later("dreamdesk.gui.errors", "report_error")
+undo_last_restore = later("dreamdesk.gui.operations.undo_restore", "undo_last_restore")
+UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.scheduler: Scheduler | None = None
         self.reader: StateReader | None = None
         self.filled = False
+        self.undo_asks = None                   # an undo's questions (UndoAsks when first asked; tests set theirs)
         self._unshown: set[str] = set()         # built tab views whose data changed while hidden
         self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
         self._after_paint: Callable[[], object] | None = None
@@ -291,6 +294,9 @@ class MainWindow(QMainWindow):
         quit_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
                      if k[0].keyboardModifiers() != Qt.KeyboardModifier.NoModifier] or [QKeySequence("Ctrl+Q")]
         self._action(f, "&Quit", self.close, quit_keys[0])
+        e = mb.addMenu("&Edit")
+        self.act_undo_restore = self._action(e, "&Undo Last Restore", self.undo_last_restore, "Ctrl+Alt+Z",
+                                             "Put back the files the last restore wrote (from any tab; asks first)")
         d = mb.addMenu("&Dream")
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
         self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
@@ -559,6 +565,15 @@ class MainWindow(QMainWindow):
         shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
         bar.setToolTip(text if shown != text else "")
         bar.showMessage(shown, 8000)
+
+    def undo_last_restore(self) -> None:
+        """Edit → Undo Last Restore (Ctrl+Alt+Z): whichever tab the restore was made in."""
+        if self.tabs.currentWidget() is self.views.view("archive") and self.archive.undo_restore():
+            return                              # the Archive's own last restore, every entry of it
+        if self.ws is not None:
+            if self.undo_asks is None:
+                self.undo_asks = UndoAsks()
+            undo_last_restore(self.engine, self.ws, self, self.undo_asks, self.show_message)
 
     def _job_finished(self, what: str) -> None:
         if self.scheduler and self.scheduler.running is not None:

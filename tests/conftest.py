@@ -263,6 +263,16 @@ def main_window(gui_env, qtbot, demo_home):
     win.close()
 
 
+@pytest.fixture
+def past_window(gui_env, qtbot, history_home, tmp_path):
+    """The real main window on a copy of the demo with its recorded past (archive, snapshots, runs)."""
+    home = tmp_path / "past"
+    shutil.copytree(history_home, home, symlinks=True)
+    win = open_window(qtbot, home)
+    yield win
+    win.close()
+
+
 def dark_palette():
     """A dark palette for GUI tests and the dark screenshots (the views must stay readable)."""
     from PySide6.QtGui import QColor, QPalette

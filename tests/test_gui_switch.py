@@ -1,11 +1,7 @@
 """Opening another workspace: everything the window shows belongs to the workspace that is open
 (issue 25 items 1 and 2)."""
 
-import shutil
-
-import pytest
-
-from conftest import open_window, pending_files
+from conftest import pending_files
 
 
 def _other(make_workspace, tmp_path):
@@ -36,16 +32,6 @@ def test_a_run_that_ends_after_a_switch_reports_to_its_own_workspace(main_window
     assert (panel.progress.text(), panel.outcome.text(), panel.log.toPlainText()) == ("Idle.", "", "")
     assert main_window.open_workspace(str(demo_home))
     assert "Compact started" in panel.log.toPlainText() and panel.outcome.text()
-
-
-@pytest.fixture
-def past_window(gui_env, qtbot, history_home, tmp_path):
-    """The window on a copy of the demo with its recorded past (its archive has entries)."""
-    home = tmp_path / "past"
-    shutil.copytree(history_home, home, symlinks=True)
-    win = open_window(qtbot, home)
-    yield win
-    win.close()
 
 
 def test_archive_search_does_not_follow_into_another_workspace(past_window, make_workspace, tmp_path, qtbot):

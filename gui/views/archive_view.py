@@ -32,6 +32,7 @@ from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADIN
                                     ArchiveModel, archived_label, heading_label)
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..operations.undo_restore import UndoAsks, undo_together
 from ..worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
                      setup_table)
@@ -66,7 +67,7 @@ DELETE_TIP = ("Erase the selected entries (Shift+Del) from the archive and their
 COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the repository's history is not rewritten, "
                    "so there is nothing to delete here.")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
-             "(Snapshots → Undo last restore). The archive itself keeps every entry: restoring removes nothing from it.")
+             "(Undo restore here, or Ctrl+Alt+Z). The archive itself keeps every entry: restoring removes nothing from it.")
 
 
 @dataclass(frozen=True)
@@ -328,6 +329,13 @@ class ArchiveView(QWidget):
         self.delete_button.setToolTip(DELETE_TIP)
         self.delete_button.clicked.connect(self.delete_selected)
         self.delete_button.setShortcut("Shift+Del")
+        # Undo where the restore was made (issue 25 item 9): the last restore made here, all its entries
+        self.undo_button = QPushButton("Undo restore")
+        self.undo_button.setToolTip("Put back the files as they were before the last restore made here; asks "
+                                    "first (Ctrl+Alt+Z, Edit → Undo Last Restore)")
+        self.undo_button.clicked.connect(self.undo_restore)
+        self.undo_asks = UndoAsks()          # the undo's questions; tests replace them
+        self._undoable: list[str] = []       # restore-log ids of the last restore made here, oldest first
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
         # the assistant's untouched onboarding lines, folded under one line (never mixed with prunes)
@@ -352,6 +360,7 @@ class ArchiveView(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.placeholder_toggle)
         bottom.addWidget(self.hint, 1)
+        bottom.addWidget(self.undo_button)
         bottom.addWidget(self.delete_button)
         bottom.addWidget(self.pin_button)
         bottom.addWidget(self.restore_button)
@@ -375,6 +384,7 @@ class ArchiveView(QWidget):
         """Show another workspace (or the same one again) and read its archive."""
         if self.ws is None or ws.root != self.ws.root:
             self.loaded = False
+            self._undoable = []
             self.model.set_records([], exists=False)
             self.detail.clear()
         self.ws = ws
@@ -502,9 +512,9 @@ class ArchiveView(QWidget):
         parts = []
         if done:
             files = sorted({f for _rid, res in done for f in res.files})
-            undoable = any(res.id for _rid, res in done)
+            self._undoable = [res.id for _rid, res in done if res.id]
             parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
-                         + (" (undo each from Snapshots → Undo last restore ▾)" if undoable else ""))
+                         + (" (Undo restore, or Ctrl+Alt+Z, takes it back)" if self._undoable else ""))
         if errors:
             parts.append("not restored: " + "; ".join(errors))
         if warnings:
@@ -643,7 +653,7 @@ class ArchiveView(QWidget):
         self.splitter.setVisible(has or not self.loaded)
         for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.origin_combo,
                   self.count_label, self.hint,
-                  self.restore_button, self.pin_button, self.delete_button):
+                  self.restore_button, self.pin_button, self.delete_button, self.undo_button):
             w.setVisible(has)
         folded = self.model.placeholders()
         self.placeholder_toggle.setVisible(has and folded > 0)
@@ -672,7 +682,23 @@ class ArchiveView(QWidget):
         self.proxy.set_show_placeholders(show)
         self._update_state()
 
+    def undo_restore(self) -> bool:
+        """Undo the last restore made in this tab, every entry of it (False: none to undo here)."""
+        if not self._undoable or self.ws is None or self.busy:
+            return False
+        ids, ws = self._undoable, self.ws
+
+        def done(_result) -> None:
+            if ws is self.ws and self._undoable == ids:
+                self._undoable = []
+            self._update_buttons()
+            self.refresh()
+
+        undo_together(self.engine, ws, ids, self, self.undo_asks, self.status.emit, done)
+        return True
+
     def _update_buttons(self) -> None:
+        self.undo_button.setEnabled(bool(self._undoable) and not self.busy and self.ws is not None)
         n = len(self._selected_rows())
         self.restore_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
         self.delete_button.setEnabled(n > 0 and not self.busy and self.ws is not None)

@@ -42,7 +42,7 @@ class LintView(QWidget):
         self.fix_button = QPushButton("Fix")
         self.fix_button.setEnabled(False)
         self.fix_button.setToolTip("Apply the selected finding's fix: what leaves USER.md / MEMORY.md is archived, "
-                                   "a snapshot is taken first, and Snapshots → Undo last restore takes it back")
+                                   "a snapshot is taken first, and Edit → Undo Last Restore (Ctrl+Alt+Z) takes it back")
         self.fix_button.clicked.connect(self.fix_selected)
         self.detail = QTextBrowser()
         self.detail.setPlaceholderText("Select a finding to see it in full.")
@@ -90,7 +90,7 @@ class LintView(QWidget):
         def done(result) -> None:
             self.fixing = False
             kept = f"; {len(result.archived)} archived" if result.archived else ""
-            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it in Snapshots → Undo last restore.")
+            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
             self.fixed.emit(result)
             self.refresh()
 

@@ -632,7 +632,7 @@ class RunsView(QWidget):
         if gone is None or ws is None or self.restoring:
             return
         text = (f"Put this entry back into {gone.path}?\n\n{gone.entry.text}\n\nA snapshot is taken first; "
-                "undo it from Snapshots → Undo last restore.")
+                "undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
         if not self.dialogs.confirm(self, "Restore an entry the assistant removed", text):
             self.status.emit("Restore cancelled; nothing was written")
             return
@@ -644,7 +644,7 @@ class RunsView(QWidget):
     def _restore_done(self, prune_id: str, path: str, result) -> None:
         self.restoring = False
         if result.files:
-            self.status.emit(f"Restored {prune_id} to {path} (undo from Snapshots → Undo last restore)")
+            self.status.emit(f"Restored {prune_id} to {path} (Ctrl+Alt+Z undoes it)")
             self.restored.emit(prune_id)
         else:
             self.status.emit("; ".join(result.warnings) or "Nothing was restored")

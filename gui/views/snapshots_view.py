@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamdesk.engine import clock
 from dreamdesk.engine.cursors import read_cursor
 from dreamdesk.engine.diffs import FileDiff
 from dreamdesk.engine.prepared_diff import PreparedDiff, prepare
@@ -33,6 +32,7 @@ from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLa
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
+from ..operations.undo_restore import UndoAsks, preview, undo_question, when
 from ..worker import Engine, Latest
 from .common import read_latest
 
@@ -94,30 +94,10 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def _when(iso: str) -> str:
-    return clock.show_iso(iso)
 
 
-def _preview(lines: list[str], limit: int = 4) -> str:
-    out = []
-    for t in lines[:limit]:
-        t = t.rstrip("\n")
-        out.append("    " + (t if len(t) <= 90 else t[:89] + "…"))
-    if len(lines) > limit:
-        out.append(f"    … and {len(lines) - limit} more")
-    return "\n".join(out)
-
-
-class SnapshotDialogs:
-    """The questions the view asks; tests replace them."""
-
-    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, title, text, parent=parent)
-        yes = box.addButton(title.rstrip("?…"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        return box.clickedButton() is yes
+class SnapshotDialogs(UndoAsks):
+    """The questions the view asks (confirm and error as an undo asks them); tests replace them."""
 
     def move_cursor_back(self, parent: QWidget, text: str) -> bool | None:
         box = QMessageBox(QMessageBox.Icon.Question, "Move .dream_cursor back too?", text, parent=parent)
@@ -128,8 +108,6 @@ class SnapshotDialogs:
         clicked = box.clickedButton()
         return True if clicked is yes else False if clicked is no else None
 
-    def error(self, parent: QWidget, title: str, text: str) -> None:
-        QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent).exec()
 
 
 class SnapshotsView(QWidget):
@@ -223,7 +201,7 @@ class SnapshotsView(QWidget):
         self.undo_button = QToolButton()
         self.undo_button.setText("Undo last restore")
         self.undo_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.undo_button.setShortcut("Ctrl+Alt+Z")
+        # (Ctrl+Alt+Z is the window's Edit → Undo Last Restore: it undoes from any tab)
         self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
                                     "(Ctrl+Alt+Z)")
         self.undo_button.clicked.connect(self.undo_last)
@@ -328,7 +306,7 @@ class SnapshotsView(QWidget):
         self.recent = recent
         self.undo_menu.clear()
         for e in recent[:RECENT_IN_MENU]:
-            a = self.undo_menu.addAction(f"Undo {e.what}   ({_when(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
+            a = self.undo_menu.addAction(f"Undo {e.what}   ({when(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
             a.triggered.connect(lambda _=False, rid=e.id: self.undo_entry(rid))
         if not recent:
             self.undo_menu.addAction("No restore to undo").setEnabled(False)
@@ -528,7 +506,7 @@ class SnapshotsView(QWidget):
         self.restore_button.setToolTip(tip)
         last = self.recent[0] if self.recent else None
         self.undo_button.setEnabled(not self.busy and last is not None)
-        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {_when(last.at)}); asks first. "
+        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {when(last.at)}); asks first. "
                                     "The arrow lists the recent ones (Ctrl+Alt+Z)"
                                     if last is not None else "No restore to undo yet")
 
@@ -629,9 +607,9 @@ class SnapshotsView(QWidget):
         text = (f"Restore hunk {n} of {path} from snapshot {self._describe(sha)}?\n\n"
                 f"Only these lines of {path} change (around line {first}); the rest of the file stays as it is.\n")
         if gone:
-            text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{_preview(gone)}\n"
+            text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{preview(gone)}\n"
         if back:
-            text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{_preview(back)}\n"
+            text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{preview(back)}\n"
         text += "\n" + ("Entries this removes go to the archive. " if path in ARCHIVED_FILES else "") \
             + UNDO_NOTE
         if not self.dialogs.confirm(self, "Restore hunk?", text):
@@ -669,32 +647,13 @@ class SnapshotsView(QWidget):
     def _ask_undo(self, ws: Workspace, plan: UndoPlan, last: bool) -> None:
         if ws is not self.ws or self.busy:
             return
-        e = plan.entry
-        text = f"Undo {'the last restore' if last else 'the restore'} ({e.what}, {_when(e.at)})?\n\n"
-        back = [f.path for f in plan.files]
-        if back:
-            text += (f"These files it wrote go back to how they were just before it: {', '.join(back)}. "
-                     "No other file changes.\n")
-        else:
-            text += "Its files already are as they were before it.\n"
-        if plan.cursor is not None:
-            text += f"memory/.dream_cursor goes back from {plan.cursor[0]} to {plan.cursor[1]}.\n"
-        for w in plan.warnings:
-            text += w[0].upper() + w[1:] + ".\n"
-        title = "Undo last restore?" if last else "Undo restore?"
-        if plan.changed:
-            title = "Undo anyway?"
-            text += "\nChanged since that restore — undoing it drops these changes:\n"
-            for f in plan.changed:
-                text += f"  {f.path}:\n" + _preview(f.since, 8) + "\n"
-            if any(f.path in ARCHIVED_FILES for f in plan.changed):
-                text += "Entries dropped from USER.md or MEMORY.md go to the archive.\n"
-        text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
+        title, text = undo_question(plan, last)
         if not self.dialogs.confirm(self, title, text):
             self.status.emit("Undo cancelled; nothing was written")
             return
         accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
-        self._run_restore(f"undo of {e.what}", lambda ctx: undo_restore(ws, e.id, accept=accept), undo=True)
+        self._run_restore(f"undo of {plan.entry.what}", lambda ctx: undo_restore(ws, plan.entry.id, accept=accept),
+                          undo=True)
 
     def _run_restore(self, what: str, job, undo: bool = False) -> None:
         queued = self.engine.busy
