@@ -60,6 +60,7 @@ class DiffResult:
     prepared: PreparedDiff
     snap_cursor: int | None = None  # .dream_cursor in the snapshot (single selection only)
     work_cursor: int | None = None  # .dream_cursor now
+    made: bool = False              # what that one snapshot changed (from the one before it), not "since"
 
     @property
     def single(self) -> bool:
@@ -73,9 +74,13 @@ def list_snapshots(ws: Workspace) -> Listing:
     return Listing(True, store.list(limit=LIST_LIMIT))
 
 
-def compute_diff(ws: Workspace, shas: tuple[str, ...]) -> DiffResult:
-    """The diff the view shows (on the reader thread; tests may wrap it)."""
+def compute_diff(ws: Workspace, shas: tuple[str, ...], made: bool = False) -> DiffResult:
+    """The diff the view shows (on the reader thread; tests may wrap it). `made`: what the one
+    selected snapshot itself changed, as its row counts it, instead of what changed since."""
     store = SnapshotStore(ws)
+    if len(shas) == 1 and made:
+        diffs = store.changes_made(shas[0])
+        return DiffResult(shas, diffs, prepare(diffs), made=True)
     if len(shas) == 1:
         diffs = store.diff(shas[0])
         text = store.file_at(shas[0], "memory/.dream_cursor")
@@ -185,6 +190,19 @@ class SnapshotsView(QWidget):
         self.unified_button.setToolTip("One column: removed and added lines one under the other (Alt+U)")
         self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right (Alt+S)")
         self.mode_group.buttonClicked.connect(self._mode_clicked)
+        # which of two diffs of one snapshot is shown, said on the buttons and in the title (issue 25 item 10)
+        self.since_button = QToolButton()
+        self.since_button.setText("What changed since")
+        self.since_button.setToolTip("From this snapshot to the files now: what a restore of it would revert")
+        self.made_button = QToolButton()
+        self.made_button.setText("What this snapshot changed")
+        self.made_button.setToolTip("From the snapshot before it to this one: the changes its row counts")
+        self.which_group = QButtonGroup(self)
+        for b in (self.since_button, self.made_button):
+            b.setCheckable(True)
+            self.which_group.addButton(b)
+        self.since_button.setChecked(True)
+        self.which_group.buttonClicked.connect(lambda _b: self._schedule_diff())
 
         self.restore_button = QPushButton("Restore snapshot…")
         # button shortcuts act only while the button is visible: on this tab, never elsewhere
@@ -220,6 +238,9 @@ class SnapshotsView(QWidget):
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.unified_button)
         bar.addWidget(self.split_button)
+        bar.addSpacing(12)
+        bar.addWidget(self.since_button)
+        bar.addWidget(self.made_button)
         bar.addStretch(1)
         bar.addWidget(self.restore_button)
         bar.addWidget(self.file_button)
@@ -427,7 +448,8 @@ class SnapshotsView(QWidget):
         self.legend.setText("Computing the diff…")
         if self.shown is None or self.shown.shas != key:
             self.diff.set_message(PREPARING)    # another selection's diff would mislead; a refresh keeps it
-        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key),
+        made = self._made_shown(key)
+        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key, made),
                          lambda result: self._show_diff(result, token, ws),
                          lambda msg, tb: self._diff_failed(msg, token))
 
@@ -435,7 +457,12 @@ class SnapshotsView(QWidget):
         if not self._diff_token.current(token) or ws is not self.ws:
             return      # the user selected something else meanwhile
         self.shown = result
-        if result.single:
+        if result.made:
+            self.diff.set_prepared(result.prepared, restorable=False,
+                                   empty_text="This snapshot changed no memory file (only Dreamdesk's own records).")
+            legend = ("− lines it removed, + lines it added: the changes its row counts. To restore, switch to "
+                      "“What changed since”.")
+        elif result.single:
             cursor_note = ""
             if result.snap_cursor is not None and result.snap_cursor != result.work_cursor:
                 cursor_note = (f" memory/.dream_cursor is {result.snap_cursor} in the snapshot and "
@@ -471,7 +498,12 @@ class SnapshotsView(QWidget):
             return sha[:8]
         return f"{s.short} ({badge_of(s)}, {when(s)})"
 
+    def _made_shown(self, key: tuple[str, ...] | None) -> bool:
+        return key is not None and len(key) == 1 and self.made_button.isChecked()
+
     def _title_for(self, key: tuple[str, ...]) -> str:
+        if self._made_shown(key):
+            return f"What snapshot {self._describe(key[0])} changed, from the snapshot before it."
         if len(key) == 1:
             return f"Changes since snapshot {self._describe(key[0])} in the working files."
         return f"Changes from snapshot {self._describe(key[0])} to {self._describe(key[1])}."
@@ -481,24 +513,31 @@ class SnapshotsView(QWidget):
 
     # -- buttons ----------------------------------------------------------------------------------
     def _restorable_files(self) -> list[FileDiff]:
-        if self.shown is None or not self.shown.single:
+        if self.shown is None or not self.shown.single or self.shown.made:
             return []
         return [d for d in self.shown.diffs if d.old_exists]
 
     def _cursor_differs(self) -> bool:
         s = self.shown
-        return bool(s and s.single and s.snap_cursor is not None and s.snap_cursor != s.work_cursor)
+        return bool(s and s.single and not s.made and s.snap_cursor is not None and s.snap_cursor != s.work_cursor)
 
     def _current_shown(self) -> bool:
-        return self.shown is not None and self._selection_key() == self.shown.shas and not self._debounce.isActive()
+        key = self._selection_key()
+        return (self.shown is not None and key == self.shown.shas and self.shown.made == self._made_shown(key)
+                and not self._debounce.isActive())
 
     def _update_buttons(self) -> None:
         ready = not self.busy and self._current_shown()
         single = ready and self.shown is not None and self.shown.single
         self.restore_button.setEnabled(single and (bool(self._restorable_files()) or self._cursor_differs()))
         self.file_button.setEnabled(single and bool(self._restorable_files()))
+        one = len(self.selected_shas()) == 1
+        for b in (self.since_button, self.made_button):
+            b.setEnabled(one)             # two snapshots are compared: there is only one diff then
         if not (self.shown is not None and self.shown.single):
             tip = "Select one snapshot to restore it (two selected snapshots are only compared)"
+        elif self.shown.made:
+            tip = "Shown: what this snapshot changed. Switch to “What changed since” to restore it"
         elif not self._restorable_files() and not self._cursor_differs():
             tip = "The working files already match this snapshot"
         else:
