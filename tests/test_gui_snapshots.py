@@ -131,6 +131,15 @@ def click_row(view, qtbot, sha, ctrl=False):
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, mod, rect.center())
 
 
+def diff_of(qtbot, engine, ws, sha):
+    """The view with the three snapshots listed and `sha`'s diff shown."""
+    view = make_view(qtbot, engine, ws)
+    wait_listed(view, qtbot, 3)
+    click_row(view, qtbot, sha)
+    wait_diff(view, qtbot, [sha])
+    return view
+
+
 def click_link(view, qtbot, href):
     from dreamdesk.gui.qt import QPoint, Qt
     rect = view.diff.anchor_rect(href)
@@ -191,10 +200,7 @@ def test_the_model_passes_qtmodeltester(gui_env, qtmodeltester, history):
 
 def test_one_snapshot_diffs_against_the_working_files(gui_env, qtbot, engine, history):
     root, ws, store, (v1, v2, v3) = history
-    view = make_view(qtbot, engine, ws)
-    wait_listed(view, qtbot, 3)
-    click_row(view, qtbot, v1)
-    wait_diff(view, qtbot, [v1])
+    view = diff_of(qtbot, engine, ws, v1)
     text = view.diff.text()
     assert "Changes since snapshot " + v1[:8] in view.title.text()
     assert "fact 2: something CHANGED" in text and "fact 12: something" in text and "fact 21" in text
@@ -215,10 +221,7 @@ def test_one_snapshot_diffs_against_the_working_files(gui_env, qtbot, engine, hi
 def test_what_this_snapshot_changed_and_what_changed_since_are_two_labelled_diffs(gui_env, qtbot, engine, history):
     """Issue 25 item 10: the row counts what the commit changed; the pane says which diff it shows."""
     root, ws, store, (v1, v2, v3) = history
-    view = make_view(qtbot, engine, ws)
-    wait_listed(view, qtbot, 3)
-    click_row(view, qtbot, v2)
-    wait_diff(view, qtbot, [v2])
+    view = diff_of(qtbot, engine, ws, v2)
     assert view.since_button.isChecked() and "Changes since snapshot" in view.title.text()
     assert view.restore_button.isEnabled()
     qtbot.mouseClick(view.made_button, __import__("dreamdesk.gui.qt", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
@@ -281,10 +284,7 @@ def test_intraline_marks_and_dark_palette(gui_env, qtbot, engine, history):
     from dreamdesk.gui.qt import QColor, QPalette
     from dreamdesk.gui.widgets.diff_view import DiffColours
     root, ws, store, (v1, v2, v3) = history
-    view = make_view(qtbot, engine, ws)
-    wait_listed(view, qtbot, 3)
-    click_row(view, qtbot, v1)
-    wait_diff(view, qtbot, [v1])
+    view = diff_of(qtbot, engine, ws, v1)
     user = next(f for f in view.diff.files() if f.path == "USER.md")
     changed = [(line.kind, t) for h in user.hunks for line in h.lines for t, _, c in line.pieces() if c]
     assert ("+", "CHANGED ") in changed or ("+", "CHANGED") in changed
