@@ -220,6 +220,11 @@ class MainWindow(QMainWindow):
         view.scheduleToggled.connect(self._schedule_toggled)
         view.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
         view.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
+        view.pendingBudgets.connect(lambda b: self.built("charts") and self.charts.set_pending(b))
+
+    def _wire_charts(self, view) -> None:
+        if self.built("settings"):           # a budget typed before Charts was first shown
+            view.set_pending(self.settings.pending_budgets())
 
     def _wire_archive(self, view) -> None:
         view.runRequested.connect(self.show_run)

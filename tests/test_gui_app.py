@@ -717,6 +717,25 @@ def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
     grab(main_window, "charts.png")
 
 
+def test_charts_draws_a_typed_budget_as_not_applied(main_window, demo_home, qtbot):
+    """Issue 25 item 11: a budget typed in Settings → Memory and not applied is a labelled what-if line."""
+    main_window.panel.run_dream()                      # the demo's recorded run makes snapshots
+    qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    settings = main_window.settings
+    main_window.tabs.setCurrentWidget(settings)
+    settings.budget_spins["memoryBudgetChars"].setValue(2500)          # typed, not applied
+    main_window.tabs.setCurrentWidget(main_window.charts)
+    charts = main_window.charts
+    qtbot.waitUntil(lambda: charts.data is not None and "size" in charts.series, timeout=10000)
+    charts.file_combo.setCurrentText("memory/MEMORY.md")
+    assert charts.series["budget"].at(0).y() == 3000                   # what config.json says
+    what_if = charts.series["what-if"]
+    assert what_if.at(0).y() == 2500 and "not applied" in what_if.name()
+    grab(main_window, "charts-what-if.png")
+    settings.revert_button.click()                                     # back to config.json's value
+    assert "what-if" not in charts.series and charts.series["budget"].at(0).y() == 3000
+
+
 def test_budget_what_if_and_blame_after_a_run(main_window, demo_home, qtbot):
     main_window.panel.run_dream()                      # the demo's recorded run: writes and provenance
     qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)

@@ -64,6 +64,7 @@ class SettingsView(QWidget):
     scheduleToggled = Signal(bool)
     watchToggled = Signal(bool)
     modelChanged = Signal()
+    pendingBudgets = Signal(dict)         # budgets typed, not applied (file -> chars): Charts' what-if line
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -310,6 +311,12 @@ class SettingsView(QWidget):
         self.revert_button.setEnabled(bool(n) and not self._applying)
         for rel, key in BUDGET_FILES:
             self._show_budget(rel, self.budget_spins[key].value())
+        self.pendingBudgets.emit(self.pending_budgets())
+
+    def pending_budgets(self) -> dict[str, int]:
+        """The budgets typed here and not applied yet, by file."""
+        changes = self.changes()
+        return {rel: changes[key] for rel, key in BUDGET_FILES if key in changes}
 
     def _mark(self, key: str, on: bool) -> None:
         """A changed field's label (or, for a pass, its box) in bold with a star."""
