@@ -33,10 +33,10 @@ def _kinds(view):
 def test_lint_tab_lists_the_demos_findings(pinned_today, main_window, qtbot, qtmodeltester):
     view = _lint_tab(qtbot, main_window)
     assert main_window.tabs.tabText(main_window.tabs.indexOf(view)) == "Lint"
-    assert _kinds(view) == [("near-duplicate", "USER.md"), ("too-long", "memory/MEMORY.md"),
+    assert _kinds(view) == [("similar", "USER.md"), ("too-long", "memory/MEMORY.md"),
                             ("past-date", "memory/MEMORY.md")]
     qtmodeltester.check(view.model)
-    assert view.summary.text() == "3 findings: 1 near-duplicate, 1 past-date, 1 too-long"
+    assert view.summary.text() == "3 findings: 1 similar, 1 past-date, 1 too-long"
     m = view.model
     assert [m.data(m.index(2, c)) for c in range(3)] == ["past-date", "memory/MEMORY.md", "15"]
     assert m.data(m.index(2, 3)) == LAUNCH
@@ -59,7 +59,7 @@ def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_windo
     qtbot.mouseClick(view.fix_button, Qt.LeftButton)
     # (the fix's change record re-reads the tab; its status line comes with the job's result)
     qtbot.waitUntil(lambda: ("past-date", "memory/MEMORY.md") not in _kinds(view) and bool(said), timeout=15000)
-    assert _kinds(view) == [("near-duplicate", "USER.md"), ("too-long", "memory/MEMORY.md")]
+    assert _kinds(view) == [("similar", "USER.md"), ("too-long", "memory/MEMORY.md")]
     ws = Workspace.open(demo_home)
     assert [(r.file, r.text, r.reason) for r in read_archive(ws).records if r.text == LAUNCH] == [
         ("memory/MEMORY.md", LAUNCH, "edit")]
