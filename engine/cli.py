@@ -939,7 +939,7 @@ def cmd_lint(args) -> int:
         print(f"{t.file} {t.lines}  {f.kind}")
         print(f"    {first[:100]}{more}")
         print(f"    {f.reason}")
-        print(f"    fix: {f.fix_label}")
+        print(f"    {f.advice}")
     tally = ", ".join(f"{n} {k}" for k, n in counts(found).items() if n)
     print(f"{len(found)} finding{'s' if len(found) != 1 else ''} ({tally}), as of {today.isoformat()}" if found
           else f"No findings, as of {today.isoformat()}.")
@@ -1097,8 +1097,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "see `dreamdesk ceiling`)")
     _model_args(s)
 
-    s = _command(sub, "lint", "duplicate, past-dated, misplaced and over-long entries in the memory files "
-                 "(read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
+    s = _command(sub, "lint", "copies, look-alikes, past plans, misplaced and over-long entries in the memory "
+                 "files (read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
 
     s = _command(sub, "ceiling", "the token ceiling of each of Dreamdesk's Dream runs here (--tokens N or --off)",
                  cmd_ceiling, usage="dreamdesk ceiling PATH [--tokens N | --off] [--json]")

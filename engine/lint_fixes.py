@@ -15,7 +15,7 @@ from collections import Counter
 from .archive import write_memory
 from .entries import contains_entry, dedent_entry, has_heading, insert_entry, split_entries
 from .files import MISSING_HASH, resolve_inside
-from .lint import MOVE, REMOVE, Finding, Place
+from .lint import MOVE, REMOVE, REVIEW, Finding, Place
 from .problems import WorkspaceError
 from .restore import RestoreResult, job_lock, log_restore
 from .restore_log import FileWrite
@@ -29,6 +29,8 @@ def fix_finding(ws: Workspace, finding: Finding, store: SnapshotStore | None = N
     """Apply the finding's fix; returns the record a restore returns (its id undoes it)."""
     if finding.fix not in (REMOVE, MOVE):
         raise WorkspaceError(f"{finding.kind} in {finding.target.file} has no automatic fix; edit it in the Files tab")
+    if finding.action == REVIEW:
+        raise WorkspaceError(f"not a one-click fix: {finding.review_note}; nothing was written")
     store = store or SnapshotStore(ws)
     with job_lock(ws):
         plan = _plan(ws, finding)

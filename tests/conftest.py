@@ -288,12 +288,25 @@ def dark_palette():
     return pal
 
 
+SUMMARY: list[tuple[str, str]] = []      # (section, table) a test shows in pytest's summary
+
+
+def print_in_summary(section: str, text: str) -> None:
+    """Show `text` under `section` in pytest's terminal summary (seen without -s), as the
+    benchmark tables are."""
+    SUMMARY.append((section, text))
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's own summary
-    carries them. Here, not in a tests/bench/conftest.py: a second module named `conftest`
-    would shadow this one for every `from conftest import ...` in the suite."""
+    """Benchmark tables (tests/bench/bench_harness.py) and other measured tables (print_in_summary)
+    print without -s: pytest's own summary carries them. Here, not in a tests/bench/conftest.py:
+    a second module named `conftest` would shadow this one for every `from conftest import ...`
+    in the suite."""
     harness = sys.modules.get("bench_harness")
     if harness is not None and harness.TABLES:
         terminalreporter.section("benchmarks")
         for text in harness.TABLES:
             terminalreporter.write_line(text + "\n")
+    for section, text in SUMMARY:
+        terminalreporter.section(section)
+        terminalreporter.write_line(text + "\n")

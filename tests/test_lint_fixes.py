@@ -90,7 +90,7 @@ def test_duplicate_keeps_the_first_and_moves_a_procedure_into_a_new_skill(make_w
 
 def test_near_duplicate_in_soul_is_removed_without_archive(make_workspace):
     soul = "# Soul\n\n- No emojis, no small talk, no sign-off questions at the end\n"
-    user = "# User\n\n- No emojis, no small talk, no sign-off questions please\n- Lives in Ghent\n"
+    user = "# User\n\n- No emojis, no small talk, no sign-off questions.\n- Lives in Ghent\n"
     root = make_workspace({"SOUL.md": soul, "USER.md": user})
     ws = Workspace.open(root)
     finding = _finding(ws, "near-duplicate")
