@@ -22,13 +22,13 @@ from datetime import date, datetime
 from . import clock
 from .entries import split_entries
 from .lint_copies import copies, similarity, words
-from .lint_findings import FIX, KINDS, MOVE, REMOVE, REVIEW, Finding, Place, action
+from .lint_findings import FIX, KINDS, MOVE, REMOVE, REVIEW, REWRITE, Finding, Place, action
 from .rules import LINT_ENTRY_CHARS, MEMORY, USER, memory_paths, skill_path
 from .stale_dates import past_dates
 from .textform import normalise
 from .workspace import Workspace
 
-__all__ = ["FIX", "KINDS", "MOVE", "REMOVE", "REVIEW", "Finding", "Place", "action", "counts", "lint",
+__all__ = ["FIX", "KINDS", "MOVE", "REMOVE", "REVIEW", "REWRITE", "Finding", "Place", "action", "counts", "lint",
            "preference_reason", "procedure_reason", "similarity", "words"]
 _SKIPPED = ("front matter", "reference")      # not facts: a skill's header, link targets
 
@@ -93,7 +93,24 @@ def _past(p: Place, recorded: date, today: date) -> list[Finding]:
     gone = past_dates(p.text, recorded, today, relative=not p.file.startswith("skills/"))
     if not gone:
         return []
-    return [Finding("past-date", (p,), "; ".join(d.reason(recorded) for d in gone), REMOVE)]
+    reason = "; ".join(d.reason(recorded) for d in gone)
+    rest = _other_sentences(p.text, recorded, today, not p.file.startswith("skills/"))
+    if rest:       # the entry says more than the plan: the fix takes out the plan only
+        marker = _MARKER.match(p.text)
+        return [Finding("past-date", (p,), f"{reason}; the rest of the entry is kept", REWRITE,
+                        rewrite_to=(marker.group() if marker else "") + rest)]
+    return [Finding("past-date", (p,), reason, REMOVE)]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]+|\n+")
+
+
+def _other_sentences(text: str, recorded: date, today: date, relative: bool) -> str:
+    """The sentences of an entry that hold no past plan (of more than two words), joined."""
+    body = _MARKER.sub("", text, count=1)
+    rest = [s.strip() for s in _SENTENCE.split(body)
+            if len(s.split()) > 2 and not past_dates(s, recorded, today, relative=relative)]
+    return " ".join(rest)
 
 
 # -- misplaced -------------------------------------------------------------------------------

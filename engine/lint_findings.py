@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .rules import LINT_PRECISION, LINT_PRECISION_BAR
 
 KINDS = ("duplicate", "near-duplicate", "similar", "past-date", "misplaced", "too-long")
-REMOVE, MOVE = "remove", "move"
+REMOVE, MOVE, REWRITE = "remove", "move", "rewrite"    # REWRITE: the entry without its stale part
 FIX, REVIEW = "fix", "review"          # a finding's action: one click, or read and edit by hand
 _BY_HAND = {"similar": "compare them and merge them by hand in the Files tab",
             "too-long": "shorten or split it in the Files tab"}
@@ -55,8 +55,9 @@ class Finding:
     kind: str                         # one of KINDS
     places: tuple[Place, ...]         # two entries: the one kept first, then the one the fix removes
     reason: str                       # in words
-    fix: str | None = None            # REMOVE | MOVE | None (edit it by hand)
+    fix: str | None = None            # REMOVE | MOVE | REWRITE | None (edit it by hand)
     move_to: str | None = None        # MOVE: the file it goes to
+    rewrite_to: str | None = None     # REWRITE: the entry as the fix leaves it
 
     @property
     def target(self) -> Place:
@@ -85,6 +86,8 @@ class Finding:
             return f"Remove it from {t.file}"
         if self.fix == MOVE:
             return f"Move it from {t.file} to {self.move_to}"
+        if self.fix == REWRITE:
+            return f"Take the past plan out of {t.file}, keep “{self.rewrite_to}”"
         return "No automatic fix: " + _BY_HAND.get(self.kind, "edit it in the Files tab")
 
     @property
@@ -110,5 +113,6 @@ class Finding:
 
     def to_json(self) -> dict:
         return {"id": self.id, "kind": self.kind, "action": self.action, "precision": LINT_PRECISION.get(self.kind),
-                "reason": self.reason, "fix": self.fix, "move_to": self.move_to, "fix_label": self.fix_label,
+                "reason": self.reason, "fix": self.fix, "move_to": self.move_to, "rewrite_to": self.rewrite_to,
+                "fix_label": self.fix_label,
                 "places": [p.to_json() for p in self.places]}

@@ -40,7 +40,7 @@ def test_lint_tab_lists_the_demos_findings(pinned_today, main_window, qtbot, qtm
     assert view.summary.text() == ("3 findings: 1 similar, 1 past-date, 1 too-long "
                                    "(2 for review, with no one-click fix)")
     m = view.model
-    assert [m.data(m.index(r, 1)) for r in range(3)] == ["review", "review", "remove"]
+    assert [m.data(m.index(r, 1)) for r in range(3)] == ["review", "review", "rewrite"]
     assert [m.data(m.index(2, c)) for c in (0, 2, 3)] == ["past-date", "memory/MEMORY.md", "15"]
     assert m.data(m.index(2, 4)) == LAUNCH
     view.select_id("too-long:memory/MEMORY.md:10")
@@ -65,7 +65,8 @@ def test_a_kind_under_the_precision_bar_is_shown_for_review(pinned_today, main_w
     assert not view.fix_button.isEnabled() and view.fix_button.text() == REVIEW_BUTTON
     text = view.detail.toPlainText()
     assert ("Review: past-date findings are right 90% of the time on the labelled set, under the 95% a one-click "
-            "fix needs. If it is right, remove it from memory/MEMORY.md by hand in the Files tab.") in text
+            "fix needs. If it is right, take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, "
+            "proxy off.” by hand in the Files tab.") in text
     memory = demo_home / "workspace" / "memory" / "MEMORY.md"
     before = memory.read_bytes()
     view.fix_selected()                              # what a click would run, were the button enabled
@@ -76,7 +77,7 @@ def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_windo
     from test_gui_app import grab
     view = _lint_tab(qtbot, main_window)
     view.select_id("past-date:memory/MEMORY.md:15")
-    assert view.fix_button.isEnabled() and view.fix_button.text() == "Remove it from memory/MEMORY.md"
+    assert view.fix_button.isEnabled() and view.fix_button.text() == "Take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, proxy off.”"
     assert "1 Dec 2026" in view.detail.toPlainText() and LAUNCH in view.detail.toPlainText()
     grab(main_window, "lint.png")
     memory = demo_home / "workspace" / "memory" / "MEMORY.md"
@@ -92,7 +93,7 @@ def test_fix_removes_the_finding_and_archives_the_entry(pinned_today, main_windo
     assert [(r.file, r.text, r.reason) for r in read_archive(ws).records if r.text == LAUNCH] == [
         ("memory/MEMORY.md", LAUNCH, "edit")]
     assert LAUNCH not in memory.read_text()
-    assert said[0].startswith("Fixed: Remove it from memory/MEMORY.md; 1 archived.")
+    assert said[0].startswith("Fixed: Take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, proxy off.”; 1 archived.")
 
     undo_restore(ws, recent_restores(ws)[0].id)       # Snapshots → Undo last restore does the same
     assert memory.read_bytes() == before

@@ -200,12 +200,13 @@ def test_a_kind_under_the_bar_is_for_review_in_the_cli_and_is_never_fixed(demo_h
     before = tree_state(demo_home)
     assert main(["lint", str(demo_home)]) == 0
     out = capsys.readouterr().out
-    assert ("review: if it is right, remove it from memory/MEMORY.md by hand in the Files tab (past-date findings "
+    assert ("review: if it is right, take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, "
+            "proxy off.” by hand in the Files tab (past-date findings "
             "are right 90% of the time on the labelled set, under the 95% a one-click fix needs)") in out
     assert "fix:" not in out
     assert main(["lint", str(demo_home), "--json"]) == 0
     past = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["kind"] == "past-date"]
-    assert [(f["action"], f["precision"], f["fix"]) for f in past] == [("review", 0.9, "remove")]
+    assert [(f["action"], f["precision"], f["fix"]) for f in past] == [("review", 0.9, "rewrite")]
     finding = next(f for f in lint(Workspace.open(demo_home), TODAY) if f.kind == "past-date")
     with pytest.raises(WorkspaceError, match="not a one-click fix: past-date findings are right 90%.*nothing was"):
         fix_finding(Workspace.open(demo_home), finding)
@@ -277,7 +278,7 @@ def test_the_demo_gives_its_known_findings():
     # neither says all the other does: for review, not a one-click removal
     assert got == [("similar", "USER.md", 22, None),
                    ("too-long", "memory/MEMORY.md", 10, None),
-                   ("past-date", "memory/MEMORY.md", 15, "remove")]
+                   ("past-date", "memory/MEMORY.md", 15, "rewrite")]
     assert [f.action for f in found] == ["review", "review", "fix"]
     near = found[0]
     assert near.places[0].file == "SOUL.md" and near.places[0].text.startswith("- No performed enthusiasm")
@@ -360,7 +361,7 @@ def test_cli_lint_reads_the_demo_without_writing(demo_home, capsys, monkeypatch)
     before = tree_state(demo_home)
     assert main(["lint", str(demo_home)]) == 0
     out = capsys.readouterr().out
-    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Remove it from memory/MEMORY.md" in out
+    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, proxy off.”" in out
     assert "USER.md line 22  similar" in out and "review: compare them and merge them by hand" in out
     assert out.rstrip().endswith("3 findings (1 similar, 1 past-date, 1 too-long), as of 2026-12-02")
     assert main(["lint", str(demo_home), "--json"]) == 0
