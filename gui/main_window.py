@@ -893,8 +893,9 @@ class MainWindow(QMainWindow):
         # an earlier version saved splitters never laid out: those are not restored
         if v is None or not _laid_out(_saved_sizes(v)):
             return
-        if splitter.restoreState(v) and name == "runs":
-            self.runs.keep_splitter()       # the user's sizes win over fitting the table
+        fit = getattr(getattr(self, name), "rows", None)
+        if splitter.restoreState(v) and fit is not None:
+            fit.keep()                      # the user's sizes win over fitting the table to its rows
 
     def _save_settings(self) -> None:
         s = settings_store.settings()

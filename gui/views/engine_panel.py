@@ -110,6 +110,7 @@ class EnginePanel(QWidget):
         self.progress_bar.hide()
         lay.addWidget(self.progress_bar)
         self.progress = QLabel("Idle.")
+        self.progress.setWordWrap(True)      # "consolidation pass · iteration 3/12 · 40,000 tokens" in a narrow dock
         lay.addWidget(self.progress)
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)

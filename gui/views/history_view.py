@@ -9,16 +9,15 @@ from dreamdesk.engine import clock
 from dreamdesk.engine.history import BadLine, History, HistoryEntry
 from dreamdesk.engine.prompt import select_pending
 
-from ..models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_TIME, NO_SESSION,
-                                    HistoryFilterProxy, HistoryModel)
+from ..models.history_model import COL_CONTENT, COL_STATUS, IN_PROMPT, NO_SESSION, HistoryFilterProxy, HistoryModel
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Qt,
                   QTableView, QTimer, QVBoxLayout, QWidget, Signal)
+from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, reset_filters, select_source_row, setup_table
 
 FILTER_DEBOUNCE_MS = 150
 ALL_SESSIONS = "All sessions"
 NO_SESSION_LABEL = "(no session key)"
-STATUS_MIN_WIDTH = 150
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -71,15 +70,7 @@ class HistoryView(QWidget):
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(False)          # file order is the point; markers need it
-        fm = self.table.fontMetrics()
-        self.table.setColumnWidth(COL_CURSOR, fm.horizontalAdvance("0000000") + 16)
-        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 24)
-        self.table.setColumnWidth(COL_SESSION, fm.horizontalAdvance("telegram:000000") + 24)
-        self.table.setColumnWidth(COL_CONTENT, 480)
-        self._content_user_sized = False
-        self._sizing_content = False
-        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
-        self.table.viewport().installEventFilter(self)
+        self.columns = ColumnFit(self.table, elastic=COL_CONTENT, samples={COL_STATUS: IN_PROMPT})
 
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
@@ -193,26 +184,6 @@ class HistoryView(QWidget):
         item = self.item_at(index)
         if isinstance(item, HistoryEntry):
             self.entryActivated.emit(item.cursor)
-
-    def _on_section_resized(self, section: int, old: int, new: int) -> None:
-        if section == COL_CONTENT and not self._sizing_content:
-            self._content_user_sized = True
-
-    def _fit_content_column(self) -> None:
-        """Give Content the room left after the fixed columns and a readable Status column,
-        until the user resizes it by hand (Status, the last column, stretches into the rest)."""
-        if self._content_user_sized:
-            return
-        fixed = sum(self.table.columnWidth(c) for c in (COL_CURSOR, COL_TIME, COL_SESSION))
-        avail = self.table.viewport().width() - fixed - STATUS_MIN_WIDTH
-        self._sizing_content = True
-        self.table.setColumnWidth(COL_CONTENT, max(240, avail))
-        self._sizing_content = False
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_content_column()
-        return super().eventFilter(obj, event)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:

@@ -7,6 +7,7 @@ from dreamdesk.engine.prompt import PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, Pro
 
 from ..qt import (QColor, QFontDatabase, QHeaderView, QLabel, QPainter, QPalette, QPlainTextEdit,
                   QSizePolicy, QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from ..widgets.table_fit import RowsFit
 
 PART_COLOURS = ["#5b8def", "#3fa34d", "#9b59b6", "#e0a100", "#16a085", "#d35400", "#7f8c8d"]
 
@@ -69,6 +70,7 @@ class PromptView(QWidget):
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.text)
         self.splitter.setStretchFactor(1, 1)
+        self.rows = RowsFit(self.splitter, self.table)     # every part in sight, the text the rest
         lay.addWidget(self.splitter, 1)
         self.preview: PromptPreview | None = None
 

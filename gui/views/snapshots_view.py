@@ -27,12 +27,12 @@ from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
 from dreamdesk.engine.snapshots import Snapshot, SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, SnapshotsModel,
-                                      TimelineDelegate, badge_of, when)
+from ..models.snapshots_model import COL_FILES, COL_KIND, SnapshotsModel, TimelineDelegate, badge_of, when
 from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
+from ..widgets.table_fit import ColumnFit, RowsFit
 from ..worker import Engine, Latest
 from .common import read_latest
 
@@ -174,10 +174,7 @@ class SnapshotsView(QWidget):
         hh.setStretchLastSection(True)
         hh.setHighlightSections(False)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        fm = self.table.fontMetrics()
-        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 20)
-        self.table.setColumnWidth(COL_KIND, fm.horizontalAdvance("nanobot revert") + 28)
-        self.table.setColumnWidth(COL_MESSAGE, fm.horizontalAdvance("dream: periodic memory consolidation") + 24)
+        self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
         self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -266,6 +263,7 @@ class SnapshotsView(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([190, 560])
+        self.rows = RowsFit(self.splitter, self.table)     # room for ten snapshots, the diff the rest
 
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("snapshotsEmpty")
