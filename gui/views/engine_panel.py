@@ -13,6 +13,7 @@ from dreamdesk.engine.workspace import Workspace
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..widgets.follow import EndFollow
 from ..worker import Engine
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ class EnginePanel(QWidget):
         self.log.setMaximumBlockCount(5000)
         self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log.setPlaceholderText("The live log of Dream and Compact runs appears here.")
+        self.log_follow = EndFollow(self.log)        # at its newest line, it stays there
         lay.addWidget(self.log, 1)
         self._set_running(False)
 

@@ -13,6 +13,7 @@ from ..models.history_model import COL_CONTENT, COL_STATUS, IN_PROMPT, NO_SESSIO
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Qt,
                   QTableView, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
+from ..widgets.follow import TailFollow
 from .common import detail_splitter, reset_filters, select_source_row, setup_table
 
 FILTER_DEBOUNCE_MS = 150
@@ -71,6 +72,7 @@ class HistoryView(QWidget):
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(False)          # file order is the point; markers need it
         self.columns = ColumnFit(self.table, elastic=COL_CONTENT, samples={COL_STATUS: IN_PROMPT})
+        self.follow = TailFollow(self.table)
 
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
@@ -104,10 +106,14 @@ class HistoryView(QWidget):
         if in_prompt is None:
             in_prompt = {e.cursor for e in select_pending(history.pending(dream_cursor))}
         selected = self.selected_item()
+        old = self.model.history.entries
+        place = self.follow.before() if self.model.rowCount() else None   # (a first read starts at the top)
         self.model.set_history(history, cursor, dream_cursor, in_prompt, home_zone)
         self._fill_sessions()
         if isinstance(selected, HistoryEntry):          # keep the selection across a reload
             self.select_cursor(selected.cursor, clear_filters=False)
+        if place is not None:
+            self.follow.after(place, self._appended_rows(old[-1].cursor if old else None))
         self._update_count()
 
     def select_cursor(self, cursor: int, clear_filters: bool = True) -> bool:
@@ -136,6 +142,14 @@ class HistoryView(QWidget):
         return self._session_keys[i] if 0 <= i < len(self._session_keys) else None
 
     # ---- internals -------------------------------------------------------------------------
+
+    def _appended_rows(self, last: int | None) -> int:
+        """The shown rows of entries after `last` (the end of the history shown before), when the
+        history grew at its end; 0 when it is another one (not one `last` is in)."""
+        if last is None or self.model.row_for_cursor(last) is None:
+            return 0
+        return sum(1 for row in self.model.entry_rows_after(last)
+                   if self.proxy.mapFromSource(self.model.index(row, 0)).isValid())
 
     def _fill_sessions(self) -> None:
         current = self.current_session()
