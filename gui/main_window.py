@@ -15,7 +15,7 @@ from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
-from .tab_views import TABS, LazyTab, TabViews, swap_tab
+from .tab_views import TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
 
 log = logging.getLogger(__name__)
@@ -300,7 +300,8 @@ class MainWindow(QMainWindow):
                      "What Dreamdesk's Dream tells each pass in this workspace")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
-            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                         TAB_KEYS[i] if i < len(TAB_KEYS) else None)
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
         h = mb.addMenu("&Help")

@@ -1055,9 +1055,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     assert cfg.read_bytes() == before
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "3")
-    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
     assert view.error.text() == "" and view.apply_button.isEnabled()
-    view.apply_button.click()
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)      # Enter applies it (issue 25.12)
     qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
     assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
     qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)

@@ -33,8 +33,8 @@ from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLi
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
 from ..worker import Engine, Latest
-from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
-                     setup_table)
+from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row, setup_table,
+                     type_to_search)
 from .runs_view import link_color
 
 log = logging.getLogger(__name__)
@@ -298,6 +298,7 @@ class ArchiveView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
         self.columns = ColumnFit(self.table, elastic=COL_TEXT, prose=(COL_REPLACED,))
+        type_to_search(self.table, self.search_edit)
 
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)

@@ -14,7 +14,7 @@ from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLi
                   QTableView, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
 from ..widgets.follow import TailFollow
-from .common import detail_splitter, reset_filters, select_source_row, setup_table
+from .common import detail_splitter, reset_filters, select_source_row, setup_table, type_to_search
 
 FILTER_DEBOUNCE_MS = 150
 ALL_SESSIONS = "All sessions"
@@ -73,6 +73,7 @@ class HistoryView(QWidget):
         self.table.setSortingEnabled(False)          # file order is the point; markers need it
         self.columns = ColumnFit(self.table, elastic=COL_CONTENT, samples={COL_STATUS: IN_PROMPT})
         self.follow = TailFollow(self.table)
+        type_to_search(self.table, self.filter_edit)
 
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)

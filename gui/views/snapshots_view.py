@@ -34,7 +34,7 @@ from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLa
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
 from ..widgets.table_fit import ColumnFit, RowsFit
 from ..worker import Engine, Latest
-from .common import read_latest
+from .common import read_latest, show_focus
 
 DIFF_DEBOUNCE_MS = 120
 LIST_LIMIT = 5000
@@ -175,6 +175,7 @@ class SnapshotsView(QWidget):
         hh.setHighlightSections(False)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
+        show_focus(self.table)
         self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
