@@ -15,7 +15,7 @@ from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
-from .tab_views import TABS, LazyTab, TabViews, swap_tab
+from .tab_views import TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
 
 log = logging.getLogger(__name__)
@@ -313,7 +313,8 @@ class MainWindow(QMainWindow):
                      "What Dreamdesk's Dream tells each pass in this workspace")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
-            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                         TAB_KEYS[i] if i < len(TAB_KEYS) else None)
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
         h = mb.addMenu("&Help")
@@ -919,8 +920,9 @@ class MainWindow(QMainWindow):
         # an earlier version saved splitters never laid out: those are not restored
         if v is None or not _laid_out(_saved_sizes(v)):
             return
-        if splitter.restoreState(v) and name == "runs":
-            self.runs.keep_splitter()       # the user's sizes win over fitting the table
+        fit = getattr(getattr(self, name), "rows", None)
+        if splitter.restoreState(v) and fit is not None:
+            fit.keep()                      # the user's sizes win over fitting the table to its rows
 
     def _save_settings(self) -> None:
         s = settings_store.settings()

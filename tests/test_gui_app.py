@@ -1116,9 +1116,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     assert cfg.read_bytes() == before
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "3")
-    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
     assert view.error.text() == "" and view.apply_button.isEnabled()
-    view.apply_button.click()
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)      # Enter applies it (issue 25.12)
     qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
     assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
     qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)
@@ -1257,31 +1256,33 @@ def test_the_window_title_names_dreamdesk_once(main_window, demo_home, qapp):
     assert QGuiApplication.applicationDisplayName()     # what the platform appends
 
 
-def test_a_hand_wrapped_file_is_shown_as_written_and_long_lines_wrap(main_window, qtbot, make_workspace, tmp_path):
-    """Issue 17.7: the editor soft-wrapped already hand-wrapped lines again at a narrower width,
-    which made ragged one-word lines. A file whose lines are all short is shown line for line; a
-    file of long lines still wraps to the editor's width."""
+def test_the_editor_wraps_lines_longer_than_it_and_keeps_lines_that_fit_whole(main_window, qtbot):
+    """Issue 25.6 (which replaces the rule of 17.7): a hand-wrapped file was shown unwrapped, so
+    at 1280×720 every line over ~90 characters ran out of sight behind a horizontal scroll bar.
+    Nothing is cut off now: a line longer than the editor wraps to its width; where the editor is
+    wide enough, each line stays one line (nothing is re-wrapped into ragged tails)."""
     win = main_window
-    win.resize(900, 700)
-    _open_user_md(win, qtbot)
+    ed = win.files.editor
 
     def visual_lines() -> list[int]:
-        doc, out = win.files.editor.document(), []
+        doc, out = ed.document(), []
         block = doc.begin()
         while block.isValid():
             out.append(block.layout().lineCount())
             block = block.next()
         return out
 
+    win.resize(1900, 800)
+    _open_user_md(win, qtbot)
     text = (win.ws.root / "USER.md").read_text(encoding="utf-8")
-    assert max(map(len, text.split("\n"))) > 80 > win.files.editor.viewport().width() // \
-        win.files.editor.fontMetrics().horizontalAdvance("x")            # narrower than its lines
-    qtbot.waitUntil(lambda: set(visual_lines()) == {1}, timeout=5000)
-    long_line = "- " + " ".join(["a long unwrapped fact"] * 20)
-    ws = make_workspace({"SOUL.md": "# Soul\n\n" + long_line + "\n"}, root=tmp_path / "long")
-    assert win.open_workspace(str(ws))             # the Files tab opens SOUL.md first
-    qtbot.waitUntil(lambda: long_line in win.files.editor.toPlainText(), timeout=5000)
+    longest = max(map(len, text.split("\n")))
+    columns = lambda: ed.viewport().width() // ed.fontMetrics().horizontalAdvance("x")   # noqa: E731
+    qtbot.waitUntil(lambda: columns() > longest, timeout=5000)
+    qtbot.waitUntil(lambda: set(visual_lines()) == {1}, timeout=5000)          # wide: line for line
+    win.resize(900, 700)
+    qtbot.waitUntil(lambda: columns() < longest, timeout=5000)                 # narrower than its lines
     qtbot.waitUntil(lambda: max(visual_lines()) > 1, timeout=5000)
+    assert not ed.horizontalScrollBar().isVisible()
 
 
 def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):

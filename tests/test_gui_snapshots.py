@@ -226,7 +226,7 @@ def test_what_this_snapshot_changed_and_what_changed_since_are_two_labelled_diff
     assert view.restore_button.isEnabled()
     qtbot.mouseClick(view.made_button, __import__("dreamdesk.gui.qt", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: view._current_shown() and view.shown.made, timeout=10000)
-    assert view.title.text().startswith(f"What snapshot {v2[:8]}") and "before it" in view.title.text()
+    assert view.title.text().startswith(f"What snapshot {v2[:8]} (dream, 20") and "before it" in view.title.text()
     assert "the changes its row counts" in view.legend.text()
     row = view.model.snapshot(view.model.row_of(v2))
     shown = {f.path: (f.added, f.removed) for f in view.shown.diffs}

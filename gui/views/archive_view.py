@@ -27,15 +27,15 @@ from dreamdesk.engine.textform import normalise
 from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON,
-                                    COL_REPLACED, COL_RUN, COL_TEXT, PLACEHOLDER_TIP, ArchiveFilterProxy,
-                                    ArchiveModel, archived_label, heading_label)
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_ID, COL_NOW, COL_REPLACED, COL_RUN, COL_TEXT,
+                                    PLACEHOLDER_TIP, ArchiveFilterProxy, ArchiveModel, archived_label, heading_label)
+from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
-from ..operations.undo_restore import UndoAsks, undo_together
+from ..widgets.table_fit import ColumnFit
 from ..worker import Engine, Latest
-from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
-                     setup_table)
+from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row, setup_table,
+                     type_to_search)
 from .runs_view import link_color
 
 log = logging.getLogger(__name__)
@@ -289,26 +289,17 @@ class ArchiveView(QWidget):
 
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
-        fm = self.table.fontMetrics()
-        widths = {COL_ID: "c-000000000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
-                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
-                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "commit 00000000 · assistant_"}
-        for col, sample in widths.items():
-            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
-        self.table.setColumnWidth(COL_TEXT, 420)
         hh = self.table.horizontalHeader()
         hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
         # after the text it is about (the text keeps its room), before what replaced it
         hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
-        self._text_user_sized = False
-        self._sizing_text = False
         self._restore_hidden_columns()
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         hh.customContextMenuRequested.connect(self._column_menu)
-        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
-        self.table.viewport().installEventFilter(self)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
+        self.columns = ColumnFit(self.table, elastic=COL_TEXT, prose=(COL_REPLACED,))
+        type_to_search(self.table, self.search_edit)
 
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
@@ -748,10 +739,6 @@ class ArchiveView(QWidget):
         elif scheme == "snapshot" and value:
             self.snapshotRequested.emit(value)
 
-    def _on_section_resized(self, section: int, old: int, new: int) -> None:
-        if section == COL_TEXT and not self._sizing_text:
-            self._text_user_sized = True
-
     # -- which columns show (the header's context menu; remembered) --------------------------------
     def _restore_hidden_columns(self) -> None:
         from .. import settings_store
@@ -781,26 +768,7 @@ class ArchiveView(QWidget):
         self.table.setColumnHidden(col, not shown)
         hidden = [c for c in range(self.proxy.columnCount()) if self.table.isColumnHidden(c)]
         settings_store.settings().setValue(HIDDEN_KEY, [str(c) for c in hidden])
-        self._fit_text_column()
-
-    def _fit_text_column(self) -> None:
-        """Text gets the room the fixed columns leave, less a readable "Replaced by" (the last
-        column, which stretches), until the user resizes it by hand."""
-        if self._text_user_sized:
-            return
-        fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING, COL_NOW, COL_FROM)
-                    if not self.table.isColumnHidden(c))
-        avail = self.table.viewport().width() - fixed
-        share = 1.0 if self.table.isColumnHidden(COL_REPLACED) else 0.58
-        self._sizing_text = True
-        self.table.setColumnWidth(COL_TEXT, max(240, int(avail * share) - 2))
-        self._sizing_text = False
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_text_column()
-        return super().eventFilter(obj, event)
+        self.columns.fit()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:

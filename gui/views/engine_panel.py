@@ -15,6 +15,7 @@ from dreamdesk.engine.workspace import Workspace
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..widgets.follow import EndFollow
 from ..worker import Engine
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ class EnginePanel(QWidget):
         self.progress_bar.hide()
         lay.addWidget(self.progress_bar)
         self.progress = QLabel("Idle.")
+        self.progress.setWordWrap(True)      # "consolidation pass · iteration 3/12 · 40,000 tokens" in a narrow dock
         lay.addWidget(self.progress)
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
@@ -145,6 +147,7 @@ class EnginePanel(QWidget):
         self.log.setMaximumBlockCount(LOG_LINES)
         self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log.setPlaceholderText("The live log of Dream and Compact runs appears here.")
+        self.log_follow = EndFollow(self.log)        # at its newest line, it stays there
         lay.addWidget(self.log, 1)
         self._set_running(False)
 

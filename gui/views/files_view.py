@@ -30,17 +30,6 @@ HIGHLIGHT_LIMIT = 200_000
 BLAME_DELAY_MS = 120
 
 
-HARD_WRAP_COLUMNS = 120     # a file whose lines all fit this was wrapped by hand
-
-
-def wrap_mode(text: str) -> QPlainTextEdit.LineWrapMode:
-    """A file its author wrapped by hand is shown as written (soft-wrapping it again at a narrower
-    width made ragged one-word lines); a file of long lines is wrapped to the editor's width."""
-    longest = max((len(line) for line in text.split("\n")), default=0)
-    return (QPlainTextEdit.LineWrapMode.NoWrap if longest <= HARD_WRAP_COLUMNS
-            else QPlainTextEdit.LineWrapMode.WidgetWidth)
-
-
 @dataclass
 class Loaded:
     path: str
@@ -154,6 +143,8 @@ class FilesView(QWidget):
         self.list.currentTextChanged.connect(self._open_selected)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        # wrapped to its width: a line longer than the editor is never cut off behind a scroll bar
+        # (issue 25.6; a hand-wrapped file wider than the editor gets short tails instead)
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.textChanged.connect(self._update_size)
         self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
@@ -332,7 +323,6 @@ class FilesView(QWidget):
             big = len(loaded.text) > HIGHLIGHT_LIMIT
             self.highlighter.setDocument(None if big else self.editor.document())
             self.editor.blockSignals(True)
-            self.editor.setLineWrapMode(wrap_mode(loaded.text))
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
             loaded.text = self.editor_text()     # what the editor made of it is the unedited state
@@ -558,7 +548,6 @@ class FilesView(QWidget):
             break
         if choice == "reload":
             self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
-            self.editor.setLineWrapMode(wrap_mode(disk_text))
             self.editor.setPlainText(disk_text)
             self.loaded.text = self.editor_text()
             self._show_banner(False)

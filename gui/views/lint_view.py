@@ -12,10 +12,11 @@ from dreamdesk.engine.lint import FIX, REVIEW, Finding, counts, lint
 from dreamdesk.engine.lint_fixes import fix_finding
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.lint_model import COL_ACTION, COL_ENTRY, COL_FILE, COL_KIND, COL_LINES, LintModel
+from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
                   QWidget, Signal)
 from ..worker import Engine, Latest
+from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, read_latest, select_row_only, setup_table
 
 EMPTY = "No findings: no duplicates, look-alikes, past plans, misplaced or over-long entries."
@@ -37,11 +38,8 @@ class LintView(QWidget):
         self.model = LintModel(self)
         self.table = QTableView()
         setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
-        fm = self.table.fontMetrics()
-        for col, sample in {COL_KIND: "near-duplicate", COL_ACTION: "review", COL_FILE: "memory/MEMORY.md",
-                            COL_LINES: "000–000",
-                            COL_ENTRY: "- " + "m" * 26}.items():
-            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 20)
+        self.columns = ColumnFit(self.table, elastic=COL_ENTRY, prose=(COL_REASON,),
+                                 samples={COL_KIND: "near-duplicate", COL_FILE: "memory/MEMORY.md"})
         self.summary = QLabel("Reading…")
         self.fix_button = QPushButton("Fix")
         self.fix_button.setEnabled(False)

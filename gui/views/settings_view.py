@@ -14,8 +14,8 @@ from dreamdesk.engine.scheduler import floor_confirmation_text
 from dreamdesk.engine.workspace import Workspace
 
 from .. import settings_store
-from ..qt import (QCheckBox, QDoubleSpinBox, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                  QMessageBox, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
+from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                  QLineEdit, QMessageBox, QObject, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS
 from ..worker import Engine
 from ..workspace_state import WorkspaceState
@@ -56,6 +56,22 @@ class HoursSpin(QDoubleSpinBox):
 
     def textFromValue(self, value: float) -> str:
         return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
+
+
+class EnterApplies(QObject):
+    """Enter (or Return) in a field of the form presses Apply, as in a dialog (issue 25.12): what
+    is typed is taken first; a value Apply would refuse (its button is off then) applies nothing."""
+
+    def __init__(self, parent: QWidget, button: QPushButton):
+        super().__init__(parent)
+        self.button = button
+
+    def eventFilter(self, field, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            field.interpretText()
+            if self.button.isEnabled():
+                self.button.click()
+        return False
 
 
 class SettingsView(QWidget):
@@ -153,6 +169,10 @@ class SettingsView(QWidget):
         self.apply_button = QPushButton("&Apply")           # Alt+A
         self.apply_button.setToolTip("Write every changed setting to config.json, in one write")
         self.apply_button.clicked.connect(self.apply)
+        self._enter_applies = EnterApplies(self, self.apply_button)
+        for field in self.fields.values():
+            if not isinstance(field, QCheckBox):
+                field.installEventFilter(self._enter_applies)
         self.revert_button = QPushButton("Re&vert")         # Alt+V
         self.revert_button.setToolTip("Put the form back to what config.json holds")
         self.revert_button.clicked.connect(self.revert)

@@ -26,15 +26,15 @@ from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
 from dreamdesk.engine.snapshots import Snapshot, SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, SnapshotsModel,
-                                      TimelineDelegate, badge_of, when)
+from ..models.snapshots_model import COL_FILES, COL_KIND, SnapshotsModel, TimelineDelegate, badge_of, when
 from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
-from ..operations.undo_restore import UndoAsks, preview, undo_question, when
+from ..operations.undo_restore import UndoAsks, preview, undo_question, when as when_iso
+from ..widgets.table_fit import ColumnFit, RowsFit
 from ..worker import Engine, Latest
-from .common import read_latest
+from .common import read_latest, show_focus
 
 DIFF_DEBOUNCE_MS = 120
 LIST_LIMIT = 5000
@@ -157,10 +157,8 @@ class SnapshotsView(QWidget):
         hh.setStretchLastSection(True)
         hh.setHighlightSections(False)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        fm = self.table.fontMetrics()
-        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 20)
-        self.table.setColumnWidth(COL_KIND, fm.horizontalAdvance("nanobot revert") + 28)
-        self.table.setColumnWidth(COL_MESSAGE, fm.horizontalAdvance("dream: periodic memory consolidation") + 24)
+        self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
+        show_focus(self.table)
         self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -265,6 +263,7 @@ class SnapshotsView(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([190, 560])
+        self.rows = RowsFit(self.splitter, self.table)     # room for ten snapshots, the diff the rest
 
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("snapshotsEmpty")
@@ -327,7 +326,7 @@ class SnapshotsView(QWidget):
         self.recent = recent
         self.undo_menu.clear()
         for e in recent[:RECENT_IN_MENU]:
-            a = self.undo_menu.addAction(f"Undo {e.what}   ({when(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
+            a = self.undo_menu.addAction(f"Undo {e.what}   ({when_iso(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
             a.triggered.connect(lambda _=False, rid=e.id: self.undo_entry(rid))
         if not recent:
             self.undo_menu.addAction("No restore to undo").setEnabled(False)
@@ -545,7 +544,7 @@ class SnapshotsView(QWidget):
         self.restore_button.setToolTip(tip)
         last = self.recent[0] if self.recent else None
         self.undo_button.setEnabled(not self.busy and last is not None)
-        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {when(last.at)}); asks first. "
+        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {when_iso(last.at)}); asks first. "
                                     "The arrow lists the recent ones (Ctrl+Alt+Z)"
                                     if last is not None else "No restore to undo yet")
 
