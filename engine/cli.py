@@ -1000,14 +1000,17 @@ class _Version(argparse.Action):
 
 
 # the console script (gui/launcher.py) starts the desktop app for these two; the rest is this CLI
-USAGE = "dreamdesk [open PATH]\n       dreamdesk COMMAND PATH [options]\n       dreamdesk --version"
+USAGE = ("dreamdesk [open PATH] [--new-window]\n       dreamdesk COMMAND PATH [options]\n"
+         "       dreamdesk --version")
 DESCRIPTION = """See, audit and repair what your assistant remembers.
 
 the desktop app:
   dreamdesk             open the window on the last workspace (a private copy of the
                         demo on a first start)
   dreamdesk open PATH   open the window on PATH: an assistant's home folder or its
-                        workspace folder"""
+                        workspace folder
+  While Dreamdesk runs, these bring its window to the front (opening PATH there)
+  and end; with --new-window it opens a new window instead."""
 
 
 def build_parser() -> argparse.ArgumentParser:
