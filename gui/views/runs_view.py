@@ -42,8 +42,7 @@ SOURCE_CHARS = 220
 NOTHING_LEFT = ("Nothing it created is left in the files. Past the 30-day retention a run with nothing left "
                 "is deleted, as Honcho does: the next Dream run deletes this record (what it removed stays "
                 "in the Archive).")
-GONE_RUN = ("Run {run} has no record here any more: past the 30-day retention a run with nothing it "
-            "created left is deleted (what it removed stays in the Archive)")
+GONE_RUN = "No record of run {run} here: a run past 30 days with nothing left is deleted"
 
 
 def _plural(n: int, one: str, many: str) -> str:
