@@ -392,6 +392,7 @@ class ArchivedEntry:
     records: list[ArchiveRecord]       # archive records oldest first, then the commits that removed it
     back: bool = False                 # the file holds this entry again now
     back_since: str | None = None      # when a restore put it back (None: not known, or not back)
+    placeholder: bool = False          # the assistant's untouched onboarding template text, not a fact
 
     @property
     def latest(self) -> ArchiveRecord:
@@ -438,6 +439,7 @@ class ArchivedEntry:
         out.update({"ids": self.ids, "times_archived": len(self.archived),
                     "first_archived_at": self.first_removed_at, "back": self.back,
                     "back_since": self.back_since, "known_from": self.known_from,
+                    "template_placeholder": self.placeholder,
                     "commit": self.commits[-1].commit if self.commits else self.latest.commit,
                     "commits": [{"id": r.id, "commit": r.commit, "writer": r.writer, "at": r.archived_at,
                                  "reason": r.reason, "subject": r.subject} for r in self.commits]})
@@ -498,4 +500,14 @@ def folded_archive(ws: Workspace, arc: Archive | None = None,
             continue
         for rid in entry.returned:
             returns[rid] = max(returns.get(rid, ""), entry.at)
-    return fold(arc.records + list(extra or ()), files, returns)
+    entries = fold(arc.records + list(extra or ()), files, returns)
+    mark_placeholders(ws, entries)
+    return entries
+
+
+def mark_placeholders(ws: Workspace, entries: list[ArchivedEntry]) -> None:
+    """Mark the entries that are the assistant's own template lines (engine/assistants)."""
+    from .assistants import assistant_of
+    who = assistant_of(ws)
+    for e in entries:
+        e.placeholder = who.is_placeholder(e.latest.text, e.latest.file)

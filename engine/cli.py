@@ -472,7 +472,10 @@ def cmd_archive(args) -> int:
         _dump({"entries": [e.to_json() for e in found], "total": len(every),
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
-    if not found:
+    # the assistant's untouched onboarding lines: one line at the end unless asked for (--json marks them)
+    folded = [] if args.templates else [e for e in found if e.placeholder]
+    found = [e for e in found if not e.placeholder] + ([] if folded else [e for e in found if e.placeholder])
+    if not found and not folded:
         print("No archived entries" + (" match." if every else " yet."))
     for e in found:
         r = e.latest
@@ -486,6 +489,9 @@ def cmd_archive(args) -> int:
             print("    → replaced by: " + r.replaced_by.replace("\n", " "))
         if e.back:
             print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
+    if folded:
+        print(f"template placeholders ({len(folded)}): the assistant's onboarding text, never filled in; "
+              "--templates lists them")
     for p in arc.problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     return EXIT_OK
@@ -947,7 +953,7 @@ def cmd_lint(args) -> int:
         print(f"{t.file} {t.lines}  {f.kind}")
         print(f"    {first[:100]}{more}")
         print(f"    {f.reason}")
-        print(f"    fix: {f.fix_label}")
+        print(f"    {f.advice}")
     tally = ", ".join(f"{n} {k}" for k, n in counts(found).items() if n)
     print(f"{len(found)} finding{'s' if len(found) != 1 else ''} ({tally}), as of {today.isoformat()}" if found
           else f"No findings, as of {today.isoformat()}.")
@@ -1076,6 +1082,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", metavar="YYYY-MM-DD")
     s.add_argument("--until", metavar="YYYY-MM-DD")
     s.add_argument("--yes", action="store_true", help="confirm archive delete")
+    s.add_argument("--templates", action="store_true",
+                   help="list the assistant's template placeholders too (folded into one line otherwise)")
 
     for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
                        ("unpin", "unpin an entry (by its text, or a line of it)")):
@@ -1106,8 +1114,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "see `dreamdesk ceiling`)")
     _model_args(s)
 
-    s = _command(sub, "lint", "duplicate, past-dated, misplaced and over-long entries in the memory files "
-                 "(read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
+    s = _command(sub, "lint", "copies, look-alikes, past plans, misplaced and over-long entries in the memory "
+                 "files (read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
 
     s = _command(sub, "ceiling", "the token ceiling of each of Dreamdesk's Dream runs here (--tokens N or --off)",
                  cmd_ceiling, usage="dreamdesk ceiling PATH [--tokens N | --off] [--json]")

@@ -11,7 +11,7 @@ from .problems import WorkspaceError
 from .restore import job_lock
 from .rules import is_memory_path
 from .snapshots import SnapshotError, SnapshotStore
-from .textform import KEEP_ENDINGS
+from .textform import KEEP_ENDINGS, fit
 from .workspace import Workspace
 
 
@@ -23,6 +23,7 @@ class EditResult:
     before: str | None = None      # snapshot of the state before the edit (undo target)
     commit: str | None = None
     warnings: list[str] = field(default_factory=list)
+    written: bool = True           # False: the text was the file's already; nothing was written
 
 
 def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
@@ -39,6 +40,10 @@ def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
     resolve_inside(ws.root, rel)
     store = store or SnapshotStore(ws)
     with job_lock(ws):
+        state, _ = ws.read_file(rel)
+        if state.exists and state.hash == expected_hash and not state.decode_error \
+                and fit(state.text, text, KEEP_ENDINGS) == state.text:
+            return EditResult(rel, expected_hash, written=False)     # no change, no write, no snapshot
         warnings: list[str] = []
         before = None
         try:

@@ -1,85 +1,36 @@
 """Memory lint, no model needed: what a person would want to tidy in the memory files.
 
-Five kinds of finding, over the entries of SOUL.md, USER.md, memory/MEMORY.md and every skill
+Six kinds of finding, over the entries of SOUL.md, USER.md, memory/MEMORY.md and every skill
 (read by engine/entries.py, as everything else reads them):
-- duplicate: the same entry again (words compared, case, punctuation and list markers aside);
-- near-duplicate: nearly the same words (rules.NEAR_DUPLICATE_JACCARD, measured there);
-- past-date: a plan or deadline whose date has passed (engine/stale_dates.py);
+- duplicate, near-duplicate, similar: the same entry again, one that says nothing another does
+  not, and one that only looks alike (engine/lint_copies.py);
+- past-date: a plan, deadline, appointment or reminder whose day has passed (engine/stale_dates.py;
+  a fact about a past event is history and stays);
 - misplaced: a procedure in USER.md (it belongs in a skill), a preference of the user's in
   MEMORY.md (it belongs in USER.md);
 - too-long: over rules.LINT_ENTRY_CHARS.
-Each finding names the fix it offers (engine/lint_fixes.py applies it). Read-only."""
+Each finding names the fix it offers (engine/lint_fixes.py applies it), and whether it is offered
+in one click or shown for review (engine/lint_findings.py). Read-only."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import date, datetime
 
 from . import clock
-from .entries import Entry, split_entries
-from .rules import LINT_ENTRY_CHARS, MEMORY, NEAR_DUPLICATE_JACCARD, USER, memory_paths, skill_path
+from .entries import split_entries
+from .lint_copies import copies, similarity, words
+from .lint_findings import FIX, KINDS, MOVE, REMOVE, REVIEW, REWRITE, Finding, Place, action
+from .rules import LINT_ENTRY_CHARS, MEMORY, USER, memory_paths, skill_path
 from .stale_dates import past_dates
 from .textform import normalise
 from .workspace import Workspace
 
-KINDS = ("duplicate", "near-duplicate", "past-date", "misplaced", "too-long")
-REMOVE, MOVE = "remove", "move"
+__all__ = ["FIX", "KINDS", "MOVE", "REMOVE", "REVIEW", "REWRITE", "Finding", "Place", "action", "counts", "lint",
+           "preference_reason", "procedure_reason", "similarity", "words"]
 _SKIPPED = ("front matter", "reference")      # not facts: a skill's header, link targets
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    file: str                 # workspace-relative
-    start: int                # 0-based first line
-    end: int                  # exclusive
-    text: str                 # the entry as entries.py reads it
-    heading: str | None
-    kind: str = "item"        # entries.py's kind: item | paragraph | code | quote | html
-
-    @property
-    def lines(self) -> str:
-        """'lines 3–5' as a person counts them."""
-        return f"line {self.start + 1}" if self.end - self.start <= 1 else f"lines {self.start + 1}–{self.end}"
-
-    def to_json(self) -> dict:
-        return {"file": self.file, "start_line": self.start + 1, "end_line": self.end, "text": self.text,
-                "heading": self.heading}
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    kind: str                         # one of KINDS
-    places: tuple[Place, ...]         # a duplicate: the one kept first, then the copy
-    reason: str                       # in words
-    fix: str | None = None            # REMOVE | MOVE | None (edit it by hand)
-    move_to: str | None = None        # MOVE: the file it goes to
-
-    @property
-    def target(self) -> Place:
-        """The entry the finding is about (and the fix acts on): a duplicate's later copy."""
-        return self.places[-1]
-
-    @property
-    def id(self) -> str:
-        t = self.target
-        return f"{self.kind}:{t.file}:{t.start + 1}"
-
-    @property
-    def fix_label(self) -> str:
-        t = self.target
-        if self.fix == REMOVE:
-            keep = f" (keep the one in {self.places[0].file})" if len(self.places) > 1 else ""
-            return f"Remove it from {t.file}{keep}"
-        if self.fix == MOVE:
-            return f"Move it from {t.file} to {self.move_to}"
-        return "No automatic fix: shorten or split it in the Files tab"
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "reason": self.reason, "fix": self.fix, "move_to": self.move_to,
-                "fix_label": self.fix_label, "places": [p.to_json() for p in self.places]}
 
 
 # -- reading the workspace -------------------------------------------------------------------
@@ -88,7 +39,7 @@ def lint(ws: Workspace, today: date | None = None) -> list[Finding]:
     today = today or clock.today()
     places = _places(ws)
     recorded = _recorded_days(ws, places)
-    found = _duplicates(places)
+    found = copies(places)
     for p in places:
         found += _past(p, recorded[p], today) + _misplaced(p, places) + _too_long(p)
     order = {p: i for i, p in enumerate(places)}
@@ -136,84 +87,46 @@ def _provenance_days(ws: Workspace) -> dict[tuple[str, str], date]:
     return out
 
 
-# -- duplicates ------------------------------------------------------------------------------
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.MULTILINE)
-
-
-def words(text: str) -> list[str]:
-    """An entry's words, lowercased, without list markers or punctuation."""
-    return re.findall(r"\w+", _MARKER.sub("", text).lower())
-
-
-def bigrams(ws: list[str]) -> frozenset[tuple[str, ...]]:
-    return frozenset(tuple(ws[i:i + 2]) for i in range(max(1, len(ws) - 1)))
-
-
-def similarity(a: str, b: str) -> float:
-    """Jaccard index of the two entries' word bigrams (see rules.NEAR_DUPLICATE_JACCARD)."""
-    x, y = bigrams(words(a)), bigrams(words(b))
-    return len(x & y) / len(x | y) if x | y else 0.0
-
-
-def _duplicates(places: list[Place]) -> list[Finding]:
-    """Each entry that repeats an earlier one: exactly (same words) or nearly. An entry is
-    reported once, against the earlier entry it is most like."""
-    out: list[Finding] = []
-    first: dict[tuple[str, ...], Place] = {}
-    grams = [bigrams(words(p.text)) for p in places]
-    index: dict[tuple[str, ...], list[int]] = defaultdict(list)     # bigram -> earlier entries holding it
-    for i, p in enumerate(places):
-        key = tuple(words(p.text))
-        if key and key in first:
-            out.append(Finding("duplicate", (first[key], p), f"the same words as {_where(first[key], p)}", REMOVE))
-        elif key:
-            first[key] = p
-            near = _nearest(i, grams, index, places)
-            if near is not None:
-                j, score = near
-                out.append(Finding("near-duplicate", (places[j], p),
-                                   f"{score:.0%} of their word pairs shared with {_where(places[j], p)}", REMOVE))
-        for g in grams[i]:
-            index[g].append(i)
-    return out
-
-
-def _nearest(i: int, grams: list[frozenset], index: dict, places: list[Place]) -> tuple[int, float] | None:
-    """The earlier entry most like entry i, when it reaches the threshold (exact copies aside)."""
-    mine = grams[i]
-    if len(mine) < 2:
-        return None                      # two words or fewer: too little to call alike
-    best = None
-    for j in {j for g in mine for j in index.get(g, ())}:
-        if tuple(words(places[j].text)) == tuple(words(places[i].text)):
-            continue
-        score = len(mine & grams[j]) / len(mine | grams[j])
-        if score >= NEAR_DUPLICATE_JACCARD and (best is None or (score, -j) > (best[1], -best[0])):
-            best = (j, score)
-    return best
-
-
-def _where(kept: Place, p: Place) -> str:
-    return f"{kept.lines}" + ("" if kept.file == p.file else f" of {kept.file}")
-
-
 # -- past dates ------------------------------------------------------------------------------
 def _past(p: Place, recorded: date, today: date) -> list[Finding]:
     # a skill is a procedure for any week: its "next week" is no date
     gone = past_dates(p.text, recorded, today, relative=not p.file.startswith("skills/"))
     if not gone:
         return []
-    return [Finding("past-date", (p,), "; ".join(d.reason(recorded) for d in gone), REMOVE)]
+    reason = "; ".join(d.reason(recorded) for d in gone)
+    rest = _other_sentences(p.text, recorded, today, not p.file.startswith("skills/"))
+    if rest:       # the entry says more than the plan: the fix takes out the plan only
+        marker = _MARKER.match(p.text)
+        return [Finding("past-date", (p,), f"{reason}; the rest of the entry is kept", REWRITE,
+                        rewrite_to=(marker.group() if marker else "") + rest)]
+    return [Finding("past-date", (p,), reason, REMOVE)]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]+|\n+")
+
+
+def _other_sentences(text: str, recorded: date, today: date, relative: bool) -> str:
+    """The sentences of an entry that hold no past plan (of more than two words), joined."""
+    body = _MARKER.sub("", text, count=1)
+    rest = [s.strip() for s in _SENTENCE.split(body)
+            if len(s.split()) > 2 and not past_dates(s, recorded, today, relative=relative)]
+    return " ".join(rest)
 
 
 # -- misplaced -------------------------------------------------------------------------------
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.MULTILINE)
 _STEP = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
-_IMPERATIVE = re.compile(r"^(?:to \w+[^:]*:\s*)?(run|open|check|build|deploy|install|restart|click|go|copy|"
-                         r"create|set|add|delete|remove|type|press|ssh|push|pull|commit|send|ask|draft|log in|"
-                         r"start|stop|update|upload|download|rsync|tag|verify)\b", re.IGNORECASE)
-_SEQUENCE = re.compile(r"\b(then|after that|afterwards|finally|next,)\b|->|→", re.IGNORECASE)
-_PREFERENCE = re.compile(r"(?:^|[.;]\s+)(?:(?:she|he|they|i|the user|user)\s+(?:really\s+|strongly\s+)?)?"
-                         r"(prefers?|likes?|loves?|hates?|dislikes?|enjoys?|can't stand|cannot stand)\b",
+_VERB = (r"(?:run|open|check|build|deploy|install|restart|reboot|click|go|copy|create|set|add|delete|remove|type|"
+         r"press|ssh|push|pull|commit|send|ask|draft|log in|start|stop|update|upload|download|rsync|tag|verify|"
+         r"back up|plug in|eject|renew|compare|call|pay|read|list|pick|post|merge|restore|mount|export|import)\b")
+# an instruction's first word, after a short label ("To publish: build …", "Weekly review: open …")
+_IMPERATIVE = re.compile(rf"^(?:(?:[\w'-]+ ){{0,3}}[\w'-]+:\s+)?{_VERB}", re.IGNORECASE)
+# "then" (or an arrow) and another action: a second step, not "…; then a link"
+_SEQUENCE = re.compile(rf"(?:\b(?:then|after that|afterwards|finally|next),?|->|→)\s+{_VERB}", re.IGNORECASE)
+_WHO = r"(?:she|he|they|the user|user)"     # not "I": in MEMORY.md that is the assistant
+_PREFERENCE = re.compile(rf"(?:^|[.;]\s+)(?:{_WHO}\s+(?:(?:said|says|mentioned)\s+(?:that\s+)?{_WHO}\s+)?)?"
+                         r"(?:really\s+|strongly\s+|would\s+)?"
+                         r"(prefers?|likes?|loves?|hates?|dislikes?|enjoys?|rather|can't stand|cannot stand)\b",
                          re.IGNORECASE)
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from .archive import write_memory
 from .entries import contains_entry, dedent_entry, has_heading, insert_entry, split_entries
 from .files import MISSING_HASH, resolve_inside
-from .lint import MOVE, REMOVE, Finding, Place
+from .lint import MOVE, REMOVE, REVIEW, REWRITE, Finding, Place
 from .problems import WorkspaceError
 from .restore import RestoreResult, job_lock, log_restore
 from .restore_log import FileWrite
@@ -27,8 +27,10 @@ from .workspace import Workspace
 
 def fix_finding(ws: Workspace, finding: Finding, store: SnapshotStore | None = None) -> RestoreResult:
     """Apply the finding's fix; returns the record a restore returns (its id undoes it)."""
-    if finding.fix not in (REMOVE, MOVE):
+    if finding.fix not in (REMOVE, MOVE, REWRITE):
         raise WorkspaceError(f"{finding.kind} in {finding.target.file} has no automatic fix; edit it in the Files tab")
+    if finding.action == REVIEW:
+        raise WorkspaceError(f"not a one-click fix: {finding.review_note}; nothing was written")
     store = store or SnapshotStore(ws)
     with job_lock(ws):
         plan = _plan(ws, finding)
@@ -64,7 +66,7 @@ def _plan(ws: Workspace, finding: Finding) -> list[tuple[str, tuple[str, str]]]:
     plan = []
     if finding.fix == MOVE:
         plan.append((finding.move_to, _added(ws, finding.move_to, t)))
-    plan.append((t.file, (state_hash, _without(text, t))))
+    plan.append((t.file, (state_hash, _without(text, t, finding.rewrite_to if finding.fix == REWRITE else None))))
     return plan
 
 
@@ -76,16 +78,19 @@ def _read(ws: Workspace, rel: str) -> tuple[str, str]:
     return (state.hash if state.exists else MISSING_HASH), (normalise(state.text) if state.exists else "")
 
 
-def _without(text: str, place: Place) -> str:
-    """`text` without the entry at `place` (and the blank line it leaves doubled)."""
+def _without(text: str, place: Place, instead: str | None = None) -> str:
+    """`text` without the entry at `place` (and the blank line it leaves doubled), or with
+    `instead` in its place (a rewrite)."""
     lines = text.split("\n")
     start, end = _locate(text, place)
-    out = lines[:start] + lines[end:]
-    if 0 < start < len(out) and not out[start - 1].strip() and not out[start].strip():
+    out = lines[:start] + (instead.split("\n") if instead is not None else []) + lines[end:]
+    if instead is None and 0 < start < len(out) and not out[start - 1].strip() and not out[start].strip():
         del out[start]
     new = "\n".join(out)
     want = Counter(e.text for e in split_entries(text))
     want[place.text] -= 1
+    if instead is not None:
+        want[instead] += 1
     if Counter(e.text for e in split_entries(new)) != +want:
         raise WorkspaceError(f"taking that entry out of {place.file} would change the entries around it; "
                              "nothing was written (edit it in the Files tab)")

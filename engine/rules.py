@@ -106,15 +106,23 @@ def whole_number(text: str) -> int | None:
 cursor_value = whole_number     # .cursor and .dream_cursor hold a bare whole number (nanobot's format)
 
 # -- lint (engine/lint.py) ---------------------------------------------------------------------
-# Two entries are near-duplicates when the Jaccard index of their word-bigram sets (lowercased,
-# list markers and punctuation dropped) reaches this. Measured on the demo (tests/test_lint.py
-# re-measures it): its one real near-duplicate, SOUL.md's "No performed enthusiasm: no emojis, no
-# "Great question"…" against USER.md's "No emojis, no "Great question!"…", scores 0.29; the closest
-# near-miss, MEMORY.md's hosting line against blog-publish's rsync step, 0.17, and every other pair
-# less. Generated copies score far above it: one word replaced ≥ 0.60, the last third dropped ≥ 0.55.
-# difflib's ratio separated worse (0.60 against 0.52, and 0.45 for unrelated entries); a plain
-# word-set Jaccard not at all (0.27 against 0.29).
-NEAR_DUPLICATE_JACCARD = 0.25
+# Similarity is the Jaccard index of two entries' word-bigram sets (lowercased, list markers and
+# punctuation dropped). From SIMILAR_PAIRS two entries are "similar" (shown for review, no fix):
+# the demo's closest pair, SOUL.md's "No performed enthusiasm: no emojis, no "Great question"…"
+# against USER.md's "No emojis, no "Great question!"…", scores 0.29, its next 0.17. A removal
+# ("near-duplicate") also needs NEAR_DUPLICATE_PAIRS of the pairs and NEAR_DUPLICATE_WORDS of the
+# content words shared, and the removed entry's content words all in the kept one
+# (engine/lint_copies.py): two deploy steps for different services share 0.57 of their pairs.
+SIMILAR_PAIRS = 0.25
+NEAR_DUPLICATE_PAIRS = 0.5
+NEAR_DUPLICATE_WORDS = 0.6
+# The precision of each finding kind, as tests/test_lint_labelled.py measures it on
+# tests/fixtures/lint_labelled.jsonl, rounded down to a whole percent (the test fails when a figure
+# here is not what it measures). A kind whose fix removes or moves text is offered in one click only from
+# LINT_PRECISION_BAR; below it, its findings are shown for review (engine/lint_findings.action).
+LINT_PRECISION_BAR = 0.95
+LINT_PRECISION = {"duplicate": 1.0, "near-duplicate": 1.0, "similar": 0.73, "past-date": 0.98, "misplaced": 1.0,
+                  "too-long": 1.0}
 # An entry longer than this (characters, as written) folds several facts into one. The demo's
 # longest is 380 ("Decisions: …", five decisions in one item), the next 302 and the rest ≤ 205;
 # Dream itself is shown history entries cut at 500 (engine/dream/prompts.py ENTRY_CHARS).

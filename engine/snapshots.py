@@ -688,11 +688,14 @@ class SnapshotStore:
         """Memory-file diffs from snapshot `rev_a` to `rev_b` (None: the working files)."""
         a = self.memory_files_at(self.resolve(rev_a))
         b = self.memory_files_at(self.resolve(rev_b)) if rev_b else self.working_memory_files()
-        names = sorted(set(a) | set(b), key=_path_order)
-        if paths:
-            names = [n for n in names if n in paths]
-        diffs = [diff_texts(a.get(n), b.get(n), n) for n in names]
-        return [d for d in diffs if d.changed]
+        return _compare(a, b, paths)
+
+    def changes_made(self, rev: str) -> list[FileDiff]:
+        """What snapshot `rev` itself changed in the memory files: from the snapshot before it (its
+        first parent) to it; the first snapshot, from no files. Its list row counts these lines."""
+        local = self._local(self.resolve(rev))
+        parent = self._git("rev-parse", "--verify", "--quiet", f"{local}^1", ok_codes=(0, 1)).strip()
+        return _compare(self.memory_files_at(parent) if parent else {}, self.memory_files_at(local), None)
 
     def size_history(self) -> dict[str, list[SizePoint]]:
         """Each memory file's character count at every snapshot, oldest first, from one
@@ -838,3 +841,12 @@ class SnapshotStore:
 def _path_order(path: str) -> tuple[int, str]:
     order = {"SOUL.md": 0, "USER.md": 1, "memory/MEMORY.md": 2}
     return (order.get(path, 3), path)
+
+
+def _compare(a: dict[str, str], b: dict[str, str], paths: list[str] | None) -> list[FileDiff]:
+    """The memory files that differ between two sets of texts, in the views' file order."""
+    names = sorted(set(a) | set(b), key=_path_order)
+    if paths:
+        names = [n for n in names if n in paths]
+    diffs = [diff_texts(a.get(n), b.get(n), n) for n in names]
+    return [d for d in diffs if d.changed]

@@ -1,17 +1,21 @@
-"""Dates in a memory entry that have passed: absolute dates before today, and relative phrases
-("tomorrow", "next Tuesday") that were meant from a day now long enough ago.
+"""Plans in a memory entry whose day has passed: absolute dates before today, and relative
+phrases ("tomorrow", "next Tuesday") that were meant from a day now long enough ago.
 
-A date is read as a plan or a deadline unless its words say otherwise: a date in quotes or code
-is an example ("dates written like "12 Nov""), a date after "since", "as of", "added" … records
-the past on purpose, and a birthday or an "every" date comes back each year. A date written
-without a year is the one nearest the day the entry was recorded; a relative phrase counts from
-that day, at its latest reading ("next Tuesday" can be up to 13 days later)."""
+A date counts only when its words make it a plan, a deadline, an appointment or a reminder
+(engine/date_roles.py): a fact about a past event ("Beta shipped 2026-03-10") is history and
+stays, and a birthday or an "every" date comes back each year. A date in quotes or code is an
+example ("dates written like "12 Nov""). Two dates joined as a range ("2026-05-18 to 2026-05-20")
+are one plan, over when its last day is. A date written without a year is the one nearest the day
+the entry was recorded; a relative phrase counts from that day, at its latest reading ("next
+Tuesday" can be up to 13 days later)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+
+from .date_roles import PLAN, read_date
 
 _MONTHS = {m[:3].lower(): i for i, m in enumerate(
     ("January February March April May June July August September October November December").split(), 1)}
@@ -25,16 +29,13 @@ _ABSOLUTE = [re.compile(p, re.IGNORECASE) for p in (
     rf"\b{_MONTH}\s+{_DAY}(?!\s*[-:\d])(?:,?\s+{_YEAR})?(?![\w-])",    # November 3, Nov 3, 2026
 )]
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_RELATIVE = re.compile(r"\b(today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
-                       r"next (?:week|weekend|" + "|".join(_WEEKDAYS) + r")|this (?:" + "|".join(_WEEKDAYS) + r"))\b",
-                       re.IGNORECASE)
-# words right before a date that make it a record of the past, not a plan
-_LOOK_BACK = re.compile(r"\b(since|as of|added|at the|was|were|did|done|ago|last|updated|started|finished|"
-                        r"bought|paid|met|moved|changed|converted|fixed)(?:\s+(?:on|in|the))?\s*$", re.IGNORECASE)
-# words anywhere in the clause that make a date come back every year
-_RECURRING = re.compile(r"\b(birthday|anniversary|every|each|annual(?:ly)?|yearly)\b", re.IGNORECASE)
+_DAYS = "|".join(_WEEKDAYS)
+_RELATIVE = re.compile(rf"\b(today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
+                       rf"next (?:week|weekend|{_DAYS})|this (?:{_DAYS})|(?<=\bon )(?:{_DAYS})|(?<=\bby )(?:{_DAYS}))"
+                       r"(?!s\b)\b", re.IGNORECASE)
+_RANGE = re.compile(r"\s*(?:-|–|—|to|until|till|through|and)\s*$", re.IGNORECASE)
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
-_CLAUSE_END = re.compile(r"[.;!?\n]|:\s")
+_CONTINUED = re.compile(r"\n(?![ \t]*(?:[-*+]|\d+[.)])\s)[ \t]*")     # a wrapped line, not a new item
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,41 +43,71 @@ class PastDate:
     written: str        # as the entry has it: "1 Dec 2026", "next Tuesday"
     latest: date        # the latest day it can mean
     relative: bool      # a relative phrase (read from the recorded day)
+    why: str = ""       # the words that make it a plan ("due", "will", "09:30")
 
     def reason(self, recorded: date) -> str:
+        plan = f"; \"{self.why}\" makes it a plan" if self.why else ""
         if self.relative:
-            return f"says \"{self.written}\", recorded {recorded.isoformat()}: that was {self.latest.isoformat()} at the latest"
-        return f"\"{self.written}\" ({self.latest.isoformat()}) is past"
+            return (f"says \"{self.written}\", recorded {recorded.isoformat()}: that was {self.latest.isoformat()} "
+                    f"at the latest{plan}")
+        return f"\"{self.written}\" ({self.latest.isoformat()}) is past{plan}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    start: int
+    end: int
+    latest: date
+    relative: bool
+    has_year: bool
+    weekday: bool        # a bare "on Friday"
 
 
 def past_dates(text: str, recorded: date, today: date, relative: bool = True) -> list[PastDate]:
-    """The dates in `text` that have passed by `today` (`relative`: also relative phrases, read
-    from `recorded`, the day the entry was written)."""
+    """The plans in `text` whose day has passed by `today` (`relative`: also relative phrases,
+    read from `recorded`, the day the entry was written)."""
     hidden = _QUOTED.sub(lambda m: " " * len(m.group()), text)    # same offsets, examples blanked
-    out: list[PastDate] = []
-    taken: list[tuple[int, int]] = []
-    for pattern in _ABSOLUTE:
-        for m in pattern.finditer(hidden):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue                 # "3 Nov 2026" already read; not again as "Nov 2026"
-            taken.append(m.span())
-            day = _absolute(m, recorded)
-            if day is not None and day < today and _plan(hidden, m.start()):
-                out.append(PastDate(text[m.start():m.end()], day, False))
-    if relative:
-        for m in _RELATIVE.finditer(hidden):
-            latest = _latest(m.group(1).lower(), recorded)
-            if latest < today and _plan(hidden, m.start()):
-                out.append(PastDate(text[m.start():m.end()], latest, True))
+    hidden = _CONTINUED.sub(lambda m: " " * len(m.group()), hidden)
+    found = _ranges(hidden, sorted(_dates(hidden, recorded, relative), key=lambda f: f.start))
+    out = []
+    for i, f in enumerate(found):
+        if f.latest >= today:
+            continue
+        prev_end = found[i - 1].end if i else 0
+        next_start = found[i + 1].start if i + 1 < len(found) else len(hidden)
+        reading = read_date(hidden, f.start, f.end, prev_end, next_start, f.has_year, f.weekday)
+        if reading.role == PLAN:
+            out.append(PastDate(text[f.start:f.end], f.latest, f.relative, reading.why))
     return out
 
 
-def _plan(text: str, at: int) -> bool:
-    """Is the date at `at` a plan or a deadline (not a record of the past, not a yearly date)?"""
-    before = text[:at]
-    clause_start = max((m.end() for m in _CLAUSE_END.finditer(before)), default=0)
-    clause = before[clause_start:] + text[at:at + 40].split("\n")[0]
-    return not _LOOK_BACK.search(before) and not _RECURRING.search(clause)
+def _dates(hidden: str, recorded: date, relative: bool) -> list[_Found]:
+    out: list[_Found] = []
+    for pattern in _ABSOLUTE:
+        for m in pattern.finditer(hidden):
+            if any(f.start < m.end() and m.start() < f.end for f in out):
+                continue                 # "3 Nov 2026" already read; not again as "Nov 2026"
+            day = _absolute(m, recorded)
+            if day is not None:
+                out.append(_Found(m.start(), m.end(), day, False, bool(m.groupdict().get("year")), False))
+    if relative:
+        for m in _RELATIVE.finditer(hidden):
+            phrase = m.group(1).lower()
+            weekday = phrase in _WEEKDAYS and hidden[max(0, m.start() - 3):m.start()].lower() == "on "
+            out.append(_Found(m.start(), m.end(), _latest(phrase, recorded), True, False, weekday))
+    return out
+
+
+def _ranges(hidden: str, found: list[_Found]) -> list[_Found]:
+    """Dates joined as a range ("11–29 Jan", "2026-05-18 to 2026-05-20") read as one: its words
+    are around the whole, and it is over when its last day is."""
+    out: list[_Found] = []
+    for f in found:
+        if out and _RANGE.fullmatch(hidden[out[-1].end:f.start]) and not out[-1].relative and not f.relative:
+            last = out.pop()
+            f = _Found(last.start, f.end, max(last.latest, f.latest), False, last.has_year or f.has_year, False)
+        out.append(f)
+    return out
 
 
 def _absolute(m: re.Match, recorded: date) -> date | None:
@@ -99,7 +130,8 @@ def _date(year: int, month: int, day: int) -> date | None:
 
 
 def _latest(phrase: str, recorded: date) -> date:
-    """The latest day a relative phrase written on `recorded` can mean."""
+    """The latest day a relative phrase written on `recorded` can mean ("on/by Friday": the next
+    Friday, a week on when written on a Friday)."""
     to_sunday = timedelta(days=6 - recorded.weekday())
     if phrase in ("today", "tonight") or phrase.startswith("this ") and phrase[5:] in ("morning", "afternoon", "evening"):
         return recorded
@@ -109,5 +141,7 @@ def _latest(phrase: str, recorded: date) -> date:
         return recorded + to_sunday
     if phrase in ("next week", "next weekend"):
         return recorded + to_sunday + timedelta(days=7)
+    if phrase in _WEEKDAYS:
+        return recorded + timedelta(days=(_WEEKDAYS.index(phrase) - recorded.weekday()) % 7 or 7)
     ahead = (_WEEKDAYS.index(phrase.split()[1]) - recorded.weekday()) % 7
     return recorded + timedelta(days=ahead + (7 if phrase.startswith("next ") else 0))

@@ -15,7 +15,7 @@ from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
-from .tab_views import TABS, LazyTab, TabViews, swap_tab
+from .tab_views import TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,8 @@ WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # 
 Coalesced = later("dreamdesk.gui.worker", "Coalesced")
 workspace_state_dir = later("dreamdesk.engine.state", "workspace_state_dir")
 report_error = later("dreamdesk.gui.errors", "report_error")
+undo_last_restore = later("dreamdesk.gui.operations.undo_restore", "undo_last_restore")
+UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.scheduler: Scheduler | None = None
         self.reader: StateReader | None = None
         self.filled = False
+        self.undo_asks = None                   # an undo's questions (UndoAsks when first asked; tests set theirs)
         self._unshown: set[str] = set()         # built tab views whose data changed while hidden
         self._splitters_restored = False     # (showEvent restores them; a view built later, when built)
         self._after_paint: Callable[[], object] | None = None
@@ -210,12 +213,18 @@ class MainWindow(QMainWindow):
     # (what a view's own jobs write comes back as their change record: no refresh is wired here)
     def _wire_files(self, view) -> None:
         view.historyCursorRequested.connect(self.show_history_entry)
+        view.unsavedChanged.connect(self.save_action.setEnabled)     # Save only when there is something to save
 
     def _wire_settings(self, view) -> None:
         view.changed.connect(self._settings_changed)
         view.scheduleToggled.connect(self._schedule_toggled)
         view.watchToggled.connect(lambda on: self._watch_toggled(on, by_user=True))
         view.modelChanged.connect(lambda: self.ws and self.panel.set_workspace(self.ws))
+        view.pendingBudgets.connect(lambda b: self.built("charts") and self.charts.set_pending(b))
+
+    def _wire_charts(self, view) -> None:
+        if self.built("settings"):           # a budget typed before Charts was first shown
+            view.set_pending(self.settings.pending_budgets())
 
     def _wire_archive(self, view) -> None:
         view.runRequested.connect(self.show_run)
@@ -282,6 +291,7 @@ class MainWindow(QMainWindow):
         self.save_action = self._action(f, "&Save", lambda: self.built("files") and self.files.save(),
                                         QKeySequence.StandardKey.Save,
                                         "Save the file being edited")
+        self.save_action.setEnabled(False)
         self._action(f, "&Reload", self.refresh, "F5", "Read the workspace again")
         f.addSeparator()
         # the platform's Quit key when a keyboard types it, else Ctrl+Q (PySide6 6.10's generic
@@ -289,6 +299,9 @@ class MainWindow(QMainWindow):
         quit_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
                      if k[0].keyboardModifiers() != Qt.KeyboardModifier.NoModifier] or [QKeySequence("Ctrl+Q")]
         self._action(f, "&Quit", self.close, quit_keys[0])
+        e = mb.addMenu("&Edit")
+        self.act_undo_restore = self._action(e, "&Undo Last Restore", self.undo_last_restore, "Ctrl+Alt+Z",
+                                             "Put back the files the last restore wrote (from any tab; asks first)")
         d = mb.addMenu("&Dream")
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
         self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
@@ -300,7 +313,8 @@ class MainWindow(QMainWindow):
                      "What Dreamdesk's Dream tells each pass in this workspace")
         v = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
-            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                         TAB_KEYS[i] if i < len(TAB_KEYS) else None)
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
         h = mb.addMenu("&Help")
@@ -381,6 +395,10 @@ class MainWindow(QMainWindow):
         log.info("workspace opened: %s (home %s)", ws.root, ws.home)
         if self.watcher:
             self.watcher.stop()
+        if self.ws is None or ws.root != self.ws.root:
+            # what was typed to search one workspace would hide the next one's rows ("0 of 40 match")
+            for _name, view in self._built_views("archive", "history"):
+                view.clear_filters()
         self.ws = ws
         self.state = None
         self.scheduler = Scheduler(ws)
@@ -554,10 +572,19 @@ class MainWindow(QMainWindow):
         bar.setToolTip(text if shown != text else "")
         bar.showMessage(shown, 8000)
 
+    def undo_last_restore(self) -> None:
+        """Edit → Undo Last Restore (Ctrl+Alt+Z): whichever tab the restore was made in."""
+        if self.tabs.currentWidget() is self.views.view("archive") and self.archive.undo_restore():
+            return                              # the Archive's own last restore, every entry of it
+        if self.ws is not None:
+            if self.undo_asks is None:
+                self.undo_asks = UndoAsks()
+            undo_last_restore(self.engine, self.ws, self, self.undo_asks, self.show_message)
+
     def _job_finished(self, what: str) -> None:
         if self.scheduler and self.scheduler.running is not None:
             # the scheduled run ended: its error (if any) is kept for "why not dreaming"
-            outcome = self.panel.outcome.text()
+            outcome = self.panel.last_outcome
             error = outcome if what == "failed" or self.panel.last_status == "failed" else None
             self._schedule_job("run finished", lambda s: s.finished(datetime.now().astimezone(), outcome, error))
         # what it wrote came as its change record; the schedule's line changes even when it wrote nothing
@@ -893,8 +920,9 @@ class MainWindow(QMainWindow):
         # an earlier version saved splitters never laid out: those are not restored
         if v is None or not _laid_out(_saved_sizes(v)):
             return
-        if splitter.restoreState(v) and name == "runs":
-            self.runs.keep_splitter()       # the user's sizes win over fitting the table
+        fit = getattr(getattr(self, name), "rows", None)
+        if splitter.restoreState(v) and fit is not None:
+            fit.keep()                      # the user's sizes win over fitting the table to its rows
 
     def _save_settings(self) -> None:
         s = settings_store.settings()

@@ -22,6 +22,9 @@ TABS = (("history", "History", "history_view", "HistoryView", False),
         ("lint", "Lint", "lint_view", "LintView", True),
         ("prompt", "Prompt", "prompt_view", "PromptView", False),
         ("charts", "Charts", "charts_view", "ChartsView", True))
+# View menu keys of the Dashboard and these tabs, in tab order: the digit row from left to right,
+# so the tenth tab (Charts) is Ctrl+0 (issue 25.12: "Ctrl+10" is no key)
+TAB_KEYS = tuple(f"Ctrl+{digit}" for digit in "1234567890")
 
 
 class TabViews:

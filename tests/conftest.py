@@ -263,6 +263,16 @@ def main_window(gui_env, qtbot, demo_home):
     win.close()
 
 
+@pytest.fixture
+def past_window(gui_env, qtbot, history_home, tmp_path):
+    """The real main window on a copy of the demo with its recorded past (archive, snapshots, runs)."""
+    home = tmp_path / "past"
+    shutil.copytree(history_home, home, symlinks=True)
+    win = open_window(qtbot, home)
+    yield win
+    win.close()
+
+
 def dark_palette():
     """A dark palette for GUI tests and the dark screenshots (the views must stay readable)."""
     from PySide6.QtGui import QColor, QPalette
@@ -278,12 +288,25 @@ def dark_palette():
     return pal
 
 
+SUMMARY: list[tuple[str, str]] = []      # (section, table) a test shows in pytest's summary
+
+
+def print_in_summary(section: str, text: str) -> None:
+    """Show `text` under `section` in pytest's terminal summary (seen without -s), as the
+    benchmark tables are."""
+    SUMMARY.append((section, text))
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Benchmark tables (tests/bench/bench_harness.py) print without -s: pytest's own summary
-    carries them. Here, not in a tests/bench/conftest.py: a second module named `conftest`
-    would shadow this one for every `from conftest import ...` in the suite."""
+    """Benchmark tables (tests/bench/bench_harness.py) and other measured tables (print_in_summary)
+    print without -s: pytest's own summary carries them. Here, not in a tests/bench/conftest.py:
+    a second module named `conftest` would shadow this one for every `from conftest import ...`
+    in the suite."""
     harness = sys.modules.get("bench_harness")
     if harness is not None and harness.TABLES:
         terminalreporter.section("benchmarks")
         for text in harness.TABLES:
             terminalreporter.write_line(text + "\n")
+    for section, text in SUMMARY:
+        terminalreporter.section(section)
+        terminalreporter.write_line(text + "\n")

@@ -22,4 +22,7 @@ TEMPLATES = {
 def fake_templates(monkeypatch):
     monkeypatch.setattr(nanobot_templates, "DIGESTS",
                         {n: nanobot_templates.digest(t) for n, t in TEMPLATES.items()})
+    monkeypatch.setattr(nanobot_templates, "LINE_DIGESTS",
+                        {n: frozenset(nanobot_templates.line_digest(line) for line in TEMPLATES[n].splitlines()
+                                      if line.strip()) for n in ("USER.md", "memory/MEMORY.md")})
     return TEMPLATES

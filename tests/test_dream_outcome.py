@@ -43,10 +43,10 @@ ROWS = [
      "(held 2 of 4)."),
     ("cancelled", dict(ended="cancelled"), dict(),
      "Dream was cancelled; the cursor stays at 3 and those entries are retried next run.",
-     "Dry run cancelled; the cursor stays at 3 and those entries are retried next run."),
+     "Dry run cancelled; a dry run changes nothing: the cursor stays at 3."),
     ("failed", dict(ended="error"), dict(error="the model server said 500"),
-     "Dream failed: the model server said 500. The cursor stays at 3; those entries are retried next run.",
-     "Dry run failed: the model server said 500. The cursor stays at 3; those entries are retried next run."),
+     "Dream failed: the model server said 500. The cursor stays at 3 and those entries are retried next run.",
+     "Dry run failed: the model server said 500. A dry run changes nothing: the cursor stays at 3."),
 ]
 
 

@@ -146,6 +146,26 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     grab(main_window, "files.png")
 
 
+def test_save_with_nothing_to_save_writes_nothing_and_is_disabled(main_window, demo_home, qtbot):
+    """Issue 25 item 5: Ctrl+S with no edit neither says "Saved" nor rewrites the file."""
+    from PySide6.QtCore import Qt
+    _open_user_md(main_window, qtbot)
+    files, path = main_window.files, demo_home / "workspace" / "USER.md"
+    st = path.stat()
+    assert not main_window.save_action.isEnabled() and not files.save_button.isEnabled()
+    files.editor.setFocus()
+    qtbot.keyClick(files.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    files.save()                                   # even asked directly (a stale shortcut), nothing is written
+    assert not main_window.engine.busy             # no save job was queued
+    bar = main_window.statusBar()
+    assert "Nothing to save" in bar.currentMessage() + bar.toolTip()
+    qtbot.keyClicks(files.editor, "x")
+    assert main_window.save_action.isEnabled()
+    qtbot.keyClick(files.editor, Qt.Key.Key_Backspace)          # typed, then taken back: nothing unsaved
+    assert not main_window.save_action.isEnabled()
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (st.st_ino, st.st_mtime_ns)
+
+
 @pytest.mark.parametrize("answers,expect", [(["compare", "reload"], "disk"), (["overwrite"], "mine"),
                                             (["cancel"], "disk-kept-edit")])
 def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
@@ -386,6 +406,26 @@ def _use_server(win, url):
     from dreamdesk.gui import settings_store
     settings_store.set_model_override(settings_store.ModelOverride(True, url, "test-model", "sk-gui-test-77"))
     win.panel.set_workspace(win.ws)
+
+
+def test_an_unreachable_model_is_said_in_words(main_window, qtbot, monkeypatch):
+    """Issue 25 item 7: not "ConnectError: [Errno 111] …" but what happened, where, what to check."""
+    import socket
+
+    from dreamdesk.engine.llm.http import HttpPoster
+    one_try = HttpPoster.__init__
+    monkeypatch.setattr(HttpPoster, "__init__", lambda self, timeout=120.0, *_a, **_k: one_try(self, timeout, 0))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]                       # closed again: nothing listens there
+    _use_server(main_window, f"http://127.0.0.1:{port}/v1")
+    qtbot.waitUntil(lambda: "test-model" in main_window.panel.model_label.text(), timeout=5000)
+    main_window.panel.run_dream()
+    qtbot.waitUntil(lambda: not main_window.panel.running, timeout=15000)
+    said = main_window.panel.outcome.text()
+    assert said.startswith(f"Dream failed: Could not reach 127.0.0.1:{port}: nothing accepts connections there"), said
+    assert "Error" not in said and "Errno" not in said
+    grab(main_window, "engine-unreachable.png")
 
 
 def test_dream_from_the_engine_panel(main_window, demo_home, qtbot, llm_server):
@@ -677,6 +717,25 @@ def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
     grab(main_window, "charts.png")
 
 
+def test_charts_draws_a_typed_budget_as_not_applied(main_window, demo_home, qtbot):
+    """Issue 25 item 11: a budget typed in Settings → Memory and not applied is a labelled what-if line."""
+    main_window.panel.run_dream()                      # the demo's recorded run makes snapshots
+    qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
+    settings = main_window.settings
+    main_window.tabs.setCurrentWidget(settings)
+    settings.budget_spins["memoryBudgetChars"].setValue(2500)          # typed, not applied
+    main_window.tabs.setCurrentWidget(main_window.charts)
+    charts = main_window.charts
+    qtbot.waitUntil(lambda: charts.data is not None and "size" in charts.series, timeout=10000)
+    charts.file_combo.setCurrentText("memory/MEMORY.md")
+    assert charts.series["budget"].at(0).y() == 3000                   # what config.json says
+    what_if = charts.series["what-if"]
+    assert what_if.at(0).y() == 2500 and "not applied" in what_if.name()
+    grab(main_window, "charts-what-if.png")
+    settings.revert_button.click()                                     # back to config.json's value
+    assert "what-if" not in charts.series and charts.series["budget"].at(0).y() == 3000
+
+
 def test_budget_what_if_and_blame_after_a_run(main_window, demo_home, qtbot):
     main_window.panel.run_dream()                      # the demo's recorded run: writes and provenance
     qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
@@ -933,8 +992,10 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     qtbot.waitUntil(lambda: bool(srv.requests), timeout=5000)
     assert main_window.open_workspace(str(other))
     srv.release()                                          # the model answers only after the switch
-    qtbot.waitUntil(lambda: "finished after you switched" in main_window.panel.outcome.text(), timeout=15000)
+    bar = main_window.statusBar()
+    qtbot.waitUntil(lambda: "finished after you switched" in bar.currentMessage() + bar.toolTip(), timeout=15000)
     assert asked == []
+    assert main_window.panel.outcome.text() == ""          # the panel shows the open workspace's runs only
     qtbot.wait(100)
     assert (tree_state(demo_home / "workspace"), tree_state(other / "workspace")) == before
 
@@ -1055,9 +1116,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     assert cfg.read_bytes() == before
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "3")
-    QTest.keyClick(view.interval, QtNs.Key.Key_Return)
     assert view.error.text() == "" and view.apply_button.isEnabled()
-    view.apply_button.click()
+    QTest.keyClick(view.interval, QtNs.Key.Key_Return)      # Enter applies it (issue 25.12)
     qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
     assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
     qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)
@@ -1196,31 +1256,33 @@ def test_the_window_title_names_dreamdesk_once(main_window, demo_home, qapp):
     assert QGuiApplication.applicationDisplayName()     # what the platform appends
 
 
-def test_a_hand_wrapped_file_is_shown_as_written_and_long_lines_wrap(main_window, qtbot, make_workspace, tmp_path):
-    """Issue 17.7: the editor soft-wrapped already hand-wrapped lines again at a narrower width,
-    which made ragged one-word lines. A file whose lines are all short is shown line for line; a
-    file of long lines still wraps to the editor's width."""
+def test_the_editor_wraps_lines_longer_than_it_and_keeps_lines_that_fit_whole(main_window, qtbot):
+    """Issue 25.6 (which replaces the rule of 17.7): a hand-wrapped file was shown unwrapped, so
+    at 1280×720 every line over ~90 characters ran out of sight behind a horizontal scroll bar.
+    Nothing is cut off now: a line longer than the editor wraps to its width; where the editor is
+    wide enough, each line stays one line (nothing is re-wrapped into ragged tails)."""
     win = main_window
-    win.resize(900, 700)
-    _open_user_md(win, qtbot)
+    ed = win.files.editor
 
     def visual_lines() -> list[int]:
-        doc, out = win.files.editor.document(), []
+        doc, out = ed.document(), []
         block = doc.begin()
         while block.isValid():
             out.append(block.layout().lineCount())
             block = block.next()
         return out
 
+    win.resize(1900, 800)
+    _open_user_md(win, qtbot)
     text = (win.ws.root / "USER.md").read_text(encoding="utf-8")
-    assert max(map(len, text.split("\n"))) > 80 > win.files.editor.viewport().width() // \
-        win.files.editor.fontMetrics().horizontalAdvance("x")            # narrower than its lines
-    qtbot.waitUntil(lambda: set(visual_lines()) == {1}, timeout=5000)
-    long_line = "- " + " ".join(["a long unwrapped fact"] * 20)
-    ws = make_workspace({"SOUL.md": "# Soul\n\n" + long_line + "\n"}, root=tmp_path / "long")
-    assert win.open_workspace(str(ws))             # the Files tab opens SOUL.md first
-    qtbot.waitUntil(lambda: long_line in win.files.editor.toPlainText(), timeout=5000)
+    longest = max(map(len, text.split("\n")))
+    columns = lambda: ed.viewport().width() // ed.fontMetrics().horizontalAdvance("x")   # noqa: E731
+    qtbot.waitUntil(lambda: columns() > longest, timeout=5000)
+    qtbot.waitUntil(lambda: set(visual_lines()) == {1}, timeout=5000)          # wide: line for line
+    win.resize(900, 700)
+    qtbot.waitUntil(lambda: columns() < longest, timeout=5000)                 # narrower than its lines
     qtbot.waitUntil(lambda: max(visual_lines()) > 1, timeout=5000)
+    assert not ed.horizontalScrollBar().isVisible()
 
 
 def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):

@@ -319,7 +319,7 @@ def test_restore_puts_the_entries_back_under_their_headings(qtbot, archive_view,
     for rec in (todoist, dagster):
         on_disk = (ws.root / rec.file).read_text(encoding="utf-8")
         assert any(e.text == rec.text and e.heading == rec.heading for e in split_entries(on_disk)), rec.file
-    assert messages[-1].startswith("Restored 2 entries to USER.md, memory/MEMORY.md (undo each from Snapshots")
+    assert messages[-1].startswith("Restored 2 entries to USER.md, memory/MEMORY.md (Undo restore, or Ctrl+Alt+Z, takes it back)")
     # The archive is append-only: both entries are still there, and the browser re-read it.
     assert {todoist.id, dagster.id} <= {r.id for r in read_archive(ws).records}
     qtbot.waitUntil(lambda: not view.busy and view.model.row_for_id(todoist.id) is not None, timeout=5000)

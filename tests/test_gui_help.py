@@ -126,7 +126,7 @@ def test_shortcuts_list_every_action_of_the_window_and_opens_from_its_key(main_w
     rows = dialog.shown_rows()
     assert Row("Dream menu", "Dream Now", "Ctrl+D") in rows
     assert Row("Help menu", "About Dreamdesk", "F1") in rows and Row("File menu", "Quit", "Ctrl+Q") in rows
-    assert Row("Snapshots tab", "Undo last restore", "Ctrl+Alt+Z") in rows
+    assert Row("Edit menu", "Undo Last Restore", "Ctrl+Alt+Z") in rows
     assert len(_shortcut_rows(main_window)) >= 20
     assert _shortcut_rows(main_window) <= {(r.does, r.key) for r in rows}
     assert "Ctrl+D, Ctrl+K, Ctrl+R, Esc act there" in dialog.note.text()

@@ -131,6 +131,15 @@ def click_row(view, qtbot, sha, ctrl=False):
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, mod, rect.center())
 
 
+def diff_of(qtbot, engine, ws, sha):
+    """The view with the three snapshots listed and `sha`'s diff shown."""
+    view = make_view(qtbot, engine, ws)
+    wait_listed(view, qtbot, 3)
+    click_row(view, qtbot, sha)
+    wait_diff(view, qtbot, [sha])
+    return view
+
+
 def click_link(view, qtbot, href):
     from dreamdesk.gui.qt import QPoint, Qt
     rect = view.diff.anchor_rect(href)
@@ -191,10 +200,7 @@ def test_the_model_passes_qtmodeltester(gui_env, qtmodeltester, history):
 
 def test_one_snapshot_diffs_against_the_working_files(gui_env, qtbot, engine, history):
     root, ws, store, (v1, v2, v3) = history
-    view = make_view(qtbot, engine, ws)
-    wait_listed(view, qtbot, 3)
-    click_row(view, qtbot, v1)
-    wait_diff(view, qtbot, [v1])
+    view = diff_of(qtbot, engine, ws, v1)
     text = view.diff.text()
     assert "Changes since snapshot " + v1[:8] in view.title.text()
     assert "fact 2: something CHANGED" in text and "fact 12: something" in text and "fact 21" in text
@@ -210,6 +216,28 @@ def test_one_snapshot_diffs_against_the_working_files(gui_env, qtbot, engine, hi
     split_text = view.diff.text()
     for needle in ("fact 2: something CHANGED", "fact 12: something", "I never guess dates."):
         assert needle in split_text
+
+
+def test_what_this_snapshot_changed_and_what_changed_since_are_two_labelled_diffs(gui_env, qtbot, engine, history):
+    """Issue 25 item 10: the row counts what the commit changed; the pane says which diff it shows."""
+    root, ws, store, (v1, v2, v3) = history
+    view = diff_of(qtbot, engine, ws, v2)
+    assert view.since_button.isChecked() and "Changes since snapshot" in view.title.text()
+    assert view.restore_button.isEnabled()
+    qtbot.mouseClick(view.made_button, __import__("dreamdesk.gui.qt", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view._current_shown() and view.shown.made, timeout=10000)
+    assert view.title.text().startswith(f"What snapshot {v2[:8]} (dream, 20") and "before it" in view.title.text()
+    assert "the changes its row counts" in view.legend.text()
+    row = view.model.snapshot(view.model.row_of(v2))
+    shown = {f.path: (f.added, f.removed) for f in view.shown.diffs}
+    assert shown == {p: n for p, n in row.files.items() if p in shown} and set(shown) == {"USER.md", "SOUL.md"}
+    assert "fact 2: something CHANGED" in view.diff.text() and "Backups at 03:00." not in view.diff.text()
+    assert view.diff.hrefs() == []                                   # nothing to restore from this diff
+    assert not view.restore_button.isEnabled() and "What changed since" in view.restore_button.toolTip()
+    grab(view, "snapshots-made.png")
+    click_row(view, qtbot, v1, ctrl=True)                            # two selected: one diff, the toggle rests
+    qtbot.waitUntil(lambda: view._current_shown() and len(view.shown.shas) == 2, timeout=10000)
+    assert not view.made_button.isEnabled() and not view.shown.made
 
 
 def test_the_context_menu_on_a_hunk_restores_that_hunk(gui_env, qtbot, engine, history):
@@ -256,10 +284,7 @@ def test_intraline_marks_and_dark_palette(gui_env, qtbot, engine, history):
     from dreamdesk.gui.qt import QColor, QPalette
     from dreamdesk.gui.widgets.diff_view import DiffColours
     root, ws, store, (v1, v2, v3) = history
-    view = make_view(qtbot, engine, ws)
-    wait_listed(view, qtbot, 3)
-    click_row(view, qtbot, v1)
-    wait_diff(view, qtbot, [v1])
+    view = diff_of(qtbot, engine, ws, v1)
     user = next(f for f in view.diff.files() if f.path == "USER.md")
     changed = [(line.kind, t) for h in user.hunks for line in h.lines for t, _, c in line.pieces() if c]
     assert ("+", "CHANGED ") in changed or ("+", "CHANGED") in changed
@@ -472,15 +497,15 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
     finished = threading.Event()
     go_on = threading.Event()
 
-    def slow(ws_, shas):
+    def slow(ws_, shas, made=False):
         if shas == (v1,):
             started.set()
             go_on.wait(5)                    # A's diff is slow: it goes on once B was clicked
             try:
-                return real(ws_, shas)
+                return real(ws_, shas, made)
             finally:
                 finished.set()
-        return real(ws_, shas)
+        return real(ws_, shas, made)
 
     monkeypatch.setattr(snapshots_view, "compute_diff", slow)
     view = make_view(qtbot, engine, ws)
@@ -508,7 +533,7 @@ def test_quick_selection_changes_are_debounced(gui_env, qtbot, engine, history, 
     root, ws, store, (v1, v2, v3) = history
     calls = []
     real = snapshots_view.compute_diff
-    monkeypatch.setattr(snapshots_view, "compute_diff", lambda w, s: (calls.append(s), real(w, s))[1])
+    monkeypatch.setattr(snapshots_view, "compute_diff", lambda w, s, made=False: (calls.append(s), real(w, s, made))[1])
     view = make_view(qtbot, engine, ws)
     wait_listed(view, qtbot, 3)
     wait_diff(view, qtbot, [v3])

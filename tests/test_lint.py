@@ -1,6 +1,7 @@
-"""Memory lint (engine/lint.py, engine/stale_dates.py): each heuristic table-tested both ways, the
-near-duplicate threshold re-measured on the demo and on generated documents, and the demo's
-known findings."""
+"""Memory lint (engine/lint.py, engine/stale_dates.py, engine/date_roles.py, engine/lint_copies.py):
+each heuristic table-tested both ways, the similarity threshold re-measured on the demo and on
+generated documents, and the demo's known findings. (Precision and recall on the labelled set:
+tests/test_lint_labelled.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from dreamdesk.engine import clock
 from dreamdesk.engine.lint import (_places, counts, lint, preference_reason, procedure_reason, similarity, words)
-from dreamdesk.engine.rules import LINT_ENTRY_CHARS, NEAR_DUPLICATE_JACCARD
+from dreamdesk.engine.rules import LINT_ENTRY_CHARS, SIMILAR_PAIRS
 from dreamdesk.engine.stale_dates import past_dates
 from dreamdesk.engine.workspace import Workspace
 
@@ -63,6 +64,155 @@ def test_relative_phrase_counts_from_the_recorded_day():
     assert past_dates("Call the plumber tomorrow", RECORDED, TODAY, relative=False) == []
 
 
+# -- a past date is stale only in a plan (issue 25 item 3) -----------------------------------------
+LATER = date(2026, 4, 20)
+WRITTEN = date(2026, 3, 2)          # a Monday
+
+
+@pytest.mark.parametrize("text", [
+    "- Distance running (Berlin half marathon on 2026-03-29)",            # an interest, with a race she ran
+    "- Kestrel 2.0 beta shipped 2026-03-10 to 12 design partners",       # facts about past events
+    "- SOC 2 Type I: audit report delivered 2026-03-12 by Prüfwerk GmbH",
+    "- Ran the Berlin half in 1:52:10 on 2026-03-29; wants a sub-1:50 next year",
+    "- Half marathon PB: 1:49:30 (Berlin, 2026-03-29)",
+    "- Last dentist visit: 2026-03-12, no cavities",
+    "- Meeting notes from the 2026-03-14 board meeting are in Notion",
+    "- Pick up the new glasses at Fielmann on 2026-03-05 went smoothly",
+    "- Paid the electricity bill due 2026-03-15",
+    "- Mila's birthday is 2019-09-14",
+    "- Review on Friday at 16:00",                                       # a weekday alone: a routine as often
+])
+def test_history_is_no_past_date(text):
+    assert past_dates(text, WRITTEN, LATER) == []
+
+
+@pytest.mark.parametrize("text, why", [
+    ("- On Tuesday I will call the bank about the mortgage", "will"),
+    ("- The VAT return is due 2026-03-10", "due"),
+    ("- Dentist at 09:30 on 2026-04-14", "Dentist"),
+    ("- Meeting with Jonas on 2026-04-08", "Meeting"),
+    ("- Remind me to renew the Deutschlandticket on 2026-03-31", "Remind"),
+    ("- Need to send the survey results to the board by 2026-04-15", "Need to"),
+    ("- Pick up the repaired bike tomorrow", "tomorrow"),
+    ("- Submit the expense report by Friday", "by"),
+    ("- Will be in Munich for the kickoff 2026-03-18 to 2026-03-20", "Will"),
+])
+def test_plans_deadlines_appointments_and_reminders_go_stale(text, why):
+    found = past_dates(text, WRITTEN, LATER)
+    assert len(found) == 1 and found[0].why == why, text
+    assert f"\"{why}\" makes it a plan" in found[0].reason(WRITTEN)
+
+
+def test_a_range_is_one_plan_over_when_its_last_day_is():
+    text = "- Will be in Munich for the kickoff 2026-04-18 to 2026-04-22"
+    assert past_dates(text, WRITTEN, date(2026, 4, 20)) == []
+    assert [d.latest for d in past_dates(text, WRITTEN, date(2026, 4, 23))] == [date(2026, 4, 22)]
+
+
+def test_the_issues_nanobot_home_keeps_its_history(make_workspace):
+    user = ("# User Profile\n\n## Topics of Interest\n\n- Distance running (Berlin half marathon on 2026-03-29)\n\n"
+            "## Special Instructions\n\n- Dentist (Dr. Weber) on 2026-04-14 at 09:30\n")
+    memory = ("# Long-term Memory\n\n## Project Context\n\n- Beta shipped 2026-03-10 to 12 design partners.\n"
+              "- Audit report delivered 2026-03-12 by Prüfwerk GmbH.\n")
+    found = lint(Workspace.open(make_workspace({"USER.md": user, "memory/MEMORY.md": memory})), LATER)
+    assert [(f.kind, f.target.text) for f in found] == [("past-date", "- Dentist (Dr. Weber) on 2026-04-14 at 09:30")]
+
+
+# -- copies, and what only looks like one (issue 25 item 3) -----------------------------------------
+def _copies(make_workspace, files: dict[str, str]) -> list[tuple[str, str, str | None]]:
+    found = lint(Workspace.open(make_workspace(files)), TODAY)
+    return [(f.kind, f.target.text, f.fix) for f in found if f.kind in ("duplicate", "near-duplicate", "similar")]
+
+
+SKILL = "---\nname: {0}\ndescription: {0}\n---\n\n# {0}\n\n"
+
+
+def test_different_deploy_steps_are_no_copies(make_workspace):
+    steps = ("1. Check that CI on main is green.\n"
+             "2. Run the database migrations with `make migrate` on the staging host.\n"
+             "3. Deploy the API to staging with `make deploy-staging SERVICE=api` and wait for the health check.\n"
+             "4. Run the smoke tests with `make smoke` on the staging host.\n"
+             "5. Deploy the web app to staging with `make deploy-staging SERVICE=web` and wait for the health check.\n"
+             "6. Run the database migrations with `make migrate` on the staging host.\n")
+    assert similarity("Run the database migrations with `make migrate` on the staging host.",
+                      "Run the smoke tests with `make smoke` on the staging host.") >= 1 / 3
+    assert _copies(make_workspace, {"skills/deploy/SKILL.md": SKILL.format("deploy") + steps}) == []
+
+
+def test_a_step_two_skills_share_stays_in_both_and_a_skill_keeps_its_copy(make_workspace):
+    step = "1. Run `uv run pytest -q` and stop if anything fails.\n"
+    files = {"skills/a/SKILL.md": SKILL.format("a") + step, "skills/b/SKILL.md": SKILL.format("b") + step,
+             "USER.md": "# User\n\n- Always run the migrations before deploying.\n",
+             "skills/c/SKILL.md": SKILL.format("c") + "- Always run the migrations before deploying.\n"}
+    found = lint(Workspace.open(make_workspace(files)), TODAY)
+    assert [(f.kind, f.places[0].file, f.target.file) for f in found] == [
+        ("duplicate", "skills/c/SKILL.md", "USER.md")]
+    assert found[0].fix_label == "Remove it from USER.md (keep the one in skills/c/SKILL.md)"
+
+
+@pytest.mark.parametrize("earlier, later, kind", [
+    ("- Prefers answers in English, even when she writes in German.",
+     "- She prefers answers in English even when she writes in German", "near-duplicate"),
+    ("- Homelab: Proxmox on an Intel NUC 12, 64 GB RAM, two NVMe disks.",
+     "- Homelab: Proxmox on an Intel NUC 12 with 64 GB RAM", "near-duplicate"),   # says less, nothing else
+    ("- Runs Home Assistant OS on the Beelink EQ12.", "- Home Assistant OS runs on the Beelink EQ12.",
+     "near-duplicate"),                                                         # one word moved
+    ("- Runs three times a week, about 25 km in total.", "- Runs four times a week, about 30 km in total.",
+     "similar"),                                                                # which numbers are current?
+    ("- Drinks coffee in the morning.", "- No longer drinks coffee in the morning.", "similar"),
+    ("- No longer drinks coffee in the morning.", "- Drinks coffee in the morning.", "similar"),
+    ("- Joris cooks on weekdays, Inès at the weekend.", "- Inès cooks on weekdays, Joris at the weekend.",
+     "similar"),                                                                # the same words, roles swapped
+    ("- Works from the office on Mondays, from home on Fridays.",
+     "- Works from home on Mondays, from the office on Fridays.", "similar"),
+    ("- Partner Tomás, nurse at Charité.", "- Partner: Tomás, a nurse at Charité; works night shifts.", "similar"),
+    ("- Her sister Jana is allergic to cats.", "- She is allergic to cats.", "similar"),
+])
+def test_a_removal_only_when_the_later_entry_says_nothing_new(make_workspace, earlier, later, kind):
+    got = _copies(make_workspace, {"USER.md": f"# User\n\n{earlier}\n", "memory/MEMORY.md": f"# Memory\n\n{later}\n"})
+    assert got == [(kind, later, "remove" if kind == "near-duplicate" else None)]
+
+
+def test_a_placeholder_under_two_headings_is_no_copy(make_workspace):
+    user = "# User\n\n## Open questions\n- None yet.\n\n## Plans\n- None yet.\n\n## Food\n- Metric units\n"
+    assert _copies(make_workspace, {"USER.md": user, "memory/MEMORY.md": "# Memory\n\n- Metric units\n"}) == [
+        ("duplicate", "- Metric units", "remove")]
+
+
+def test_a_copy_in_the_same_file_names_both_lines(make_workspace):
+    skill = SKILL.format("blog") + "- The deploy key lives in ~/.ssh/cx22.\n- Posts go out on Fridays.\n" \
+        "- The deploy key lives in ~/.ssh/cx22\n"
+    found = lint(Workspace.open(make_workspace({"skills/blog/SKILL.md": skill})), TODAY)
+    assert [f.fix_label for f in found] == ["Keep line 8, remove line 10 of skills/blog/SKILL.md"]
+    assert found[0].reason == "the same words as line 8"
+
+
+# -- the precision bar, as data (issue 25 item 3) --------------------------------------------------
+def test_a_kind_under_the_bar_is_for_review_in_the_cli_and_is_never_fixed(demo_home, capsys, monkeypatch):
+    import json
+    from conftest import tree_state
+    from dreamdesk.engine import rules
+    from dreamdesk.engine.cli import main
+    from dreamdesk.engine.lint_fixes import fix_finding
+    from dreamdesk.engine.problems import WorkspaceError
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-12-02")
+    monkeypatch.setitem(rules.LINT_PRECISION, "past-date", 0.9)
+    before = tree_state(demo_home)
+    assert main(["lint", str(demo_home)]) == 0
+    out = capsys.readouterr().out
+    assert ("review: if it is right, take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, "
+            "proxy off.” by hand in the Files tab (past-date findings "
+            "are right 90% of the time on the labelled set, under the 95% a one-click fix needs)") in out
+    assert "fix:" not in out
+    assert main(["lint", str(demo_home), "--json"]) == 0
+    past = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["kind"] == "past-date"]
+    assert [(f["action"], f["precision"], f["fix"]) for f in past] == [("review", 0.9, "rewrite")]
+    finding = next(f for f in lint(Workspace.open(demo_home), TODAY) if f.kind == "past-date")
+    with pytest.raises(WorkspaceError, match="not a one-click fix: past-date findings are right 90%.*nothing was"):
+        fix_finding(Workspace.open(demo_home), finding)
+    assert tree_state(demo_home) == before
+
+
 # -- misplaced ---------------------------------------------------------------------------------
 PROCEDURES = [  # (text, is it a procedure)
     ("- Deploy the blog:\n  1. run the build\n  2. rsync _site/ to the server", True),
@@ -103,7 +253,7 @@ def test_threshold_separates_the_demos_real_duplicate_from_its_near_misses():
                     reverse=True)
     (best, *pair), runner_up = scores[0], scores[1][0]
     assert set(pair) == {"SOUL.md", "USER.md"}         # the "no emojis, no Great question" rule, twice
-    assert runner_up < NEAR_DUPLICATE_JACCARD <= best
+    assert runner_up < SIMILAR_PAIRS <= best
     assert round(best, 2) == 0.29 and round(runner_up, 2) == 0.17     # the figures in rules.py
 
 
@@ -115,23 +265,27 @@ def test_threshold_catches_generated_copies():
             continue
         changed = list(w)
         changed[rnd.randrange(len(w))] = "zzz"
-        assert similarity(" ".join(w), " ".join(changed)) >= NEAR_DUPLICATE_JACCARD
-        assert similarity(" ".join(w), " ".join(w[:len(w) * 2 // 3])) >= NEAR_DUPLICATE_JACCARD
+        assert similarity(" ".join(w), " ".join(changed)) >= SIMILAR_PAIRS
+        assert similarity(" ".join(w), " ".join(w[:len(w) * 2 // 3])) >= SIMILAR_PAIRS
 
 
 # -- whole workspaces --------------------------------------------------------------------------
 def test_the_demo_gives_its_known_findings():
     found = lint(Workspace.open(DEMO), TODAY)
     got = [(f.kind, f.target.file, f.target.start + 1, f.fix) for f in found]
-    assert got == [("near-duplicate", "USER.md", 22, "remove"),
+    # SOUL.md's "No performed enthusiasm: no emojis, no "Great question", no sign-off questions" and
+    # USER.md's "No emojis, no "Great question!", no closing "let me know if…" line" overlap, but
+    # neither says all the other does: for review, not a one-click removal
+    assert got == [("similar", "USER.md", 22, None),
                    ("too-long", "memory/MEMORY.md", 10, None),
-                   ("past-date", "memory/MEMORY.md", 15, "remove")]
+                   ("past-date", "memory/MEMORY.md", 15, "rewrite")]
+    assert [f.action for f in found] == ["review", "review", "fix"]
     near = found[0]
     assert near.places[0].file == "SOUL.md" and near.places[0].text.startswith("- No performed enthusiasm")
     assert "1 Dec 2026" in found[2].reason and found[2].target.text.startswith("- Target launch")
     assert counts(found)["duplicate"] == 0
     # a day earlier the launch date has not passed
-    assert [f.kind for f in lint(Workspace.open(DEMO), date(2026, 11, 30))] == ["near-duplicate", "too-long"]
+    assert [f.kind for f in lint(Workspace.open(DEMO), date(2026, 11, 30))] == ["similar", "too-long"]
 
 
 def test_today_comes_from_the_clock(monkeypatch):
@@ -158,7 +312,9 @@ def test_generated_documents(make_workspace):
     found = lint(ws, TODAY)
     dup = [(f.kind, f.places[0].text, f.target.file) for f in found if f.kind in ("duplicate", "near-duplicate")]
     assert dup == [("duplicate", facts[3], "USER.md"), ("duplicate", facts[5], "USER.md"),
-                   ("duplicate", facts[8], "memory/MEMORY.md"), ("near-duplicate", facts[30], "memory/MEMORY.md")]
+                   ("duplicate", facts[8], "memory/MEMORY.md")]
+    # its last word replaced: which word is right is for a person to say
+    assert [(f.places[0].text, f.fix) for f in found if f.kind == "similar"] == [(facts[30], None)]
     long = [f for f in found if f.kind == "too-long"]
     assert len(long) == 1 and len(long[0].target.text) > LINT_ENTRY_CHARS
 
@@ -205,13 +361,15 @@ def test_cli_lint_reads_the_demo_without_writing(demo_home, capsys, monkeypatch)
     before = tree_state(demo_home)
     assert main(["lint", str(demo_home)]) == 0
     out = capsys.readouterr().out
-    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Remove it from memory/MEMORY.md" in out
-    assert out.rstrip().endswith("3 findings (1 near-duplicate, 1 past-date, 1 too-long), as of 2026-12-02")
+    assert "memory/MEMORY.md line 15  past-date" in out and "fix: Take the past plan out of memory/MEMORY.md, keep “- DNS stays at Cloudflare, proxy off.”" in out
+    assert "USER.md line 22  similar" in out and "review: compare them and merge them by hand" in out
+    assert out.rstrip().endswith("3 findings (1 similar, 1 past-date, 1 too-long), as of 2026-12-02")
     assert main(["lint", str(demo_home), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["today"] == "2026-12-02" and data["counts"]["past-date"] == 1
-    assert [f["id"] for f in data["findings"]] == ["near-duplicate:USER.md:22", "too-long:memory/MEMORY.md:10",
-                                                    "past-date:memory/MEMORY.md:15"]
+    assert [(f["id"], f["action"]) for f in data["findings"]] == [
+        ("similar:USER.md:22", "review"), ("too-long:memory/MEMORY.md:10", "review"),
+        ("past-date:memory/MEMORY.md:15", "fix")]
     assert data["findings"][0]["places"][0] | {"text": None} == {"file": "SOUL.md", "start_line": 10, "end_line": 10,
                                                                  "text": None, "heading": "## Voice"}
     assert tree_state(demo_home) == before

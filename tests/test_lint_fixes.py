@@ -90,7 +90,7 @@ def test_duplicate_keeps_the_first_and_moves_a_procedure_into_a_new_skill(make_w
 
 def test_near_duplicate_in_soul_is_removed_without_archive(make_workspace):
     soul = "# Soul\n\n- No emojis, no small talk, no sign-off questions at the end\n"
-    user = "# User\n\n- No emojis, no small talk, no sign-off questions please\n- Lives in Ghent\n"
+    user = "# User\n\n- No emojis, no small talk, no sign-off questions.\n- Lives in Ghent\n"
     root = make_workspace({"SOUL.md": soul, "USER.md": user})
     ws = Workspace.open(root)
     finding = _finding(ws, "near-duplicate")
@@ -121,3 +121,22 @@ def test_too_long_has_no_automatic_fix(make_workspace):
     ws = Workspace.open(root)
     with pytest.raises(WorkspaceError, match="no automatic fix"):
         fix_finding(ws, _finding(ws, "too-long"))
+
+
+def test_a_past_plan_in_an_entry_that_says_more_is_taken_out_alone(make_workspace):
+    """The fix must not delete what is still true: only the stale plan leaves the entry (the old
+    entry is archived, replaced by the new one), and the undo puts the bytes back."""
+    memory = ("# Memory\n\n## Blog\n- Target launch: 1 Nov 2026. DNS stays at Cloudflare, proxy off.\n"
+              "- Launch booked for 3 Nov 2026.\n")
+    ws = Workspace.open(make_workspace({"USER.md": "# User\n", "SOUL.md": "# Soul\n", "memory/MEMORY.md": memory}))
+    before = (ws.root / "memory/MEMORY.md").read_bytes()
+    found = {f.target.text: f for f in lint(ws, TODAY) if f.kind == "past-date"}
+    mixed, alone = found["- Target launch: 1 Nov 2026. DNS stays at Cloudflare, proxy off."], \
+        found["- Launch booked for 3 Nov 2026."]
+    assert (mixed.fix, mixed.rewrite_to, alone.fix) == ("rewrite", "- DNS stays at Cloudflare, proxy off.", "remove")
+    result = fix_finding(ws, mixed)
+    assert (ws.root / "memory/MEMORY.md").read_text() == memory.replace("Target launch: 1 Nov 2026. ", "")
+    [rec] = read_archive(ws).records
+    assert (rec.text, rec.replaced_by) == (mixed.target.text, "- DNS stays at Cloudflare, proxy off.")
+    undo_restore(ws, result.id)
+    assert (ws.root / "memory/MEMORY.md").read_bytes() == before

@@ -41,7 +41,7 @@ def test_retry_on_429_and_5xx_then_success(llm_server):
 def test_gives_up_after_retries_with_clear_error(llm_server):
     srv = llm_server(default={"status": 500, "error": "boom"})
     with closing(OpenAIClient(srv.url, "m", max_retries=2, backoff=0.01)) as c, \
-            pytest.raises(LLMError, match=r"HTTP 500: boom \(gave up after 3 attempts\)"):
+            pytest.raises(LLMError, match=r"had an error \(HTTP 500: boom\)\. Gave up after 3 attempts\.$"):
         c.complete(MSGS, [])
     assert len(srv.requests) == 3
 
@@ -97,7 +97,7 @@ def test_cancel_during_backoff(llm_server):
 
 def test_timeout_is_reported(llm_server):
     srv = llm_server(default={"delay": 5, **turn(content="late")})
-    with closing(OpenAIClient(srv.url, "m", timeout=0.3, max_retries=0)) as c, pytest.raises(LLMError, match="timed out"):
+    with closing(OpenAIClient(srv.url, "m", timeout=0.3, max_retries=0)) as c, pytest.raises(LLMError, match=r"did not answer within 0\.3 s"):
         c.complete(MSGS, [])
 
 
@@ -171,3 +171,50 @@ def test_every_client_knows_a_pass_begins_and_a_live_model_is_sent_nothing(llm_s
             c.begin_pass("review")
             assert c.complete(MSGS, []).content == "ok"
     assert len(srv.requests) == 2
+
+
+# -- failures said in words (issue 25 item 7) ----------------------------------------------------
+def _closed_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]        # closed again: nothing listens there
+
+
+def test_a_refused_connection_is_said_in_words_with_the_detail_in_the_log(caplog):
+    import logging
+    port = _closed_port()
+    with caplog.at_level(logging.INFO, logger="dreamdesk.engine.llm"), \
+            closing(OpenAIClient(f"http://127.0.0.1:{port}/v1", "m", max_retries=0)) as c, \
+            pytest.raises(LLMError) as info:
+        c.complete(MSGS, [])
+    said = str(info.value)
+    assert said.startswith(f"Could not reach 127.0.0.1:{port}: nothing accepts connections there (connection refused)")
+    assert "Check that the model server is running, or the model's base URL in config.json" in said
+    assert "ConnectError" not in said and "Errno" not in said
+    assert any("ConnectError" in r.getMessage() for r in caplog.records)      # the detail, for whoever debugs
+
+
+@pytest.mark.parametrize("text", ["[Errno -2] Name or service not known",
+                                  "[Errno -3] Temporary failure in name resolution",
+                                  "[Errno 8] nodename nor servname provided, or not known",
+                                  "[Errno 11001] getaddrinfo failed"])
+def test_a_name_that_does_not_resolve_is_said_in_words(text):
+    """The resolver's own texts (glibc, macOS, Windows), as httpx raises them: no test may look
+    a name up on the network, so the exception is made here as httpx makes it."""
+    import httpx
+
+    from dreamdesk.engine.llm.failure_words import connection_failure
+    said = connection_failure(httpx.ConnectError(text), "https://openrouter.ai/api/v1/chat/completions?key=s", 120)
+    assert said == ("Could not reach openrouter.ai: the name does not resolve. Check the network, or the model's "
+                    "base URL in config.json (or Settings → Memory → Model, when this machine uses its own).")
+
+
+@pytest.mark.parametrize("status,words", [(401, "refused the API key (HTTP 401: nope). Check the key in"),
+                                          (404, "has no such model or endpoint (HTTP 404: nope)"),
+                                          (400, "refused the request (HTTP 400: nope)")])
+def test_an_error_answer_says_what_it_means(llm_server, status, words):
+    srv = llm_server([{"status": status, "error": "nope"}])
+    with closing(OpenAIClient(srv.url, "m", backoff=0.01)) as c, pytest.raises(LLMError) as info:
+        c.complete(MSGS, [])
+    assert str(info.value).startswith(f"{srv.url.split('//')[1].split('/')[0]} {words}")

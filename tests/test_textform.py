@@ -58,8 +58,14 @@ def test_an_unchanged_save_keeps_every_byte(make_workspace, bom, final):
     ws = ws_with(make_workspace, crlf(USER_LINES, bom, final))
     before = user_bytes(ws)
     shown = "\n".join(USER_LINES) + ("\n" if final else "")           # what the editor shows
-    save_edit(ws, "USER.md", shown, current_hash(ws.root / "USER.md"))
+    st = (ws.root / "USER.md").stat()
+    heads = git(ws.root, "rev-list", "--all", "--count") if (ws.root / ".git").exists() else None
+    result = save_edit(ws, "USER.md", shown, current_hash(ws.root / "USER.md"))
     assert user_bytes(ws) == before
+    # no change, no write (issue 25 item 5): the file is not even replaced, nothing is committed
+    after = (ws.root / "USER.md").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (st.st_ino, st.st_mtime_ns) and not result.written
+    assert (git(ws.root, "rev-list", "--all", "--count") if (ws.root / ".git").exists() else None) == heads
 
 
 def test_editing_one_line_of_a_crlf_bom_file_changes_only_that_line(make_workspace):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..files import read_bytes
-from . import nanobot_git
+from . import nanobot_git, nanobot_templates
 from .nanobot_templates import is_template
 
 JENNY, NANOBOT = "jenny", "nanobot-0.3"
@@ -54,6 +54,11 @@ class Assistant:
     def hidden_from_its_git(self) -> tuple[str, ...]:
         """Exclude lines that keep Dreamdesk's own files out of the assistant's `git status`."""
         return nanobot_git.EXCLUDE_LINES if self.kind == NANOBOT else ()
+
+    def is_placeholder(self, text: str, file: str) -> bool:
+        """`text` (an entry that left `file`) is the assistant's own onboarding template text,
+        never filled in: not a fact anybody pruned."""
+        return self.kind == NANOBOT and nanobot_templates.is_placeholder(text, file)
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "label": self.label, "why": list(self.why)}

@@ -35,3 +35,35 @@ def current_soul_from_legacy(legacy: str) -> str | None:
     """The current SOUL.md template, taken from a legacy one (None if it does not check out)."""
     head = legacy.strip().split(LEGACY_SOUL_CUT, 1)[0].rstrip()
     return head + "\n" if is_template(head, "SOUL.md") else None
+
+
+# The lines of the two templates whose removals Dreamdesk lists (USER.md, memory/MEMORY.md), each
+# known by the first 16 hex digits of the SHA-256 of the line stripped. An archived entry made of
+# such lines only is onboarding text nobody filled in ("- [ ] Casual", "(your name)"), not a fact
+# that was pruned: the Archive folds those rows away (issue 25 item 8).
+LINE_DIGESTS: dict[str, frozenset[str]] = {
+    "USER.md": frozenset({
+        "00aa0fca9682f053", "16319b647efb5a36", "1e22c25b1f2b011c", "2940baee652d73c9", "2986a8d8e1b6b750",
+        "354fcca73a86a96d", "379623755545a561", "37b6b1dc5af50cbc", "3973e022e93220f9", "3c90728b5e914b4d",
+        "3ca0e6c20a93f2b4", "44b1594d6474c612", "51b2b9d84d0fe9d9", "5fdcdd9c9725b54b", "703b44e9d015887e",
+        "705965bfd3aea72a", "9896b53637f7de02", "b445fb218d9922f5", "b74e65cf55c8d420", "bfffac706ad717ef",
+        "c2f03fe67ee0bc60", "cb3f91d54eee30e5", "cd8f6bedb97ebb0e", "cfd45140d74e7f72", "db6ed6c547409992",
+        "dba503ee6ead511f", "dc9f9668c62304f2", "f0e4aaf46d15d7c1", "fb118c48177bd92c",
+    }),
+    "memory/MEMORY.md": frozenset({
+        "347ccf3776e0cd9f", "38c02839fee6d5c4", "3c90728b5e914b4d", "4cba97a3dab7d6f3", "60a823970a669a27",
+        "a6db30079316ba58", "a8796cdf5ad2f7a5", "aa4323feb942532c", "cb3f91d54eee30e5", "e663dcbd06d6a432",
+        "e90ad4d11a78cc67", "ff2ffe5a4c7be705",
+    }),
+}
+
+
+def line_digest(line: str) -> str:
+    return hashlib.sha256(line.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def is_placeholder(text: str, file: str) -> bool:
+    """Every non-blank line of `text` is a line of `file`'s bundled template."""
+    known = LINE_DIGESTS.get(file)
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(known and lines) and all(line_digest(line) in known for line in lines)

@@ -37,13 +37,15 @@ class _Words:
     kept: str
     moved: str
     landed: str
+    stays: str        # the cursor after a cancel or a failure, and what that means for the batch
 
 
 _REAL = _Words("Dream completed", "to", "but wrote nothing", "but held", "Dream was cancelled", "Dream failed",
-               "Dream stopped", "are kept", "moved", "never landed")
+               "Dream stopped", "are kept", "moved", "never landed",
+               "the cursor stays at {c} and those entries are retried next run")
 _DRY = _Words("Dry run (nothing written)", "would go to", "and would write nothing", "and would hold",
               "Dry run cancelled", "Dry run failed", "Dry run stopped", "would be kept", "would move",
-              "would not land")
+              "would not land", "a dry run changes nothing: the cursor stays at {c}")
 
 
 def render_outcome(d: Decision, run: RunFacts, dry: bool = False) -> str:
@@ -67,14 +69,14 @@ def _status_text(d: Decision, run: RunFacts, w: _Words) -> str:
         were = "was" if len(d.near) == 1 else "were"
         return (f"{w.lead} in {secs} {w.held} the cursor at {run.cursor_before}: {', '.join(d.near)} {were} near "
                 f"the budget, the batch carried facts tagged for retention, and no memory file grew. {batch}")
+    stays = w.stays.format(c=run.cursor_before)
     if d.status == "cancelled":
-        return f"{w.cancelled}; the cursor stays at {run.cursor_before} and those entries are retried next run."
+        return f"{w.cancelled}; {stays}."
     if d.status == "stopped":
         kept = f"the {len(run.written)} write(s) it made {w.kept}" if run.written else "nothing was written"
-        return (f"{w.stopped}: {run.error}. {kept[0].upper()}{kept[1:]}; the cursor stays at {run.cursor_before} "
-                "and those entries are retried next run.")
-    return (f"{w.failed}: {run.error or 'unknown error'}. The cursor stays at {run.cursor_before}; "
-            "those entries are retried next run.")
+        return f"{w.stopped}: {str(run.error).rstrip('.')}. {kept[0].upper()}{kept[1:]}; {stays}."
+    error = (run.error or "unknown error").rstrip(".")        # (an error said in words ends its own sentence)
+    return f"{w.failed}: {error}. {stays[0].upper()}{stays[1:]}."
 
 
 def _review_text(review: ReviewInfo | None, w: _Words, dry: bool) -> str:

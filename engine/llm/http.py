@@ -11,6 +11,7 @@ import httpx
 
 from .. import redact
 from . import Cancelled, LLMError
+from .failure_words import connection_failure, status_failure
 from .session import Session
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -37,11 +38,8 @@ class HttpPoster:
                 resp = self.session.post(url, headers, body, cancel)
             except Cancelled:
                 raise
-            except httpx.TimeoutException:
-                last_error = f"timed out after {self.timeout:g}s"
-                resp = None
-            except httpx.HTTPError as exc:
-                last_error = f"{type(exc).__name__}: {redact.scrub(str(exc))}"
+            except httpx.HTTPError as exc:       # (timeouts included) said in words, the detail logged
+                last_error = connection_failure(exc, url, self.timeout)
                 resp = None
             except (UnicodeEncodeError, ValueError) as exc:
                 # e.g. an API key with a character HTTP headers cannot carry; never retried
@@ -53,7 +51,7 @@ class HttpPoster:
                         return resp.json()
                     except (ValueError, RecursionError):
                         raise LLMError(f"the model server answered {resp.status_code} with a body that is not JSON") from None
-                last_error = f"HTTP {resp.status_code}: {redact.scrub(_error_text(resp))}"
+                last_error = status_failure(resp.status_code, redact.scrub(_error_text(resp)), url)
                 if resp.status_code not in RETRY_STATUSES:
                     raise LLMError(last_error)
                 delay = _retry_after(resp)
@@ -64,7 +62,8 @@ class HttpPoster:
             wait = delay if delay is not None else min(self.max_backoff, self.backoff * (2 ** attempt))
             if cancel.wait(min(wait, self.max_backoff)):
                 raise Cancelled("cancelled")
-        raise LLMError(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
+        tries = self.max_retries + 1
+        raise LLMError(last_error if tries == 1 else f"{last_error} Gave up after {tries} attempts.")
 
     def close(self) -> None:
         self.session.close()

@@ -42,6 +42,8 @@ COLUMN_TIPS = (
 )
 
 IdRole = Qt.UserRole + 1         # the record's id (a str)
+PLACEHOLDER_TIP = ("A template placeholder: the assistant's own onboarding text, never filled in, "
+                   "that left the file when real facts took its place. Not a pruned fact.")
 NONE = "—"
 PREVIEW_CHARS = 140
 _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
@@ -157,6 +159,10 @@ class ArchiveModel(TableModel):
             self._rows = {rid: row for row, i in enumerate(self._order) for rid in self.entries[i].ids}
         return self._rows.get(record_id)
 
+    def placeholders(self) -> int:
+        """How many rows are the assistant's untouched template text (not real prunes)."""
+        return sum(1 for e in self.entries if e.placeholder)
+
     def files(self) -> list[str]:
         return sorted({r.file for r in self.records})
 
@@ -206,7 +212,9 @@ class ArchiveModel(TableModel):
             out = sorted(range(len(recs)), key=lambda i: (key(recs[i]), i))
         if order == Qt.SortOrder.DescendingOrder:
             out.reverse()
-        return out
+        # the assistant's template placeholders come after every real prune, whatever the sort
+        ents = self.entries
+        return [i for i in out if not ents[i].placeholder] + [i for i in out if ents[i].placeholder]
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(COLUMNS):
@@ -235,6 +243,8 @@ class ArchiveModel(TableModel):
             return None
         r = self.records[self._order[index.row()]]
         col = index.column()
+        if self.entries[self._order[index.row()]].placeholder and role in (Qt.ForegroundRole, Qt.ToolTipRole):
+            return self._placeholder_data(r, col, role)
         if col == COL_NOW:
             return self._now_data(self.entries[self._order[index.row()]], role)
         if col == COL_FROM:
@@ -254,6 +264,11 @@ class ArchiveModel(TableModel):
         if role == IdRole:
             return r.id
         return None
+
+    def _placeholder_data(self, r: ArchiveRecord, col: int, role):
+        if role == Qt.ForegroundRole:
+            return self._colors["dim"]
+        return (f"{PLACEHOLDER_TIP}\n\n{self._tooltip(r, col)}").strip()
 
     def _now_data(self, e: ArchivedEntry, role):
         if role == Qt.DisplayRole:
@@ -324,6 +339,7 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
         self._reason: str | None = None
         self._period: tuple[str | None, str | None] = (None, None)   # archived_at days, inclusive
         self._origin: str | None = None         # engine.archive.ORIGINS
+        self.show_placeholders = False          # the assistant's template placeholders are folded away
         self._mask: bytearray | None = None
         self._stale = False
 
@@ -368,16 +384,22 @@ class ArchiveFilterProxy(QSortFilterProxyModel):
             self._mask = None
         self._stale = False
 
+    def set_show_placeholders(self, show: bool) -> None:
+        if show != self.show_placeholders:
+            self.beginFilterChange()
+            self.show_placeholders = show
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
     def filterAcceptsRow(self, source_row, source_parent) -> bool:
         if self._stale:
             self._rebuild()
-        if self._mask is None:
-            return True
         src = self.sourceModel()
         if source_row >= src.rowCount():
             return False
         i = src.record_index(source_row)
-        return i < len(self._mask) and self._mask[i] != 0
+        if not self.show_placeholders and src.entries[i].placeholder:
+            return False
+        return self._mask is None or (i < len(self._mask) and self._mask[i] != 0)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Delegate to the source (which re-orders once); the proxy keeps the source order."""

@@ -202,6 +202,10 @@ class HistoryModel(TableModel):
             return self._entry_rows[i]
         return None
 
+    def entry_rows_after(self, cursor: int) -> list[int]:
+        """The rows of the entries whose cursor is above `cursor` (what was appended after it)."""
+        return list(self._entry_rows[bisect_right(self._cursors, cursor):])
+
     def row_for_line(self, line: int) -> int | None:
         """The row of an unreadable line, by its 1-based line number."""
         for j, b in enumerate(self.history.bad_lines):

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dreamdesk.engine.lint_findings import FIX, REVIEW
+
 from ..qt import QModelIndex
 from .base import DISPLAY, TOOLTIP, TableModel, rich_tooltip
 
-COL_KIND, COL_FILE, COL_LINES, COL_ENTRY, COL_REASON = range(5)
+COL_KIND, COL_ACTION, COL_FILE, COL_LINES, COL_ENTRY, COL_REASON = range(6)
+
+
+def action_text(f) -> str:
+    """What the row offers: its one-click fix ("remove", "move"), or "review" (by hand)."""
+    return f.fix if f.action == FIX else REVIEW
 
 
 class LintModel(TableModel):
-    COLUMNS = ("Kind", "File", "Lines", "Entry", "Why")
-    COLUMN_TIPS = ("duplicate, near-duplicate, past-date, misplaced or too-long",
+    COLUMNS = ("Kind", "Action", "File", "Lines", "Entry", "Why")
+    COLUMN_TIPS = ("duplicate, near-duplicate, similar, past-date, misplaced or too-long",
+                   "remove or move: a one-click fix; review: check it and edit by hand (its kind has no fix, or is "
+                   "not right often enough on the labelled set for one)",
                    "the memory file the finding is about (a duplicate: the later copy)",
                    "where the entry is in that file", "the entry's first line", "the reason, in words")
 
@@ -40,10 +49,14 @@ class LintModel(TableModel):
             return None
         col = index.column()
         if role == TOOLTIP:
+            if col == COL_ACTION:
+                return f.review_note or f.advice
             return rich_tooltip(f.target.text) if col == COL_ENTRY else f.reason if col == COL_REASON else None
         t = f.target
         if col == COL_KIND:
             return f.kind
+        if col == COL_ACTION:
+            return action_text(f)
         if col == COL_FILE:
             return t.file
         if col == COL_LINES:

@@ -10,8 +10,8 @@ import html
 from dreamdesk.engine import clock
 from dreamdesk.engine.snapshots import AUTHOR_NAME, Snapshot
 
-from ..qt import (QAbstractTableModel, QColor, QModelIndex, QPalette, QRect, QSize, QStyle,
-                  QStyledItemDelegate, QStyleOptionViewItem, Qt)
+from ..qt import QAbstractTableModel, QColor, QModelIndex, QPalette, QRect, QSize, QStyle, QStyleOptionViewItem, Qt
+from ..widgets.table_fit import ElidingDelegate
 
 SnapshotRole = Qt.UserRole + 1     # the engine Snapshot
 KindRole = Qt.UserRole + 2         # the badge text ("dream", "nanobot init", …)
@@ -19,6 +19,7 @@ ShaRole = Qt.UserRole + 3
 FilesRole = Qt.UserRole + 4        # {path: (added, removed)}
 
 COL_TIME, COL_KIND, COL_MESSAGE, COL_FILES = range(4)
+SEPARATOR, SKIPPED = "  ·  ", "…"
 COLUMNS = ("When", "Kind", "Message", "Files changed (+/− lines)")
 COLUMN_TIPS = (
     "When the snapshot was taken (local time)",
@@ -127,8 +128,12 @@ class SnapshotsModel(QAbstractTableModel):
         return None
 
 
-class TimelineDelegate(QStyledItemDelegate):
-    """Paints the kind as a coloured badge and the +/- counts in green and red."""
+class TimelineDelegate(ElidingDelegate):
+    """Paints the kind as a coloured badge and the +/- counts in green and red; the message, prose,
+    is cut at its end."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent, frozenset({COL_MESSAGE}))
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802
         size = super().sizeHint(option, index)
@@ -173,28 +178,54 @@ class TimelineDelegate(QStyledItemDelegate):
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, fm.elidedText(kind, Qt.TextElideMode.ElideRight,
                                                                                  badge.width() - 8))
         else:
-            files = index.data(FilesRole) or {}
-            plus = QColor("#7ee2a0" if dark else "#1a7f37")
-            minus = QColor("#ff9b9b" if dark else "#cf222e")
-            if selected:
-                plus = minus = text_colour
-            x = rect.left()
-            right = rect.right()
-            base_y = rect.center().y() + (fm.ascent() - fm.descent()) // 2 + 1
-            parts: list[tuple[str, QColor]] = []
-            if not files:
-                parts.append(("(no file changes)", text_colour))
-            for i, (p, (a, r)) in enumerate(files.items()):
-                if i:
-                    parts.append(("  ·  ", text_colour))
-                parts += [(p + " ", text_colour), (f"+{a}", plus), (" ", text_colour), (f"−{r}", minus)]
-            for text, colour in parts:
-                w = fm.horizontalAdvance(text)
-                if x + w > right:
-                    painter.setPen(text_colour)
-                    painter.drawText(x, base_y, fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0, right - x)))
-                    break
-                painter.setPen(colour)
-                painter.drawText(x, base_y, text)
-                x += w
+            self._paint_files(painter, rect, fm, index.data(FilesRole) or {}, text_colour, dark, selected)
         painter.restore()
+
+    @staticmethod
+    def _paint_files(painter, rect: QRect, fm, files: dict, text_colour: QColor, dark: bool, selected: bool) -> None:
+        """Each file with its coloured counts, as many as fit (shown_files)."""
+        colours = {"text": text_colour, "plus": QColor("#7ee2a0" if dark else "#1a7f37"),
+                   "minus": QColor("#ff9b9b" if dark else "#cf222e")}
+        x, right = rect.left(), rect.right()
+        base_y = rect.center().y() + (fm.ascent() - fm.descent()) // 2 + 1
+        for text, role in shown_files(files, rect.width(), fm.horizontalAdvance):
+            w = fm.horizontalAdvance(text)
+            if x + w > right:
+                painter.setPen(text_colour)
+                painter.drawText(x, base_y, fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0, right - x)))
+                break
+            painter.setPen(text_colour if selected else colours[role])
+            painter.drawText(x, base_y, text)
+            x += w
+
+
+def shown_files(files: dict[str, tuple[int, int]], room: int, width_of) -> list[tuple[str, str]]:
+    """What the "Files changed" cell shows in `room` pixels, as (text, "text" | "plus" | "minus")
+    parts: every file with its counts; when they do not fit, files go from the middle (the first
+    and the last stay whole, "…" where the others were; the tooltip lists them all). Only a
+    single file wider than the cell is cut, at its end, when painted."""
+    groups = [[(p + " ", "text"), (f"+{a}", "plus"), (" ", "text"), (f"−{r}", "minus")]
+              for p, (a, r) in files.items()] or [[("(no file changes)", "text")]]
+    return middle_out(groups, lambda parts: sum(width_of(t) for t, _role in parts), room,
+                      [(SEPARATOR, "text")], [(SKIPPED, "text")])
+
+
+def middle_out(groups: list[list], width_of, room: int, separator: list, skipped: list) -> list:
+    """The groups joined by `separator`; when they are wider than `room`, groups go from the
+    middle (the first and the last kept longest) and `skipped` stands where they were."""
+    keep = list(range(len(groups)))
+    while True:
+        out: list = []
+        prev = -1
+        for i in keep:
+            if out:
+                out += separator
+            if i != prev + 1:
+                out += skipped + separator
+            out += groups[i]
+            prev = i
+        if prev != len(groups) - 1:
+            out += separator + skipped
+        if len(keep) <= 1 or width_of(out) <= room:
+            return out
+        del keep[len(keep) // 2 if len(keep) > 2 else 1]

@@ -27,14 +27,15 @@ from dreamdesk.engine.textform import normalise
 from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
-from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_HEADING, COL_ID, COL_NOW, COL_REASON,
-                                    COL_REPLACED, COL_RUN, COL_TEXT, ArchiveFilterProxy, ArchiveModel,
-                                    archived_label, heading_label)
+from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_ID, COL_NOW, COL_REPLACED, COL_RUN, COL_TEXT,
+                                    PLACEHOLDER_TIP, ArchiveFilterProxy, ArchiveModel, archived_label, heading_label)
+from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
-                  QPushButton, Qt, QTableView, QTextBrowser, QTimer, QVBoxLayout, QWidget, Signal)
+                  QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..widgets.table_fit import ColumnFit
 from ..worker import Engine, Latest
-from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row,
-                     setup_table)
+from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row, setup_table,
+                     type_to_search)
 from .runs_view import link_color
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ DELETE_TIP = ("Erase the selected entries (Shift+Del) from the archive and their
 COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the repository's history is not rewritten, "
                    "so there is nothing to delete here.")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
-             "(Snapshots → Undo last restore). The archive itself keeps every entry: restoring removes nothing from it.")
+             "(Undo restore here, or Ctrl+Alt+Z). The archive itself keeps every entry: restoring removes nothing from it.")
 
 
 @dataclass(frozen=True)
@@ -288,26 +289,17 @@ class ArchiveView(QWidget):
 
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
-        fm = self.table.fontMetrics()
-        widths = {COL_ID: "c-000000000000-00", COL_ARCHIVED: "0000-00-00 00:00", COL_FILE: "memory/MEMORY.md",
-                  COL_REASON: "restore", COL_RUN: "r-00000000-000000", COL_HEADING: "Blog (slowbyte.net)",
-                  COL_NOW: "back since 0000-00-00 ×00", COL_FROM: "commit 00000000 · assistant_"}
-        for col, sample in widths.items():
-            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 16)
-        self.table.setColumnWidth(COL_TEXT, 420)
         hh = self.table.horizontalHeader()
         hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
         # after the text it is about (the text keeps its room), before what replaced it
         hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
-        self._text_user_sized = False
-        self._sizing_text = False
         self._restore_hidden_columns()
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         hh.customContextMenuRequested.connect(self._column_menu)
-        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
-        self.table.viewport().installEventFilter(self)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
+        self.columns = ColumnFit(self.table, elastic=COL_TEXT, prose=(COL_REPLACED,))
+        type_to_search(self.table, self.search_edit)
 
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
@@ -328,8 +320,22 @@ class ArchiveView(QWidget):
         self.delete_button.setToolTip(DELETE_TIP)
         self.delete_button.clicked.connect(self.delete_selected)
         self.delete_button.setShortcut("Shift+Del")
+        # Undo where the restore was made (issue 25 item 9): the last restore made here, all its entries
+        self.undo_button = QPushButton("Undo restore")
+        self.undo_button.setToolTip("Put back the files as they were before the last restore made here; asks "
+                                    "first (Ctrl+Alt+Z, Edit → Undo Last Restore)")
+        self.undo_button.clicked.connect(self.undo_restore)
+        self.undo_asks = UndoAsks()          # the undo's questions; tests replace them
+        self._undoable: list[str] = []       # restore-log ids of the last restore made here, oldest first
         self.hint = QLabel("Ctrl/Shift-click to select several entries.")
         self.hint.setEnabled(False)
+        # the assistant's untouched onboarding lines, folded under one line (never mixed with prunes)
+        self.placeholder_toggle = QToolButton()
+        self.placeholder_toggle.setCheckable(True)
+        self.placeholder_toggle.setAutoRaise(True)
+        self.placeholder_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.placeholder_toggle.setToolTip(PLACEHOLDER_TIP + " Shown after every real prune, greyed.")
+        self.placeholder_toggle.toggled.connect(self._show_placeholders)
 
         self.empty = empty_notice(EMPTY_TEXT)
         self.splitter = detail_splitter("archiveSplitter", self.table, self.detail, (3, 2), [420, 240])
@@ -343,7 +349,9 @@ class ArchiveView(QWidget):
         top.addSpacing(8)
         top.addWidget(self.count_label)
         bottom = QHBoxLayout()
+        bottom.addWidget(self.placeholder_toggle)
         bottom.addWidget(self.hint, 1)
+        bottom.addWidget(self.undo_button)
         bottom.addWidget(self.delete_button)
         bottom.addWidget(self.pin_button)
         bottom.addWidget(self.restore_button)
@@ -367,6 +375,7 @@ class ArchiveView(QWidget):
         """Show another workspace (or the same one again) and read its archive."""
         if self.ws is None or ws.root != self.ws.root:
             self.loaded = False
+            self._undoable = []
             self.model.set_records([], exists=False)
             self.detail.clear()
         self.ws = ws
@@ -494,9 +503,9 @@ class ArchiveView(QWidget):
         parts = []
         if done:
             files = sorted({f for _rid, res in done for f in res.files})
-            undoable = any(res.id for _rid, res in done)
+            self._undoable = [res.id for _rid, res in done if res.id]
             parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
-                         + (" (undo each from Snapshots → Undo last restore ▾)" if undoable else ""))
+                         + (" (Undo restore, or Ctrl+Alt+Z, takes it back)" if self._undoable else ""))
         if errors:
             parts.append("not restored: " + "; ".join(errors))
         if warnings:
@@ -635,12 +644,18 @@ class ArchiveView(QWidget):
         self.splitter.setVisible(has or not self.loaded)
         for w in (self.search_edit, self.file_combo, self.reason_combo, self.when_combo, self.origin_combo,
                   self.count_label, self.hint,
-                  self.restore_button, self.pin_button, self.delete_button):
+                  self.restore_button, self.pin_button, self.delete_button, self.undo_button):
             w.setVisible(has)
+        folded = self.model.placeholders()
+        self.placeholder_toggle.setVisible(has and folded > 0)
+        self.placeholder_toggle.setArrowType(Qt.ArrowType.DownArrow if self.proxy.show_placeholders
+                                             else Qt.ArrowType.RightArrow)
+        self.placeholder_toggle.setText(f"template placeholders ({folded:,})"
+                                        + ("" if self.proxy.show_placeholders else ", hidden"))
         if not has:
             self.count_label.setText("")
         else:
-            text = _plural(total, "archived entry", "archived entries")
+            text = _plural(total - folded, "archived entry", "archived entries")
             if self.proxy.is_active():
                 text = f"{self.proxy.rowCount():,} of {text} match"
             if self.problems:
@@ -654,7 +669,27 @@ class ArchiveView(QWidget):
             self.detail.clear()
         self._update_buttons()
 
+    def _show_placeholders(self, show: bool) -> None:
+        self.proxy.set_show_placeholders(show)
+        self._update_state()
+
+    def undo_restore(self) -> bool:
+        """Undo the last restore made in this tab, every entry of it (False: none to undo here)."""
+        if not self._undoable or self.ws is None or self.busy:
+            return False
+        ids, ws = self._undoable, self.ws
+
+        def done(_result) -> None:
+            if ws is self.ws and self._undoable == ids:
+                self._undoable = []
+            self._update_buttons()
+            self.refresh()
+
+        undo_together(self.engine, ws, ids, self, self.undo_asks, self.status.emit, done)
+        return True
+
     def _update_buttons(self) -> None:
+        self.undo_button.setEnabled(bool(self._undoable) and not self.busy and self.ws is not None)
         n = len(self._selected_rows())
         self.restore_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
         self.delete_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
@@ -704,10 +739,6 @@ class ArchiveView(QWidget):
         elif scheme == "snapshot" and value:
             self.snapshotRequested.emit(value)
 
-    def _on_section_resized(self, section: int, old: int, new: int) -> None:
-        if section == COL_TEXT and not self._sizing_text:
-            self._text_user_sized = True
-
     # -- which columns show (the header's context menu; remembered) --------------------------------
     def _restore_hidden_columns(self) -> None:
         from .. import settings_store
@@ -737,26 +768,7 @@ class ArchiveView(QWidget):
         self.table.setColumnHidden(col, not shown)
         hidden = [c for c in range(self.proxy.columnCount()) if self.table.isColumnHidden(c)]
         settings_store.settings().setValue(HIDDEN_KEY, [str(c) for c in hidden])
-        self._fit_text_column()
-
-    def _fit_text_column(self) -> None:
-        """Text gets the room the fixed columns leave, less a readable "Replaced by" (the last
-        column, which stretches), until the user resizes it by hand."""
-        if self._text_user_sized:
-            return
-        fixed = sum(self.table.columnWidth(c) for c in (COL_ID, COL_ARCHIVED, COL_FILE, COL_REASON, COL_RUN,
-                                                       COL_HEADING, COL_NOW, COL_FROM)
-                    if not self.table.isColumnHidden(c))
-        avail = self.table.viewport().width() - fixed
-        share = 1.0 if self.table.isColumnHidden(COL_REPLACED) else 0.58
-        self._sizing_text = True
-        self.table.setColumnWidth(COL_TEXT, max(240, int(avail * share) - 2))
-        self._sizing_text = False
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_text_column()
-        return super().eventFilter(obj, event)
+        self.columns.fit()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:

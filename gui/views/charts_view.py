@@ -117,6 +117,7 @@ class ChartsView(QWidget):
         self.splitter.setSizes([600, 400])        # scaled to the height it gets: sizes 3, tokens 2
         lay.addWidget(self.splitter, 1)
         self.series: dict[str, object] = {}
+        self.pending: dict[str, int] = {}       # budgets typed in Settings → Memory, not applied yet
         self.token_sets: dict[str, QBarSet] = {}
         self.tokens_empty.hide()
 
@@ -124,10 +125,32 @@ class ChartsView(QWidget):
         self.ws = ws
         self.refresh(budgets)
 
+    def set_pending(self, budgets: dict[str, int]) -> None:
+        """Budgets typed but not applied (file -> chars): drawn as a what-if line, said so."""
+        if budgets != self.pending:
+            self.pending = dict(budgets)
+            self._draw()
+
     def refresh(self, budgets: dict[str, int] | None = None) -> None:
         budgets = budgets if budgets is not None else (self.data.budgets if self.data else {})
         read_latest(self, self._token, "size history", lambda ws: read_chart_data(ws, budgets), self._loaded,
                     self._failed)
+
+    def _level(self, name: str, value: int, span: tuple[float, float], axes, colour: str, style) -> QLineSeries:
+        """A horizontal line across the chart (a budget, or a what-if one)."""
+        line = QLineSeries()
+        line.setName(name)
+        pen = line.pen()
+        pen.setStyle(style)
+        pen.setColor(QColor(colour))
+        pen.setWidth(2)
+        line.setPen(pen)
+        for t in span:
+            line.append(t, value)
+        self.chart.addSeries(line)
+        for axis in axes:
+            line.attachAxis(axis)
+        return line
 
     def _failed(self, msg: str) -> None:
         self.data = None
@@ -169,12 +192,14 @@ class ChartsView(QWidget):
         for p in points:
             size.append(p.time * 1000.0, p.chars)
         budget = data.budgets.get(path, 0)
+        what_if = self.pending.get(path)
+        what_if = what_if if what_if is not None and what_if != budget else None
         t0 = min(p.time for p in points)
         t1 = max(max(p.time for p in points), t0 + 60)
         x = QDateTimeAxis()
         x.setFormat("MMM d HH:mm")
         x.setRange(QtCore.QDateTime.fromSecsSinceEpoch(t0 - 60), QtCore.QDateTime.fromSecsSinceEpoch(t1 + 60))
-        top = max([p.chars for p in points] + [budget]) * 1.15 or 100
+        top = max([p.chars for p in points] + [budget, what_if or 0]) * 1.15 or 100
         y = QValueAxis()
         y.setRange(0, top)
         y.applyNiceNumbers()          # round ticks (0, 500, 1000, ...) instead of odd fractions
@@ -186,20 +211,15 @@ class ChartsView(QWidget):
         size.attachAxis(x)
         size.attachAxis(y)
         self.series["size"] = size
+        span = ((t0 - 60) * 1000.0, (t1 + 60) * 1000.0)
         if budget:
-            line = QLineSeries()
-            line.setName(f"budget {budget:,}")
-            pen = line.pen()
-            pen.setStyle(Qt.PenStyle.DashLine)
-            pen.setColor(QColor("#d64541"))
-            pen.setWidth(2)
-            line.setPen(pen)
-            line.append((t0 - 60) * 1000.0, budget)
-            line.append((t1 + 60) * 1000.0, budget)
-            self.chart.addSeries(line)
-            line.attachAxis(x)
-            line.attachAxis(y)
-            self.series["budget"] = line
+            self.series["budget"] = self._level(f"budget {budget:,}", budget, span, (x, y), "#d64541",
+                                                Qt.PenStyle.DashLine)
+        if what_if is not None:
+            self.series["what-if"] = self._level(
+                f"what if {what_if:,} (typed in Settings, not applied)" if what_if else
+                "what if 0: measure only (typed in Settings, not applied)", what_if, span, (x, y), "#e67e22",
+                Qt.PenStyle.DotLine)
         for review in (False, True):
             marks = QScatterSeries()
             marks.setName("review runs" if review else "Dream runs")

@@ -1,12 +1,13 @@
-"""What the table views share: the read-only table set-up, the detail splitter and empty notice,
-selecting a row through a filter proxy, and workspace reads that drop stale answers."""
+"""What the table views share: the read-only table set-up (with a focus that can be seen), the
+detail splitter and empty notice, typing into a table's search field, selecting a row through a
+filter proxy, and workspace reads that drop stale answers."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..qt import (QAbstractItemView, QComboBox, QHeaderView, QLabel, QLineEdit, QSplitter, Qt, QTableView, QTimer,
-                  QWidget)
+from ..qt import (QAbstractItemView, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QSplitter, Qt,
+                  QTableView, QTimer, QWidget)
 from ..worker import Latest
 
 
@@ -34,6 +35,57 @@ def setup_table(table: QTableView, model, selection: QAbstractItemView.Selection
     hh.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
     hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     hh.setStretchLastSection(True)
+    show_focus(table)
+
+
+FOCUS_FRAME = "QTableView:focus { border: 1px solid palette(highlight); }"
+
+
+class _FocusRow(QObject):
+    """A table reached with Tab (or Shift+Tab) shows where the keys act: its current row (the
+    first, when none was chosen yet) is selected, as a click would have selected it."""
+
+    def eventFilter(self, table, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.FocusIn and event.reason() in (Qt.FocusReason.TabFocusReason,
+                                                                      Qt.FocusReason.BacktabFocusReason):
+            sel, model, header = table.selectionModel(), table.model(), table.horizontalHeader()
+            shown = [c for c in map(header.logicalIndex, range(header.count())) if not header.isSectionHidden(c)]
+            if sel is not None and model is not None and model.rowCount() and shown and not sel.hasSelection():
+                index = table.currentIndex()
+                select_row_only(table, index if index.isValid() else model.index(0, shown[0]))
+        return False
+
+
+def show_focus(table: QTableView) -> None:
+    """Keyboard focus a person can see on a table (issue 25.12): a frame in the highlight colour
+    while it has the focus, and the current row selected when Tab brings the focus in."""
+    table.setStyleSheet(FOCUS_FRAME)
+    table.installEventFilter(_FocusRow(table))
+
+
+class _TypeToSearch(QObject):
+    def __init__(self, table: QTableView, edit: QLineEdit):
+        super().__init__(table)
+        self.edit = edit
+
+    def eventFilter(self, table, event) -> bool:  # noqa: N802
+        if event.type() != QEvent.Type.KeyPress:
+            return False
+        mods = event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+                                    | Qt.KeyboardModifier.MetaModifier)
+        text = event.text()
+        if mods or not text or not text.isprintable() or text.isspace():
+            return False
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.edit.end(False)
+        self.edit.insert(text)
+        return True
+
+
+def type_to_search(table: QTableView, edit: QLineEdit) -> None:
+    """What is typed in the table goes on in its search field, where it can be seen (instead of
+    the item view's invisible jump to a row starting with those letters)."""
+    table.installEventFilter(_TypeToSearch(table, edit))
 
 
 def detail_splitter(name: str, table: QWidget, detail: QWidget, stretch: tuple[int, int],

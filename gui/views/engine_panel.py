@@ -5,6 +5,8 @@ note as the seed words it."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from dreamdesk.engine.llm import LLMError, make_client
 from dreamdesk.engine.llm.machine import MachineModel, choose_for_machine, describe_choice
@@ -13,6 +15,7 @@ from dreamdesk.engine.workspace import Workspace
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
+from ..widgets.follow import EndFollow
 from ..worker import Engine
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,18 @@ class DryRunDialog(QDialog):
         self.resize(860, 600)
 
 
+LOG_LINES = 5000      # the log keeps this many lines per workspace
+
+
+@dataclass
+class Shown:
+    """What the panel shows for one workspace. Kept per workspace: a job's lines and outcome
+    belong to the workspace it ran on, never to the one open when it ends."""
+    progress: str = "Idle."
+    outcome: str = ""
+    log: list[str] = field(default_factory=list)
+
+
 class EnginePanel(QWidget):
     finished = Signal(str)                  # what ran; the window refreshes
     status = Signal(str)
@@ -79,7 +94,10 @@ class EnginePanel(QWidget):
         self.ws: Workspace | None = None
         self.job = None
         self.last_status: str | None = None     # status of the last Dream run ("failed", ...)
+        self.last_outcome = ""                  # and its outcome note (the workspace shown may differ)
+        self._job_ws: Workspace | None = None   # the workspace the running job works on
         self._previewing = False                # the dry-run dialog is open
+        self._shown: dict[Path, Shown] = {}     # by workspace root
         self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
         lay = QVBoxLayout(self)
         self.setMinimumWidth(260)
@@ -110,6 +128,7 @@ class EnginePanel(QWidget):
         self.progress_bar.hide()
         lay.addWidget(self.progress_bar)
         self.progress = QLabel("Idle.")
+        self.progress.setWordWrap(True)      # "consolidation pass · iteration 3/12 · 40,000 tokens" in a narrow dock
         lay.addWidget(self.progress)
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
@@ -125,15 +144,24 @@ class EnginePanel(QWidget):
         lay.addWidget(self.outcome)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
+        self.log.setMaximumBlockCount(LOG_LINES)
         self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log.setPlaceholderText("The live log of Dream and Compact runs appears here.")
+        self.log_follow = EndFollow(self.log)        # at its newest line, it stays there
         lay.addWidget(self.log, 1)
         self._set_running(False)
 
     def set_workspace(self, ws: Workspace) -> None:
+        switched = self.ws is None or self.ws.root != ws.root
         self.ws = ws
         self._set_running(self.running)
+        if switched:
+            shown = self._shown.setdefault(ws.root, Shown())
+            self.progress.setText(shown.progress)
+            self.outcome.setText(shown.outcome)
+            self.log.setPlainText("\n".join(shown.log))
+            self.model_label.setText("")        # the last workspace's model, until this one's is read
+            self.scope_label.setText("")
         demo = settings_store.demo_home()
 
         def describe(ctx) -> str:   # reads config.json: off the GUI thread like every disk read
@@ -169,8 +197,26 @@ class EnginePanel(QWidget):
         # the dry-run dialog counts: a scheduled run must not start under a preview
         return self.job is not None or self._previewing
 
-    def _append(self, line: str) -> None:
-        self.log.appendPlainText(line)
+    def _say(self, ws: Workspace | None, *, progress: str | None = None, outcome: str | None = None,
+             line: str | None = None) -> None:
+        """Tell `ws`'s panel state; the widgets show it only while `ws` is the open workspace."""
+        if ws is None:
+            return
+        shown = self._shown.setdefault(ws.root, Shown())
+        here = self.ws is not None and self.ws.root == ws.root
+        if progress is not None:
+            shown.progress = progress
+            if here:
+                self.progress.setText(progress)
+        if outcome is not None:
+            shown.outcome = outcome
+            if here:
+                self.outcome.setText(outcome)
+        if line is not None:
+            shown.log.append(line)
+            del shown.log[:-LOG_LINES]
+            if here:
+                self.log.appendPlainText(line)
 
     # -- jobs -------------------------------------------------------------------------------
     def run_dream(self, dry_run: bool = False, review: bool = False, trigger: str = "manual") -> None:
@@ -193,36 +239,36 @@ class EnginePanel(QWidget):
                      result.status, result.tokens.total, result.outcome)
             return result
 
-        self._append(f"— {what} started")
-        self.outcome.setText("")
-        self.progress.setText(f"{what}: starting…")
+        self._say(ws, line=f"— {what} started", outcome="", progress=f"{what}: starting…")
+        self._job_ws = ws
         self._set_running(True)
         self.job = self.engine.write(what.lower(), job, lambda r: self._dream_done(r, dry_run, ws),
-                                     self._failed, self._on_progress)
+                                     lambda msg, tb: self._failed(msg, tb, ws), lambda ev: self._on_progress(ev, ws))
 
-    def _on_progress(self, ev: dict) -> None:
+    def _on_progress(self, ev: dict, ws: Workspace) -> None:
         if "pass" in ev:
-            self.progress.setText(f"{ev['pass']} pass · iteration {ev['iteration']}/{ev['limit']} · "
-                                  f"{ev.get('tokens', 0):,} tokens")
+            self._say(ws, progress=f"{ev['pass']} pass · iteration {ev['iteration']}/{ev['limit']} · "
+                                   f"{ev.get('tokens', 0):,} tokens")
         first = (ev.get("message") or "").strip().split("\n", 1)[0][:160]
         if "tool" in ev:
-            self._append(f"  [{ev['pass']} {ev['iteration']}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — {first}")
+            self._say(ws, line=f"  [{ev['pass']} {ev['iteration']}] {ev['tool']}: "
+                               f"{'ok' if ev['ok'] else 'refused'} — {first}")
         elif first:
-            self._append(f"  [{ev['pass']}] {first}")
+            self._say(ws, line=f"  [{ev['pass']}] {first}")
 
-    def _dream_done(self, result, dry_run: bool, ws: Workspace | None = None) -> None:
+    def _dream_done(self, result, dry_run: bool, ws: Workspace) -> None:
         self.job = None
-        self.last_status = result.status
+        self.last_status, self.last_outcome = result.status, result.outcome
         self._set_running(False)
-        self.progress.setText(f"Idle. Last run used {result.tokens.total:,} tokens.")
-        self.outcome.setText(result.outcome)
-        self._append(f"— {result.outcome}")
-        self.status.emit(result.outcome)
-        if dry_run and result.preview is not None and ws is not None and (self.ws is None or ws.root != self.ws.root):
+        self._say(ws, progress=f"Idle. Last run used {result.tokens.total:,} tokens.", outcome=result.outcome,
+                  line=f"— {result.outcome}")
+        if dry_run and result.preview is not None and (self.ws is None or ws.root != self.ws.root):
             # the window moved to another workspace while the dry run ran: never offer to apply
             # a preview of one workspace while another is shown
-            self.outcome.setText(f"The dry run of {ws.root} finished after you switched workspace; "
-                                 "nothing was applied. Run it again there to see it.")
+            note = (f"The dry run of {ws.root} finished after you switched workspace; "
+                    "nothing was applied. Run it again there to see it.")
+            self._say(ws, outcome=note)
+            self.status.emit(note)
         elif dry_run and result.preview is not None:
             dlg = DryRunDialog(result.outcome, result.diffs, self.engine, self)
             complete = result.status in ("completed", "wrote-nothing", "held")
@@ -236,10 +282,13 @@ class EnginePanel(QWidget):
             finally:
                 self._previewing = False
             if apply and result.diffs and complete:
-                self._apply(result.preview, ws or self.ws)
+                self._apply(result.preview, ws)
+        if self.ws is not None and ws.root == self.ws.root:
+            self.status.emit(result.outcome)
         self.finished.emit("dry run" if dry_run else "dream")
 
     def _apply(self, preview: dict, ws: Workspace) -> None:
+        self._job_ws = ws
         self._set_running(True)
 
         def job(ctx) -> str:
@@ -251,10 +300,10 @@ class EnginePanel(QWidget):
         def done(outcome: str):
             self.job = None
             self._set_running(False)
-            self.outcome.setText(outcome)
+            self._say(ws, outcome=outcome)
             self.finished.emit("apply")
 
-        self.job = self.engine.write("apply dry run", job, done, self._failed)
+        self.job = self.engine.write("apply dry run", job, done, lambda msg, tb: self._failed(msg, tb, ws))
 
     def run_compact(self) -> None:
         if self.ws is None or self.running:
@@ -277,7 +326,7 @@ class EnginePanel(QWidget):
             self._set_running(False)
             results, log = res
             for line in log:
-                self._append("  " + line)
+                self._say(ws, line="  " + line)
             if results:
                 text = (f"Compacted {sum(r.messages for r in results)} message(s) into "
                         f"{sum(len(r.entries) for r in results)} history entr(ies).")
@@ -286,25 +335,22 @@ class EnginePanel(QWidget):
             else:
                 from dreamdesk.engine.consolidator import nothing_to_compact
                 text = nothing_to_compact()
-            self.outcome.setText(text)
-            self.progress.setText("Idle.")
+            self._say(ws, outcome=text, progress="Idle.")
             self.finished.emit("compact")
 
-        self._append("— Compact started")
+        self._say(ws, line="— Compact started", progress="Compacting…")
+        self._job_ws = ws
         self._set_running(True)
-        self.progress.setText("Compacting…")
-        self.job = self.engine.write("compact", job, done, self._failed)
+        self.job = self.engine.write("compact", job, done, lambda msg, tb: self._failed(msg, tb, ws))
 
     def cancel(self) -> None:
         if self.job is not None:
             self.job.cancel.set()
-            self.progress.setText("Cancelling… (the cursor stays where it is)")
+            self._say(self._job_ws, progress="Cancelling… (the cursor stays where it is)")
 
-    def _failed(self, message: str, tb: str) -> None:
+    def _failed(self, message: str, tb: str, ws: Workspace) -> None:
         self.job = None
-        self.last_status = "failed"
+        self.last_status, self.last_outcome = "failed", f"Failed: {message}"
         self._set_running(False)
-        self.progress.setText("Idle.")
-        self.outcome.setText(f"Failed: {message}")
-        self._append(f"— failed: {message}")
+        self._say(ws, progress="Idle.", outcome=f"Failed: {message}", line=f"— failed: {message}")
         self.finished.emit("failed")

@@ -30,17 +30,6 @@ HIGHLIGHT_LIMIT = 200_000
 BLAME_DELAY_MS = 120
 
 
-HARD_WRAP_COLUMNS = 120     # a file whose lines all fit this was wrapped by hand
-
-
-def wrap_mode(text: str) -> QPlainTextEdit.LineWrapMode:
-    """A file its author wrapped by hand is shown as written (soft-wrapping it again at a narrower
-    width made ragged one-word lines); a file of long lines is wrapped to the editor's width."""
-    longest = max((len(line) for line in text.split("\n")), default=0)
-    return (QPlainTextEdit.LineWrapMode.NoWrap if longest <= HARD_WRAP_COLUMNS
-            else QPlainTextEdit.LineWrapMode.WidgetWidth)
-
-
 @dataclass
 class Loaded:
     path: str
@@ -127,6 +116,7 @@ class ConflictDialogs:
 
 class FilesView(QWidget):
     saved = Signal(str)                   # path
+    unsavedChanged = Signal(bool)         # the editor now holds (or no longer holds) an unsaved edit
     historyCursorRequested = Signal(int)  # a blame link to a history entry
     status = Signal(str)                  # a status-bar message
     pinsChanged = Signal()                # an entry was pinned or unpinned here
@@ -137,6 +127,7 @@ class FilesView(QWidget):
         self.ws: Workspace | None = None
         self.budgets: dict[str, int] = {}
         self.loaded: Loaded | None = None
+        self._savable = False                 # what unsavedChanged last said
         self.dialogs = ConflictDialogs(engine)
         self._token = Latest()
         self._disk_changed = False
@@ -152,6 +143,8 @@ class FilesView(QWidget):
         self.list.currentTextChanged.connect(self._open_selected)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        # wrapped to its width: a line longer than the editor is never cut off behind a scroll bar
+        # (issue 25.6; a hand-wrapped file wider than the editor gets short tails instead)
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.textChanged.connect(self._update_size)
         self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
@@ -330,7 +323,6 @@ class FilesView(QWidget):
             big = len(loaded.text) > HIGHLIGHT_LIMIT
             self.highlighter.setDocument(None if big else self.editor.document())
             self.editor.blockSignals(True)
-            self.editor.setLineWrapMode(wrap_mode(loaded.text))
             self.editor.setPlainText(loaded.text)
             self.editor.blockSignals(False)
             loaded.text = self.editor_text()     # what the editor made of it is the unedited state
@@ -469,7 +461,7 @@ class FilesView(QWidget):
     def _update_size(self) -> None:
         if self.loaded is None:
             self.size_line.setText("")
-            self.save_button.setEnabled(False)
+            self._set_savable(False)
             return
         chars = prompt_chars((BOM if self.loaded.bom else "") + self.editor_text())
         budget = self.budgets.get(self.loaded.path, 0)
@@ -485,7 +477,13 @@ class FilesView(QWidget):
         if self.loaded is not None and len(self.loaded.text) > HIGHLIGHT_LIMIT:
             mark += " · highlighting off for a file this large"
         self.size_line.setText(f"<span style='color:{colour}; font-weight:bold'>■</span> {text}{mark}")
-        self.save_button.setEnabled(self.dirty and self.loaded.read_only is None)
+        self._set_savable(self.dirty and self.loaded.read_only is None)
+
+    def _set_savable(self, savable: bool) -> None:
+        self.save_button.setEnabled(savable)
+        if savable != self._savable:
+            self._savable = savable
+            self.unsavedChanged.emit(savable)
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, *, overwrite_hash: str | None = None, on_saved: Callable[[], None] | None = None) -> None:
@@ -493,6 +491,10 @@ class FilesView(QWidget):
             return
         if self.loaded.read_only:
             self.status.emit(f"Not saved: {self.loaded.read_only}")
+            return
+        if not self.dirty and overwrite_hash is None:
+            # no change, no write: the same bytes with a new mtime would wake the assistant's watcher
+            self.status.emit(f"Nothing to save: {self.loaded.path} has no unsaved change")
             return
         ws, path, text, bom = self.ws, self.loaded.path, self.editor_text(), self.loaded.bom
         expected = overwrite_hash or self.loaded.hash
@@ -546,7 +548,6 @@ class FilesView(QWidget):
             break
         if choice == "reload":
             self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
-            self.editor.setLineWrapMode(wrap_mode(disk_text))
             self.editor.setPlainText(disk_text)
             self.loaded.text = self.editor_text()
             self._show_banner(False)

@@ -9,16 +9,16 @@ from dreamdesk.engine import clock
 from dreamdesk.engine.history import BadLine, History, HistoryEntry
 from dreamdesk.engine.prompt import select_pending
 
-from ..models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_TIME, NO_SESSION,
-                                    HistoryFilterProxy, HistoryModel)
+from ..models.history_model import COL_CONTENT, COL_STATUS, IN_PROMPT, NO_SESSION, HistoryFilterProxy, HistoryModel
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Qt,
                   QTableView, QTimer, QVBoxLayout, QWidget, Signal)
-from .common import detail_splitter, reset_filters, select_source_row, setup_table
+from ..widgets.table_fit import ColumnFit
+from ..widgets.follow import TailFollow
+from .common import detail_splitter, reset_filters, select_source_row, setup_table, type_to_search
 
 FILTER_DEBOUNCE_MS = 150
 ALL_SESSIONS = "All sessions"
 NO_SESSION_LABEL = "(no session key)"
-STATUS_MIN_WIDTH = 150
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -71,15 +71,9 @@ class HistoryView(QWidget):
         self.table = QTableView()
         setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(False)          # file order is the point; markers need it
-        fm = self.table.fontMetrics()
-        self.table.setColumnWidth(COL_CURSOR, fm.horizontalAdvance("0000000") + 16)
-        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 24)
-        self.table.setColumnWidth(COL_SESSION, fm.horizontalAdvance("telegram:000000") + 24)
-        self.table.setColumnWidth(COL_CONTENT, 480)
-        self._content_user_sized = False
-        self._sizing_content = False
-        self.table.horizontalHeader().sectionResized.connect(self._on_section_resized)
-        self.table.viewport().installEventFilter(self)
+        self.columns = ColumnFit(self.table, elastic=COL_CONTENT, samples={COL_STATUS: IN_PROMPT})
+        self.follow = TailFollow(self.table)
+        type_to_search(self.table, self.filter_edit)
 
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
@@ -113,10 +107,14 @@ class HistoryView(QWidget):
         if in_prompt is None:
             in_prompt = {e.cursor for e in select_pending(history.pending(dream_cursor))}
         selected = self.selected_item()
+        old = self.model.history.entries
+        place = self.follow.before() if self.model.rowCount() else None   # (a first read starts at the top)
         self.model.set_history(history, cursor, dream_cursor, in_prompt, home_zone)
         self._fill_sessions()
         if isinstance(selected, HistoryEntry):          # keep the selection across a reload
             self.select_cursor(selected.cursor, clear_filters=False)
+        if place is not None:
+            self.follow.after(place, self._appended_rows(old[-1].cursor if old else None))
         self._update_count()
 
     def select_cursor(self, cursor: int, clear_filters: bool = True) -> bool:
@@ -145,6 +143,14 @@ class HistoryView(QWidget):
         return self._session_keys[i] if 0 <= i < len(self._session_keys) else None
 
     # ---- internals -------------------------------------------------------------------------
+
+    def _appended_rows(self, last: int | None) -> int:
+        """The shown rows of entries after `last` (the end of the history shown before), when the
+        history grew at its end; 0 when it is another one (not one `last` is in)."""
+        if last is None or self.model.row_for_cursor(last) is None:
+            return 0
+        return sum(1 for row in self.model.entry_rows_after(last)
+                   if self.proxy.mapFromSource(self.model.index(row, 0)).isValid())
 
     def _fill_sessions(self) -> None:
         current = self.current_session()
@@ -193,26 +199,6 @@ class HistoryView(QWidget):
         item = self.item_at(index)
         if isinstance(item, HistoryEntry):
             self.entryActivated.emit(item.cursor)
-
-    def _on_section_resized(self, section: int, old: int, new: int) -> None:
-        if section == COL_CONTENT and not self._sizing_content:
-            self._content_user_sized = True
-
-    def _fit_content_column(self) -> None:
-        """Give Content the room left after the fixed columns and a readable Status column,
-        until the user resizes it by hand (Status, the last column, stretches into the rest)."""
-        if self._content_user_sized:
-            return
-        fixed = sum(self.table.columnWidth(c) for c in (COL_CURSOR, COL_TIME, COL_SESSION))
-        avail = self.table.viewport().width() - fixed - STATUS_MIN_WIDTH
-        self._sizing_content = True
-        self.table.setColumnWidth(COL_CONTENT, max(240, avail))
-        self._sizing_content = False
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_content_column()
-        return super().eventFilter(obj, event)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:

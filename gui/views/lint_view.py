@@ -1,22 +1,26 @@
 """The Lint tab: what engine/lint.py finds in the memory files, the selected finding in full,
 and a Fix button that applies its fix on the writer lane (engine/lint_fixes.py: archived,
-snapshotted, undoable from the Snapshots tab). The view renders and dispatches; the engine decides."""
+snapshotted, undoable from the Snapshots tab). A finding for review (a kind with no fix, or one
+measured under the precision bar: engine/lint_findings.action) has no Fix: it says what to check.
+The view renders and dispatches; the engine decides."""
 
 from __future__ import annotations
 
 import html
 
-from dreamdesk.engine.lint import Finding, counts, lint
+from dreamdesk.engine.lint import FIX, REVIEW, Finding, counts, lint
 from dreamdesk.engine.lint_fixes import fix_finding
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_LINES, LintModel
+from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
                   QWidget, Signal)
 from ..worker import Engine, Latest
+from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, read_latest, select_row_only, setup_table
 
-EMPTY = "No findings: no duplicates, past dates, misplaced or over-long entries."
+EMPTY = "No findings: no duplicates, look-alikes, past plans, misplaced or over-long entries."
+REVIEW_BUTTON = "Review: no one-click fix"
 
 
 class LintView(QWidget):
@@ -34,15 +38,13 @@ class LintView(QWidget):
         self.model = LintModel(self)
         self.table = QTableView()
         setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
-        fm = self.table.fontMetrics()
-        for col, sample in {COL_KIND: "near-duplicate", COL_FILE: "memory/MEMORY.md", COL_LINES: "000–000",
-                            COL_ENTRY: "- " + "m" * 26}.items():
-            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + 20)
+        self.columns = ColumnFit(self.table, elastic=COL_ENTRY, prose=(COL_REASON,),
+                                 samples={COL_KIND: "near-duplicate", COL_FILE: "memory/MEMORY.md"})
         self.summary = QLabel("Reading…")
         self.fix_button = QPushButton("Fix")
         self.fix_button.setEnabled(False)
         self.fix_button.setToolTip("Apply the selected finding's fix: what leaves USER.md / MEMORY.md is archived, "
-                                   "a snapshot is taken first, and Snapshots → Undo last restore takes it back")
+                                   "a snapshot is taken first, and Edit → Undo Last Restore (Ctrl+Alt+Z) takes it back")
         self.fix_button.clicked.connect(self.fix_selected)
         self.detail = QTextBrowser()
         self.detail.setPlaceholderText("Select a finding to see it in full.")
@@ -82,7 +84,7 @@ class LintView(QWidget):
 
     def fix_selected(self) -> None:
         finding, ws = self.selected(), self.ws
-        if finding is None or ws is None or finding.fix is None or self.fixing:
+        if finding is None or ws is None or finding.action != FIX or self.fixing:
             return
         self.fixing = True
         self._show_selected()
@@ -90,7 +92,7 @@ class LintView(QWidget):
         def done(result) -> None:
             self.fixing = False
             kept = f"; {len(result.archived)} archived" if result.archived else ""
-            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it in Snapshots → Undo last restore.")
+            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
             self.fixed.emit(result)
             self.refresh()
 
@@ -107,8 +109,10 @@ class LintView(QWidget):
         self.loaded = True
         self.model.set_findings(findings)
         tally = ", ".join(f"{n} {k}" for k, n in counts(findings).items() if n)
-        self.summary.setText(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: {tally}" if findings
-                             else EMPTY)
+        review = sum(f.action == REVIEW for f in findings)
+        to_review = f" ({review} for review, with no one-click fix)" if review else ""
+        self.summary.setText(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: {tally}{to_review}"
+                             if findings else EMPTY)
         row = self.model.row_for_id(keep.id) if keep is not None else None
         if findings:
             select_row_only(self.table, self.model.index(row if row is not None else 0, 0))
@@ -116,17 +120,23 @@ class LintView(QWidget):
 
     def _show_selected(self) -> None:
         f = self.selected()
-        self.fix_button.setEnabled(f is not None and f.fix is not None and not self.fixing)
-        self.fix_button.setText(f.fix_label if f is not None and f.fix is not None else "Fix")
+        self.fix_button.setEnabled(f is not None and f.action == FIX and not self.fixing)
+        self.fix_button.setText("Fix" if f is None else f.fix_label if f.action == FIX else REVIEW_BUTTON)
         self.detail.setHtml(_detail_html(f) if f is not None else "")
 
 
 def _detail_html(f: Finding) -> str:
     esc = html.escape
     parts = [f"<h3>{esc(f.kind)}</h3><p>{esc(f.reason)}</p>"]
+    roles = ("Kept: ", "Copy: ") if f.fix else ("Earlier: ", "This one: ")
     for i, p in enumerate(f.places):
-        role = ("Kept: " if i == 0 else "Copy: ") if len(f.places) > 1 else ""
+        role = roles[i] if len(f.places) > 1 else ""
         under = f" under <i>{esc(p.heading)}</i>" if p.heading else ""
         parts.append(f"<p><b>{role}{esc(p.file)}</b>, {esc(p.lines)}{under}</p><pre>{esc(p.text)}</pre>")
-    parts.append(f"<p><b>Fix:</b> {esc(f.fix_label)}</p>")
+    if f.action == FIX:
+        parts.append(f"<p><b>Fix:</b> {esc(f.fix_label)}</p>")
+    elif f.review_note:
+        parts.append(f"<p><b>Review:</b> {esc(f.review_note)}. If it is right, {esc(f.by_hand)}.</p>")
+    else:
+        parts.append(f"<p><b>Review:</b> {esc(f.fix_label)}</p>")
     return "".join(parts)

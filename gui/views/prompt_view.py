@@ -7,6 +7,8 @@ from dreamdesk.engine.prompt import PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, Pro
 
 from ..qt import (QColor, QFontDatabase, QHeaderView, QLabel, QPainter, QPalette, QPlainTextEdit,
                   QSizePolicy, QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from ..widgets.table_fit import RowsFit
+from .common import show_focus
 
 PART_COLOURS = ["#5b8def", "#3fa34d", "#9b59b6", "#e0a100", "#16a085", "#d35400", "#7f8c8d"]
 
@@ -62,6 +64,7 @@ class PromptView(QWidget):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.table.itemSelectionChanged.connect(self._show_selected)
+        show_focus(self.table)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -69,6 +72,7 @@ class PromptView(QWidget):
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.text)
         self.splitter.setStretchFactor(1, 1)
+        self.rows = RowsFit(self.splitter, self.table)     # every part in sight, the text the rest
         lay.addWidget(self.splitter, 1)
         self.preview: PromptPreview | None = None
 

@@ -22,12 +22,11 @@ from dreamdesk.engine.workspace import Workspace
 from ..models.archive_model import heading_label
 from ..models.base import blend, theme
 from ..models.history_model import preview
-from ..models.runs_model import (NUMERIC, COL_BATCH, COL_CREATED, COL_DURATION, COL_PRUNED, COL_REFUSED, COL_REMOVED,
-                                 COL_BY, COL_STARTED, COL_STATUS, COL_TOKENS, COL_TRIGGER, RunsModel, duration_label,
-                                 is_assistant, time_label)
+from ..models.runs_model import COL_ID, COL_STATUS, RunsModel, duration_label, is_assistant, time_label
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
+from ..widgets.table_fit import ColumnFit, RowsFit
 from .common import select_row_only, detail_splitter, empty_notice, read_latest, setup_table
 
 EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
@@ -454,13 +453,8 @@ class RunsView(QWidget):
         self.model = RunsModel(self)
         self.table = QTableView()
         setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
-        fm = self.table.fontMetrics()
-        for col, sample in {COL_STARTED: "0000-00-00 00:00:00", COL_BY: "Dreamdesk", COL_TRIGGER: "interval",
-                            COL_STATUS: "commit 00000000", COL_DURATION: "00 min 00 s", COL_TOKENS: "000,000",
-                            COL_BATCH: "cursor 0000→0000",
-                            COL_CREATED: "+ Created", COL_REMOVED: "− Removed", COL_REFUSED: "Refused",
-                            COL_PRUNED: "Pruned"}.items():
-            self.table.setColumnWidth(col, fm.horizontalAdvance(sample) + (32 if col in NUMERIC else 20))
+        # the run id (also above its detail) gives way; the statuses further down keep their width
+        self.columns = ColumnFit(self.table, elastic=COL_ID, least=0, samples={COL_STATUS: "wrote-nothing"})
 
         self.summary = QLabel()
         self.detail = QTextBrowser()
@@ -470,8 +464,7 @@ class RunsView(QWidget):
 
         self.empty = empty_notice(EMPTY_TEXT)
         self.splitter = detail_splitter("runsSplitter", self.table, self.detail, (1, 3), [200, 500])
-        self._splitter_moved = False
-        self.splitter.splitterMoved.connect(lambda *a: setattr(self, "_splitter_moved", True))
+        self.rows = RowsFit(self.splitter, self.table, share=0.5)
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
@@ -528,7 +521,6 @@ class RunsView(QWidget):
         self.loaded = True
         self.model.set_runs(runs)
         self._update_state()
-        self._fit_table()
         if self._wanted is not None and self.model.row_for_id(self._wanted) is None:
             self.status.emit(GONE_RUN.format(run=self._wanted))
             self._wanted = None
@@ -541,27 +533,6 @@ class RunsView(QWidget):
         # The reset cleared the current index, so this reloads the detail (its facts' status
         # may have changed since it was shown) and keeps its scroll position for the same run.
         select_row_only(self.table, self.model.index(row, 0))
-
-    def keep_splitter(self) -> None:
-        """Sizes the user chose (restored from settings): stop fitting the table to its rows."""
-        self._splitter_moved = True
-
-    def _fit_table(self) -> None:
-        """Give the table the height of its rows (3 to 10 of them) and the detail the rest, until
-        the user moves the splitter."""
-        if self._splitter_moved:
-            return
-        rows = min(max(self.model.rowCount(), 3), 10)
-        t = self.table
-        want = (t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize()
-                + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height())
-        total = sum(self.splitter.sizes()) or max(self.splitter.height(), 600)
-        want = min(want, total // 2)
-        self.splitter.setSizes([want, max(total - want, 100)])
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit_table()
 
     def _update_state(self) -> None:
         n = self.model.rowCount()
@@ -641,7 +612,7 @@ class RunsView(QWidget):
         if gone is None or ws is None or self.restoring:
             return
         text = (f"Put this entry back into {gone.path}?\n\n{gone.entry.text}\n\nA snapshot is taken first; "
-                "undo it from Snapshots → Undo last restore.")
+                "undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
         if not self.dialogs.confirm(self, "Restore an entry the assistant removed", text):
             self.status.emit("Restore cancelled; nothing was written")
             return
@@ -653,7 +624,7 @@ class RunsView(QWidget):
     def _restore_done(self, prune_id: str, path: str, result) -> None:
         self.restoring = False
         if result.files:
-            self.status.emit(f"Restored {prune_id} to {path} (undo from Snapshots → Undo last restore)")
+            self.status.emit(f"Restored {prune_id} to {path} (Ctrl+Alt+Z undoes it)")
             self.restored.emit(prune_id)
         else:
             self.status.emit("; ".join(result.warnings) or "Nothing was restored")

@@ -14,8 +14,8 @@ from dreamdesk.engine.scheduler import floor_confirmation_text
 from dreamdesk.engine.workspace import Workspace
 
 from .. import settings_store
-from ..qt import (QCheckBox, QDoubleSpinBox, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                  QMessageBox, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
+from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                  QLineEdit, QMessageBox, QObject, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS
 from ..worker import Engine
 from ..workspace_state import WorkspaceState
@@ -58,12 +58,29 @@ class HoursSpin(QDoubleSpinBox):
         return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
 
 
+class EnterApplies(QObject):
+    """Enter (or Return) in a field of the form presses Apply, as in a dialog (issue 25.12): what
+    is typed is taken first; a value Apply would refuse (its button is off then) applies nothing."""
+
+    def __init__(self, parent: QWidget, button: QPushButton):
+        super().__init__(parent)
+        self.button = button
+
+    def eventFilter(self, field, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            field.interpretText()
+            if self.button.isEnabled():
+                self.button.click()
+        return False
+
+
 class SettingsView(QWidget):
     changed = Signal()                    # config.json was written
     status = Signal(str)
     scheduleToggled = Signal(bool)
     watchToggled = Signal(bool)
     modelChanged = Signal()
+    pendingBudgets = Signal(dict)         # budgets typed, not applied (file -> chars): Charts' what-if line
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -152,6 +169,10 @@ class SettingsView(QWidget):
         self.apply_button = QPushButton("&Apply")           # Alt+A
         self.apply_button.setToolTip("Write every changed setting to config.json, in one write")
         self.apply_button.clicked.connect(self.apply)
+        self._enter_applies = EnterApplies(self, self.apply_button)
+        for field in self.fields.values():
+            if not isinstance(field, QCheckBox):
+                field.installEventFilter(self._enter_applies)
         self.revert_button = QPushButton("Re&vert")         # Alt+V
         self.revert_button.setToolTip("Put the form back to what config.json holds")
         self.revert_button.clicked.connect(self.revert)
@@ -310,6 +331,12 @@ class SettingsView(QWidget):
         self.revert_button.setEnabled(bool(n) and not self._applying)
         for rel, key in BUDGET_FILES:
             self._show_budget(rel, self.budget_spins[key].value())
+        self.pendingBudgets.emit(self.pending_budgets())
+
+    def pending_budgets(self) -> dict[str, int]:
+        """The budgets typed here and not applied yet, by file."""
+        changes = self.changes()
+        return {rel: changes[key] for rel, key in BUDGET_FILES if key in changes}
 
     def _mark(self, key: str, on: bool) -> None:
         """A changed field's label (or, for a pass, its box) in bold with a star."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamdesk.engine import clock
 from dreamdesk.engine.cursors import read_cursor
 from dreamdesk.engine.diffs import FileDiff
 from dreamdesk.engine.prepared_diff import PreparedDiff, prepare
@@ -27,14 +26,15 @@ from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
 from dreamdesk.engine.snapshots import Snapshot, SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.snapshots_model import (COL_KIND, COL_MESSAGE, COL_TIME, SnapshotsModel,
-                                      TimelineDelegate, badge_of, when)
+from ..models.snapshots_model import COL_FILES, COL_KIND, SnapshotsModel, TimelineDelegate, badge_of, when
 from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
+from ..operations.undo_restore import UndoAsks, preview, undo_question, when as when_iso
+from ..widgets.table_fit import ColumnFit, RowsFit
 from ..worker import Engine, Latest
-from .common import read_latest
+from .common import read_latest, show_focus
 
 DIFF_DEBOUNCE_MS = 120
 LIST_LIMIT = 5000
@@ -60,6 +60,7 @@ class DiffResult:
     prepared: PreparedDiff
     snap_cursor: int | None = None  # .dream_cursor in the snapshot (single selection only)
     work_cursor: int | None = None  # .dream_cursor now
+    made: bool = False              # what that one snapshot changed (from the one before it), not "since"
 
     @property
     def single(self) -> bool:
@@ -73,9 +74,13 @@ def list_snapshots(ws: Workspace) -> Listing:
     return Listing(True, store.list(limit=LIST_LIMIT))
 
 
-def compute_diff(ws: Workspace, shas: tuple[str, ...]) -> DiffResult:
-    """The diff the view shows (on the reader thread; tests may wrap it)."""
+def compute_diff(ws: Workspace, shas: tuple[str, ...], made: bool = False) -> DiffResult:
+    """The diff the view shows (on the reader thread; tests may wrap it). `made`: what the one
+    selected snapshot itself changed, as its row counts it, instead of what changed since."""
     store = SnapshotStore(ws)
+    if len(shas) == 1 and made:
+        diffs = store.changes_made(shas[0])
+        return DiffResult(shas, diffs, prepare(diffs), made=True)
     if len(shas) == 1:
         diffs = store.diff(shas[0])
         text = store.file_at(shas[0], "memory/.dream_cursor")
@@ -94,30 +99,10 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def _when(iso: str) -> str:
-    return clock.show_iso(iso)
 
 
-def _preview(lines: list[str], limit: int = 4) -> str:
-    out = []
-    for t in lines[:limit]:
-        t = t.rstrip("\n")
-        out.append("    " + (t if len(t) <= 90 else t[:89] + "…"))
-    if len(lines) > limit:
-        out.append(f"    … and {len(lines) - limit} more")
-    return "\n".join(out)
-
-
-class SnapshotDialogs:
-    """The questions the view asks; tests replace them."""
-
-    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, title, text, parent=parent)
-        yes = box.addButton(title.rstrip("?…"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        return box.clickedButton() is yes
+class SnapshotDialogs(UndoAsks):
+    """The questions the view asks (confirm and error as an undo asks them); tests replace them."""
 
     def move_cursor_back(self, parent: QWidget, text: str) -> bool | None:
         box = QMessageBox(QMessageBox.Icon.Question, "Move .dream_cursor back too?", text, parent=parent)
@@ -128,8 +113,6 @@ class SnapshotDialogs:
         clicked = box.clickedButton()
         return True if clicked is yes else False if clicked is no else None
 
-    def error(self, parent: QWidget, title: str, text: str) -> None:
-        QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent).exec()
 
 
 class SnapshotsView(QWidget):
@@ -174,10 +157,8 @@ class SnapshotsView(QWidget):
         hh.setStretchLastSection(True)
         hh.setHighlightSections(False)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        fm = self.table.fontMetrics()
-        self.table.setColumnWidth(COL_TIME, fm.horizontalAdvance("0000-00-00 00:00") + 20)
-        self.table.setColumnWidth(COL_KIND, fm.horizontalAdvance("nanobot revert") + 28)
-        self.table.setColumnWidth(COL_MESSAGE, fm.horizontalAdvance("dream: periodic memory consolidation") + 24)
+        self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
+        show_focus(self.table)
         self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -207,6 +188,19 @@ class SnapshotsView(QWidget):
         self.unified_button.setToolTip("One column: removed and added lines one under the other (Alt+U)")
         self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right (Alt+S)")
         self.mode_group.buttonClicked.connect(self._mode_clicked)
+        # which of two diffs of one snapshot is shown, said on the buttons and in the title (issue 25 item 10)
+        self.since_button = QToolButton()
+        self.since_button.setText("What changed since")
+        self.since_button.setToolTip("From this snapshot to the files now: what a restore of it would revert")
+        self.made_button = QToolButton()
+        self.made_button.setText("What this snapshot changed")
+        self.made_button.setToolTip("From the snapshot before it to this one: the changes its row counts")
+        self.which_group = QButtonGroup(self)
+        for b in (self.since_button, self.made_button):
+            b.setCheckable(True)
+            self.which_group.addButton(b)
+        self.since_button.setChecked(True)
+        self.which_group.buttonClicked.connect(lambda _b: self._schedule_diff())
 
         self.restore_button = QPushButton("Restore snapshot…")
         # button shortcuts act only while the button is visible: on this tab, never elsewhere
@@ -223,7 +217,7 @@ class SnapshotsView(QWidget):
         self.undo_button = QToolButton()
         self.undo_button.setText("Undo last restore")
         self.undo_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.undo_button.setShortcut("Ctrl+Alt+Z")
+        # (Ctrl+Alt+Z is the window's Edit → Undo Last Restore: it undoes from any tab)
         self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
                                     "(Ctrl+Alt+Z)")
         self.undo_button.clicked.connect(self.undo_last)
@@ -242,6 +236,9 @@ class SnapshotsView(QWidget):
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.unified_button)
         bar.addWidget(self.split_button)
+        bar.addSpacing(12)
+        bar.addWidget(self.since_button)
+        bar.addWidget(self.made_button)
         bar.addStretch(1)
         bar.addWidget(self.restore_button)
         bar.addWidget(self.file_button)
@@ -266,6 +263,7 @@ class SnapshotsView(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([190, 560])
+        self.rows = RowsFit(self.splitter, self.table)     # room for ten snapshots, the diff the rest
 
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("snapshotsEmpty")
@@ -328,7 +326,7 @@ class SnapshotsView(QWidget):
         self.recent = recent
         self.undo_menu.clear()
         for e in recent[:RECENT_IN_MENU]:
-            a = self.undo_menu.addAction(f"Undo {e.what}   ({_when(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
+            a = self.undo_menu.addAction(f"Undo {e.what}   ({when_iso(e.at)}: {', '.join(e.paths) or '.dream_cursor'})")
             a.triggered.connect(lambda _=False, rid=e.id: self.undo_entry(rid))
         if not recent:
             self.undo_menu.addAction("No restore to undo").setEnabled(False)
@@ -449,7 +447,8 @@ class SnapshotsView(QWidget):
         self.legend.setText("Computing the diff…")
         if self.shown is None or self.shown.shas != key:
             self.diff.set_message(PREPARING)    # another selection's diff would mislead; a refresh keeps it
-        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key),
+        made = self._made_shown(key)
+        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key, made),
                          lambda result: self._show_diff(result, token, ws),
                          lambda msg, tb: self._diff_failed(msg, token))
 
@@ -457,7 +456,12 @@ class SnapshotsView(QWidget):
         if not self._diff_token.current(token) or ws is not self.ws:
             return      # the user selected something else meanwhile
         self.shown = result
-        if result.single:
+        if result.made:
+            self.diff.set_prepared(result.prepared, restorable=False,
+                                   empty_text="This snapshot changed no memory file (only Dreamdesk's own records).")
+            legend = ("− lines it removed, + lines it added: the changes its row counts. To restore, switch to "
+                      "“What changed since”.")
+        elif result.single:
             cursor_note = ""
             if result.snap_cursor is not None and result.snap_cursor != result.work_cursor:
                 cursor_note = (f" memory/.dream_cursor is {result.snap_cursor} in the snapshot and "
@@ -493,7 +497,12 @@ class SnapshotsView(QWidget):
             return sha[:8]
         return f"{s.short} ({badge_of(s)}, {when(s)})"
 
+    def _made_shown(self, key: tuple[str, ...] | None) -> bool:
+        return key is not None and len(key) == 1 and self.made_button.isChecked()
+
     def _title_for(self, key: tuple[str, ...]) -> str:
+        if self._made_shown(key):
+            return f"What snapshot {self._describe(key[0])} changed, from the snapshot before it."
         if len(key) == 1:
             return f"Changes since snapshot {self._describe(key[0])} in the working files."
         return f"Changes from snapshot {self._describe(key[0])} to {self._describe(key[1])}."
@@ -503,24 +512,31 @@ class SnapshotsView(QWidget):
 
     # -- buttons ----------------------------------------------------------------------------------
     def _restorable_files(self) -> list[FileDiff]:
-        if self.shown is None or not self.shown.single:
+        if self.shown is None or not self.shown.single or self.shown.made:
             return []
         return [d for d in self.shown.diffs if d.old_exists]
 
     def _cursor_differs(self) -> bool:
         s = self.shown
-        return bool(s and s.single and s.snap_cursor is not None and s.snap_cursor != s.work_cursor)
+        return bool(s and s.single and not s.made and s.snap_cursor is not None and s.snap_cursor != s.work_cursor)
 
     def _current_shown(self) -> bool:
-        return self.shown is not None and self._selection_key() == self.shown.shas and not self._debounce.isActive()
+        key = self._selection_key()
+        return (self.shown is not None and key == self.shown.shas and self.shown.made == self._made_shown(key)
+                and not self._debounce.isActive())
 
     def _update_buttons(self) -> None:
         ready = not self.busy and self._current_shown()
         single = ready and self.shown is not None and self.shown.single
         self.restore_button.setEnabled(single and (bool(self._restorable_files()) or self._cursor_differs()))
         self.file_button.setEnabled(single and bool(self._restorable_files()))
+        one = len(self.selected_shas()) == 1
+        for b in (self.since_button, self.made_button):
+            b.setEnabled(one)             # two snapshots are compared: there is only one diff then
         if not (self.shown is not None and self.shown.single):
             tip = "Select one snapshot to restore it (two selected snapshots are only compared)"
+        elif self.shown.made:
+            tip = "Shown: what this snapshot changed. Switch to “What changed since” to restore it"
         elif not self._restorable_files() and not self._cursor_differs():
             tip = "The working files already match this snapshot"
         else:
@@ -528,7 +544,7 @@ class SnapshotsView(QWidget):
         self.restore_button.setToolTip(tip)
         last = self.recent[0] if self.recent else None
         self.undo_button.setEnabled(not self.busy and last is not None)
-        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {_when(last.at)}); asks first. "
+        self.undo_button.setToolTip(f"Undo the last restore ({last.what}, {when_iso(last.at)}); asks first. "
                                     "The arrow lists the recent ones (Ctrl+Alt+Z)"
                                     if last is not None else "No restore to undo yet")
 
@@ -629,9 +645,9 @@ class SnapshotsView(QWidget):
         text = (f"Restore hunk {n} of {path} from snapshot {self._describe(sha)}?\n\n"
                 f"Only these lines of {path} change (around line {first}); the rest of the file stays as it is.\n")
         if gone:
-            text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{_preview(gone)}\n"
+            text += f"\nRemoved ({_plural(len(gone), 'line')} written since the snapshot):\n{preview(gone)}\n"
         if back:
-            text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{_preview(back)}\n"
+            text += f"\nPut back ({_plural(len(back), 'line')} from the snapshot):\n{preview(back)}\n"
         text += "\n" + ("Entries this removes go to the archive. " if path in ARCHIVED_FILES else "") \
             + UNDO_NOTE
         if not self.dialogs.confirm(self, "Restore hunk?", text):
@@ -669,32 +685,13 @@ class SnapshotsView(QWidget):
     def _ask_undo(self, ws: Workspace, plan: UndoPlan, last: bool) -> None:
         if ws is not self.ws or self.busy:
             return
-        e = plan.entry
-        text = f"Undo {'the last restore' if last else 'the restore'} ({e.what}, {_when(e.at)})?\n\n"
-        back = [f.path for f in plan.files]
-        if back:
-            text += (f"These files it wrote go back to how they were just before it: {', '.join(back)}. "
-                     "No other file changes.\n")
-        else:
-            text += "Its files already are as they were before it.\n"
-        if plan.cursor is not None:
-            text += f"memory/.dream_cursor goes back from {plan.cursor[0]} to {plan.cursor[1]}.\n"
-        for w in plan.warnings:
-            text += w[0].upper() + w[1:] + ".\n"
-        title = "Undo last restore?" if last else "Undo restore?"
-        if plan.changed:
-            title = "Undo anyway?"
-            text += "\nChanged since that restore — undoing it drops these changes:\n"
-            for f in plan.changed:
-                text += f"  {f.path}:\n" + _preview(f.since, 8) + "\n"
-            if any(f.path in ARCHIVED_FILES for f in plan.changed):
-                text += "Entries dropped from USER.md or MEMORY.md go to the archive.\n"
-        text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
+        title, text = undo_question(plan, last)
         if not self.dialogs.confirm(self, title, text):
             self.status.emit("Undo cancelled; nothing was written")
             return
         accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
-        self._run_restore(f"undo of {e.what}", lambda ctx: undo_restore(ws, e.id, accept=accept), undo=True)
+        self._run_restore(f"undo of {plan.entry.what}", lambda ctx: undo_restore(ws, plan.entry.id, accept=accept),
+                          undo=True)
 
     def _run_restore(self, what: str, job, undo: bool = False) -> None:
         queued = self.engine.busy

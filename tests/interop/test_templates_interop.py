@@ -28,3 +28,11 @@ def test_the_current_soul_template_is_taken_from_the_legacy_one(nanobot):
     d = _templates_dir()
     legacy = (d / "legacy/SOUL.md").read_text(encoding="utf-8")
     assert nt.current_soul_from_legacy(legacy).strip() == (d / "SOUL.md").read_text(encoding="utf-8").strip()
+
+
+def test_every_template_line_digest_is_a_line_of_nanobots_own_template(nanobot):
+    """The Archive folds entries made of these lines away as onboarding placeholders."""
+    d = _templates_dir()
+    for name, digests in nt.LINE_DIGESTS.items():
+        lines = (d / name).read_text(encoding="utf-8").splitlines()
+        assert digests == {nt.line_digest(line) for line in lines if line.strip()}, name

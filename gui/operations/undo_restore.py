@@ -1,0 +1,155 @@
+"""Undo a restore, from wherever it was made (issue 25 item 9): Edit → Undo Last Restore and
+Ctrl+Alt+Z from any tab, the Snapshots tab's button and its menu of recent restores, and the
+Undo button of the Archive tab. Plan on the reader lane, ask (which files go back, what changed
+since that the undo would drop), then undo on the writer lane."""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from dreamdesk.engine import clock
+from dreamdesk.engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, undo_restore
+from dreamdesk.engine.rules import ARCHIVED_FILES
+from dreamdesk.engine.workspace import Workspace
+
+from ..worker import Engine
+
+
+class Asks(Protocol):
+    def confirm(self, parent, title: str, text: str) -> bool: ...
+    def error(self, parent, title: str, text: str) -> None: ...
+
+
+class UndoAsks:
+    """The questions an undo asks, as message boxes; tests replace them."""
+
+    def confirm(self, parent, title: str, text: str) -> bool:
+        from ..qt import QMessageBox
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, parent=parent)
+        yes = box.addButton(title.rstrip("?…"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is yes
+
+    def error(self, parent, title: str, text: str) -> None:
+        from ..qt import QMessageBox
+        QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent).exec()
+
+
+def when(iso: str) -> str:
+    return clock.show_iso(iso)
+
+
+def preview(lines: list[str], limit: int = 4) -> str:
+    """The first `limit` lines of a change, indented, long lines cut."""
+    out = []
+    for t in lines[:limit]:
+        t = t.rstrip("\n")
+        out.append("    " + (t if len(t) <= 90 else t[:89] + "…"))
+    if len(lines) > limit:
+        out.append(f"    … and {len(lines) - limit} more")
+    return "\n".join(out)
+
+
+def undo_question(plan: UndoPlan, last: bool) -> tuple[str, str]:
+    """The title and text the person answers before an undo writes anything."""
+    e = plan.entry
+    text = f"Undo {'the last restore' if last else 'the restore'} ({e.what}, {when(e.at)})?\n\n"
+    back = [f.path for f in plan.files]
+    if back:
+        text += (f"These files it wrote go back to how they were just before it: {', '.join(back)}. "
+                 "No other file changes.\n")
+    else:
+        text += "Its files already are as they were before it.\n"
+    if plan.cursor is not None:
+        text += f"memory/.dream_cursor goes back from {plan.cursor[0]} to {plan.cursor[1]}.\n"
+    for w in plan.warnings:
+        text += w[0].upper() + w[1:] + ".\n"
+    title = "Undo last restore?" if last else "Undo restore?"
+    if plan.changed:
+        title = "Undo anyway?"
+        text += "\nChanged since that restore — undoing it drops these changes:\n"
+        for f in plan.changed:
+            text += f"  {f.path}:\n" + preview(f.since, 8) + "\n"
+        if any(f.path in ARCHIVED_FILES for f in plan.changed):
+            text += "Entries dropped from USER.md or MEMORY.md go to the archive.\n"
+    text += "\nThe undo is itself a restore: the current files are snapshotted first, so it can be undone too."
+    return title, text
+
+
+def undone_note(result: RestoreResult) -> str:
+    note = "Undid the last restore: " + (", ".join(result.files) or "no files")
+    if result.cursor:
+        note += f"; .dream_cursor {result.cursor[0]} → {result.cursor[1]}"
+    return note + "".join(f" ({w})" for w in result.warnings)
+
+
+def undo_last_restore(engine: Engine, ws: Workspace, parent, asks: Asks, status: Callable[[str], None],
+                      done: Callable[[RestoreResult], None] | None = None) -> None:
+    """The newest restore that can still be undone (a no-op saying so when there is none)."""
+
+    def plan(ctx) -> UndoPlan | None:
+        recent = recent_restores(ws)
+        return plan_undo(ws, recent[0].id) if recent else None
+
+    def ask(p: UndoPlan | None) -> None:
+        if p is None:
+            status("No restore to undo in this workspace")
+        else:
+            run_undo(engine, ws, p, parent, asks, status, done, last=True)
+
+    engine.read("plan undo", plan, ask,
+                lambda msg, tb: asks.error(parent, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))
+
+
+def run_undo(engine: Engine, ws: Workspace, plan: UndoPlan, parent, asks: Asks, status: Callable[[str], None],
+             done: Callable[[RestoreResult], None] | None = None, last: bool = True,
+             together: list[str] | None = None) -> bool:
+    """Ask, then undo on the writer lane. `together`: the ids of restores made by one action
+    (an Archive restore of several entries), undone newest first after this one question (the
+    plan is the newest's). False when the person said no (nothing was written)."""
+    title, text = undo_question(plan, last)
+    ids = together or [plan.entry.id]
+    if len(ids) > 1:
+        text = (f"This undoes the {len(ids)} restores made together, newest first; each puts back only the "
+                f"files it wrote.\n\n{text}")
+    if not asks.confirm(parent, title, text):
+        status("Undo cancelled; nothing was written")
+        return False
+    accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
+
+    def job(ctx) -> RestoreResult:
+        # the newest as asked; each older one then finds its files as it left them
+        results = [undo_restore(ws, rid, accept=accept if rid == plan.entry.id else None) for rid in reversed(ids)]
+        return _merged(results)
+
+    def finished(result: RestoreResult) -> None:
+        status(undone_note(result))
+        if done is not None:
+            done(result)
+
+    def failed(message: str, tb: str) -> None:
+        status(f"Undo failed: {message}")
+        asks.error(parent, "Undo failed", f"The undo of {plan.entry.what} failed.\n\n{message}")
+
+    engine.write(f"undo of {plan.entry.what}", job, finished, failed)
+    return True
+
+
+def _merged(results: list[RestoreResult]) -> RestoreResult:
+    """One result for undos run together: every file any of them wrote, every warning."""
+    out = results[0]
+    for r in results[1:]:
+        out.files = sorted(set(out.files) | set(r.files))
+        out.warnings = out.warnings + r.warnings
+        out.cursor = out.cursor or r.cursor
+    return out
+
+
+def undo_together(engine: Engine, ws: Workspace, ids: list[str], parent, asks: Asks,
+                  status: Callable[[str], None], done: Callable[[RestoreResult], None] | None = None) -> None:
+    """Undo the restores one action made (ids oldest first), after one question."""
+    engine.read("plan undo", lambda ctx: plan_undo(ws, ids[-1]),
+                lambda p: run_undo(engine, ws, p, parent, asks, status, done, together=ids),
+                lambda msg, tb: asks.error(parent, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))
