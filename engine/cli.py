@@ -138,13 +138,15 @@ def _entry_json(e: HistoryEntry, dream: int, shown: bool, home) -> str:
 def _write_history_rows(listing: Listing, cur: int, dream: int, home, pending: bool) -> None:
     """One row per line of the file. The .dream_cursor marker sits after the last dreamed entry
     (at the top when none is): unreadable lines after an entry wait until the next entry says
-    which side of the marker they are on."""
+    which side of the marker they are on. The columns have fixed widths (the rows are written
+    as the file is read, before the longest session key is known): a longer value is elided."""
     write = sys.stdout.write
-    marker = f"{'':>6}  ──── .dream_cursor = {dream} ── entries below are pending ────\n"
+    num = max(6, len(str(cur)), len(str(dream)))      # the cursor column: .cursor is the highest
+    marker = f"{'':>{num}}  ──── .dream_cursor = {dream} ── entries below are pending ────\n"
     marked, held = pending, []
     for x, shown in listing:
         if type(x) is BadLine:
-            row = f"{'!':>6}  line {x.line}: {x.reason}\n"
+            row = f"{'!':>{num}}  line {x.line}: {x.reason}\n"
             if pending:
                 continue
             if marked:
@@ -157,17 +159,30 @@ def _write_history_rows(listing: Listing, cur: int, dream: int, home, pending: b
         if not marked and x.cursor > dream:
             write(marker)
             marked = True
-        write("".join(held) + _entry_row(x, dream, shown, home))
+        write("".join(held) + _entry_row(x, dream, shown, home, num))
         held = []
-    write(("" if marked else marker) + "".join(held) + f"{'':>6}  ──── .cursor = {cur} ────\n")
+    write(("" if marked else marker) + "".join(held) + f"{'':>{num}}  ──── .cursor = {cur} ────\n")
 
 
-def _entry_row(e: HistoryEntry, dream: int, shown: bool, home) -> str:
+TIME_WIDTH, SESSION_WIDTH, PREVIEW_WIDTH = 16, 20, 72
+
+
+def _column(text: str, width: int) -> str:
+    """`text` in exactly `width` characters: padded, or elided in the middle (a session key's
+    channel and its end are what tell two apart)."""
+    if len(text) <= width:
+        return text.ljust(width)
+    head = width // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _entry_row(e: HistoryEntry, dream: int, shown: bool, home, num: int) -> str:
     preview = " ".join(e.content.split())
-    if len(preview) > 72:
-        preview = preview[:71] + "…"
+    if len(preview) > PREVIEW_WIDTH:
+        preview = preview[:PREVIEW_WIDTH - 1] + "…"
     status = "dreamed" if e.cursor <= dream else "pending+prompt" if shown else "pending"
-    return f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  {(e.session_key or '-'):<16}  {status:<14}  {preview}\n"
+    when = _column(clock.show_history(e.timestamp, home), TIME_WIDTH)
+    return f"{e.cursor:>{num}}  {when}  {_column(e.session_key or '-', SESSION_WIDTH)}  {status:<14}  {preview}\n"
 
 
 def cmd_prompt(args) -> int:
@@ -809,7 +824,7 @@ def cmd_runs(args) -> int:
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
-    from .dream_runs import every_run, token_totals, tokens_by_day
+    from .dream_runs import cursor_move, every_run, token_totals, tokens_by_day
     every, problems, side = every_run(ws)
     if args.json:     # (the usage store as the listing read it: one read of it)
         _dump({"tokens": token_totals(tokens_by_day(ws, usage=side.usage)[0]), "runs": [r if r["writer"] == "assistant" else
@@ -826,8 +841,7 @@ def cmd_runs(args) -> int:
         print("No Dream runs recorded yet.")
     for r in every:
         if r["writer"] == "assistant":
-            cur = r["cursor"]
-            moved = f"cursor {cur['before']}→{cur['after']}" if cur["before"] != cur["after"] else ""
+            moved = cursor_move(r["cursor"]["before"], r["cursor"]["after"]) or ""
             tok = f"{r['tokens']['total']:,} tokens  " if r.get("tokens") else ""
             print(f"{r['id'][:8]}  {clock.show_iso(r.get('started'))}  assistant {r['kind']:<8} "
                   f"+{r['created_count']} -{r['removed_count']}  {moved}  {tok}{r['subject']}")
@@ -992,14 +1006,17 @@ class _Version(argparse.Action):
 
 
 # the console script (gui/launcher.py) starts the desktop app for these two; the rest is this CLI
-USAGE = "dreamdesk [open PATH]\n       dreamdesk COMMAND PATH [options]\n       dreamdesk --version"
+USAGE = ("dreamdesk [open PATH] [--new-window]\n       dreamdesk COMMAND PATH [options]\n"
+         "       dreamdesk --version")
 DESCRIPTION = """See, audit and repair what your assistant remembers.
 
 the desktop app:
   dreamdesk             open the window on the last workspace (a private copy of the
                         demo on a first start)
   dreamdesk open PATH   open the window on PATH: an assistant's home folder or its
-                        workspace folder"""
+                        workspace folder
+  While Dreamdesk runs, these bring its window to the front (opening PATH there)
+  and end; with --new-window it opens a new window instead."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1137,33 +1154,47 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _asks_json(argv: list[str]) -> bool:
+    """--json among the options (before a `--`): known even when the parser refused the rest."""
+    return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)
+
+
+def _failed(words: str, code: int, as_json: bool, prefix: str = "dreamdesk: ") -> int:
+    """An error: one line on stderr, and with --json also {"error": words} on stdout (a script
+    reading stdout gets JSON whatever happened); the exit code says which kind it was."""
+    words = redact.scrub(words)
+    print(prefix + words, file=sys.stderr)
+    if as_json:
+        _dump({"error": words})
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:   # text that is not encodable (an unpaired surrogate) is shown escaped, never a crash
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):
             pass
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _asks_json(argv)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        as_json = bool(getattr(args, "json", as_json))
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_BAD_INPUT
         return args.func(args)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _failed(str(exc), EXIT_BAD_INPUT, as_json, prefix="")
     except (ConflictError, LockHeld) as exc:
-        print(f"dreamdesk: {redact.scrub(str(exc))}", file=sys.stderr)
-        return EXIT_FAILED
+        return _failed(str(exc), EXIT_FAILED, as_json)
     except WorkspaceError as exc:
-        print(f"dreamdesk: {redact.scrub(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _failed(str(exc), EXIT_BAD_INPUT, as_json)
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:
-        print(f"dreamdesk: {redact.scrub(describe_os_error(exc))}", file=sys.stderr)
-        return EXIT_FAILED
+        return _failed(describe_os_error(exc), EXIT_FAILED, as_json)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -89,6 +89,14 @@ def every_run(ws: Workspace) -> tuple[list[dict], list[Problem], AssistantSide]:
     return every, problems, side
 
 
+def cursor_move(before: int | None, after: int | None) -> str | None:
+    """An assistant's run's .dream_cursor move as the Dream runs table and `dreamdesk runs` say
+    it: "cursor —→6" when there was no cursor file before; None when it did not move."""
+    if before == after:
+        return None
+    return f"cursor {'—' if before is None else before}→{'—' if after is None else after}"
+
+
 def _instant(iso_time) -> float:
     t = clock.from_iso(iso_time)
     return t.timestamp() if t is not None else 0.0

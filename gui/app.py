@@ -101,3 +101,7 @@ def _start(app: QApplication, win, target: str | None) -> None:
         win.open_demo()
     else:
         win.open_workspace(target)
+    from . import smoke
+    if not smoke.requested():     # (a smoke start checks itself: it never takes another start's request)
+        from . import instance_server
+        instance_server.start(app, win)

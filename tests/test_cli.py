@@ -272,3 +272,118 @@ def test_config_forget_and_reapply_usage(capsys, ws):
     (ws / "config.json").write_text("{oops")
     code, out, err = run(capsys, "config", "reapply", str(ws))
     assert code == 2 and "will not rewrite" in err and (ws / "config.json").read_text() == "{oops"
+
+
+# -- issue 25 item 13 ------------------------------------------------------------------------
+# each command that takes --json, with an argument value it refuses (WS: a workspace, EMPTY: a
+# folder that is no workspace); the first argument after the command is where the folder goes
+JSON_COMMANDS = {
+    "status": ["status", "WS", "extra"],
+    "history": ["history", "WS", "extra"],
+    "prompt": ["prompt", "WS", "extra"],
+    "config": ["config", "set", "WS", "intervalH", "soon"],
+    "snapshots": ["snapshots", "WS", "extra"],
+    "diff": ["diff", "WS", "deadbeef"],
+    "restore": ["restore", "WS", "HEAD", "--hunk", "USER.md:x"],
+    "archive": ["archive", "WS", "--since", "garbage"],
+    "pin": ["pin", "WS", "USER.md", "--line", "0"],
+    "unpin": ["unpin", "WS", "USER.md", "--line", "0"],
+    "pins": ["pins", "WS", "extra"],
+    "prompts": ["prompts", "WS", "--reset", "no-such-pass"],
+    "scope": ["scope", "WS", "--close", "NOPE.md"],
+    "dream": ["dream", "WS", "--max-tokens", "lots"],
+    "lint": ["lint", "WS", "extra"],
+    "ceiling": ["ceiling", "WS", "--tokens", "-5"],
+    "model": ["model", "WS", "--timeout", "soon"],
+    "runs": ["runs", "WS", "show", "r-19990101-000000"],
+    "compact": ["compact", "WS", "--timeout", "soon"],
+    "usage": ["usage", "WS", "extra"],
+    "schedule": ["schedule", "WS", "extra"],
+    "install-desktop": ["install-desktop", "--bogus"],
+}
+
+
+def _json_commands():
+    import argparse
+    from dreamdesk.engine.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {n for n, p in sub.choices.items() if any("--json" in a.option_strings for a in p._actions)}
+
+
+def test_every_json_command_has_its_error_case():
+    assert set(JSON_COMMANDS) == _json_commands()
+
+
+def _json_error(capsys, argv):
+    """Run argv with and without --json: the JSON run prints {"error": …} (only that) on stdout,
+    the same words as the plain run's stderr line, with the same exit code."""
+    plain_code, plain_out, plain_err = run(capsys, *argv)
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == plain_code != 0, (plain_err, err)
+    assert json.loads(out) == {"error": json.loads(out)["error"]}
+    words = json.loads(out)["error"]
+    assert words and plain_err.rstrip("\n").endswith(words) and err == plain_err
+    assert not plain_out.lstrip().startswith("{")
+    return code, words
+
+
+@pytest.mark.parametrize("name", JSON_COMMANDS)
+def test_json_error_on_a_bad_argument_value(capsys, ws, name):
+    code, _ = _json_error(capsys, [str(ws) if a == "WS" else a for a in JSON_COMMANDS[name]])
+    assert code == 2
+
+
+NEEDS_MORE = {"diff": ["HEAD"], "restore": ["HEAD"], "pin": ["USER.md", "x"], "unpin": ["USER.md", "x"]}
+
+
+@pytest.mark.parametrize("name", sorted(set(JSON_COMMANDS) - {"install-desktop"}))
+def test_json_error_on_a_folder_that_is_no_workspace(capsys, tmp_path, name):
+    empty = tmp_path / "plain folder"
+    empty.mkdir()
+    code, words = _json_error(capsys, [name, str(empty)] + NEEDS_MORE.get(name, []))
+    assert code == 2 and "does not look like an assistant workspace" in words
+
+
+def test_json_error_keeps_the_exit_code_of_a_failed_action(capsys, ws, monkeypatch):
+    from dreamdesk.engine import cli
+
+    def refused(path):
+        raise PermissionError(13, "Permission denied", str(ws / "memory"))
+    monkeypatch.setattr(cli, "_open", refused)
+    code, words = _json_error(capsys, ["status", str(ws)])
+    assert code == 1 and "ermission denied" in words
+
+
+def test_json_error_without_a_command(capsys):
+    code, out, err = run(capsys, "--json")
+    assert code == 2 and "unrecognized arguments" in json.loads(out)["error"]
+
+
+def test_runs_says_a_first_cursor_as_the_gui_does(capsys, tmp_path):
+    """An assistant's commit that wrote .dream_cursor for the first time moved it from no file:
+    "cursor —→6", as the Dream runs tab says it, never "None→6"."""
+    from nanobot_repo import build_nanobot_repo, git
+    ws = tmp_path / "workspace"
+    build_nanobot_repo(ws)
+    (ws / "memory" / ".dream_cursor").write_text("6")
+    (ws / "USER.md").write_text((ws / "USER.md").read_text() + "- Likes tea.\n")
+    git(ws, "add", "-f", "--", "USER.md", "memory/.dream_cursor")
+    git(ws, "commit", "--quiet", "--no-verify", "-m", "dream: periodic memory consolidation")
+    code, out, err = run(capsys, "runs", str(ws))
+    newest = out.splitlines()[0]
+    assert code == 0 and "cursor —→6" in newest and "None" not in out
+
+
+def test_history_columns_line_up_with_long_session_keys(capsys, make_workspace):
+    keys = [None, "cli:direct", "telegram:8123456789", "discord:112233445566778899001122", "x" * 60]
+    hist = "".join(entry(c, f"fact {c}", k) + "\n" for c, k in enumerate(keys, 1))
+    ws = make_workspace({"USER.md": "u", "memory/history.jsonl": hist + entry(6, "odd", "s") .replace(
+        "2026-11-01 10:00", "sometime in the long afternoon") + "\n",
+        "memory/.cursor": "6", "memory/.dream_cursor": "2"})
+    code, out, _ = run(capsys, "history", str(ws))
+    rows = [line for line in out.splitlines() if "fact" in line or "odd" in line]
+    assert code == 0 and len(rows) == 6
+    status_at = {line.index("dreamed") if "dreamed" in line else line.index("pending") for line in rows}
+    assert len(status_at) == 1, "\n".join(rows)               # every status starts in the same column
+    assert "discord:11…899001122 " in out          # elided in the middle: the channel and the end kept
+    assert "x" * 60 not in out and "sometime in the long afternoon" not in out

@@ -5,6 +5,7 @@ import json
 import os
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -570,31 +571,119 @@ def test_nothing_to_process(ws, llm_server):
     assert res.status == "nothing" and "idleCompactAfterMinutes" in res.outcome and not srv.requests
 
 
+# the retention's fixed clock: runs made OLD (40 days before NOW) are past the 30-day window
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+OLD = NOW - timedelta(days=40)
+
+
+def old_run(ws, srv, when=OLD):
+    return run_dream(ws, client(srv), only_consolidation(), now=lambda: when)
+
+
 def test_retention_prunes_old_records(ws, llm_server):
-    from datetime import datetime, timedelta
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]}),
                            ("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
-    old = datetime.now().astimezone() - timedelta(days=40)
-    res = run_dream(ws, client(srv), only_consolidation(), now=lambda: old)
-    pruned = records.prune(ws, datetime.now().astimezone())
+    res = old_run(ws, srv)
+    pruned = records.prune(ws, NOW)
     assert pruned == [res.run_id]
     rec = records.load_run(ws, res.run_id)
-    assert rec.pruned_at and rec.removed == [] and rec.user_md is None
+    assert rec.pruned_at == NOW.isoformat(timespec="seconds") and rec.removed == [] and rec.user_md is None
     assert [c["text"] for c in rec.created] == ["- Likes tea"] and rec.removed_count == 1
+    assert records.prune(ws, NOW + timedelta(days=1)) == []                     # once is enough
 
 
-def test_retention_keeps_a_record_whose_facts_are_all_gone(ws, llm_server):
-    """A run that only removed things still happened: after 30 days its record is slimmed to its
-    counts, never deleted."""
-    from datetime import datetime, timedelta
+def test_retention_deletes_a_run_with_nothing_left(ws, llm_server):
+    """Honcho's rule (seed-honcho-dreaming.txt, "Retention and deletion"): past the 30 days a run
+    keeps only the facts it created that still exist, and a run with nothing left is deleted. A
+    run that only removed things created nothing: nothing of it is left. What it removed stays
+    in the archive, restorable."""
+    from dreamdesk.engine.prunes import restore_prune
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
-    old = datetime.now().astimezone() - timedelta(days=40)
-    res = run_dream(ws, client(srv), only_consolidation(), now=lambda: old)
-    assert records.prune(ws, datetime.now().astimezone()) == [res.run_id]
+    res = old_run(ws, srv)
+    path = ws.dreams_dir / f"{res.run_id}.json"
+    assert path.exists()
+    assert records.prune(ws, NOW) == [res.run_id]
+    assert not path.exists() and records.list_runs(ws)[0] == []
+    (gone,) = read_archive(ws).records
+    assert gone.text == "- Lives in Porto" and gone.run == res.run_id          # the archive keeps it
+    assert restore_prune(ws, gone.id).files == ["USER.md"]
+    assert "- Lives in Porto" in (ws.root / "USER.md").read_text()
+
+
+def test_retention_deletes_a_run_whose_facts_were_all_removed_since(ws, llm_server):
+    """The facts a run created, all gone from their files (edited away, or removed by a later
+    run): nothing is left of it. One fact of two gone: the record keeps the other."""
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]}),
+                           ("add_fact", {"path": "USER.md", "text": "Likes rain", "section": "Preferences", "sources": [1]})),
+                      turn(content="ok")])
+    res = old_run(ws, srv)
+    user = ws.root / "USER.md"
+    user.write_text(user.read_text().replace("- Likes tea\n", ""))
+    assert records.prune(ws, NOW) == [res.run_id]
     rec = records.load_run(ws, res.run_id)
-    assert rec.pruned_at and rec.created == [] and rec.removed == [] and rec.removed_count == 1
-    assert rec.status == res.status and rec.writes and "Lives in Porto" not in json.dumps(record_json(rec))
-    assert records.prune(ws, datetime.now().astimezone()) == []                 # once is enough
+    assert [c["text"] for c in rec.created] == ["- Likes rain"] and rec.created_count == 2
+    first_pruned = rec.pruned_at
+    assert records.prune(ws, NOW + timedelta(days=1)) == []                     # nothing changed: no write
+    user.write_text(user.read_text().replace("- Likes rain\n", ""))
+    assert records.prune(ws, NOW + timedelta(days=2)) == [res.run_id]           # what it kept is gone since
+    assert not (ws.dreams_dir / f"{res.run_id}.json").exists()
+    assert first_pruned == NOW.isoformat(timespec="seconds")
+
+
+def test_retention_keeps_a_run_inside_the_window_and_one_whose_file_cannot_be_read(ws, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    edge = old_run(ws, srv, when=NOW - timedelta(days=30))                     # exactly 30 days: kept
+    assert records.prune(ws, NOW) == []
+    assert records.load_run(ws, edge.run_id).removed                            # whole, not slimmed
+    assert records.prune(ws, NOW + timedelta(seconds=1)) == [edge.run_id]       # a second past it: deleted
+    (ws.root / "memory/history.jsonl").write_text(hist("a", "b", "c", "- [durable] Likes tea"))
+    (ws.root / "memory/.cursor").write_text("4")
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [4]})),
+                      turn(content="ok")])
+    res = old_run(ws, srv)
+    user = ws.root / "USER.md"
+    user.rename(ws.root / "USER.bak")
+    user.mkdir()                                   # a folder where the file was: not known to be gone
+    try:
+        assert records.prune(ws, NOW) == [] and records.load_run(ws, res.run_id).created
+    finally:
+        user.rmdir()
+        (ws.root / "USER.bak").rename(user)
+
+
+def test_retention_runs_at_the_end_of_a_run_under_the_job_lock_never_on_a_read(ws, llm_server, capsys, monkeypatch):
+    from dreamdesk.engine.files import lock_is_held
+    from dreamdesk.engine.state import lock_path
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    res = old_run(ws, srv)
+    before = tree_state(ws.root)
+    for argv in (["runs", str(ws.root)], ["runs", str(ws.root), "--json"], ["status", str(ws.root)],
+                 ["runs", str(ws.root), "show", res.run_id], ["schedule", str(ws.root)]):
+        assert main(argv) == 0
+    Workspace.open(ws.root).history()
+    assert tree_state(ws.root) == before                                        # reads delete nothing
+    held = []
+    real = records.prune
+    monkeypatch.setattr(records, "prune", lambda w, now: held.append(lock_is_held(lock_path(w.root, "job")))
+                        or real(w, now))
+    (ws.root / "memory/history.jsonl").write_text(hist("a", "b", "c", "- [durable] Likes rain"))
+    (ws.root / "memory/.cursor").write_text("4")
+    later = run_dream(ws, client(llm_server([turn(content="nothing to do")])), only_consolidation(), now=lambda: NOW)
+    assert later.run_id and held == [True]
+    assert [r.id for r in records.list_runs(ws)[0]] == [later.run_id]           # the old run is gone
+
+
+def test_applying_a_dry_run_prunes_too(ws, llm_server):
+    srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
+    old = old_run(ws, srv)
+    (ws.root / "memory/history.jsonl").write_text(hist("a", "b", "c", "- [durable] Likes rain"))
+    (ws.root / "memory/.cursor").write_text("4")
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes rain", "section": "Preferences",
+                                         "sources": [4]})), turn(content="ok")])
+    res = run_dream(ws, client(srv), only_consolidation(dry_run=True), now=lambda: NOW)
+    assert (ws.dreams_dir / f"{old.run_id}.json").exists()                       # a dry run writes nothing
+    apply_preview(ws, res.preview, now=lambda: NOW)
+    assert old.run_id not in [r.id for r in records.list_runs(ws)[0]]
 
 
 def test_deleting_archive_entry_scrubs_records(ws, llm_server):

@@ -622,26 +622,50 @@ def test_a_pruned_run_is_marked(qtbot, engine, ws, runs):
     bare = dict(runs[-1], id="r-20200101-000000", started="2020-01-01T00:00:00+00:00", created=[], removed=[])
     records.save_record(ws, bare)                   # a run none of whose facts is left
     assert records.prune(ws, later)
+    assert not (ws.dreams_dir / "r-20200101-000000.json").exists()      # deleted, as Honcho does
     view = RunsView(engine)
     qtbot.addWidget(view)
     view.set_workspace(ws)
     qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
     pruned, _ = records.list_runs(ws)
-    assert pruned and all(r.pruned_at for r in pruned)
+    assert pruned and all(r.pruned_at and r.created for r in pruned)
     assert all(view.model.cell_text(r, COL_PRUNED) == "pruned" for r in range(view.model.rowCount()))
     assert "Pruned" in view.detail.toPlainText() and "30-day" in view.detail.toPlainText()
-    # a run with nothing left is kept, counts only: the deliberate difference from Honcho is said
-    for r in pruned:
-        assert view.select_run(r.id)
-        qtbot.waitUntil(lambda: view.shown is not None and view.shown.get("id") == r.id, timeout=5000)
-        said = "Honcho deletes such a run; Dreamdesk keeps it" in view.detail.toPlainText()
-        assert said == (not r.created), r.id
-    assert any(not r.created for r in pruned) and any(r.created for r in pruned)
+    assert "Nothing it created is left" not in view.detail.toPlainText()
+
+
+def test_a_record_pruned_before_with_nothing_left_says_the_next_run_deletes_it(qtbot, engine, ws, runs):
+    """A record an earlier Dreamdesk slimmed to its counts (it kept such runs) is shown until the
+    next run's retention deletes it, and says so."""
+    stale = dict(runs[-1], id="r-20200101-000000", started="2020-01-01T00:00:00+00:00", created=[], removed=[],
+                 user_md=None, created_count=3, removed_count=1, pruned_at="2020-02-01T00:00:00+00:00")
+    records.save_record(ws, stale)
+    view = RunsView(engine)
+    qtbot.addWidget(view)
     view.resize(1200, 700)
     view.show()
-    assert view.select_run(next(r.id for r in pruned if not r.created))
-    qtbot.wait(50)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.model.row_for_id(stale["id"]) is not None, timeout=5000)
+    assert view.select_run(stale["id"])
+    qtbot.waitUntil(lambda: view.shown is not None and view.shown.get("id") == stale["id"], timeout=5000)
+    text = view.detail.toPlainText()
+    assert "Nothing it created is left in the files" in text and "the next Dream run deletes this record" in text
+    assert "Dreamdesk keeps it" not in text
     grab(view, "runs-pruned-bare.png")
+
+
+def test_a_link_to_a_deleted_run_says_where_it_went(qtbot, engine, ws, runs):
+    """The Archive names the run that removed an entry; once that run's record is deleted by the
+    retention, following the link says so instead of showing another run."""
+    view = RunsView(engine)
+    qtbot.addWidget(view)
+    view.set_workspace(ws)
+    qtbot.waitUntil(lambda: view.shown is not None, timeout=5000)
+    shown = view.shown.get("id")
+    with qtbot.waitSignal(view.status, timeout=5000) as said:
+        assert not view.select_run("r-20200101-000000")
+    assert said.args[0] == "No record of run r-20200101-000000 here: a run past 30 days with nothing left is deleted"
+    assert view.selected_run()["id"] == shown                   # the run shown before stays shown
 
 
 def test_empty_state_without_runs(qtbot, engine, make_workspace):

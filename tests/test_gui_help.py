@@ -28,7 +28,10 @@ def test_help_says_what_no_arguments_and_open_do_and_lists_the_commands():
     proc = _dreamdesk("--help")
     assert proc.returncode == 0 and proc.stderr == ""
     out = " ".join(proc.stdout.split())          # as read, whatever the terminal's width
-    assert out.startswith("usage: dreamdesk [open PATH] dreamdesk COMMAND PATH [options] dreamdesk --version")
+    assert out.startswith("usage: dreamdesk [open PATH] [--new-window] dreamdesk COMMAND PATH [options] "
+                          "dreamdesk --version")
+    assert ("While Dreamdesk runs, these bring its window to the front (opening PATH there) and end; with "
+            "--new-window it opens a new window instead." in out)
     assert ("dreamdesk open the window on the last workspace (a private copy of the demo on a first start)"
             in out)
     assert "dreamdesk open PATH open the window on PATH: an assistant's home folder or its workspace folder" in out

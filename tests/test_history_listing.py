@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dreamdesk.engine import clock, redact
-from dreamdesk.engine.cli import main
+from dreamdesk.engine.cli import _column, main
 from dreamdesk.engine.history import read_history
 from dreamdesk.engine.json_stream import encode, write_object
 from dreamdesk.engine.prompt import in_prompt_cursors
@@ -22,7 +22,8 @@ SECRET = "sk-live-0123456789abcdef"
 
 
 def before(root, as_json: bool, pending: bool) -> str:
-    """What `dreamdesk history` printed before streaming (engine/cli.py at main, 474f293)."""
+    """What `dreamdesk history` printed before streaming (engine/cli.py at main, 474f293), in the
+    fixed-width columns of issue 25 item 13."""
     ws = Workspace.open(root)
     hist = read_history(ws.history_path)
     cur, dream, cprobs = ws.cursors()
@@ -40,22 +41,23 @@ def before(root, as_json: bool, pending: bool) -> str:
             "problems": [p.to_json() for p in hist.problems + cprobs],
         }, indent=2, ensure_ascii=False)) + "\n"
     rows = []
+    num = max(6, len(str(cur)), len(str(dream)))      # the columns as issue 25 item 13 fixed them
     for e in entries:
         preview = " ".join(e.content.split())
         if len(preview) > 72:
             preview = preview[:71] + "…"
         status = "dreamed" if e.cursor <= dream else "pending+prompt" if e.cursor in in_prompt else "pending"
-        rows.append((e.line, f"{e.cursor:>6}  {clock.show_history(e.timestamp, home):<16}  "
-                             f"{(e.session_key or '-'):<16}  {status:<14}  {preview}"))
+        rows.append((e.line, f"{e.cursor:>{num}}  {_column(clock.show_history(e.timestamp, home), 16)}  "
+                             f"{_column(e.session_key or '-', 20)}  {status:<14}  {preview}"))
     if not pending:
-        rows += [(b.line, f"{'!':>6}  line {b.line}: {b.reason}") for b in hist.bad_lines]
+        rows += [(b.line, f"{'!':>{num}}  line {b.line}: {b.reason}") for b in hist.bad_lines]
     rows.sort(key=lambda r: r[0])
     out = [text for _, text in rows]
     if not pending:
         dreamed = [e.line for e in entries if e.cursor <= dream]
         at = 1 + max(i for i, r in enumerate(rows) if r[0] <= dreamed[-1]) if dreamed else 0
-        out.insert(at, f"{'':>6}  ──── .dream_cursor = {dream} ── entries below are pending ────")
-    out.append(f"{'':>6}  ──── .cursor = {cur} ────")
+        out.insert(at, f"{'':>{num}}  ──── .dream_cursor = {dream} ── entries below are pending ────")
+    out.append(f"{'':>{num}}  ──── .cursor = {cur} ────")
     return "\n".join(out) + "\n"
 
 

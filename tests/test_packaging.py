@@ -109,3 +109,15 @@ def test_the_floors_ci_installs_are_the_lowest_versions_pyproject_allows():
         pinned = floors[req.name.lower()]
         assert pinned in req.specifier and pinned.release[:len(lowest.release)] == lowest.release, (req, pinned)
         assert pinned.release[len(lowest.release):] in ((), (0,), (0, 0)) or req.name == "setuptools", (req, pinned)
+
+
+def test_the_readme_installs_into_a_virtual_environment():
+    """The README's first command block makes and activates a virtual environment before its
+    pip install: a system Python under PEP 668 (Debian's) refuses `pip install` outside one
+    (issue 25 item 15). Run by hand: these lines, then `python3 -m pytest`, in a fresh clone."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    blocks = [b for b in section.split("\n\n") if b.startswith("    ")]
+    install = [line.strip() for line in blocks[0].splitlines()]
+    assert install == ["python3 -m venv .venv && . .venv/bin/activate", "pip install -e '.[test]' && dreamdesk"]
+    assert "QT_QPA_PLATFORM=offscreen python3 -m pytest" in blocks[1]

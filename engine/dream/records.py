@@ -1,5 +1,6 @@
 """Run records in memory/dreams/<run id>.json: what each Dream run changed, with provenance,
-fact status across runs, 30-day retention, and scrubbing of deleted archive text."""
+fact status across runs, 30-day retention (a run with nothing left is deleted, as Honcho does),
+and scrubbing of deleted archive text."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from typing import Any
 
 from ..archive import read_archive
 from ..assistant_repo import hide_own_files
+from ..clock import from_iso
 from ..entries import contains_entry, split_entries
 from ..files import FileLock, atomic_write_text, read_bytes
 from ..problems import Problem, WorkspaceError
+from ..read_only import ReadOnlyKind
 from ..workspace import Workspace
 from ..state import lock_path
 from ..stat_memo import MemoShelf
@@ -163,26 +166,35 @@ def counted_refusals(refused: list[dict]) -> list[dict]:
     return size_refusals(refused) + pin_refusals(refused) + closed
 
 
+class InFiles:
+    """Whether a fact's text is in its file now: an entry, or (a fact recorded as one line before
+    nested items joined their parent) consecutive lines of one. Each file is read once."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.texts: dict[str, set[str]] = {}
+        self.raw: dict[str, str] = {}
+        self.unreadable: set[str] = set()      # there, but not read (so nothing is known of it)
+
+    def _read(self, rel: str) -> None:
+        state, _, why = self.ws.read_for_edit(rel)
+        if why is not None and why.kind in (ReadOnlyKind.UNREADABLE, ReadOnlyKind.FOLDER):
+            self.unreadable.add(rel)
+        self.raw[rel] = normalise(state.text) if state.exists else ""
+        self.texts[rel] = {e.text for e in split_entries(self.raw[rel])} if state.exists else set()
+
+    def __call__(self, rel: str, text: str) -> bool:
+        if rel not in self.texts:
+            self._read(rel)
+        return text in self.texts[rel] or contains_entry(self.raw[rel], text)
+
+
 def resolve(ws: Workspace, record: RunRecord, runs: list[RunRecord] | None = None) -> dict:
     """The record as JSON with a status on every fact it references: current (still in the file),
     removed (a later run removed it: removed_in_run names it; or a person's edit), unavailable."""
     if runs is None:
         runs, _ = list_runs(ws)
-    texts: dict[str, set[str]] = {}
-    raw: dict[str, str] = {}
-
-    def entries_of(rel: str) -> set[str]:
-        if rel not in texts:
-            state, _ = ws.read_file(rel)
-            raw[rel] = normalise(state.text) if state.exists else ""
-            texts[rel] = {e.text for e in split_entries(raw[rel])} if state.exists else set()
-        return texts[rel]
-
-    def in_file(rel: str, text: str) -> bool:
-        # an entry, or (a fact recorded as one line before nested items joined their parent)
-        # consecutive lines of one
-        return text in entries_of(rel) or contains_entry(raw[rel], text)
-
+    in_file = InFiles(ws)
     mine = run_order(record)
     later = sorted((r for r in runs if run_order(r) > mine and r.id != record.id), key=run_order)
     archived_by_hand = {(a.file, a.text) for a in read_archive(ws).records if a.reason in ("edit", "restore")}
@@ -219,27 +231,50 @@ _SLIM = ("id", "started", "finished", "trigger", "status", "outcome", "batch", "
 
 
 def prune(ws: Workspace, now: datetime, days: int = RETENTION_DAYS) -> list[str]:
-    """After `days`, a record keeps only its created facts that still exist, its counts and its
-    numbers (pruned_at set); no record is deleted. Returns the ids touched."""
+    """The retention of Honcho's dream history: past `days`, a record keeps only the facts it
+    created that are still in their files, its counts and its numbers (pruned_at set), and a
+    record with nothing left (none of its created facts is in its file any more) is deleted. A
+    record pruned before is checked again: what it kept may be gone since. A record naming a
+    file that cannot be read now is left for a later run. Returns the ids slimmed or deleted.
+    Called only by a write job holding the workspace's job lock (a Dream run's end), never on
+    a read: opening a workspace writes nothing."""
     runs, _ = list_runs(ws)
-    cutoff = (now - timedelta(days=days)).isoformat(timespec="seconds")
+    now = now if now.tzinfo is not None else now.astimezone()        # (a naive time is this machine's)
+    cutoff = now - timedelta(days=days)
+    in_file = InFiles(ws)
     touched = []
     for rec in runs:
-        if rec.pruned_at or (rec.started or "") >= cutoff:
+        started = from_iso(rec.started)
+        if started is None or started >= cutoff:      # (a record with no time is never dated past it)
             continue
-        resolved = resolve(ws, rec, runs)
-        keep = [{k: f[k] for k in ("file", "text", "kind", "confidence", "sources", "pass") if k in f}
-                for f in resolved.get("created", []) if f.get("status") == "current"]
-        # Every record stays (slimmed): the run happened, and its counts are part of the history
-        # even when none of its facts is left. What goes is the text of facts no longer there.
-        full = record_json(rec)
-        slim = {k: full[k] for k in _SLIM if k in full}
-        slim.update(created_count=len(rec.created), removed_count=len(rec.removed),
-                    peer_card_updated=bool(rec.user_md), created=keep, removed=[], user_md=None,
-                    pruned_at=now.isoformat(timespec="seconds"))
-        save_record(ws, slim)
+        created = [f for f in rec.created if isinstance(f.get("text"), str)]
+        left = [f for f in created if in_file(f.get("file", ""), f["text"])]
+        if any(f.get("file") in in_file.unreadable for f in created):
+            continue
+        if not left:
+            (ws.dreams_dir / f"{rec.id}.json").unlink(missing_ok=True)
+        elif not rec.pruned_at or len(left) < len(rec.created):
+            save_record(ws, _slimmed(rec, left, now))
+        else:
+            continue
         touched.append(rec.id)
     return touched
+
+
+def _slimmed(rec: RunRecord, left: list[dict], now: datetime) -> dict:
+    """The record past the retention window: its numbers and counts, the created facts still
+    there; the text of what it removed (the archive keeps that) and the peer card go."""
+    keep = [{k: f[k] for k in ("file", "text", "kind", "confidence", "sources", "pass") if k in f} for f in left]
+    full = record_json(rec)
+    slim = {k: full[k] for k in _SLIM if k in full}
+    if rec.pruned_at:           # counted when it was first slimmed: its lists are already short
+        slim.update(created_count=rec.created_count, removed_count=rec.removed_count,
+                    peer_card_updated=rec.peer_card_updated, pruned_at=rec.pruned_at)
+    else:
+        slim.update(created_count=len(rec.created), removed_count=len(rec.removed),
+                    peer_card_updated=bool(rec.user_md), pruned_at=now.isoformat(timespec="seconds"))
+    slim.update(created=keep, removed=[], user_md=None)
+    return slim
 
 
 def scrub_text(ws: Workspace, text: str, file: str) -> int:

@@ -445,6 +445,7 @@ def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | No
         if isinstance(preview.get("state_changes"), dict):
             state = with_changes(state, preview["state_changes"])
         save_state(ws, after_run(state, run_id, record["finished"], record["status"], outcome))
+        records.prune(ws, now())            # the retention, as at the end of every run
         try:
             store.snapshot(f"dream: manual run\n\nrun {run_id}, applied as previewed by a dry run",
                            with_summary=True)

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from dreamdesk.engine import clock
 from dreamdesk.engine.dream.records import counted_refusals
+from dreamdesk.engine.dream_runs import cursor_move
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette
 from .base import ALIGNMENT, DISPLAY, FONT, FOREGROUND, RIGHT, TOOLTIP, TableModel, blend, rich_tooltip, theme
@@ -99,7 +100,7 @@ def tokens_total(rec: dict) -> int:
 def batch_label(rec: dict) -> str:
     if is_assistant(rec):
         before, after = (rec.get("cursor") or {}).get("before"), (rec.get("cursor") or {}).get("after")
-        return "—" if before == after else f"cursor {before if before is not None else '—'}→{after}"
+        return cursor_move(before, after) or "—"
     b = rec.get("batch") or {}
     first, last, count = _int(b.get("first")), _int(b.get("last")), _int(b.get("count"))
     if first is None or last is None:

@@ -37,6 +37,11 @@ EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
               "<p>The assistant's own Dream runs show up here too, once it commits a change to SOUL.md, "
               "USER.md, memory/MEMORY.md or a skill in the workspace's snapshots.</p>")
 SOURCE_CHARS = 220
+# the retention (engine.dream.records.prune), as Honcho's: a run past 30 days with nothing left goes
+NOTHING_LEFT = ("Nothing it created is left in the files. Past the 30-day retention a run with nothing left "
+                "is deleted, as Honcho does: the next Dream run deletes this record (what it removed stays "
+                "in the Archive).")
+GONE_RUN = "No record of run {run} here: a run past 30 days with nothing left is deleted"
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -188,9 +193,7 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
                    f"(created {_num(run.get('created_count'))}, removed {_num(run.get('removed_count'))}, "
                    f"peer card {'updated' if run.get('peer_card_updated') else 'not updated'}).</p>")
         if not run.get("created"):
-            out.append(f"<p style='color:{c['dim']}'>Nothing it created is left. Honcho deletes such a run; "
-                       "Dreamdesk keeps it, counts only, so the run history has no gaps (the run numbers and "
-                       "the cursor moves stay explained).</p>")
+            out.append(f"<p style='color:{c['dim']}'>{NOTHING_LEFT}</p>")
 
     created = run.get("created") or []
     out.append(f"<h4 style='margin-bottom:0'>Created facts ({len(created)})</h4>")
@@ -496,10 +499,13 @@ class RunsView(QWidget):
         return self.model.run(index.row()) if index.isValid() else None
 
     def select_run(self, run_id: str) -> bool:
-        """Select one run; one not listed yet is selected when the read under way arrives."""
+        """Select one run; one not listed yet is selected when the read under way arrives (a
+        listing already there is read again first: the run may have just been recorded)."""
         row = self.model.row_for_id(run_id)
         if row is None:
             self._wanted = run_id
+            if self.loaded and self.ws is not None:
+                self.refresh()
             return False
         select_row_only(self.table, self.model.index(row, 0))
         self.table.scrollTo(self.model.index(row, 0))
@@ -515,6 +521,9 @@ class RunsView(QWidget):
         self.loaded = True
         self.model.set_runs(runs)
         self._update_state()
+        if self._wanted is not None and self.model.row_for_id(self._wanted) is None:
+            self.status.emit(GONE_RUN.format(run=self._wanted))
+            self._wanted = None
         if not runs:
             self._show(None, None)
             return
@@ -653,8 +662,7 @@ class RunsView(QWidget):
         if scheme == "cursor" and value.isdigit():
             self.historyCursorRequested.emit(int(value))
         elif scheme == "run" and value:
-            if not self.select_run(value):
-                self.status.emit(f"Run {value} has no record any more (deleted after the retention period)")
+            self.select_run(value)
         elif scheme == "archive" and value:
             self.archiveEntryRequested.emit(value)
         elif scheme == "commit" and value:
