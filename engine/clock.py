@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .config_keys import lookup
+
 HISTORY_FORMAT = "%Y-%m-%d %H:%M"
 _STAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}")   # HISTORY_FORMAT zero-padded
 NONE = "—"
@@ -43,8 +45,7 @@ def zone_named(name: Any) -> tzinfo | None:
 def home_zone(cfg) -> tzinfo | None:
     """The zone the assistant stamps history.jsonl in: config.json's agents.defaults.timezone
     (camelCase or snake_case spelling), None when it names none (then: this machine's)."""
-    from .config import _lookup
-    found, value, _ = _lookup(getattr(cfg, "raw", None) or {}, "agents.defaults.timezone")
+    found, value, _ = lookup(getattr(cfg, "raw", None) or {}, "agents.defaults.timezone")
     return zone_named(value) if found else None
 
 

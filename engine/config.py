@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .files import MISSING_HASH, atomic_write_text, checked_write, read_state
 from .problems import INFO, WARNING, Problem, WorkspaceError
+from .config_keys import lookup, snake
 from .rules import BUDGET_KEYS
 
 if TYPE_CHECKING:
@@ -251,29 +252,8 @@ def find_setting(key: str) -> Setting:
     raise WorkspaceError(f"unknown config key {key!r} (known: {known})")
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 def _camel(path: str) -> str:
     return ".".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), p) for p in path.split("."))
-
-
-def _lookup(raw: Any, path: str) -> tuple[bool, Any, str]:
-    """(found, value, spelled path) walking camelCase or snake_case spellings."""
-    node = raw
-    spelled = []
-    for part in path.split("."):
-        if not isinstance(node, dict):
-            return False, None, ".".join(spelled + [part])
-        for cand in (part, _snake(part)):
-            if cand in node:
-                node = node[cand]
-                spelled.append(cand)
-                break
-        else:
-            return False, None, ".".join(spelled + [part])
-    return True, node, ".".join(spelled)
 
 
 @dataclass
@@ -302,14 +282,14 @@ class Config:
 
     def providers(self) -> dict[str, dict[str, Any]]:
         """providers.<name> blocks with the key masked (never print a raw key)."""
-        found, block, _ = _lookup(self.raw or {}, "providers")
+        found, block, _ = lookup(self.raw or {}, "providers")
         out: dict[str, dict[str, Any]] = {}
         if found and isinstance(block, dict):
             for name, conf in block.items():
                 if not isinstance(conf, dict):
                     continue
-                _, key, _ = _lookup(conf, "apiKey")
-                _, base, _ = _lookup(conf, "apiBase")
+                _, key, _ = lookup(conf, "apiKey")
+                _, base, _ = lookup(conf, "apiBase")
                 if isinstance(base, str):
                     base = redact_url(base)
                 out[name] = {"apiBase": base if isinstance(base, str) else None,
@@ -406,7 +386,7 @@ def load(path: Path | None, display: str = "config.json") -> Config:
                     raw = None
     cfg.raw = raw
     for s in SETTINGS:
-        found, value, spelled = _lookup(raw or {}, s.path)
+        found, value, spelled = lookup(raw or {}, s.path)
         if not found or value is None:
             cfg.values[s.path], cfg.sources[s.path] = s.default, "default"
             continue
@@ -488,7 +468,7 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
         node = raw
         parts = spath.split(".")
         for part in parts[:-1]:
-            for cand in (part, _snake(part)):
+            for cand in (part, snake(part)):
                 if cand in node:
                     nxt = node[cand]
                     if not isinstance(nxt, dict):
@@ -500,8 +480,8 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
                 node[part] = {}
                 node = node[part]
         leaf = parts[-1]
-        if leaf not in node and _snake(leaf) in node:
-            leaf = _snake(leaf)
+        if leaf not in node and snake(leaf) in node:
+            leaf = snake(leaf)
         node[leaf] = value
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
     if before_write is not None:
@@ -557,7 +537,7 @@ def remembered(root: Path) -> dict[str, Any]:
 
 
 def _present(raw: Any, path: str) -> tuple[bool, Any]:
-    found, value, _ = _lookup(raw or {}, path)
+    found, value, _ = lookup(raw or {}, path)
     return found and value is not None, value
 
 

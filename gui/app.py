@@ -3,46 +3,18 @@
 from __future__ import annotations
 
 import logging
-import shutil
 import sys
 from pathlib import Path
 
 from . import qt_messages, settings_store
 from .qt import QApplication
 
-def demo_source() -> Path:
-    from dreamdesk.engine.resources import resource
-    return resource("demo")
-
+from dreamdesk.engine.demo_copy import build_demo_copy, demo_source  # noqa: F401  (the start's names)
 
 def ensure_demo_copy(data_dir: Path | None = None) -> Path:
     """A private copy of the demo home in the user data dir (the shipped copy is never modified)."""
     dest = build_demo_copy(data_dir)
     settings_store.set_demo_home(str(dest))
-    return dest
-
-
-def build_demo_copy(data_dir: Path | None = None) -> Path:
-    """The copying and git work of ensure_demo_copy, without Qt (so it can run off the GUI thread)."""
-    if data_dir is None:
-        from dreamdesk.engine.installation import data_dir as user_data_dir
-        data_dir = user_data_dir()
-    dest = data_dir / "demo"
-    if not dest.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = data_dir / ".demo-copy"
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(demo_source(), tmp)
-        # give the copy its recorded past (snapshots, Dream runs, archive) so every view has
-        # something true to show; without git it stays a plain copy
-        from dreamdesk.engine.demo_history import build_demo_history
-        from dreamdesk.engine.resources import resource
-        from dreamdesk.engine.problems import WorkspaceError
-        try:
-            build_demo_history(tmp, resource("demo-history"))
-        except (WorkspaceError, OSError) as exc:
-            logging.getLogger(__name__).warning("the demo copy has no recorded history (%s)", exc)
-        tmp.rename(dest)
     return dest
 
 

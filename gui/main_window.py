@@ -361,7 +361,7 @@ class MainWindow(QMainWindow):
             self.open_workspace(path)
 
     def open_demo(self) -> None:
-        from .app import build_demo_copy
+        from dreamdesk.engine.demo_copy import build_demo_copy
 
         def done(dest: Path) -> None:
             settings_store.set_demo_home(str(dest))

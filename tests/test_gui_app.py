@@ -598,7 +598,7 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
 def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, monkeypatch):
     import threading
 
-    import dreamdesk.gui.app as app_mod
+    import dreamdesk.engine.demo_copy as app_mod
     from dreamdesk.gui import settings_store
     real, threads = app_mod.build_demo_copy, []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
-from . import Completion, LLMError, ToolCall, Usage
+from .base import Completion, LLMError, ToolCall, Usage
 from .http import HttpPoster, endpoint
 
 API_VERSION = "2023-06-01"

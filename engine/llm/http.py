@@ -10,7 +10,7 @@ import time
 import httpx
 
 from .. import redact
-from . import Cancelled, LLMError
+from .base import Cancelled, LLMError
 from .failure_words import connection_failure, status_failure
 from .session import Session
 

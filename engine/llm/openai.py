@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from . import Completion, LLMError, ToolCall, Usage
+from .base import Completion, LLMError, ToolCall, Usage
 from .http import HttpPoster, endpoint
 
 

@@ -9,7 +9,7 @@ import json
 import threading
 from pathlib import Path
 
-from . import Cancelled, Completion, LLMError, ToolCall, Usage
+from .base import Cancelled, Completion, LLMError, ToolCall, Usage
 
 
 class ReplayClient:

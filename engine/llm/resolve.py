@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import redact
-from ..config import _lookup, redact_url
-from . import LLMError
+from ..config import redact_url
+from ..config_keys import lookup
+from .base import LLMError
 from .providers import BACKEND_API, PROVIDERS, ROUTE_PREFIXES, SDK_DEFAULT_BASES, ProviderSpec, find_by_name, prefix_key, snake
 
 NANOBOT_DEFAULT_MODEL = "anthropic/claude-opus-4-5"
@@ -93,7 +94,7 @@ def _get(node, *names):
     if not isinstance(node, dict):
         return None
     for name in names:
-        found, value, _ = _lookup(node, name)
+        found, value, _ = lookup(node, name)
         if found:
             return value
     return None

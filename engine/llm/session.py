@@ -17,7 +17,7 @@ import threading
 
 import httpx
 
-from . import Cancelled
+from .base import Cancelled
 
 POLL_S = 0.05             # how often a waiting caller looks at its cancel event
 ABORT_WAIT_S = 1.0        # how long a cancel waits for the aborted request to unwind

@@ -34,9 +34,8 @@ from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLi
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
 from ..worker import Engine, Latest
-from .common import (detail_splitter, empty_notice, read_latest, reset_filters, select_source_row, setup_table,
-                     type_to_search)
-from .runs_view import link_color
+from .common import (detail_splitter, empty_notice, link_color, read_latest, reset_filters, select_source_row,
+                     setup_table, type_to_search)
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..qt import (QAbstractItemView, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QSplitter, Qt,
-                  QTableView, QTimer, QWidget)
+from ..qt import (QAbstractItemView, QColor, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QPalette,
+                  QSplitter, Qt, QTableView, QTimer, QWidget)
 from ..worker import Latest
 
 
@@ -179,3 +179,14 @@ def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[
     # a request superseded before its turn on the reader lane never runs
     view.engine.read(what, lambda ctx: job(ws) if latest.current(token) else None, apply, fail,
                      first=_shown(view))
+
+
+def link_color(palette: QPalette) -> QColor:
+    """The palette's link colour, or a readable one when it is too close to the background (rich
+    text takes its default link colour from the application palette, not the widget's)."""
+    base = palette.color(QPalette.Active, QPalette.Base)
+    link = palette.color(QPalette.Active, QPalette.Link)
+    if abs(link.lightness() - base.lightness()) < 90:
+        dark = base.lightness() < 128
+        link = QColor(127, 180, 255) if dark else QColor(20, 80, 200)
+    return link

@@ -27,7 +27,7 @@ from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBo
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
 from ..widgets.table_fit import ColumnFit, RowsFit
-from .common import select_row_only, detail_splitter, empty_notice, read_latest, setup_table
+from .common import select_row_only, detail_splitter, empty_notice, link_color, read_latest, setup_table
 
 EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
               "<p>Every Dream run writes a record to <code>memory/dreams/</code>: the history entries it read, "
@@ -70,17 +70,6 @@ def detail_colors(palette: QPalette) -> dict[str, str]:
         "link": link_color(palette).name(),
         "assistant": blend(text, QColor(200, 150, 255) if dark else QColor(120, 50, 170), 0.75).name(),
     }
-
-
-def link_color(palette: QPalette) -> QColor:
-    """The palette's link colour, or a readable one when it is too close to the background (rich
-    text takes its default link colour from the application palette, not the widget's)."""
-    base = palette.color(QPalette.Active, QPalette.Base)
-    link = palette.color(QPalette.Active, QPalette.Link)
-    if abs(link.lightness() - base.lightness()) < 90:
-        dark = base.lightness() < 128
-        link = QColor(127, 180, 255) if dark else QColor(20, 80, 200)
-    return link
 
 
 def link(href: str, label: str, c: dict[str, str]) -> str:
