@@ -500,14 +500,4 @@ def folded_archive(ws: Workspace, arc: Archive | None = None,
             continue
         for rid in entry.returned:
             returns[rid] = max(returns.get(rid, ""), entry.at)
-    entries = fold(arc.records + list(extra or ()), files, returns)
-    mark_placeholders(ws, entries)
-    return entries
-
-
-def mark_placeholders(ws: Workspace, entries: list[ArchivedEntry]) -> None:
-    """Mark the entries that are the assistant's own template lines (engine/assistants)."""
-    from .assistants import assistant_of
-    who = assistant_of(ws)
-    for e in entries:
-        e.placeholder = who.is_placeholder(e.latest.text, e.latest.file)
+    return fold(arc.records + list(extra or ()), files, returns)

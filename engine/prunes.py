@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from . import clock
+from .assistants import assistant_of
 from .rules import ARCHIVED_FILES
 from .archive_kinds import COMMIT_REASONS
 from .archive import (Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
@@ -60,10 +61,19 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
         if history is None:
             history = load_history(ws, store, head) if head else CommitHistory()
         extra = commit_records(history)
-        out = arc, extra, folded_archive(ws, arc, extra)
+        out = arc, extra, mark_placeholders(ws, folded_archive(ws, arc, extra))
         if key is not None:
             _FOLDED.put(str(ws.root), (key, out))
         return out
+
+
+def mark_placeholders(ws: Workspace, entries: list[ArchivedEntry]) -> list[ArchivedEntry]:
+    """The entries, those that are the assistant's own untouched template lines marked (its
+    onboarding text that left the file, not a fact anybody pruned: engine/assistants)."""
+    who = assistant_of(ws)
+    for e in entries:
+        e.placeholder = who.is_placeholder(e.latest.text, e.latest.file)
+    return entries
 
 
 _FOLDED: LastUsed[tuple] = LastUsed()      # workspace root -> (what it was made from, (arc, extra, folded))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import restore_log
+from . import restore_log, watch  # noqa: F401  (watch: its guard on every write; every write takes our lock)
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from .cursors import read_cursor, write_cursor
 from .diffs import diff_texts, revert_hunk

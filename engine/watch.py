@@ -39,7 +39,7 @@ from .entries import Entry, Removal, contains_entry, removed_entries, split_entr
 from .files import FileLock, atomic_write_text, content_hash, read_bytes, resolve_inside
 from .state import lock_path, workspace_state_dir
 from .textform import normalise
-from .workspace import Workspace
+from .workspace import Workspace, guard_writes
 
 STATE_FILE = "seen.json"
 PENDING_LIMIT = 20           # outside changes per file still waiting for their commit
@@ -439,3 +439,6 @@ def as_record(rel: str, removal: Removal) -> ArchiveRecord:
     """A removal listed in "Since you last looked", in the shape restore_record takes."""
     return ArchiveRecord("since-last-looked", _now(), rel, removal.entry.text, "outside",
                          replaced_by=removal.replaced_by, heading=removal.entry.heading)
+
+
+guard_writes(own_write)          # every write of Dreamdesk's goes through it (engine/workspace.py)

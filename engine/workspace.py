@@ -4,6 +4,8 @@ writes says so in its name (write_*), and none is called on open."""
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
+from typing import Callable, ContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,19 @@ class MemoryFile:
     @property
     def name(self) -> str:
         return self.path
+
+
+# Wrapped around each write of Dreamdesk's own: the guards the layers above register (the watch's
+# own_write, so that our write is never taken for another writer's). A registry, not an import:
+# the watch archives and snapshots through the workspace, so it sits above it. engine/restore.py
+# imports the watch, and every write operation takes restore's job lock.
+_WRITE_GUARDS: list[Callable[["Workspace", str], ContextManager]] = []
+
+
+def guard_writes(guard: Callable[["Workspace", str], ContextManager]) -> None:
+    """Wrap every later Workspace.write_file in `guard(ws, rel)` (once, however often asked)."""
+    if guard not in _WRITE_GUARDS:
+        _WRITE_GUARDS.append(guard)
 
 
 class Workspace:
@@ -157,7 +172,8 @@ class Workspace:
     # -- writing (never called on open) ---------------------------------------------------
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
         """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
-        from .watch import own_write      # our own write is never another writer's (the watch)
         target = resolve_inside(self.root, rel)
-        with own_write(self, rel):
+        with ExitStack() as guards:
+            for guard in _WRITE_GUARDS:
+                guards.enter_context(guard(self, rel))
             return checked_write(target, text, expected_hash, display=rel)

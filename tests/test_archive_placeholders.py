@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from dreamdesk.engine.archive import folded_archive, write_memory
+from dreamdesk.engine.archive import write_memory
+from dreamdesk.engine.prunes import all_prunes
 from dreamdesk.engine.cli import main as cli
 from dreamdesk.engine.files import current_hash
 from dreamdesk.engine.workspace import Workspace
@@ -25,12 +26,12 @@ def _home(make_workspace, nanobot: bool) -> Workspace:
 
 
 def test_a_nanobot_template_line_that_left_is_a_placeholder_not_a_prune(make_workspace, fake_templates):
-    marks = {e.latest.text: e.placeholder for e in folded_archive(_home(make_workspace, nanobot=True))}
+    marks = {e.latest.text: e.placeholder for e in all_prunes(_home(make_workspace, nanobot=True))[2]}
     assert marks == {"- **Name**: (your name)": True, "- Likes tea": False}
 
 
 def test_a_jenny_home_has_no_placeholders(make_workspace, fake_templates):
-    assert not any(e.placeholder for e in folded_archive(_home(make_workspace, nanobot=False)))
+    assert not any(e.placeholder for e in all_prunes(_home(make_workspace, nanobot=False))[2])
 
 
 def test_archive_json_marks_them_and_the_text_listing_folds_them(make_workspace, fake_templates, capsys):

@@ -12,14 +12,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = {"engine": "dreamdesk.engine", "gui": "dreamdesk.gui"}
 
-# Each allowed cycle, as its modules; why it is there and how it goes.
-KNOWN_CYCLES = {
-    # Workspace.write_file wraps every write of ours in watch.own_write (so the watch never takes
-    # our write for another writer's), and the watch archives and snapshots through the
-    # workspace. Way out: the write funnel moves above the watch (engine ops), or the watch
-    # registers its guard with the workspace.
-    frozenset({"engine.workspace", "engine.watch", "engine.archive", "engine.snapshots"}),
-}
+# Each allowed cycle, as its modules; why it is there and how it goes. (None today.)
+KNOWN_CYCLES: set[frozenset[str]] = set()
 # (importing module, imported module, name): private helpers shared by two halves of one parser
 KNOWN_PRIVATE = {
     ("engine.flat_delta", "engine.entry_delta", "_made"),
@@ -157,3 +151,29 @@ def test_no_private_name_is_imported_from_another_module_but_the_known_ones():
 def test_the_cycle_finder_finds_a_cycle():
     """(the test above could not fail if it could not)"""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
+
+
+ASSISTANT_KINDS = {"jenny", "nanobot-0.3"}         # engine/assistants' kinds, as strings
+KIND_NAMES = {"JENNY", "NANOBOT", "LABELS", "NAMES", "is_nanobot"}
+
+
+def _kind_branches() -> list[str]:
+    """Places outside engine/assistants that ask which assistant it is instead of asking the
+    Assistant what it does: its kind constants, an is_<kind> flag, a kind spelled as a string."""
+    out = []
+    for name, path in _modules().items():
+        if name == "engine.assistants" or name.startswith("engine.assistants."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            hit = (isinstance(node, ast.Attribute) and node.attr in KIND_NAMES
+                   or isinstance(node, ast.alias) and node.name in KIND_NAMES
+                   or isinstance(node, ast.Constant) and node.value in ASSISTANT_KINDS)
+            if hit:
+                out.append(f"{name}:{getattr(node, 'lineno', '?')}")
+    return out
+
+
+def test_nothing_outside_the_assistants_package_branches_on_the_assistants_kind():
+    """What an assistant does with its home is asked of engine/assistants (Assistant's methods:
+    build_prompt, history_in_prompt, uses_model_presets, repository_files, is_placeholder…)."""
+    assert _kind_branches() == []

@@ -254,3 +254,15 @@ def test_observing_from_two_threads_archives_once(ws):
     for t in threads:
         t.join(30)
     assert len(events) == 1 and len(outside(ws)) == 7      # 5 items and 2 headings
+
+
+@pytest.mark.parametrize("entry", ["dreamdesk.engine.edits", "dreamdesk.engine.restore", "dreamdesk.engine.lint_fixes",
+                                   "dreamdesk.engine.dream.run"])
+def test_every_write_operation_brings_the_watchs_guard_with_it(entry):
+    """Workspace.write_file wraps our writes in the guards registered with it (the watch's, so our
+    write is never another writer's); a process that only imports a write operation has it."""
+    import subprocess
+    import sys
+    code = (f"import {entry}; from dreamdesk.engine import workspace;"     # (the watch is not imported here)
+            "assert [g.__qualname__ for g in workspace._WRITE_GUARDS] == ['own_write'], workspace._WRITE_GUARDS")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).returncode == 0

@@ -19,6 +19,7 @@ from .nanobot_templates import is_template
 
 JENNY, NANOBOT = "jenny", "nanobot-0.3"
 LABELS = {JENNY: "Jenny-style (Dreamdesk's contract)", NANOBOT: "nanobot 0.3.x"}
+NAMES = {JENNY: "Jenny", NANOBOT: "nanobot"}          # the assistant in a sentence ("nanobot's prompt")
 
 # keys nanobot 0.3's config schema writes (its saves write every field it knows) and a
 # Jenny-style config does not have: `channels`, `tools` and `providers` are shared by both
@@ -40,6 +41,10 @@ class Assistant:
         return LABELS[self.kind]
 
     @property
+    def name(self) -> str:
+        return NAMES[self.kind]
+
+    @property
     def is_nanobot(self) -> bool:
         return self.kind == NANOBOT
 
@@ -54,6 +59,23 @@ class Assistant:
     def hidden_from_its_git(self) -> tuple[str, ...]:
         """Exclude lines that keep Dreamdesk's own files out of the assistant's `git status`."""
         return nanobot_git.EXCLUDE_LINES if self.kind == NANOBOT else ()
+
+    @property
+    def history_in_prompt(self) -> bool:
+        """Whether a new chat's prompt carries the history Dream has not read yet (a Jenny-style
+        home's does, capped; nanobot's carries none: its Dream reads it)."""
+        return self.kind != NANOBOT
+
+    @property
+    def uses_model_presets(self) -> bool:
+        """Whether the home's model may come from a preset (nanobot's modelPresets, and its
+        default model when config.json names none)."""
+        return self.kind == NANOBOT
+
+    def build_prompt(self, ws, history, dream_cursor: int):
+        """The preview of a new chat's system prompt, as this assistant builds it (a PromptPreview)."""
+        from . import jenny_prompt, nanobot_prompt
+        return (nanobot_prompt if self.kind == NANOBOT else jenny_prompt).build(ws, history, dream_cursor)
 
     def is_placeholder(self, text: str, file: str) -> bool:
         """`text` (an entry that left `file`) is the assistant's own onboarding template text,

@@ -309,14 +309,15 @@ def _url_api(url: str) -> str:
 
 
 # -- the one entry point ---------------------------------------------------------------------
-def _is_nanobot(workspace: Path | None, raw: dict) -> bool:
-    """nanobot's default model applies to a home nanobot owns (or when no workspace is known)."""
+def _presets_apply(workspace: Path | None, raw: dict) -> bool:
+    """Model presets (and nanobot's default model) apply to a home whose assistant has them (or
+    when no workspace is known)."""
     if workspace is None:
         return True
     from ..assistants import detect_assistant
     ws = Path(workspace)
     home = ws.parent if ((ws.parent / "config.json").exists() or (ws.parent / "sessions").is_dir()) else None
-    return detect_assistant(ws, home, raw).is_nanobot
+    return detect_assistant(ws, home, raw).uses_model_presets
 
 
 def resolve_model(cfg, overrides: Overrides | None = None,
@@ -329,7 +330,7 @@ def resolve_model(cfg, overrides: Overrides | None = None,
                            reasons=(f"{o.origin}: replay of a recorded run",)), ""
     raw = cfg.raw if isinstance(getattr(cfg, "raw", None), dict) else {}
     try:
-        preset = _preset(raw, _is_nanobot(workspace, raw))
+        preset = _preset(raw, _presets_apply(workspace, raw))
     except LLMError:
         if not (o.model and (o.base_url or o.provider)):
             raise

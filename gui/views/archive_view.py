@@ -19,7 +19,8 @@ from dreamdesk.engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, 
 from dreamdesk.engine.entries import has_heading
 from dreamdesk.engine.oserrors import explain
 from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
+from dreamdesk.engine.prunes import (COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, mark_placeholders,
+                                    restore_prune, who)
 from dreamdesk.engine.restore import RestoreResult
 from dreamdesk.engine.rules import ARCHIVED_FILES
 from dreamdesk.engine.snapshots import SnapshotError
@@ -142,7 +143,8 @@ def read_prunes(ws: Workspace) -> tuple[Archive, list[ArchivedEntry], bool, str 
         _arc, _extra, entries = all_prunes(ws, arc)
         note = None
     except SnapshotError as exc:
-        entries, note = folded_archive(ws, arc), f"The snapshot commits could not be read: {exc}"
+        entries = mark_placeholders(ws, folded_archive(ws, arc))
+        note = f"The snapshot commits could not be read: {exc}"
     return arc, entries, archive_dir(ws).is_dir(), note
 
 

@@ -163,10 +163,10 @@ class Dashboard(QWidget):
                                    f"{escape(a.why[0])}{more}</span>")
             self.assistant.setToolTip("Why Dreamdesk thinks so:\n" + "\n".join(f"• {w}" for w in a.why))
         h = st.history
-        carries = not (a is not None and a.is_nanobot)
+        carries = a is None or a.history_in_prompt
         self.pending.setText(f"{st.pending} entr{'y' if st.pending == 1 else 'ies'}"
                              + ((f" ({len(state.in_prompt)} in the next prompt)" if carries else
-                                 " (not in nanobot's prompt)")
+                                 f" (not in {a.name}'s prompt)")
                                 if st.pending else ""))
         self.entries.setText(f"{len(h.entries):,} readable, {len(h.bad_lines)} unreadable line(s)")
         self.cursors.setText(f".cursor {st.cursor}   ·   .dream_cursor {st.dream_cursor}")
