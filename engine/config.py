@@ -111,6 +111,14 @@ class Setting:
     # it, and every config save of its own drops it)
     nanobot: AssistantRule | None = None
     nonempty: bool = False        # str: Dreamdesk never writes "" (read as the file has it)
+    # how Settings → Memory shows it (the form is built from this table): its label, the unit
+    # after the number, the arrow keys' step, and what 0 means when 0 is special
+    label: str = ""
+    unit: str = ""
+    step: float | None = None
+    zero_means: str = ""
+    form_max: float | None = None   # the form's highest value where the key has no maximum (a larger
+                                    # one in config.json stays valid: the form says so, keeps it)
 
     @property
     def name(self) -> str:
@@ -205,15 +213,19 @@ _DREAM = f"{_D}.dream"
 # keys without a rule are Dreamdesk's own (nanobot ignores them on load, drops them on save).
 _NB_BOOL, _NB_STR = AssistantRule("bool"), AssistantRule("str")
 _NB_INT, _NB_INT0, _NB_INT1 = AssistantRule("int"), AssistantRule("int", 0), AssistantRule("int", 1)
+_BUDGET_FORM = {"unit": "chars", "step": 100, "zero_means": "measure only, never refuse", "form_max": 1_000_000}
 SETTINGS: tuple[Setting, ...] = (
-    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", nanobot=_NB_BOOL),
+    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", nanobot=_NB_BOOL,
+            label="Periodic consolidation"),
     # nanobot: interval_h: int = Field(default=2, ge=1); 1.5 makes it refuse to start
     Setting(f"{_DREAM}.intervalH", "int", 2, 1, False, 8760, doc="Whole hours between scheduled runs.",
-            nanobot=_NB_INT1),
-    Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only."),
-    Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only."),
-    Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only."),
-    Setting(f"{_DREAM}.reviewEveryRuns", "int", 12, 1, doc="Every how many runs the review pass runs."),
+            nanobot=_NB_INT1, label="Every", unit="h"),
+    Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only.",
+            **_BUDGET_FORM),
+    Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only.", **_BUDGET_FORM),
+    Setting(f"{_DREAM}.soulBudgetChars", "int", 0, 0, doc="Budget of SOUL.md; 0 = measure only.", **_BUDGET_FORM),
+    Setting(f"{_DREAM}.reviewEveryRuns", "int", 12, 1, doc="Every how many runs the review pass runs.",
+            label="Review pass every", unit="runs", form_max=10_000),
     Setting(f"{_DREAM}.passes.review", "bool", True, doc="Run the review (shrinking) pass on its cadence."),
     Setting(f"{_DREAM}.passes.consolidation", "bool", True, doc="Fold new history into the files (Jenny)."),
     Setting(f"{_DREAM}.passes.deduction", "bool", True, doc="Knowledge updates, implications, contradictions."),

@@ -146,3 +146,27 @@ def test_quitting_with_unapplied_settings_asks_first(gui_env, qtbot, demo_home):
     win.unapplied_choice = lambda n: asked.append(n) or "discard"
     assert win.close()
     assert asked == [1, 1] and cfg.read_bytes() == before
+
+
+def test_the_memory_form_is_built_from_the_engines_key_table(gui_env, gui_engine, qtbot, monkeypatch):
+    """Issue 27: each field's range, unit, step, label and tooltip come from engine/config.py's
+    SETTINGS (the doc is the tooltip); change the table and the form follows."""
+    import dataclasses
+
+    from dreamdesk.engine import config as config_mod
+    from dreamdesk.gui.views.settings_view import SettingsView
+    key = "agents.defaults.dream.reviewEveryRuns"
+    changed = dataclasses.replace(config_mod.BY_PATH[key], form_max=777, unit="passes", label="Review each",
+                                  doc="A doc the table says.")
+    monkeypatch.setitem(config_mod.BY_PATH, key, changed)
+    view = SettingsView(gui_engine)
+    qtbot.addWidget(view)
+    spin = view.fields["reviewEveryRuns"]
+    assert (spin.minimum(), spin.maximum(), spin.suffix()) == (1, 777, " passes")
+    assert spin.toolTip().startswith("A doc the table says. (a whole number ≥ 1; config.json: " + key)
+    assert view.row_labels["reviewEveryRuns"].text() == "Review each"
+    budget = view.budget_spins["memoryBudgetChars"]
+    rule = config_mod.BY_PATH["agents.defaults.dream.memoryBudgetChars"]
+    assert (budget.maximum(), budget.singleStep(), budget.specialValueText()) == (
+        rule.form_max, rule.step, "0 — " + rule.zero_means)
+    assert view.passes["induction"].toolTip().startswith(config_mod.BY_PATH["agents.defaults.dream.passes.induction"].doc)

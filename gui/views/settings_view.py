@@ -19,8 +19,14 @@ from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormL
 from ..widgets.gauge import STATE_COLOURS
 from ..worker import Engine
 from ..workspace_state import WorkspaceState
+from .setting_fields import check_field, number_field
 
 BUDGET_FILES = tuple((rel, BUDGET_KEYS[rel]) for rel in (MEMORY, USER, SOUL))   # the order the form shows
+
+
+def _rule(key: str):
+    """The engine's row for a key of agents.defaults.dream."""
+    return config_mod.BY_PATH[f"agents.defaults.dream.{key}"]
 PASSES = ("review", "consolidation", "deduction", "induction")
 
 
@@ -107,35 +113,22 @@ class SettingsView(QWidget):
         form = QFormLayout(memory)
         self.fields: dict[str, QWidget] = {}        # config key -> its field
         self.row_labels: dict[str, QLabel] = {}     # config key -> the label its modified mark goes on
-        self.enabled = QCheckBox("Dream runs on its own")
-        self._field(form, "enabled", "Periodic consolidation", self.enabled)
-        # the range of the engine's key table; a fraction can be typed, and the engine's refusal
-        # (nanobot takes whole hours only) is shown below rather than the digits silently merged
-        rule = config_mod.find_setting("intervalH")
-        self.interval = HoursSpin()
-        self.interval.setRange(rule.minimum, rule.maximum)
-        self.interval.setSuffix(" h")
-        self.interval.setMaximumWidth(216)
-        self.interval.setToolTip(f"Hours between runs: {rule.describe_range()}")
-        self._field(form, "intervalH", "Every", self.interval)
-        self.review = QSpinBox()
-        self.review.setRange(1, 10_000)
-        self.review.setSuffix(" runs")
-        self.review.setMaximumWidth(216)
-        self._field(form, "reviewEveryRuns", "Review pass every", self.review)
+        # every field from its row of the engine's key table (setting_fields): kind, range, unit, doc
+        self.enabled = check_field(_rule("enabled"), "Dream runs on its own")
+        self._field(form, "enabled", _rule("enabled").label, self.enabled)
+        # a fraction can be typed, and the engine's refusal (nanobot takes whole hours only) is
+        # shown below rather than the digits silently merged
+        self.interval = number_field(_rule("intervalH"), HoursSpin())
+        self._field(form, "intervalH", _rule("intervalH").label, self.interval)
+        self.review = number_field(_rule("reviewEveryRuns"))
+        self._field(form, "reviewEveryRuns", _rule("reviewEveryRuns").label, self.review)
         self.review_note = QLabel(f"Below {REVIEW_FLOOR} asks for confirmation when applied.")
         self.review_note.setWordWrap(True)
         form.addRow("", self.review_note)
         self.budget_spins: dict[str, QSpinBox] = {}
         self.budget_now: dict[str, QLabel] = {}
         for rel, key in BUDGET_FILES:
-            spin = QSpinBox()
-            spin.setRange(0, 1_000_000)
-            spin.setSingleStep(100)
-            spin.setSuffix(" chars")
-            spin.setSpecialValueText("0 — measure only, never refuse")
-            spin.setGroupSeparatorShown(True)
-            spin.setMaximumWidth(216)
+            spin = number_field(_rule(key))
             now = QLabel()
             now.setWordWrap(True)
             row = QHBoxLayout()
@@ -147,7 +140,7 @@ class SettingsView(QWidget):
         self.passes: dict[str, QCheckBox] = {}
         prow = QHBoxLayout()
         for name in PASSES:
-            cb = QCheckBox(name)
+            cb = check_field(_rule(f"passes.{name}"), name)
             self.passes[name] = cb
             self.fields[f"passes.{name}"] = cb
             cb.toggled.connect(self._form_changed)
@@ -344,7 +337,8 @@ class SettingsView(QWidget):
         plain = w.property("plain") or key.removeprefix("passes.")
         w.setText(f"{plain} *" if on else plain)
         w.setStyleSheet("font-weight: bold;" if on else "")
-        w.setToolTip(f"Changed here, not applied yet (config.json: {self._shown[key]})" if on else "")
+        w.setToolTip(f"Changed here, not applied yet (config.json: {self._shown[key]})" if on
+                     else w.property("tip") or "")
 
     def _show_budget(self, rel: str, budget: int) -> None:
         """Where the file stands against the budget in the field, coloured like its gauge; while
