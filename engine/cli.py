@@ -332,7 +332,7 @@ def cmd_diff(args) -> int:
         for line in text.splitlines(keepends=True):
             if line.startswith("@@ "):
                 n += 1
-                line = line.rstrip("\n") + f"   [hunk {n}]\n"
+                line = line.rstrip("\n") + f"   [hunk {n} · id {d.hunks[n - 1].id}]\n"
             sys.stdout.write(line)
     if not diffs:
         print("No differences in the memory files.")
@@ -357,7 +357,9 @@ def cmd_restore(args) -> int:
         if not sep or not f or hunk is None:
             raise UsageError("dreamdesk restore: --hunk takes FILE:N (N from `dreamdesk diff`)")
         path = f
-    result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor)
+    if args.hunk_id and hunk is None:
+        raise UsageError("dreamdesk restore: --hunk-id goes with --hunk FILE:N")
+    result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor, hunk_id=args.hunk_id)
     if args.json:
         _dump(result.to_json())
         return EXIT_OK
@@ -1053,7 +1055,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable); --list, --undo [ID]",
                  cmd_restore,
-                 usage="dreamdesk restore PATH REV [--file F | --hunk F:N] [--cursor] [--json]\n"
+                 usage="dreamdesk restore PATH REV [--file F | --hunk F:N [--hunk-id ID]] [--cursor] [--json]\n"
                        "       dreamdesk restore PATH --list [--json]\n"
                        "       dreamdesk restore PATH --undo [ID] [--force] [--json]")
     s.add_argument("rev", metavar="REV", nargs="?")
@@ -1065,6 +1067,8 @@ def build_parser() -> argparse.ArgumentParser:
     g = s.add_mutually_exclusive_group()
     g.add_argument("--file", metavar="F")
     g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")
+    s.add_argument("--hunk-id", metavar="ID", help="the id `dreamdesk diff` showed for that hunk: refuse, writing "
+                                                  "nothing, if hunk N is no longer that change")
     s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
 
     s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",

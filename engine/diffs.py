@@ -5,6 +5,7 @@ U+2028 and friends, which are not line breaks here)."""
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass, field
 
 
@@ -50,9 +51,18 @@ class Hunk:
     def removed(self) -> int:
         return sum(1 for x in self.lines if x.kind == "-")
 
+    @property
+    def id(self) -> str:
+        """What the hunk changes, as 12 hex digits: the same lines give the same id wherever they
+        sit, so a hunk restore can check it still restores the change the person saw."""
+        h = hashlib.sha256()
+        for x in self.lines:
+            h.update(x.kind.encode() + x.text.encode("utf-8", "surrogatepass") + b"\0")
+        return h.hexdigest()[:12]
+
     def to_json(self) -> dict:
-        return {"index": self.index, "header": self.header, "added": self.added, "removed": self.removed,
-                "lines": [[x.kind, x.text, x.old_no, x.new_no] for x in self.lines]}
+        return {"index": self.index, "id": self.id, "header": self.header, "added": self.added,
+                "removed": self.removed, "lines": [[x.kind, x.text, x.old_no, x.new_no] for x in self.lines]}
 
 
 @dataclass(slots=True)

@@ -75,6 +75,15 @@ def job_lock(ws: Workspace) -> FileLock:
     return JobLock(ws)
 
 
+def _check_hunk(store: SnapshotStore, sha: str, path: str, n: int, hunk_id: str) -> None:
+    """Hunks are numbered afresh from the files now: hunk n must still be the change shown."""
+    now = store.diff(sha, paths=[path])
+    hunks = now[0].hunks if now else []
+    if len(hunks) < n or hunks[n - 1].id != hunk_id:
+        raise StaleHunk(f"{path} changed since this diff was shown, so hunk {n} is no longer the one you saw "
+                        f"(id {hunk_id}). Nothing was written: look at the diff again and try again.")
+
+
 def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
           hunk: int | None) -> dict[str, tuple[str, str | bytes]]:
     """For each file the restore writes: (the hash of the bytes it planned from, new content).
@@ -133,15 +142,23 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
     return plan
 
 
+class StaleHunk(WorkspaceError):
+    """The hunk a person asked for is no longer the change they saw: nothing was written."""
+
+
 def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int | None = None,
-                     move_cursor: bool = False, store: SnapshotStore | None = None) -> RestoreResult:
+                     move_cursor: bool = False, store: SnapshotStore | None = None,
+                     hunk_id: str | None = None) -> RestoreResult:
     """Restore a whole snapshot, one file of it (`path`), or one hunk (`path` + 1-based `hunk`)
-    of the diff from that snapshot to the working file."""
+    of the diff from that snapshot to the working file. `hunk_id` (Hunk.id of the hunk shown):
+    refuse, writing nothing, when hunk `hunk` is now another change (the file moved on)."""
     store = store or SnapshotStore(ws)
     if hunk is not None and path is None:
         raise WorkspaceError("a hunk restore names its file")
     with job_lock(ws):
         sha = store.resolve(rev)
+        if hunk is not None and hunk_id is not None:
+            _check_hunk(store, sha, path, hunk, hunk_id)
         plan = _plan(ws, store, sha, path, hunk)
         target_cursor = None
         if move_cursor and path is None:

@@ -101,7 +101,7 @@ def test_u2028_inside_a_line_is_not_a_line_break():
 def test_to_json_shape():
     data = diff_texts("a\n", "b\n", "USER.md").to_json()
     assert data == {"path": "USER.md", "old_exists": True, "new_exists": True, "added": 1, "removed": 1,
-                    "hunks": [{"index": 1, "header": "@@ -1 +1 @@", "added": 1, "removed": 1,
+                    "hunks": [{"index": 1, "id": "59adbefeb998", "header": "@@ -1 +1 @@", "added": 1, "removed": 1,
                                "lines": [["-", "a\n", 1, None], ["+", "b\n", None, 1]]}]}
 
 

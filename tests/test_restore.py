@@ -434,7 +434,7 @@ def test_cli_restore_hunk_prints_how_to_undo_it_and_it_undoes(capsys, history):
     root, ws, v1, v2 = history
     before = read(root, "USER.md")
     code, out, err = run(capsys, "diff", root, v1, "--file", "USER.md")
-    assert "[hunk 1]" in out and "[hunk 3]" in out
+    assert "[hunk 1 · id " in out and "[hunk 3 · id " in out
     code, out, err = run(capsys, "restore", root, v1[:8], "--hunk", "USER.md:1")
     assert code == 0 and err == ""
     assert "- fact 2: something about Inès\n" in read(root, "USER.md").decode()
@@ -445,6 +445,23 @@ def test_cli_restore_hunk_prints_how_to_undo_it_and_it_undoes(capsys, history):
     code, out, err = run(capsys, "restore", root, "--undo", undo.rsplit(" ", 1)[1])
     assert code == 0, err
     assert read(root, "USER.md") == before
+
+
+def test_cli_hunk_restore_refuses_a_hunk_that_is_no_longer_the_one_shown(capsys, history):
+    """The stale-hunk rule is the engine's (issue 27): the CLI applies it as the GUI does."""
+    import re
+    root, ws, v1, v2 = history
+    code, out, err = run(capsys, "diff", root, v1, "--file", "USER.md")
+    shown = re.search(r"\[hunk 1 · id ([0-9a-f]{12})\]", out).group(1)
+    text = read(root, "USER.md").decode()
+    (root / "USER.md").write_text("- fact 0: written since\n" + text, encoding="utf-8")   # hunk 1 is another now
+    before = tree_state(root)
+    code, out, err = run(capsys, "restore", root, v1[:8], "--hunk", "USER.md:1", "--hunk-id", shown)
+    assert code == 2 and "changed since this diff was shown, so hunk 1 is no longer the one you saw" in err
+    assert tree_state(root) == before                                   # nothing written, not even a snapshot
+    now = re.search(r"\[hunk 1 · id ([0-9a-f]{12})\]", run(capsys, "diff", root, v1, "--file", "USER.md")[1]).group(1)
+    code, out, err = run(capsys, "restore", root, v1[:8], "--hunk", "USER.md:1", "--hunk-id", now)
+    assert code == 0, err
 
 
 def test_cli_restore_errors(capsys, history):

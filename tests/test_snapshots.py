@@ -434,7 +434,9 @@ def test_cli_diff_numbers_hunks(capsys, make_workspace):
     code, out, err = run(capsys, "diff", root, sha[:10])
     assert code == 0 and err == ""
     hunk_lines = [line for line in out.splitlines() if line.startswith("@@")]
-    assert hunk_lines == ["@@ -1,5 +1,5 @@   [hunk 1]", "@@ -15,6 +15,5 @@   [hunk 2]"]
+    diffs = SnapshotStore(Workspace.open(root)).diff(sha)
+    assert hunk_lines == [f"@@ -1,5 +1,5 @@   [hunk 1 · id {diffs[0].hunks[0].id}]",
+                          f"@@ -15,6 +15,5 @@   [hunk 2 · id {diffs[0].hunks[1].id}]"]
     assert f"--- {sha[:10]}/USER.md" in out and "+++ working/USER.md" in out
     assert "-- fact 2\n+- fact TWO\n" in out and "-- fact 18\n" in out
     data = json.loads(run(capsys, "diff", root, sha[:10], "--json")[1])

@@ -91,10 +91,6 @@ def compute_diff(ws: Workspace, shas: tuple[str, ...], made: bool = False) -> Di
     return DiffResult(shas, diffs, prepare(diffs))
 
 
-class StaleDiff(WorkspaceError):
-    pass
-
-
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
@@ -653,20 +649,9 @@ class SnapshotsView(QWidget):
         if not self.dialogs.confirm(self, "Restore hunk?", text):
             self.status.emit("Restore cancelled; nothing was written")
             return
-        ws = self.ws
-        expected = [(x.kind, x.text) for x in hunk.lines]
-
-        def job(ctx):
-            # restore_snapshot numbers the hunks afresh: make sure hunk n is still the change shown
-            store = SnapshotStore(ws)
-            now = store.diff(sha, paths=[path])
-            hunks = now[0].hunks if now else []
-            if len(hunks) < n or [(x.kind, x.text) for x in hunks[n - 1].lines] != expected:
-                raise StaleDiff(f"{path} changed since this diff was shown, so hunk {n} is no longer the one you saw. "
-                                "Nothing was written; the diff is shown again: check it and try again.")
-            return restore_snapshot(ws, sha, path=path, hunk=n, store=store)
-
-        self._run_restore(f"{path} hunk {n} from {sha[:8]}", job)
+        ws, shown_id = self.ws, hunk.id       # the engine refuses if hunk n is no longer this change
+        self._run_restore(f"{path} hunk {n} from {sha[:8]}",
+                          lambda ctx: restore_snapshot(ws, sha, path=path, hunk=n, hunk_id=shown_id))
 
     def undo_last(self) -> None:
         if self.recent:
