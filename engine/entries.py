@@ -406,3 +406,14 @@ def contains_entry(text: str, entry_text: str) -> bool:
     want = [line.rstrip() for line in entry_text.split("\n")]
     have = [line.rstrip() for line in text.split("\n")]
     return any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
+
+
+def heading_label(heading: str | None) -> str:
+    """'## Preferences', or setext 'Preferences' over '---', -> 'Preferences' (the raw heading is
+    in the tooltip and the detail)."""
+    if not heading:
+        return ""
+    lines = heading.strip().split("\n")
+    if len(lines) > 1:       # setext (engine/entries.py records both lines): the text over its underline
+        return " ".join(line.strip() for line in lines[:-1])
+    return heading.strip().lstrip("#").strip() or heading.strip()

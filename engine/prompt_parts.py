@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from .history import History, HistoryEntry
 from .problems import Problem
-from .textform import injected_text
 from .tokens import estimate_tokens
 from .workspace import Workspace
 

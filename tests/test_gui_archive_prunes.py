@@ -18,7 +18,8 @@ from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 from dreamdesk.gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TEXT, ArchiveFilterProxy, ArchiveModel
 from dreamdesk.gui.qt import Qt
-from dreamdesk.gui.views.archive_view import ArchiveView, plan_placements, read_prunes
+from dreamdesk.engine.prune_restores import plan_placements, read_every_prune
+from dreamdesk.gui.views.archive_view import ArchiveView
 from dreamdesk.gui.worker import Engine
 from nanobot_repo import git
 
@@ -68,7 +69,7 @@ def test_rows_are_the_entries_the_assistants_commits_removed(qtbot, engine, tmp_
     assert tree_state(root) == before                    # looking writes nothing in the workspace
     model = ArchiveModel()
     qtmodeltester.check(model)
-    model.set_entries(read_prunes(Workspace.open(root))[1])
+    model.set_entries(read_every_prune(Workspace.open(root))[1])
     qtmodeltester.check(model)
     model.sort(COL_FROM, Qt.SortOrder.DescendingOrder)
     qtmodeltester.check(model)

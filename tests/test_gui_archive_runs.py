@@ -31,8 +31,8 @@ from dreamdesk.gui.models.history_model import preview
 from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
                                    RunsModel)
 from dreamdesk.gui.qt import QColor, QPalette, Qt
-from dreamdesk.gui.views.archive_view import (ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for,
-                                    plan_placements)
+from dreamdesk.engine.prune_restores import plan_placements
+from dreamdesk.gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for
 from dreamdesk.gui.views.history_view import HistoryView
 from dreamdesk.gui.views.runs_view import RunsView
 from dreamdesk.gui.worker import Engine

@@ -109,7 +109,7 @@ def test_an_entry_under_the_first_heading_of_a_bom_file_goes_back_under_it(make_
     from dreamdesk.engine.files import current_hash
     from dreamdesk.engine.restore import restore_archive_entry
     from dreamdesk.engine.workspace import Workspace
-    from dreamdesk.gui.views.archive_view import plan_placements
+    from dreamdesk.engine.prune_restores import plan_placements
     data = BOM + b"# User\r\n- Likes tea.\r\n- Metric units.\r\n"
     ws = Workspace.open(make_workspace({"USER.md": data, "SOUL.md": "I am Jenny.\n"}, root=tmp_path / "bom"))
     (rec,) = save_edit(ws, "USER.md", "# User\n- Metric units.\n", current_hash(ws.root / "USER.md")).archived

@@ -16,6 +16,7 @@ import re
 
 from dreamdesk.engine import clock
 from dreamdesk.engine.archive import ArchivedEntry, ArchiveRecord, fold, search
+from dreamdesk.engine.entries import heading_label
 from dreamdesk.engine.prunes import from_label, who
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
@@ -47,17 +48,6 @@ PLACEHOLDER_TIP = ("A template placeholder: the assistant's own onboarding text,
 NONE = "—"
 PREVIEW_CHARS = 140
 _ID_RE = re.compile(r"^a-(\d{8})-(\d+)$")
-
-
-def heading_label(heading: str | None) -> str:
-    """'## Preferences', or setext 'Preferences' over '---', -> 'Preferences' (the raw heading is
-    in the tooltip and the detail)."""
-    if not heading:
-        return ""
-    lines = heading.strip().split("\n")
-    if len(lines) > 1:       # setext (engine/entries.py records both lines): the text over its underline
-        return " ".join(line.strip() for line in lines[:-1])
-    return heading.strip().lstrip("#").strip() or heading.strip()
 
 
 def archived_label(iso: str) -> str:

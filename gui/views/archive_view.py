@@ -10,26 +10,20 @@ from __future__ import annotations
 import calendar
 import html
 import logging
-from dataclasses import dataclass
 from datetime import date, timedelta
 
 from dreamdesk.engine import clock
-from dreamdesk.engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
-                            plan_record_restore, read_archive)
-from dreamdesk.engine.entries import has_heading
+from dreamdesk.engine.archive import ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord
 from dreamdesk.engine.oserrors import explain
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.prunes import (COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, mark_placeholders,
-                                    restore_prune, who)
+from dreamdesk.engine.prune_restores import PINNED, Placement, pin_records, plan_placements, read_every_prune
+from dreamdesk.engine.prunes import COMMIT_REASONS, delete_refusal, from_label, restore_prune, who
 from dreamdesk.engine.restore import RestoreResult
 from dreamdesk.engine.rules import ARCHIVED_FILES
-from dreamdesk.engine.snapshots import SnapshotError
-from dreamdesk.engine.textform import normalise
 from dreamdesk.engine.workspace import Workspace
 
 from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_ID, COL_NOW, COL_REPLACED, COL_RUN, COL_TEXT,
-                                    PLACEHOLDER_TIP, ArchiveFilterProxy, ArchiveModel, archived_label, heading_label)
+                                    PLACEHOLDER_TIP, ArchiveFilterProxy, ArchiveModel, archived_label)
 from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
@@ -68,84 +62,6 @@ COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the rep
                    "so there is nothing to delete here.")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
              "(Undo restore here, or Ctrl+Alt+Z). The archive itself keeps every entry: restoring removes nothing from it.")
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a restore would put one removed entry (from plan_record_restore)."""
-    id: str
-    file: str
-    heading: str | None
-    inserted: bool                 # False: the file already holds the text
-    heading_exists: bool = True
-    error: str | None = None
-
-    def describe(self) -> str:
-        if self.error:
-            return f"{self.id}: cannot be restored ({self.error})"
-        if not self.inserted:
-            return f"{self.id}: already in {self.file} — nothing to restore"
-        if not self.heading:
-            return f"{self.id} → the end of {self.file}"
-        shown = heading_label(self.heading) if "\n" in self.heading else self.heading     # setext: one line
-        if self.heading_exists:
-            return f"{self.id} → {self.file}, at the end of the section “{shown}”"
-        return f"{self.id} → {self.file}, under “{shown}” (the heading is gone; recreated at the end)"
-
-
-PINNED = "pinned"      # a result row of Restore and pin: the entry is pinned now
-
-
-def _pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, str | None]]:
-    """Pin archived entries in their files (after their restore): (id, PINNED or None, error)."""
-    from dreamdesk.engine.pins import pin
-    found = find_prunes(ws, ids)
-    out = []
-    for rid in ids:
-        rec = found.get(rid)
-        try:
-            if rec is None:
-                raise WorkspaceError(f"no archive entry with id {rid}")
-            pin(ws, rec.file, text=rec.text)
-            out.append((rid, PINNED, None))
-        except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
-            out.append((rid, None, f"not pinned: {explain(exc)}"))
-    return out
-
-
-def plan_placements(ws: Workspace, ids: list[str]) -> list[Placement]:
-    """Where each entry (a- or c- id) would go, read only (runs on the reader thread)."""
-    out = []
-    found = find_prunes(ws, ids)
-    for rid in ids:
-        try:
-            if rid not in found:
-                raise WorkspaceError(f"no archive entry with id {rid}")
-            plan = plan_record_restore(ws, found[rid])
-        except WorkspaceError as exc:
-            out.append(Placement(rid, "", None, False, error=str(exc)))
-            continue
-        rec = plan.record
-        exists = True
-        if rec.heading and plan.inserted:
-            state, _ = ws.read_file(rec.file)
-            text = normalise(state.text) if state.exists else ""    # a BOM is no part of the first heading
-            exists = has_heading(text, rec.heading)      # found as insert_entry finds it
-        out.append(Placement(rid, rec.file, rec.heading, plan.inserted, exists))
-    return out
-
-
-def read_prunes(ws: Workspace) -> tuple[Archive, list[ArchivedEntry], bool, str | None]:
-    """Every prune folded (reader thread): the archive, and the commits when git can be read;
-    when it cannot, the archive alone and why (the archive file is still worth showing)."""
-    arc = read_archive(ws)
-    try:
-        _arc, _extra, entries = all_prunes(ws, arc)
-        note = None
-    except SnapshotError as exc:
-        entries = mark_placeholders(ws, folded_archive(ws, arc))
-        note = f"The snapshot commits could not be read: {exc}"
-    return arc, entries, archive_dir(ws).is_dir(), note
 
 
 class ArchiveDialogs:
@@ -385,7 +301,7 @@ class ArchiveView(QWidget):
     def refresh(self) -> None:
         """Re-read memory/archive/ and the snapshot commits on the reader thread; keeps the
         selection by id."""
-        read_latest(self, self._token, "read the archive", read_prunes, lambda result: self._set_archive(*result),
+        read_latest(self, self._token, "read the archive", read_every_prune, lambda result: self._set_archive(*result),
                     lambda msg: self.status.emit(f"Could not read the archive: {msg}"))
 
     def selected_ids(self) -> list[str]:
@@ -483,7 +399,7 @@ class ArchiveView(QWidget):
                     log.error("restoring archive entry %s failed", rid, exc_info=True)
                     results.append((rid, None, explain(exc)))
             failed = {rid for rid, _res, err in results if err}
-            return results + _pin_records(ws, [i for i in pin_ids if i not in failed])
+            return results + pin_records(ws, [i for i in pin_ids if i not in failed])
 
         self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
                           self._restored, lambda msg, tb: self._failed("Restore failed", msg))
@@ -491,7 +407,7 @@ class ArchiveView(QWidget):
     def _pin_only(self, ws: Workspace, placements: list[Placement]) -> None:
         """Restore and pin of entries that are all back already: pin them, nothing to restore."""
         ids = [p.id for p in placements]
-        self.engine.write("pin archive entries", lambda ctx: _pin_records(ws, ids), self._restored,
+        self.engine.write("pin archive entries", lambda ctx: pin_records(ws, ids), self._restored,
                           lambda msg, tb: self._failed("Not pinned", msg))
 
     def _restored(self, results) -> None:

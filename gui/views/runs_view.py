@@ -14,12 +14,12 @@ from datetime import tzinfo
 
 from dreamdesk.engine import clock
 from dreamdesk.engine.diffs import diff_texts
+from dreamdesk.engine.entries import heading_label
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream_runs import assistant_run_detail, every_run
 from dreamdesk.engine.prunes import restore_prune
 from dreamdesk.engine.workspace import Workspace
 
-from ..models.archive_model import heading_label
 from ..models.base import blend, theme
 from ..models.history_model import preview
 from ..models.runs_model import COL_ID, COL_STATUS, RunsModel, duration_label, is_assistant, time_label

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from dreamdesk.engine.cursors import read_cursor
 from dreamdesk.engine.diffs import FileDiff
 from dreamdesk.engine.prepared_diff import PreparedDiff, prepare
-from dreamdesk.engine.problems import WorkspaceError
 from dreamdesk.engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
 from dreamdesk.engine.restore_log import RestoreEntry
 from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
