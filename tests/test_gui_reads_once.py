@@ -93,6 +93,34 @@ def other_process_writes(path: Path, text: str) -> None:
     subprocess.run([sys.executable, "-c", code, str(path), text], check=True, timeout=30)
 
 
+def test_another_writers_change_during_a_run_is_read_at_once_and_the_run_once_after(
+        gui_env, qtbot, demo_home, state_reads, monkeypatch):
+    """One read per real outside change, while the run goes on (not held until it ends)."""
+    import threading
+
+    from dreamdesk.engine.dream import run as run_mod
+    from dreamdesk.gui.workspace_state import StateReader
+    win = open_window(qtbot, demo_home)
+    settle(qtbot, win)
+    state_reads.clear()
+    soul = win.ws.root / "SOUL.md"
+    theirs = soul.read_text(encoding="utf-8") + "- written by the assistant during the run\n"
+    read_started, counted, real_run = threading.Event(), StateReader.read, run_mod.run_dream
+    monkeypatch.setattr(StateReader, "read", lambda self, *a, **k: read_started.set() or counted(self, *a, **k))
+
+    def run_dream(ws, *args, **kwargs):            # the run, with another writer at work first
+        other_process_writes(soul, theirs)
+        assert read_started.wait(10)               # the window reads it while the run holds the writer
+        return real_run(ws, *args, **kwargs)
+    monkeypatch.setattr(run_mod, "run_dream", run_dream)
+    win.panel.run_dream()
+    qtbot.waitUntil(lambda: not win.panel.running, timeout=30000)
+    settle(qtbot, win)
+    assert win.panel.last_status != "failed", win.panel.last_outcome
+    assert len(state_reads) == 2 and gauge_shows(win, "SOUL.md") and gauge_shows(win, "USER.md")
+    win.close()
+
+
 def test_another_writers_change_right_after_ours_is_still_read(gui_env, qtbot, demo_home, state_reads):
     """Their bytes differ from ours but not in size, written in place on the file ours made:
     only the mtime and the bytes tell them apart, and the watcher still reports them."""
