@@ -15,7 +15,7 @@ from . import clock, jsonl
 from .archive_kinds import ORIGINS, REASONS
 from .assistant_repo import hide_own_files
 from .entries import insert_entry, removed_entries
-from .files import FileLock, append_durably, current_hash, read_bytes, resolve_inside
+from .files import FileLock, append_durably, current_hash, make_dirs, read_bytes, resolve_inside
 from .problems import ConflictError, Problem, WorkspaceError
 from .rules import ARCHIVED_FILES, is_memory_path
 from .stat_memo import MemoShelf
@@ -216,7 +216,7 @@ def append_records(ws: Workspace, items: list[dict], now: datetime | None = None
     day = now.strftime("%Y%m%d")
     d = archive_dir(ws)
     hide_own_files(ws)
-    d.mkdir(parents=True, exist_ok=True)
+    make_dirs(d)
     path = d / f"{now.strftime('%Y-%m')}.jsonl"
     out: list[ArchiveRecord] = []
     with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
@@ -308,7 +308,7 @@ def _append_marks(ws: Workspace, marks: list[dict], now: datetime) -> None:
         return
     d = archive_dir(ws)
     hide_own_files(ws)
-    d.mkdir(parents=True, exist_ok=True)
+    make_dirs(d)
     with FileLock(lock_path(ws.root, "archive"), timeout=30, what="the archive lock"):
         _append_lines(d / f"{now.strftime('%Y-%m')}.jsonl", [json.dumps(m) for m in marks])
 

@@ -124,6 +124,11 @@ def relative_changes(paths: Iterable[str], root: Path, config_path: Path | None 
     return out | from_paths(rel)
 
 
+def inside(paths: Iterable[str], root: Path) -> set[str]:
+    """The workspace-relative names of those absolute paths that lie in the workspace."""
+    return {Path(p).relative_to(root).as_posix() for p in paths if Path(p).is_relative_to(root)}
+
+
 # -- the recording: one per job, per thread -------------------------------------------------------
 _local = threading.local()
 
@@ -146,8 +151,20 @@ def recording() -> Iterator[set[str]]:
 def note(path: str | Path) -> None:
     """Called by every engine write (file helpers, git): the path joins the open recording."""
     stack = getattr(_local, "stack", None)
-    if stack:
+    if stack and not getattr(_local, "bookkeeping", 0):
         stack[-1].add(str(path))
+
+
+@contextmanager
+def bookkeeping() -> Iterator[None]:
+    """Writes on this thread that change nothing any view shows (what the watch last saw, the
+    versions first remembered as looked at): they stay out of the change record, so they cause
+    no read. (A file watcher still knows them for our own: engine/own_writes.py.)"""
+    _local.bookkeeping = getattr(_local, "bookkeeping", 0) + 1
+    try:
+        yield
+    finally:
+        _local.bookkeeping -= 1
 
 
 def with_files(changes: Changes, files: Iterable[str]) -> Changes:

@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changes
+from . import changes, own_writes
 from .problems import ConflictError, UnsafePathError, WorkspaceError
 
 
@@ -165,23 +165,26 @@ def atomic_write_bytes(path: Path, data: bytes, same_inode: int | None = None) -
     """
     path = Path(path)
     directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    make_dirs(directory)
     try:
         mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TMP_TAG}", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode if mode is not None else _new_file_mode())
-        if _before_replace is not None:
-            _before_replace(path)
-        if same_inode is not None and _inode(path) != same_inode:
-            raise ConflictError(path.name, "the file that was read", "a file put there since")
-        os.replace(tmp, path)
+        with own_writes.writing(path) as ours:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode if mode is not None else _new_file_mode())
+            if _before_replace is not None:
+                _before_replace(path)
+            if same_inode is not None and _inode(path) != same_inode:
+                raise ConflictError(path.name, "the file that was read", "a file put there since")
+            left = own_writes.mark_of(os.lstat(tmp), data)     # the rename keeps size, mtime and inode
+            os.replace(tmp, path)
+            ours.left = left
         changes.note(path)
     except BaseException:
         try:
@@ -190,6 +193,24 @@ def atomic_write_bytes(path: Path, data: bytes, same_inode: int | None = None) -
             pass
         raise
     _fsync_dir(directory)
+
+
+def make_dirs(directory: Path) -> None:
+    """mkdir -p, each folder it creates marked as our own write (a watcher sees a new folder)."""
+    missing = []
+    d = Path(directory)
+    while not os.path.isdir(d) and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    for d in reversed(missing):
+        with own_writes.writing(d) as ours:
+            try:
+                os.mkdir(d)
+            except FileExistsError:
+                if not os.path.isdir(d):
+                    raise
+                continue                 # another writer made it just now: theirs
+            ours.left = own_writes.look(d)
 
 
 def _inode(path: Path) -> int | None:
@@ -330,12 +351,14 @@ def _open_for_writing(fd: int) -> bool:
 
 def remove(path: Path, missing_ok: bool = False) -> None:
     """Delete a file, noted in the job's change record like every write (the views read again)."""
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        if not missing_ok:
-            raise
-        return
+    with own_writes.writing(path) as ours:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            if not missing_ok:
+                raise
+            return
+        ours.left = own_writes.ABSENT
     changes.note(path)
 
 
@@ -343,15 +366,17 @@ def append_durably(path: Path, data: bytes) -> None:
     """Append with O_APPEND (other appenders' lines never interleave inside ours, nor does a rename
     of ours ever drop theirs) and fsync before returning; the whole of `data`, however many
     write calls it takes."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    changes.note(path)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with own_writes.writing(path) as ours:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        changes.note(path)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            ours.left = own_writes.mark_of(os.fstat(fd))    # (no digest: only our bytes are known)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def replace_keeping_appends(path: Path, old: bytes, new: bytes) -> bool:

@@ -22,7 +22,7 @@ import msgspec
 from . import jsonl
 from .cursors import read_cursor, write_cursor
 from .rules import HISTORY_CAP
-from .files import FileLock, append_durably, read_bytes, read_chunks, read_tail, replace_keeping_appends
+from .files import FileLock, append_durably, make_dirs, read_bytes, read_chunks, read_tail, replace_keeping_appends
 from .problems import WARNING, Problem
 from .stat_memo import gc_paused
 from .state import lock_path
@@ -411,7 +411,7 @@ def append_entry(memory_dir: Path, content: str, session_key: str | None = None,
     if not isinstance(content, str):
         raise TypeError("content must be a string")
     ts = timestamp or datetime.now().strftime("%Y-%m-%d %H:%M")
-    memory_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(memory_dir)
     with FileLock(lock_path(memory_dir.parent, "history"), timeout=lock_timeout, what="the history lock"):
         last, ends_nl, size = _last_accepted(path)
         cur, _ = read_cursor(memory_dir / ".cursor", "memory/.cursor")

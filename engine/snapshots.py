@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from . import assistant_repo, changes, git_head, git_index, git_repair
+from . import assistant_repo, changes, git_head, git_index, git_repair, own_writes
 from .assistant_repo import AssistantRepo
 from .diffs import FileDiff, diff_texts
 from .problems import WorkspaceError
@@ -355,7 +355,9 @@ class SnapshotStore:
                 info.mkdir(exist_ok=True)
                 (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
             try:
-                os.rename(tmp, self.git_dir)
+                with own_writes.writing(self.git_dir) as ours:
+                    os.rename(tmp, self.git_dir)
+                    ours.left = own_writes.look(self.git_dir)
             except OSError:
                 if not self.git_dir.is_dir():
                     raise SnapshotError(f"could not create the snapshot repository {self.display}") from None

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from . import changes
 from .rules import ARCHIVED_FILES
 from .archive import ArchiveRecord, append_annotations, append_records, read_archive
 from .entries import Entry, Removal, contains_entry, removed_entries, split_entries
@@ -103,9 +104,13 @@ def _load(ws: Workspace) -> dict:
     return obj if isinstance(obj, dict) else {}
 
 
-def _save(ws: Workspace, state: dict) -> None:
+def _save(ws: Workspace, state: dict, shown: bool = False) -> None:
+    """`shown`: the versions acknowledged on the Dashboard moved ("Got it"), so its "Since you
+    last looked" box is read again; everything else kept here is the watch's own bookkeeping,
+    which changes nothing on screen and so causes no read."""
     workspace_state_dir(ws.root, create=True)
-    atomic_write_text(_state_path(ws), json.dumps(state, ensure_ascii=False, indent=1))
+    with nullcontext() if shown else changes.bookkeeping():
+        atomic_write_text(_state_path(ws), json.dumps(state, ensure_ascii=False, indent=1))
 
 
 def _lock(ws: Workspace) -> FileLock:
@@ -432,7 +437,8 @@ def remember_looked(ws: Workspace, shown: SinceLooked | None = None) -> None:
             v = next((f.now for f in shown.files if f.file == rel), None) if shown else read_version(ws, rel)
             if v is not None:
                 _put(state, "looked", rel, v)
-        _save(ws, state)
+        # the first time, the files as they are: "Since you last looked" is as empty as before
+        _save(ws, state, shown=shown is not None)
 
 
 def as_record(rel: str, removal: Removal) -> ArchiveRecord:

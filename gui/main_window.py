@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -36,6 +37,7 @@ config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.config"), LaterM
 Scheduler = later("dreamdesk.engine.scheduler", "Scheduler")                  # noqa: F811
 AppendDetector = later("dreamdesk.engine.history", "AppendDetector")
 StateReader = later("dreamdesk.gui.workspace_state", "StateReader")           # noqa: F811
+state_reads = later("dreamdesk.gui.workspace_state", "state_reads")
 WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # noqa: F811
 Coalesced = later("dreamdesk.gui.worker", "Coalesced")
 workspace_state_dir = later("dreamdesk.engine.state", "workspace_state_dir")
@@ -171,6 +173,7 @@ class MainWindow(QMainWindow):
         self.dashboard.gotItRequested.connect(self._got_it)
         self.panel.finished.connect(self._job_finished)
         self.engine.wrote.connect(self._on_written)
+        self.engine.routed = True
         self.engine.notice.connect(self.show_message)     # expected failures no view handles
 
         self._tick = QTimer(self)
@@ -445,7 +448,10 @@ class MainWindow(QMainWindow):
     def apply(self, changes: Changes) -> None:
         if self.ws is None or not changes:
             return
-        self._read_state(changes)
+        if state_reads(changes):
+            self._read_state(changes)
+        elif changes.snapshots:
+            self._view_changed("charts")        # (else the state read's end hands it on)
         if changes.archive or changes.snapshots:
             self._view_changed("archive")
         if changes.runs or changes.snapshots or changes.files:
@@ -458,11 +464,22 @@ class MainWindow(QMainWindow):
 
     def _read_state(self, changes: Changes) -> None:
         """Requests merge while a read waits its turn: the read takes them all when it starts, and
-        one that finds nothing left (an earlier one took it) returns at once without reading."""
+        one that finds nothing left (an earlier one took it) returns at once without reading. A
+        job's change record asks once the job's callback has run too (both come in one slot), so
+        what that callback asks (the schedule's line after a run) joins the same read."""
         if not self._reads.add(changes):
             return
-        ws, reader, reads, own = self.ws, self.reader, self._reads, self.panel.running
         self.status_label.setText("Reading…")
+        ask = partial(self._ask_read, self.ws, self.reader, self._reads)
+        if self.engine.finishing:
+            QTimer.singleShot(0, ask)
+        else:
+            ask()
+
+    def _ask_read(self, ws: Workspace, reader: StateReader, reads) -> None:
+        if ws is not self.ws:
+            return                          # another workspace was opened meanwhile
+        own = self.panel.running
 
         def job(ctx):
             asked = reads.take()
@@ -518,18 +535,26 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_written(self, paths: frozenset) -> None:
-        """A job's change record: the paths it wrote, as the parts of the workspace they are."""
+        """A job's change record: the paths it wrote, as the parts of the workspace they are (the
+        watcher leaves their echoes out: this record stands for them)."""
         ws = self.ws
         if ws is not None:
             self.apply(changes_mod.relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
+            self._files_touched(changes_mod.inside(paths, ws.root))
 
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
+        """Another writer's changes, from the watcher."""
         if self._watching and any(p in WATCHED for p in paths):
             self._watch_job("observe", watch_mod.observe)
+        self.apply(changes_mod.from_paths(paths))
+        self._files_touched(paths)
+
+    def _files_touched(self, paths: set[str]) -> None:
+        """What any write (ours or another's) tells beyond the record: activity for the
+        scheduler, and the editor's check of the file it shows."""
         if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
             self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
-        self.apply(changes_mod.from_paths(paths))
         for _name, files in self._built_views("files"):
             files.files_changed(paths)
 

@@ -2,14 +2,22 @@
 
 Atomic saves arrive as a `moved` event whose dest_path is the real file (measured), so both
 src_path and dest_path are reported. The root is watched shallowly and memory/ and skills/
-deeply; when one of those folders vanishes, moves or is recreated, its watch follows."""
+deeply; when one of those folders vanishes, moves or is recreated, its watch follows.
+
+Only other writers' changes are reported (issue 27): a path still exactly as Dreamdesk's own
+write left it is that write's echo, which its job's change record already stands for
+(engine/own_writes.py). Once the watch runs, its first look reports what changed since start()
+was called (the open's read is asked for after that), not the whole workspace."""
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path
+
+from dreamdesk.engine import own_writes
 
 from .qt import QObject, QTimer, Signal, Slot
 
@@ -22,11 +30,14 @@ COMPLETE = ("closed", "moved")    # event types that end a write: nothing more o
 class _Bridge(QObject):
     raw = Signal(str, bool)           # path, and whether the write is complete (closed or moved into place)
     failed = Signal(str)
+    started = Signal()
 
 
 class WorkspaceWatcher(QObject):
     changed = Signal(object)          # set[str] of paths relative to the workspace
     failed = Signal(str)              # live updates could not start (inotify limit, permissions...)
+    started = Signal()                # the watch runs and its first look is done
+    settled = Signal(object, object)  # each look: the paths reported, and those left as our own writes' echoes
 
     def __init__(self, root: Path, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS,
                  outside: dict[Path, str] | None = None):
@@ -35,7 +46,7 @@ class WorkspaceWatcher(QObject):
         super().__init__(parent)
         self.root = Path(root)
         self._outside = {str(Path(p)): name for p, name in (outside or {}).items()}
-        self._pending: set[str] = set()
+        self._pending: dict[str, str] = {}     # relative name -> the absolute path an event named
         self._lock = threading.Lock()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -46,6 +57,8 @@ class WorkspaceWatcher(QObject):
         self._bridge = _Bridge()
         self._bridge.raw.connect(self._on_raw)
         self._bridge.failed.connect(self.failed)
+        self._bridge.started.connect(self._on_started)
+        self.looked = False               # the watch runs and its first look is done
         self._observer = None
         self._sync_lock = threading.Lock()
 
@@ -56,6 +69,9 @@ class WorkspaceWatcher(QObject):
         bridge = self._bridge
         root = str(self.root)
         outside = self._outside
+        # before the open's read is asked for: the first look compares the tree with this (on
+        # this thread, so nothing changes unseen; measured 9 ms for 2,000 files)
+        self._before = tree_marks(self.root, self._outside)
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event):
@@ -67,8 +83,7 @@ class WorkspaceWatcher(QObject):
                 for p in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
                     if p:
                         p = p.decode() if isinstance(p, bytes) else p
-                        if p in outside or (p.startswith(root) and "/.git/" not in p
-                                            and not p.endswith((".tmp", ".lock"))):
+                        if watched(p, root, outside):
                             bridge.raw.emit(p, complete)
 
         self._observer = Observer()
@@ -103,7 +118,11 @@ class WorkspaceWatcher(QObject):
             log.warning("watching %s failed: %s", self.root, exc, exc_info=exc)
             self._bridge.failed.emit(f"{type(exc).__name__}: {exc}")
             return
-        self._bridge.raw.emit(str(self.root / "memory"), True)   # look once now: nothing changed unseen meanwhile
+        # look once now: what changed between start() and the watch running
+        for path in differing(self._before, tree_marks(self.root, self._outside)):
+            if watched(path, str(self.root), self._outside):
+                self._bridge.raw.emit(path, True)
+        self._bridge.started.emit()
 
     def _sync_subdirs(self) -> None:
         with self._sync_lock:
@@ -147,13 +166,18 @@ class WorkspaceWatcher(QObject):
                 observer.stop()
                 observer.join(timeout=5)
 
+    @Slot()
+    def _on_started(self) -> None:
+        self.looked = True
+        self.started.emit()
+
     @Slot(str, bool)
     def _on_raw(self, path: str, complete: bool = False) -> None:
         try:
             rel = self._outside.get(path) or Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return
-        self._pending.add(rel)
+        self._pending[rel] = path
         if rel in ("memory", "skills") and self._observer is not None:
             self._sync_subdirs()    # the folder appeared, vanished or was replaced
         if complete and time.monotonic() - self._last_flush >= self._debounce_ms / 1000:
@@ -167,6 +191,52 @@ class WorkspaceWatcher(QObject):
     @Slot()
     def _flush(self) -> None:
         self._last_flush = time.monotonic()
-        paths, self._pending = self._pending, set()
-        if paths:
-            self.changed.emit(paths)
+        pending, self._pending = self._pending, {}
+        report, ours = set(), set()
+        for rel, path in pending.items():
+            echo = own_writes.echo(path)
+            if echo is None:
+                self._pending[rel] = path      # a write of ours to it is under way: looked at once it lands
+            else:
+                (ours if echo else report).add(rel)
+        if self._pending:
+            self._timer.start()
+        if report:
+            self.changed.emit(report)
+        if report or ours:
+            self.settled.emit(report, ours)
+
+
+def watched(path: str, root: str, outside: dict[str, str]) -> bool:
+    """A path whose change is reported: one of the outside files, or one in the workspace but
+    not in .git nor a temp or lock file."""
+    return path in outside or (path.startswith(root) and "/.git/" not in path
+                               and not path.endswith((".tmp", ".lock")))
+
+
+def tree_marks(root: Path, outside: dict[str, str]) -> dict[str, own_writes.Mark]:
+    """What the watch covers, as it is now: the root's own entries, everything under memory/
+    and skills/, and the outside files (stats only: a few hundred at most)."""
+    marks = {}
+    for path in outside:
+        marks[path] = own_writes.look(path)
+    for sub in ("", "memory", "skills"):
+        stack = [root / sub if sub else root]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    marks[e.path] = own_writes.mark_of(e.stat(follow_symlinks=False))
+                except OSError:
+                    continue
+                if sub and e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+    return marks
+
+
+def differing(before: dict, after: dict) -> list[str]:
+    """The paths that appeared, went or changed between two tree_marks."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))

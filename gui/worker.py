@@ -15,6 +15,7 @@ dialog in words; anything else is a bug, and its dialog carries the traceback.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 from collections import deque
 import logging
 import threading
@@ -136,7 +137,7 @@ class Engine(QObject):
     jobStarted = Signal(str)
     jobFinished = Signal(str)
     notice = Signal(str)        # an expected failure no view handles: a line for the status bar
-    wrote = Signal(object)      # the absolute paths a job wrote (its change record, before its result)
+    wrote = Signal(object)      # the absolute paths a job wrote (its change record, just before its result)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -148,8 +149,13 @@ class Engine(QObject):
             lane.runner.done.connect(self._on_done)
             lane.runner.failed.connect(self._on_failed)
             lane.runner.progress.connect(self._on_progress)
-            lane.runner.wrote.connect(lambda _id, paths: self.wrote.emit(paths))
+            lane.runner.wrote.connect(self._on_wrote)
         self.running_writes: dict[int, Job] = {}
+        self._written: dict[int, frozenset] = {}
+        # True once a window routes each job's change record to the views that show what it
+        # touched: a view then leaves its refresh after its own job to that record
+        self.routed = False
+        self._finishing_depth = 0
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
                 on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
@@ -177,7 +183,16 @@ class Engine(QObject):
         for job in self.running_writes.values():
             job.cancel.set()
 
+    @Slot(int, object)
+    def _on_wrote(self, job_id: int, paths: frozenset) -> None:
+        self._written[job_id] = paths        # (said with the job's result: see _finish)
+
     def _finish(self, job_id: int):
+        """The job's change record, then its end: said in the one slot that runs its callback,
+        so what the record asks and what the callback asks merge into one read."""
+        paths = self._written.pop(job_id, None)
+        if paths:
+            self.wrote.emit(paths)
         cb = self._callbacks.pop(job_id, None)
         if cb and job_id in self.running_writes:
             job = self.running_writes.pop(job_id)
@@ -186,20 +201,36 @@ class Engine(QObject):
 
     @Slot(int, object)
     def _on_done(self, job_id: int, result: object) -> None:
-        cb = self._finish(job_id)
-        if cb:
-            cb[0](result)
+        with self._finishing():
+            cb = self._finish(job_id)
+            if cb:
+                cb[0](result)
 
     @Slot(int, str, str, str)
     def _on_failed(self, job_id: int, message: str, tb: str, kind: str) -> None:
-        cb = self._finish(job_id)
-        if cb and cb[1]:
-            cb[1](message, tb)
-        elif cb and kind == EXPECTED:
-            self.notice.emit(f"{cb[3].name}: {message}")
-        elif cb:
-            from .errors import report_error
-            report_error(f"{cb[3].name} failed", message, tb if kind == BUG else "")
+        with self._finishing():
+            cb = self._finish(job_id)
+            if cb and cb[1]:
+                cb[1](message, tb)
+            elif cb and kind == EXPECTED:
+                self.notice.emit(f"{cb[3].name}: {message}")
+            elif cb:
+                from .errors import report_error
+                report_error(f"{cb[3].name} failed", message, tb if kind == BUG else "")
+
+    @property
+    def finishing(self) -> bool:
+        """A job's change record and its callback are being said now: what both ask for can be
+        gathered and done once, after them."""
+        return self._finishing_depth > 0
+
+    @contextmanager
+    def _finishing(self):
+        self._finishing_depth += 1       # (a callback's dialog may finish another job inside it)
+        try:
+            yield
+        finally:
+            self._finishing_depth -= 1
 
     @Slot(int, dict)
     def _on_progress(self, job_id: int, event: dict) -> None:

@@ -52,6 +52,12 @@ class WorkspaceState:
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
 
 
+def state_reads(changes: Changes) -> bool:
+    """Whether a change touches anything the state read shows: the archive and the git history
+    are the tab views' own (a change to only those reads no state and rebuilds no dashboard)."""
+    return bool(replace(changes, archive=False, snapshots=False))
+
+
 class StateReader:
     """One workspace's state for the window, read part by part: a change record names the parts
     read again; the others are the last read's. Used from the reader thread only."""

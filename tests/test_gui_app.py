@@ -230,8 +230,8 @@ def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(ma
     ed.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(ed, "- typed, then saved")
     pos = ed.textCursor().position()
-    with qtbot.waitSignal(main_window.watcher.changed, timeout=5000,
-                          check_params_cb=lambda paths: "USER.md" in paths):     # our own save, reported back
+    with qtbot.waitSignal(main_window.engine.wrote, timeout=5000,      # our own save, said by its change record
+                          check_params_cb=lambda paths: any(p.endswith("/USER.md") for p in paths)):
         files.save()
     qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
     qtbot.wait(100)                                          # and the check it triggers has answered
@@ -1037,10 +1037,9 @@ def test_the_home_config_outside_the_workspace_is_watched_too(qtbot, tmp_path):
     watcher = WorkspaceWatcher(ws, outside={cfg: "config.json"})
     seen: list[set] = []
     watcher.changed.connect(seen.append)
-    watcher.start()
+    with qtbot.waitSignal(watcher.started, timeout=5000):    # and its first look is done
+        watcher.start()
     try:
-        qtbot.waitUntil(lambda: bool(seen), timeout=5000)     # the first look after starting
-        seen.clear()
         (tmp_path / "home" / "other.json").write_text('{"x": 1}')     # not ours to report
         tmp = cfg.with_name(".config.json.tmp")
         tmp.write_text('{"agents": {}}')
@@ -1331,11 +1330,9 @@ def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp
     watcher = WorkspaceWatcher(ws, debounce_ms=1200)          # long: only "at once" can be quick
     seen: list[set] = []
     watcher.changed.connect(seen.append)
-    watcher.start()
+    with qtbot.waitSignal(watcher.started, timeout=5000):    # and its first look is done
+        watcher.start()
     try:
-        qtbot.waitUntil(lambda: bool(seen), timeout=5000)     # the first look after starting
-        qtbot.wait(1300)
-        seen.clear()
         (ws / "USER.md").write_text("# U\n")                  # opened, written, closed: complete
         qtbot.waitUntil(lambda: any("USER.md" in s for s in seen), timeout=900)
         qtbot.wait(1300)

@@ -92,12 +92,12 @@ def test_a_superseded_read_never_runs(gui_env, qtbot, demo_home, monkeypatch):
     monkeypatch.setattr(win.reader, "read", lambda ch, own=False: ran.append(ch) or real(ch, own))
     win.apply(Changes(files=frozenset(["USER.md"])))
     win.apply(Changes(history=True))
-    win.apply(Changes(archive=True))
+    win.apply(Changes(runs=True))              # (the archive alone is not the state's: it reads nothing)
     gate.set()
     qtbot.waitUntil(lambda: len(ran) >= 1, timeout=5000)
     qtbot.wait(300)
     assert len(ran) == 1
-    assert ran[0].files == {"USER.md"} and ran[0].history and ran[0].archive
+    assert ran[0].files == {"USER.md"} and ran[0].history and ran[0].runs
     win.close()
 
 

@@ -246,9 +246,9 @@ class FilesView(QWidget):
         self._update_size()
 
     def files_changed(self, paths: set[str]) -> None:
-        """Outside writes (watcher): reload a clean editor, warn a dirty one. Our own save comes
-        back here too: the bytes are what the editor holds, so nothing is reloaded (undo and the
-        cursor stay)."""
+        """Writes to the files (another writer's from the watcher, Dreamdesk's from their job's
+        change record): reload a clean editor, warn a dirty one. Our own save comes back here
+        too: the bytes are what the editor holds, so nothing is reloaded (undo and the cursor stay)."""
         if self.loaded is None or self.loaded.path not in paths:
             return
         if self.dirty:

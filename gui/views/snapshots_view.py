@@ -702,7 +702,8 @@ class SnapshotsView(QWidget):
                 note += f" ({w})"
             self.status.emit(note)
             self._update_buttons()
-            self.refresh()
+            if not self.engine.routed:
+                self.refresh()          # (in the window, the job's change record refreshes this view)
             self.restored.emit(what)
 
         def failed(message: str, tb: str) -> None:
