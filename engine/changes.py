@@ -44,6 +44,10 @@ class Changes:
     def touches_files(self) -> bool:
         return bool(self.files) or self.skills or self.config
 
+    def any_of(self, parts: tuple[str, ...]) -> bool:
+        """Whether any of these parts (field names) changed."""
+        return any(getattr(self, p) for p in parts)
+
     def __or__(self, other: Changes) -> Changes:
         merged = {f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self) if f.name != "files"}
         return Changes(self.files | other.files, **merged)

@@ -16,7 +16,7 @@ from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
-from .tab_views import TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
+from .tab_views import READS_ON, TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
 
 log = logging.getLogger(__name__)
@@ -452,15 +452,9 @@ class MainWindow(QMainWindow):
             self._read_state(changes)
         elif changes.snapshots:
             self._view_changed("charts")        # (else the state read's end hands it on)
-        if changes.archive or changes.snapshots:
-            self._view_changed("archive")
-        if changes.runs or changes.snapshots or changes.files:
-            # a run record, or the assistant's Dream at work (its commit follows its files)
-            self._view_changed("runs")
-        if changes.snapshots or changes.files or changes.cursors:
-            self._view_changed("snapshots")
-        if changes.touches_files() or changes.runs:
-            self._view_changed("lint")          # its findings read the memory files (and Dream's provenance)
+        for name, parts in READS_ON.items():        # what each view declared it reads again on
+            if changes.any_of(parts):
+                self._view_changed(name)
 
     def _read_state(self, changes: Changes) -> None:
         """Requests merge while a read waits its turn: the read takes them all when it starts, and

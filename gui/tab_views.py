@@ -22,6 +22,14 @@ TABS = (("history", "History", "history_view", "HistoryView", False),
         ("lint", "Lint", "lint_view", "LintView", True),
         ("prompt", "Prompt", "prompt_view", "PromptView", False),
         ("charts", "Charts", "charts_view", "ChartsView", True))
+# What each view that reads for itself reads again on (the fields of engine.changes.Changes; the
+# other views are handed the workspace state when it is read). A run record, or the assistant's
+# Dream at work (its commit follows its files), for the runs; lint's findings read the memory
+# files, skills, config and Dream's provenance.
+READS_ON = {"archive": ("archive", "snapshots"),
+            "runs": ("runs", "snapshots", "files"),
+            "snapshots": ("snapshots", "files", "cursors"),
+            "lint": ("files", "skills", "config", "runs")}
 # View menu keys of the Dashboard and these tabs, in tab order: the digit row from left to right,
 # so the tenth tab (Charts) is Ctrl+0 (issue 25.12: "Ctrl+10" is no key)
 TAB_KEYS = tuple(f"Ctrl+{digit}" for digit in "1234567890")

@@ -196,3 +196,22 @@ def test_a_read_for_the_workspace_left_is_never_shown(gui_env, qtbot, demo_home,
     assert str(a_root) not in applied and applied
     assert win.dashboard.gauges["USER.md"].chars == len("# User\n- only in the other one\n")
     win.close()
+
+
+def test_each_view_reads_again_on_exactly_the_changes_it_declares(main_window):
+    """The window routes a change record by the views' declared interests (tab_views.READS_ON),
+    not by a matrix of its own (issue 27)."""
+    from dataclasses import fields
+
+    from dreamdesk.gui.tab_views import READS_ON
+    win = main_window
+    for name in READS_ON:
+        win.views.get(name)                     # built, and hidden: a change marks it for its next showing
+    win.tabs.setCurrentIndex(0)
+    for f in fields(Changes):
+        value = frozenset({"USER.md"}) if f.name == "files" else True
+        win._unshown.clear()
+        win.apply(Changes(**{f.name: value}))
+        assert {n for n in READS_ON if n in win._unshown} == {n for n, parts in READS_ON.items() if f.name in parts}, \
+            f.name
+    assert READS_ON["lint"] == ("files", "skills", "config", "runs") and "cursors" in READS_ON["snapshots"]
