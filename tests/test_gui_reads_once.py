@@ -235,3 +235,46 @@ def test_the_watchs_first_look_reports_only_what_changed_before_it_ran(qtbot, tm
         assert seen == [{"USER.md"}]
     finally:
         watcher.stop()
+
+
+def test_an_archive_restore_and_a_lint_fix_refresh_their_tab_once(gui_env, qtbot, history_home, tmp_path,
+                                                                   monkeypatch):
+    """The job's change record refreshes the tab it was started from; the tab does not again."""
+    import shutil
+
+    from dreamdesk.engine.clock import TODAY_ENV
+    from dreamdesk.gui.views.archive_view import ArchiveView
+    from dreamdesk.gui.views.lint_view import LintView
+    from test_gui_archive_runs import Dialogs, select_ids
+    monkeypatch.setenv(TODAY_ENV, "2026-12-02")
+    home = tmp_path / "past"
+    shutil.copytree(history_home, home, symlinks=True)
+    archive_refreshes, lint_refreshes = counting(monkeypatch, ArchiveView, "refresh"), \
+        counting(monkeypatch, LintView, "refresh")
+    win = open_window(qtbot, home)
+    view = win.archive
+    win.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.loaded and view.model.rowCount() > 0, timeout=10000)
+    user = (win.ws.root / "USER.md").read_text(encoding="utf-8")
+    gone = next(view.model.record(r).id for r in range(view.model.rowCount())
+                if view.model.record(r).file == "USER.md" and view.model.record(r).text not in user)
+    select_ids(view, [gone])
+    view.dialogs = Dialogs(True)
+    settle(qtbot, win)
+    archive_refreshes.clear()
+    view.restore_selected()
+    qtbot.waitUntil(view.undo_button.isEnabled, timeout=10000)
+    settle(qtbot, win)
+    assert len(archive_refreshes) == 1
+    lint = win.lint
+    win.tabs.setCurrentWidget(lint)
+    qtbot.waitUntil(lambda: lint.loaded and lint.model.rowCount() > 0, timeout=10000)
+    fixable = next(r for r in range(lint.model.rowCount()) if lint.model.finding(r).action == "fix")
+    lint.table.selectRow(fixable)
+    settle(qtbot, win)
+    lint_refreshes.clear()
+    with qtbot.waitSignal(lint.fixed, timeout=10000):
+        lint.fix_selected()
+    settle(qtbot, win)
+    assert len(lint_refreshes) == 1
+    win.close()

@@ -437,7 +437,8 @@ class ArchiveView(QWidget):
             self.restored.emit(rid)
         if pinned:
             self.pinsChanged.emit()
-        self.refresh()
+        if not self.engine.routed:
+            self.refresh()          # (in the window, the job's change record refreshes this view)
 
     def delete_selected(self) -> None:
         """Erase entries (a privacy deletion): the one action that removes from the archive. Every
@@ -475,7 +476,8 @@ class ArchiveView(QWidget):
             self._set_busy(False)
             self.status.emit(f"Deleted {_plural(len(results), 'archived entry', 'archived entries')}; "
                              f"scrubbed {sum(r['records_scrubbed'] for r in results)} run record(s)")
-            self.refresh()
+            if not self.engine.routed:
+                self.refresh()
 
         self.engine.write("delete archive entries", job, done, lambda msg, tb: self._failed("Delete failed", msg))
 
@@ -600,7 +602,8 @@ class ArchiveView(QWidget):
             if ws is self.ws and self._undoable == ids:
                 self._undoable = []
             self._update_buttons()
-            self.refresh()
+            if not self.engine.routed:
+                self.refresh()
 
         undo_together(self.engine, ws, ids, self, self.undo_asks, self.status.emit, done)
         return True

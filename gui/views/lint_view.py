@@ -94,7 +94,8 @@ class LintView(QWidget):
             kept = f"; {len(result.archived)} archived" if result.archived else ""
             self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
             self.fixed.emit(result)
-            self.refresh()
+            if not self.engine.routed:
+                self.refresh()          # (in the window, the job's change record refreshes this view)
 
         def failed(message: str, _tb: str) -> None:
             self.fixing = False
