@@ -50,6 +50,21 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
+@dataclass
+class Callbacks:
+    """What a job's caller is told, and whether it still wants to be: `wanted` is asked once,
+    on the GUI thread, before any callback of the job runs (its progress too); False drops the
+    result without a word (a newer request replaced it, or another workspace is open now)."""
+    job: Job
+    done: Callable[[Any], None]
+    failed: Callable[[str, str], None] | None = None
+    progress: Callable[[dict], None] | None = None
+    wanted: Callable[[], bool] | None = None
+
+    def still_wanted(self) -> bool:
+        return self.wanted is None or bool(self.wanted())
+
+
 class _Runner(QObject):
     """Runs one lane's jobs. `verb` says what a failing OS call was doing ("write", "read")."""
 
@@ -142,7 +157,7 @@ class Engine(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._ids = itertools.count(1)
-        self._callbacks: dict[int, tuple[Callable, Callable | None, Callable | None, Job]] = {}
+        self._callbacks: dict[int, Callbacks] = {}
         self.writer = _Lane("dreamdesk-writer", self, "write")
         self.reader = _Lane("dreamdesk-reader", self, "read")
         for lane in (self.writer, self.reader):
@@ -159,21 +174,22 @@ class Engine(QObject):
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
                 on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
-                first: bool = False) -> Job:
+                first: bool = False, wanted: Callable[[], bool] | None = None) -> Job:
         job = Job(next(self._ids), name)
-        self._callbacks[job.id] = (on_done, on_failed, on_progress, job)
+        self._callbacks[job.id] = Callbacks(job, on_done, on_failed, on_progress, wanted)
         if lane is self.writer:
             self.running_writes[job.id] = job
             self.jobStarted.emit(name)
         lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
-    def write(self, name, fn, on_done, on_failed=None, on_progress=None) -> Job:
-        return self._submit(self.writer, name, fn, on_done, on_failed, on_progress)
+    def write(self, name, fn, on_done, on_failed=None, on_progress=None, wanted=None) -> Job:
+        return self._submit(self.writer, name, fn, on_done, on_failed, on_progress, wanted=wanted)
 
-    def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False) -> Job:
-        """A read on the reader thread; `first`: before the reads already waiting (what is shown)."""
-        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress, first)
+    def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False, wanted=None) -> Job:
+        """A read on the reader thread; `first`: before the reads already waiting (what is shown);
+        `wanted`: asked before its result is handed on (Callbacks)."""
+        return self._submit(self.reader, name, fn, on_done, on_failed, on_progress, first, wanted)
 
     @property
     def busy(self) -> bool:
@@ -203,20 +219,22 @@ class Engine(QObject):
     def _on_done(self, job_id: int, result: object) -> None:
         with self._finishing():
             cb = self._finish(job_id)
-            if cb:
-                cb[0](result)
+            if cb and cb.still_wanted():
+                cb.done(result)
 
     @Slot(int, str, str, str)
     def _on_failed(self, job_id: int, message: str, tb: str, kind: str) -> None:
         with self._finishing():
             cb = self._finish(job_id)
-            if cb and cb[1]:
-                cb[1](message, tb)
-            elif cb and kind == EXPECTED:
-                self.notice.emit(f"{cb[3].name}: {message}")
-            elif cb:
+            if cb is None or not cb.still_wanted():
+                return                       # nobody waits for it any more (a newer request says its own)
+            if cb.failed:
+                cb.failed(message, tb)
+            elif kind == EXPECTED:
+                self.notice.emit(f"{cb.job.name}: {message}")
+            else:
                 from .errors import report_error
-                report_error(f"{cb[3].name} failed", message, tb if kind == BUG else "")
+                report_error(f"{cb.job.name} failed", message, tb if kind == BUG else "")
 
     @property
     def finishing(self) -> bool:
@@ -235,8 +253,8 @@ class Engine(QObject):
     @Slot(int, dict)
     def _on_progress(self, job_id: int, event: dict) -> None:
         cb = self._callbacks.get(job_id)
-        if cb and cb[2]:
-            cb[2](event)
+        if cb and cb.progress and cb.still_wanted():
+            cb.progress(event)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         self.cancel_all()

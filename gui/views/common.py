@@ -167,18 +167,11 @@ def read_latest(view, latest: Latest, what: str, job: Callable, done: Callable[[
     if ws is None:
         return
     token = latest.next()
-
-    def apply(result) -> None:
-        if latest.current(token) and ws is view.ws:
-            done(result)
-
-    def fail(msg: str, tb) -> None:
-        if latest.current(token):
-            failed(msg)
-
-    # a request superseded before its turn on the reader lane never runs
-    view.engine.read(what, lambda ctx: job(ws) if latest.current(token) else None, apply, fail,
-                     first=_shown(view))
+    # a request superseded before its turn on the reader lane never runs; its answer, or its
+    # failure, is dropped by the engine once a newer one was asked or the view shows another workspace
+    view.engine.read(what, lambda ctx: job(ws) if latest.current(token) else None, done,
+                     lambda msg, tb: failed(msg), first=_shown(view),
+                     wanted=lambda: latest.current(token) and ws is view.ws)
 
 
 def link_color(palette: QPalette) -> QColor:
