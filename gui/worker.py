@@ -173,6 +173,12 @@ class Engine(QObject):
     def busy(self) -> bool:
         return bool(self.running_writes)
 
+    @property
+    def idle(self) -> bool:
+        """No job waiting or running, and every answer handed to its callback (what a test waits
+        for instead of sleeping)."""
+        return not self._callbacks
+
     def cancel_all(self) -> None:
         for job in self.running_writes.values():
             job.cancel.set()
