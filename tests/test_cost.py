@@ -70,6 +70,5 @@ def test_the_charts_tab_shows_tokens_per_week_with_the_totals(gui_env, qtbot, hi
     assert view.token_totals.text() == (f"in all: the assistant's {sum(d.assistant for d in view.data.tokens):,} · "
                                         f"Dreamdesk's {sum(d.dreamdesk for d in view.data.tokens):,}")
     view.splitter.setSizes([250, 350])                  # (the picture is of the tokens)
-    qtbot.wait(100)
     grab(win, "charts-tokens-weekly.png")
     win.close()
