@@ -28,3 +28,20 @@ def settled(qtbot, win, timeout: int = 10000) -> None:
     """The window has seen every outside write made so far and shown what it read for them."""
     watcher_caught_up(qtbot, win.watcher, win.ws.root, timeout)
     jobs_done(qtbot, win.engine, timeout)
+
+
+def first_paint(widget) -> None:
+    """Paint once and hand Qt what that paint posts (a chart lays out its axes then, and deletes
+    the ones it replaced later), so a screenshot taken next shows the finished layout."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+    widget.grab()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
+
+
+def counters_shown(qtbot, win, timeout: int = 5000) -> None:
+    """The status bar's counters ("25 pending · 5 problem(s) · read …") laid out whole, as a
+    screenshot should show them after a read or a resize."""
+    label = win.status_label
+    qtbot.waitUntil(lambda: "pending" in label.text() and label.width() >= label.sizeHint().width(), timeout=timeout)

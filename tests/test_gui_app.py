@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from dreamdesk.engine.budgets import measure
 from dreamdesk.engine.workspace import Workspace
-from gui_waits import jobs_done, settled
+from gui_waits import counters_shown, jobs_done, settled
 from llm_server import turn
 
 import os
@@ -361,7 +361,7 @@ def test_settings_budget_writes_through_the_engine_on_apply(main_window, demo_ho
     assert label.text() == "now 2,866 of 2,500 — over by 366" and STATE_COLOURS["over"] in label.styleSheet()
     spin.editingFinished.emit()                           # and left: nothing written
     assert view.pending_line.text() == "1 unapplied change" and view.apply_button.isEnabled()
-    qtbot.waitUntil(lambda: "pending" in main_window.status_label.text(), timeout=5000)   # the status bar's counters
+    counters_shown(qtbot, main_window)
     grab(main_window, "settings.png")
     assert cfg.read_bytes() == before and not main_window.engine.busy
     view.apply_button.click()
@@ -1084,9 +1084,11 @@ def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path, 
         assert "first that has one" in label.text() and "sk-or-gui-SECRET" not in label.text()
         win.resize(1300, 800)
         qtbot.waitUntil(lambda: win.size().toTuple() == (1300, 800), timeout=5000)
+        counters_shown(qtbot, win)
         grab(win, "nanobot-home-dashboard.png")
         win.tabs.setCurrentWidget(win.prompt)
         qtbot.waitUntil(win.prompt.isVisible, timeout=5000)
+        counters_shown(qtbot, win)
         grab(win, "nanobot-home-prompt.png")
     finally:
         win.close()
@@ -1112,6 +1114,7 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     assert view.error.text().startswith("Cannot be applied: intervalH must be a whole number ≥ 1")
     assert view.error.isVisible() and not view.apply_button.isEnabled()
     jobs_done(qtbot, main_window.engine)
+    counters_shown(qtbot, main_window)
     grab(main_window, "settings-interval-refused.png")
     assert cfg.read_bytes() == before
     view.interval.selectAll()
@@ -1152,6 +1155,7 @@ def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_clic
                for i in range(dash.problems.count()))
     assert win.settings.budget_spins["memoryBudgetChars"].value() == 3000   # the default is what is in force
     jobs_done(qtbot, win.engine)                                           # opening has done all it does
+    counters_shown(qtbot, win)
     grab(win, "dashboard-lost-settings.png")
     assert (demo_home / "config.json").read_bytes() == before             # opening re-applied nothing
     dash.reapply.click()

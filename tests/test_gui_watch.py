@@ -9,9 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
-
 from conftest import open_window
+from gui_waits import counters_shown
 from dreamdesk.engine import watch as watch_mod
 from dreamdesk.engine.archive import read_archive
 from dreamdesk.engine.entries import split_entries
@@ -55,8 +54,8 @@ def test_the_watch_toggle_archives_and_the_status_line_leads_to_the_entries(gui_
     assert win.archive.reason_combo.currentText() == "outside"
     win.resize(1280, 820)
     qtbot.waitUntil(lambda: win.size().toTuple() == (1280, 820), timeout=5000)
+    counters_shown(qtbot, win)                                # laid out again at the new size
     SHOTS.mkdir(parents=True, exist_ok=True)
-    QApplication.processEvents()                              # the layout the resize posted
     win.grab().save(str(SHOTS / "watch-status-line.png"))
     win.close()
     # the opt-in is remembered for this workspace
@@ -94,8 +93,8 @@ def test_since_you_last_looked_lists_restores_and_is_dismissed(gui_env, qtbot, d
     win.tabs.setCurrentWidget(win.dashboard)
     win.resize(1280, 820)
     qtbot.waitUntil(lambda: win.size().toTuple() == (1280, 820), timeout=5000)
+    counters_shown(qtbot, win)                                # laid out again at the new size
     SHOTS.mkdir(parents=True, exist_ok=True)
-    QApplication.processEvents()                              # the layout the resize posted
     win.grab().save(str(SHOTS / "since-you-last-looked.png"))
     box.restore_buttons[0].click()
     qtbot.waitUntil(lambda: SUNDAY.encode() in (root / "USER.md").read_bytes(), timeout=10000)

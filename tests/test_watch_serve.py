@@ -47,14 +47,18 @@ class Serve:
                 self.lines.append(line.rstrip("\n"))
                 self._said.notify_all()
 
-    def wait_for(self, text: str, times: int = 1, timeout: float = 20) -> str:
-        """The `times`-th line that holds `text`, once serve has said it."""
+    def said(self, text: str, times: int = 1, timeout: float = 20) -> str | None:
+        """The `times`-th line that holds `text` once serve has said it, or None after `timeout`."""
         def hits():
             return [line for line in self.lines if text in line]
         with self._said:
-            if not self._said.wait_for(lambda: len(hits()) >= times, timeout):
-                raise AssertionError(f"serve never said {text!r} {times} time(s): {self.lines}")
-            return hits()[times - 1]
+            return hits()[times - 1] if self._said.wait_for(lambda: len(hits()) >= times, timeout) else None
+
+    def wait_for(self, text: str, times: int = 1, timeout: float = 20) -> str:
+        line = self.said(text, times, timeout)
+        if line is None:
+            raise AssertionError(f"serve never said {text!r} {times} time(s): {self.lines}")
+        return line
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
