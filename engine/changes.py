@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -148,7 +148,3 @@ def note(path: str | Path) -> None:
     stack = getattr(_local, "stack", None)
     if stack:
         stack[-1].add(str(path))
-
-
-def with_files(changes: Changes, files: Iterable[str]) -> Changes:
-    return replace(changes, files=changes.files | frozenset(files))

@@ -133,7 +133,6 @@ class _Lane(QObject):
 class Engine(QObject):
     """The GUI's handle on the engine threads."""
 
-    jobStarted = Signal(str)
     jobFinished = Signal(str)
     notice = Signal(str)        # an expected failure no view handles: a line for the status bar
     wrote = Signal(object)      # the absolute paths a job wrote (its change record, before its result)
@@ -158,7 +157,6 @@ class Engine(QObject):
         self._callbacks[job.id] = (on_done, on_failed, on_progress, job)
         if lane is self.writer:
             self.running_writes[job.id] = job
-            self.jobStarted.emit(name)
         lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
