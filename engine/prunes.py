@@ -13,7 +13,6 @@ import re
 
 from . import clock
 from .rules import ARCHIVED_FILES
-from .archive_kinds import COMMIT_REASONS
 from .archive import Archive, ArchivedEntry, ArchiveRecord, folded_archive, read_archive
 from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from datetime import datetime, timedelta
 
 import pytest
@@ -114,7 +113,8 @@ def test_nothing_answer_writes_nothing_but_advances(home, llm_server):
 
 
 def test_model_failure_keeps_every_character_in_raw_parts(home, llm_server):
-    text = lambda i: f"<{i}>" + "".join(chr(0x61 + (i * 7 + k) % 26) for k in range(5000)) + "\u2028é"
+    def text(i):
+        return f"<{i}>" + "".join(chr(0x61 + (i * 7 + k) % 26) for k in range(5000)) + "\u2028é"
     p = write_session(home / "sessions/a.jsonl", "a", 28, content=text)     # ~140,000 characters
     srv = llm_server(default={"status": 500})
     ws = Workspace.open(home)

@@ -13,7 +13,7 @@ from dreamdesk.engine.archive import read_archive
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
-from dreamdesk.engine.dream.runtypes import decode_record, record_json
+from dreamdesk.engine.dream.runtypes import decode_record
 from dreamdesk.engine.llm.openai import OpenAIClient
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace

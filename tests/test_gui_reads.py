@@ -2,7 +2,6 @@
 one history read per open, none when only MEMORY.md changed, the dashboard's read first, hidden
 tabs read when first shown, and a job's writes arriving as its change record."""
 
-import pytest
 
 from conftest import open_window
 from gui_waits import jobs_done, settled

@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from dreamdesk.gui.widgets.gauge import STATE_COLOURS
-from test_gui_app import grab
 
 MEMORY_LABEL = "memory/MEMORY.md"
 

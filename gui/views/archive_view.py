@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from dreamdesk.engine import clock
-from dreamdesk.engine.archive import (ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
-                            plan_record_restore, read_archive)
+from dreamdesk.engine.archive import (Archive, ArchivedEntry, ArchiveRecord, archive_dir, folded_archive,
+                                      plan_record_restore, read_archive)
+from dreamdesk.engine.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS
 from dreamdesk.engine.entries import has_heading
 from dreamdesk.engine.oserrors import explain
 from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.prunes import COMMIT_REASONS, all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
+from dreamdesk.engine.prunes import all_prunes, delete_refusal, find_prunes, from_label, restore_prune, who
 from dreamdesk.engine.restore import RestoreResult
 from dreamdesk.engine.rules import ARCHIVED_FILES
 from dreamdesk.engine.snapshots import SnapshotError
