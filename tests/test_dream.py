@@ -870,7 +870,7 @@ def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server
     url = f"http://{keys['user']}:{keys['pass']}@{host}?key={keys['query']}"
     code = main(["dream", str(ws.root), "--base-url", url, "--model", "m", "--api-key-env", "DD_TEST_KEY", "--json"])
     out, err = capsys.readouterr()
-    assert code != 0 or json.loads(out)["status"] == "failed"
+    assert code == 1 and json.loads(out)["status"] == "failed"          # a failed run, said as one
     assert "bad credentials" in out + err                               # the reason is still said
     written = [p.read_text() for p in (ws.root / "memory").rglob("*") if p.is_file()]
     log = subprocess.run(["git", "-C", str(ws.root), "log", "-p", "--all"], capture_output=True, text=True).stdout
