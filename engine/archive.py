@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from . import clock, jsonl
-from .archive_kinds import ORIGINS, REASONS
+from .archive_kinds import REASONS
 from .assistant_repo import hide_own_files
 from .entries import insert_entry, removed_entries
 from .files import FileLock, append_durably, current_hash, make_dirs, read_bytes, resolve_inside

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -169,7 +169,3 @@ def bookkeeping() -> Iterator[None]:
         yield
     finally:
         _local.bookkeeping -= 1
-
-
-def with_files(changes: Changes, files: Iterable[str]) -> Changes:
-    return replace(changes, files=changes.files | frozenset(files))

@@ -427,7 +427,7 @@ def _restore_undo(args) -> int:
     return EXIT_OK
 
 
-def cmd_archive(args) -> int:
+def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
     from .archive import search
     from .prunes import all_prunes, from_label
     from .restore import job_lock
@@ -781,7 +781,7 @@ def cmd_serve(args) -> int:
             signal.signal(sig, h)
 
 
-def cmd_runs(args) -> int:
+def cmd_runs(args) -> int:  # noqa: C901 (17; issue 27)
     from .dream import records
 
     rest = list(args.args)
@@ -1021,6 +1021,26 @@ the desktop app:
   and end; with --new-window it opens a new window instead."""
 
 
+def _archive_command(sub) -> None:
+    s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
+                 cmd_archive, path=False,
+                 usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R] [--from W]\n"
+                       "       dreamdesk archive restore PATH ID [--json] | dreamdesk archive PATH --restore ID\n"
+                       "       dreamdesk archive delete PATH ID --yes")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--search", metavar="TEXT")
+    s.add_argument("--file", metavar="F")
+    s.add_argument("--reason", choices=REASONS + COMMIT_REASONS)
+    s.add_argument("--from", dest="origin", choices=ORIGINS,
+                   help="only entries known from the archive file, from a commit, or from a commit by that writer")
+    s.add_argument("--restore", metavar="ID", help="restore the entry with this id (a-… or c-…), like archive restore")
+    s.add_argument("--since", metavar="YYYY-MM-DD")
+    s.add_argument("--until", metavar="YYYY-MM-DD")
+    s.add_argument("--yes", action="store_true", help="confirm archive delete")
+    s.add_argument("--templates", action="store_true",
+                   help="list the assistant's template placeholders too (folded into one line otherwise)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", usage=USAGE, description=DESCRIPTION,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1071,23 +1091,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "nothing, if hunk N is no longer that change")
     s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
 
-    s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
-                 cmd_archive, path=False,
-                 usage="dreamdesk archive PATH [--json] [--search TEXT] [--file F] [--reason R] [--from W]\n"
-                       "       dreamdesk archive restore PATH ID [--json] | dreamdesk archive PATH --restore ID\n"
-                       "       dreamdesk archive delete PATH ID --yes")
-    s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--search", metavar="TEXT")
-    s.add_argument("--file", metavar="F")
-    s.add_argument("--reason", choices=REASONS + COMMIT_REASONS)
-    s.add_argument("--from", dest="origin", choices=ORIGINS,
-                   help="only entries known from the archive file, from a commit, or from a commit by that writer")
-    s.add_argument("--restore", metavar="ID", help="restore the entry with this id (a-… or c-…), like archive restore")
-    s.add_argument("--since", metavar="YYYY-MM-DD")
-    s.add_argument("--until", metavar="YYYY-MM-DD")
-    s.add_argument("--yes", action="store_true", help="confirm archive delete")
-    s.add_argument("--templates", action="store_true",
-                   help="list the assistant's template placeholders too (folded into one line otherwise)")
+    _archive_command(sub)
 
     for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
                        ("unpin", "unpin an entry (by its text, or a line of it)")):

@@ -436,7 +436,7 @@ def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
     return value
 
 
-def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,
+def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,  # noqa: C901 (19; issue 27)
                create_at: Path | None = None, before_write: Callable[[], None] | None = None) -> Config:
     """The write funnel: validate every value, apply them to the file as it is now on disk, write
     once, atomically.

@@ -98,16 +98,6 @@ def loads(raw: bytes) -> tuple[Any, str | None]:
         return None, f"not valid JSON ({exc})"
 
 
-def shaped(kind: type) -> Callable[[Any], tuple[Any, str | None]]:
-    """A convert for read(): the value as `kind` (a msgspec Struct), or msgspec's reason."""
-    def convert(obj: Any) -> tuple[Any, str | None]:
-        try:
-            return msgspec.convert(obj, kind), None
-        except msgspec.ValidationError as exc:
-            return None, str(exc)
-    return convert
-
-
 def read(data: bytes, on_bad: Callable[[Bad], str],
          convert: Callable[[Any], tuple[Any, str | None]] | None = None,
          line: int = 0, offset: int = 0, fast: Callable[[bytes], Any] | None = None) -> Iterator[Row]:

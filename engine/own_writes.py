@@ -49,8 +49,8 @@ def mark_of(st: os.stat_result, data: bytes | None = None) -> Mark:
     """A path's mark from its stat (and the bytes we wrote, when small enough to compare)."""
     if stat.S_ISDIR(st.st_mode):
         return Mark(True, inode=st.st_ino, folder=True)   # a folder's mtime moves with its children
-    small = data is not None and len(data) <= DIGEST_LIMIT
-    return Mark(True, st.st_size, st.st_mtime_ns, st.st_ino, digest=digest(data) if small else None)
+    small = data if data is not None and len(data) <= DIGEST_LIMIT else None
+    return Mark(True, st.st_size, st.st_mtime_ns, st.st_ino, digest=digest(small) if small is not None else None)
 
 
 def look(path: str | Path) -> Mark:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .history import History, HistoryEntry
+from .history import HistoryEntry
 from .problems import Problem
 from .tokens import estimate_tokens
 from .workspace import Workspace

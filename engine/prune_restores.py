@@ -46,7 +46,7 @@ def pin_records(ws: Workspace, ids: list[str]) -> list[tuple[str, str | None, st
     """Pin archived entries in their files (after their restore): (id, PINNED or None, error)."""
     from dreamdesk.engine.pins import pin
     found = find_prunes(ws, ids)
-    out = []
+    out: list[tuple[str, str | None, str | None]] = []
     for rid in ids:
         rec = found.get(rid)
         try:

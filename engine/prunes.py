@@ -14,9 +14,7 @@ import re
 from . import clock
 from .assistants import assistant_of
 from .rules import ARCHIVED_FILES
-from .archive_kinds import COMMIT_REASONS
-from .archive import (Archive, ArchivedEntry, ArchiveRecord, EntryRestore, folded_archive,
-                      plan_record_restore, read_archive)
+from .archive import Archive, ArchivedEntry, ArchiveRecord, folded_archive, read_archive
 from .commit_log import CommitHistory, load_history
 from .problems import WorkspaceError
 from .snapshots import SnapshotStore
@@ -104,11 +102,6 @@ def find_prunes(ws: Workspace, ids: list[str]) -> dict[str, ArchiveRecord]:
     if any(COMMIT_ID.match(i or "") for i in wanted - out.keys()):
         out.update((r.id, r) for r in commit_records(load_history(ws)) if r.id in wanted)
     return out
-
-
-def plan_prune_restore(ws: Workspace, record_id: str) -> EntryRestore:
-    """Where a pruned entry (a- or c- id) would go back, without writing."""
-    return plan_record_restore(ws, find_prune(ws, record_id))
 
 
 def restore_prune(ws: Workspace, record_id: str):

@@ -16,7 +16,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -247,7 +247,7 @@ class Scheduler:
         """None when an activity dream should start now, else the status that says why not."""
         threshold = int(cfg.get("activityThreshold"))
         n = self._new_entries()
-        base = dict(mode="activity", enabled=True, new_entries=n, threshold=threshold)
+        base: dict[str, Any] = dict(mode="activity", enabled=True, new_entries=n, threshold=threshold)
         if n < threshold:
             return ScheduleStatus(BELOW, f"Waiting for new history: {n} of {threshold} new entries since the last dream.",
                                   **base)
@@ -326,8 +326,8 @@ class Scheduler:
                 warnings.append(f"Writes to {f} were refused by its budget on {n} runs in a row.")
         if int(cfg.get("reviewEveryRuns")) < REVIEW_FLOOR:
             warnings.append(f"reviewEveryRuns is {cfg.get('reviewEveryRuns')}, below the floor of {REVIEW_FLOOR}.")
-        extra = dict(last_run=last, last_error=self.last_error or self._stored_error(), stuck=stuck,
-                     warnings=warnings, new_entries=self._new_entries())
+        extra: dict[str, Any] = dict(last_run=last, last_error=self.last_error or self._stored_error(), stuck=stuck,
+                                     warnings=warnings, new_entries=self._new_entries())
         other = None if self.running is not None or own_job else self._run_elsewhere()
         if other is not None:
             done = len(other.passes)

@@ -100,7 +100,7 @@ class RemovalWatch:
         self.events.stop()
 
 
-def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,
+def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,  # noqa: C901 (16; issue 27)
           log: Callable[[str], None], now: Callable[[], datetime] | None = None,
           tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True,
           watch_removals: bool = False) -> int:

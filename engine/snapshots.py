@@ -13,6 +13,7 @@ assistant's repository, which holds nothing else of Dreamdesk's (engine/assistan
 
 from __future__ import annotations
 
+import builtins              # SnapshotStore.list() shadows the builtin in the signatures after it
 import logging
 import os
 import re
@@ -595,7 +596,7 @@ class SnapshotStore:
             _LISTINGS.put(key, (stamp, snaps))
         return list(snaps)
 
-    def _log(self, limit: int | None) -> list[Snapshot]:
+    def _log(self, limit: int | None) -> builtins.list[Snapshot]:
         if self.head() is None:
             return []
         args = ["log", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s", "--numstat", "--no-renames"]
@@ -634,14 +635,14 @@ class SnapshotStore:
         """A blob for showing (bytes that are not UTF-8 become U+FFFD); restores use blob_bytes."""
         return self.blob_bytes([sha])[sha].decode("utf-8", errors="replace")
 
-    def blob_texts(self, shas: list[str]) -> dict[str, str]:
+    def blob_texts(self, shas: builtins.list[str]) -> dict[str, str]:
         return {s: b.decode("utf-8", errors="replace") for s, b in self.blob_bytes(shas).items()}
 
-    def blob_bytes(self, shas: list[str]) -> dict[str, bytes]:
+    def blob_bytes(self, shas: builtins.list[str]) -> dict[str, bytes]:
         """Many blobs in one `git cat-file --batch` pass."""
         return self._cat_blobs(shas, self.git_dir)
 
-    def _cat_blobs(self, shas: list[str], git_dir: Path) -> dict[str, bytes]:
+    def _cat_blobs(self, shas: builtins.list[str], git_dir: Path) -> dict[str, bytes]:
         todo = [s for s in dict.fromkeys(shas) if s not in self._blob_cache]
         if todo:
             import subprocess
@@ -686,20 +687,21 @@ class SnapshotStore:
                 out[mf.path] = state.text
         return out
 
-    def diff(self, rev_a: str, rev_b: str | None = None, paths: list[str] | None = None) -> list[FileDiff]:
+    def diff(self, rev_a: str, rev_b: str | None = None,
+             paths: builtins.list[str] | None = None) -> builtins.list[FileDiff]:
         """Memory-file diffs from snapshot `rev_a` to `rev_b` (None: the working files)."""
         a = self.memory_files_at(self.resolve(rev_a))
         b = self.memory_files_at(self.resolve(rev_b)) if rev_b else self.working_memory_files()
         return _compare(a, b, paths)
 
-    def changes_made(self, rev: str) -> list[FileDiff]:
+    def changes_made(self, rev: str) -> builtins.list[FileDiff]:
         """What snapshot `rev` itself changed in the memory files: from the snapshot before it (its
         first parent) to it; the first snapshot, from no files. Its list row counts these lines."""
         local = self._local(self.resolve(rev))
         parent = self._git("rev-parse", "--verify", "--quiet", f"{local}^1", ok_codes=(0, 1)).strip()
         return _compare(self.memory_files_at(parent) if parent else {}, self.memory_files_at(local), None)
 
-    def size_history(self) -> dict[str, list[SizePoint]]:
+    def size_history(self) -> dict[str, builtins.list[SizePoint]]:
         """Each memory file's character count at every snapshot, oldest first, from one
         `git log --raw` pass plus one `cat-file --batch` pass (no checkouts)."""
         if self.head() is None:

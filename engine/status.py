@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .assistants import Assistant, assistant_of
 from .budgets import FileSize, measure
@@ -58,7 +59,7 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
     """One read of the workspace; with `previous`, only the parts `changes` names are read
     again and the rest are taken from it (history.jsonl not even when its stat is unchanged)."""
     old = previous.parts if previous is not None else {}
-    parts = {}
+    parts: dict[str, Any] = {}
     for name, needed, read in _PARTS:
         parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
     cfg, lost, cfg_problems = parts["config"]

@@ -149,7 +149,6 @@ class _Lane(QObject):
 class Engine(QObject):
     """The GUI's handle on the engine threads."""
 
-    jobStarted = Signal(str)
     jobFinished = Signal(str)
     notice = Signal(str)        # an expected failure no view handles: a line for the status bar
     wrote = Signal(object)      # the absolute paths a job wrote (its change record, just before its result)
@@ -179,7 +178,6 @@ class Engine(QObject):
         self._callbacks[job.id] = Callbacks(job, on_done, on_failed, on_progress, wanted)
         if lane is self.writer:
             self.running_writes[job.id] = job
-            self.jobStarted.emit(name)
         lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
@@ -194,6 +192,12 @@ class Engine(QObject):
     @property
     def busy(self) -> bool:
         return bool(self.running_writes)
+
+    @property
+    def idle(self) -> bool:
+        """No job waiting or running, and every answer handed to its callback (what a test waits
+        for instead of sleeping)."""
+        return not self._callbacks
 
     def cancel_all(self) -> None:
         for job in self.running_writes.values():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -35,7 +34,9 @@ class ScriptedLLMServer:
         self.headers: list[dict] = []
         self.connections = 0                  # TCP connections accepted (keep-alive reuses one)
         self.open_connections = 0             # of those, the ones the client has not closed yet
+        self.answered = 0                     # answers sent back (a held "delay" one counts once it goes)
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)   # a request came in, or a connection closed
         self._release = threading.Event()
         server = self
 
@@ -57,6 +58,7 @@ class ScriptedLLMServer:
             def finish(self):              # the client closed it (or the server is stopping)
                 with server._lock:
                     server.open_connections -= 1
+                    server._changed.notify_all()
                 super().finish()
 
             def do_POST(self):
@@ -66,6 +68,7 @@ class ScriptedLLMServer:
                     server.requests.append(body)
                     server.paths.append(self.path)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    server._changed.notify_all()
                     item = server.script.pop(0) if server.script else server.default
                 if callable(item):
                     item = item(body)
@@ -100,6 +103,8 @@ class ScriptedLLMServer:
                         self.send_header(k, str(v))
                     self.end_headers()
                     self.wfile.write(payload)
+                    with server._lock:
+                        server.answered += 1
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -131,10 +136,13 @@ class ScriptedLLMServer:
 
     def all_closed(self, within: float = 2.0) -> bool:
         """Whether every connection a client opened is closed (as the server sees it) in time."""
-        deadline = time.monotonic() + within
-        while self.open_connections and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.open_connections == 0
+        with self._changed:
+            return self._changed.wait_for(lambda: self.open_connections == 0, timeout=within)
+
+    def wait_for_requests(self, count: int = 1, within: float = 20.0) -> bool:
+        """Whether `count` requests have come in (a run in another process or thread reached the model)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self.requests) >= count, timeout=within)
 
     def add(self, *turns: Turn) -> None:
         with self._lock:

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from datetime import datetime, timedelta
 
 import pytest
@@ -114,7 +113,8 @@ def test_nothing_answer_writes_nothing_but_advances(home, llm_server):
 
 
 def test_model_failure_keeps_every_character_in_raw_parts(home, llm_server):
-    text = lambda i: f"<{i}>" + "".join(chr(0x61 + (i * 7 + k) % 26) for k in range(5000)) + "\u2028é"
+    def text(i):
+        return f"<{i}>" + "".join(chr(0x61 + (i * 7 + k) % 26) for k in range(5000)) + "\u2028é"
     p = write_session(home / "sessions/a.jsonl", "a", 28, content=text)     # ~140,000 characters
     srv = llm_server(default={"status": 500})
     ws = Workspace.open(home)
@@ -404,13 +404,23 @@ def test_provider_state_is_not_a_message_and_command_turns_are_not_compacted(hom
     assert read_session(p, "x").last_consolidated == 4
 
 
-def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_server):
+def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_server, monkeypatch):
     """While nanobot holds its `.session-files.lock` (it is saving the session), our rewrite of
     the metadata line waits; it lands once the lock is free, never in the middle of a save."""
     import threading
+
+    import dreamdesk.engine.consolidator as consolidator_mod
     from dreamdesk.engine.files import FileLock
     p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
     held = FileLock(p.parent / ".session-files.lock").acquire()
+    asked = threading.Event()
+
+    class AskingLock(FileLock):                       # says when the consolidator asks for a lock
+        def acquire(self):
+            if self.path.name == ".session-files.lock":
+                asked.set()
+            return super().acquire()
+    monkeypatch.setattr(consolidator_mod, "FileLock", AskingLock)
     srv = llm_server([turn(content="- [durable] Likes tea")])
     done = threading.Event()
     ws = Workspace.open(home)
@@ -418,11 +428,9 @@ def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_serv
     t.start()
     try:
         # the summary is in history: what is left is the metadata rewrite, under the lock we hold
-        deadline = time.monotonic() + 10
-        while not (ws.history_path.exists() and read_history(ws.history_path).entries) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert asked.wait(10), "the consolidator never asked for the assistant's session lock"
         assert [e.content for e in read_history(ws.history_path).entries] == ["- [durable] Likes tea"]
-        assert not done.wait(0.3)
+        assert not done.is_set()                       # it cannot have finished: we hold the lock
         assert json.loads(p.read_text(encoding="utf-8").splitlines()[0])["last_archived"] == 0
     finally:
         held.release()

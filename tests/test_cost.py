@@ -54,6 +54,7 @@ def test_the_charts_tab_shows_tokens_per_week_with_the_totals(gui_env, qtbot, hi
     import shutil
 
     from conftest import open_window
+    from gui_waits import first_paint
     from test_gui_app import grab
     home = tmp_path / "demo"
     shutil.copytree(history_home, home, symlinks=True)          # the demo with its month of runs
@@ -70,6 +71,6 @@ def test_the_charts_tab_shows_tokens_per_week_with_the_totals(gui_env, qtbot, hi
     assert view.token_totals.text() == (f"in all: the assistant's {sum(d.assistant for d in view.data.tokens):,} · "
                                         f"Dreamdesk's {sum(d.dreamdesk for d in view.data.tokens):,}")
     view.splitter.setSizes([250, 350])                  # (the picture is of the tokens)
-    qtbot.wait(100)
+    first_paint(win)                                    # the weekly axes laid out
     grab(win, "charts-tokens-weekly.png")
     win.close()

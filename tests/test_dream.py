@@ -4,7 +4,6 @@ records, dry run."""
 import json
 import os
 import threading
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -14,7 +13,7 @@ from dreamdesk.engine.archive import read_archive
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
-from dreamdesk.engine.dream.runtypes import decode_record, record_json
+from dreamdesk.engine.dream.runtypes import decode_record
 from dreamdesk.engine.llm.openai import OpenAIClient
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace
@@ -149,18 +148,18 @@ def test_failure_after_a_write_keeps_the_write_and_records_it(ws, llm_server):
     assert [c["text"] for c in rec.created] == ["- Likes tea"] and rec.writes[0]["file"] == "USER.md"
 
 
-def test_cancel_holds_cursor_and_returns_fast(ws, llm_server):
-    srv = llm_server([turn(("read_file", {"path": "USER.md"}))], default={"delay": 30, **turn(content="late")})
-    before = client_threads()
+def test_cancel_holds_cursor_and_does_not_wait_for_the_model(ws, llm_server):
     cancel = threading.Event()
-    timer = threading.Timer(0.3, cancel.set)
-    timer.start()
-    t0 = time.monotonic()
+
+    def held(_body):                        # the second model call is in flight: the person cancels
+        cancel.set()
+        return {"delay": 30, **turn(content="late")}
+    srv = llm_server([turn(("read_file", {"path": "USER.md"})), held])
+    before = client_threads()
     res = run_dream(ws, client(srv), only_consolidation(), cancel=cancel)
-    assert time.monotonic() - t0 < 2.0
+    assert srv.answered == 1                # the held answer is still held: the run did not wait for it
     assert res.status == "cancelled" and res.cursor_after == 0
     assert "cancelled" in res.outcome and (ws.root / "memory/.dream_cursor").read_text() == "0"
-    timer.join()
     assert client_threads() == before       # the request in flight was aborted, not left on a thread
 
 
@@ -447,15 +446,14 @@ def test_induction_needs_two_sources_and_sets_confidence(ws, llm_server):
 def test_fact_status_across_two_runs(ws, llm_server):
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences", "sources": [1]})),
                       turn(content="ok")])
-    r1 = run_dream(ws, client(srv), only_consolidation())
-    ended = time.time()
+    first_start = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+    r1 = run_dream(ws, client(srv), only_consolidation(), now=lambda: first_start)
     with open(ws.history_path, "a") as fh:
         fh.write(hist("- [correction] Maya quit tea, drinks coffee", start=4))
     srv.add(turn(("remove_fact", {"path": "USER.md", "text": "- Likes tea", "replacement": "Drinks coffee, not tea",
                                   "sources": [4]})), turn(content="ok"))
-    while int(time.time()) <= int(ended):   # run ids and start times have one-second resolution:
-        time.sleep(0.01)                    # the second run starts in a later second
-    r2 = run_dream(ws, client(srv), only_consolidation())
+    # run ids and start times have one-second resolution: the second run starts a minute later
+    r2 = run_dream(ws, client(srv), only_consolidation(), now=lambda: first_start + timedelta(minutes=1))
     first = records.resolve(ws, records.load_run(ws, r1.run_id))
     fact = first["created"][0]
     assert fact["status"] == "removed" and fact["removed_in_run"] == r2.run_id
@@ -872,7 +870,7 @@ def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server
     url = f"http://{keys['user']}:{keys['pass']}@{host}?key={keys['query']}"
     code = main(["dream", str(ws.root), "--base-url", url, "--model", "m", "--api-key-env", "DD_TEST_KEY", "--json"])
     out, err = capsys.readouterr()
-    assert code != 0 or json.loads(out)["status"] == "failed"
+    assert code == 1 and json.loads(out)["status"] == "failed"          # a failed run, said as one
     assert "bad credentials" in out + err                               # the reason is still said
     written = [p.read_text() for p in (ws.root / "memory").rglob("*") if p.is_file()]
     log = subprocess.run(["git", "-C", str(ws.root), "log", "-p", "--all"], capture_output=True, text=True).stdout
@@ -893,10 +891,7 @@ def test_a_killed_run_reads_as_interrupted_and_its_cursor_never_moved(ws, llm_se
     proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "dream", str(ws.root), "--base-url", srv.url,
                              "--model", "m", "--api-key-env", "DD_TEST_KEY"], cwd=REPO, env=env,
                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not srv.requests and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert srv.requests, "the run never called the model"
+    assert srv.wait_for_requests(), "the run never called the model"
     [path] = list((ws.root / "memory" / "dreams").glob("r-*.json"))
     assert json.loads(path.read_text())["status"] == "running"
     os.killpg(proc.pid, signal.SIGKILL)

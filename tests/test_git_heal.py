@@ -195,15 +195,12 @@ def test_an_old_lock_that_a_process_has_open_is_not_cleared(ws, tmp_path):
 
 
 KILLER = """
-import sys, time
-from pathlib import Path
+import sys
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.workspace import Workspace
 ws = Workspace.open(sys.argv[1])
-go = Path(sys.argv[2])
 print("ready", flush=True)
-while not go.exists():
-    time.sleep(0.001)
+sys.stdin.readline()                   # go
 SnapshotStore(ws).snapshot("init: test")
 """
 
@@ -215,13 +212,13 @@ def _git_folder_appeared(root: Path) -> bool:
 @pytest.mark.parametrize("when", ["repo-appears", "repo-appears+1ms", "0ms", "3ms", "6ms", "10ms", "15ms"])
 def test_a_kill_during_the_first_snapshot_leaves_no_repository_or_a_whole_one(make_workspace, tmp_path, when):
     """kill -9 (the whole process group) while git init / add / commit run: at the moment a git
-    folder appears (watched), or after a fixed delay."""
+    folder appears (watched), or after a fixed delay (the delays are the trial's kill moments)."""
     ws = Workspace.open(make_workspace(FILES, root=tmp_path / f"ws-{when}"))
-    go = tmp_path / f"go-{when}"
-    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(ws.root), str(go)], cwd=REPO,
-                            stdout=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(ws.root)], cwd=REPO,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     assert proc.stdout.readline().strip() == b"ready"
-    go.touch()
+    proc.stdin.write(b"go\n")
+    proc.stdin.flush()
     if when.startswith("repo-appears"):
         deadline = time.monotonic() + 10
         while not _git_folder_appeared(ws.root) and time.monotonic() < deadline and proc.poll() is None:
@@ -233,6 +230,7 @@ def test_a_kill_during_the_first_snapshot_leaves_no_repository_or_a_whole_one(ma
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     proc.stdout.close()
+    proc.stdin.close()
     git_dir = ws.root / ".git"
     assert not git_dir.exists() or git_repair.half_made(git_dir) is None
     for p in ws.root.iterdir():

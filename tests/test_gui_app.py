@@ -1,7 +1,6 @@
 """The desktop app driven as a person would, offscreen, on real files and a real loopback model."""
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from dreamdesk.engine.budgets import measure
 from dreamdesk.engine.workspace import Workspace
+from gui_waits import counters_shown, jobs_done, settled
 from llm_server import turn
 
 import os
@@ -192,7 +192,7 @@ def test_edit_conflict_flow(main_window, demo_home, qtbot, answers, expect):
         assert path.read_text(encoding="utf-8") == disk and files.editor.toPlainText() == mine and files.dirty
     if expect != "disk-kept-edit":      # resolved: the "changed on disk" banner goes, and stays gone
         qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
-        qtbot.wait(600)                 # the watcher's report of the write and its disk check
+        settled(qtbot, main_window)     # the watcher's report of the writes, and the disk check it started
         assert not files.banner.isVisible(), files.banner.text()
 
 
@@ -234,7 +234,7 @@ def test_saving_keeps_undo_and_the_cursor_and_an_outside_write_keeps_the_view(ma
                           check_params_cb=lambda paths: any(p.endswith("/USER.md") for p in paths)):
         files.save()
     qtbot.waitUntil(lambda: not files.dirty, timeout=5000)
-    qtbot.wait(100)                                          # and the check it triggers has answered
+    jobs_done(qtbot, main_window.engine)                     # and the check it triggers has answered
     assert ed.document().isUndoAvailable() and ed.textCursor().position() == pos
     path = demo_home / "workspace" / "USER.md"
     ed.moveCursor(QTextCursor.MoveOperation.Start)
@@ -361,7 +361,7 @@ def test_settings_budget_writes_through_the_engine_on_apply(main_window, demo_ho
     assert label.text() == "now 2,866 of 2,500 — over by 366" and STATE_COLOURS["over"] in label.styleSheet()
     spin.editingFinished.emit()                           # and left: nothing written
     assert view.pending_line.text() == "1 unapplied change" and view.apply_button.isEnabled()
-    qtbot.wait(200)                                       # the status bar's counters laid out
+    counters_shown(qtbot, main_window)
     grab(main_window, "settings.png")
     assert cfg.read_bytes() == before and not main_window.engine.busy
     view.apply_button.click()
@@ -389,8 +389,8 @@ def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, dem
     view.interval.setFocus()
     for _ in range(10):                                      # through every field, typing nothing
         QTest.keyClick(QApplication.focusWidget(), QtNs.Key.Key_Tab)
-    qtbot.wait(100)
-    assert not win.engine.busy and cfg.read_bytes() == before
+    # a write would be queued by the key itself (busy at once): there is nothing to wait for
+    assert view.changes() == {} and not win.engine.busy and cfg.read_bytes() == before
     spin = view.budget_spins["userBudgetChars"]              # a real edit is written on Apply
     spin.setValue(2800)
     spin.editingFinished.emit()
@@ -448,13 +448,13 @@ def test_cancel_holds_the_cursor_and_the_loop_keeps_ticking(main_window, demo_ho
     _use_server(main_window, srv.url)
     ticks = []
     timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.timeout.connect(lambda: ticks.append(1))
     timer.start(20)
     main_window.panel.run_dream()
     qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=5000)
     n = len(ticks)
-    qtbot.wait(600)                                       # the job is blocked in the model call...
-    assert len(ticks) - n >= 15                           # ...and the GUI thread kept ticking
+    qtbot.waitUntil(lambda: len(ticks) - n >= 5, timeout=5000)     # the GUI thread keeps ticking...
+    assert srv.answered == 0 and main_window.panel.running          # ...while the job is held in the model call
     assert main_window.panel.cancel_button.isEnabled()
     main_window.panel.cancel()
     qtbot.waitUntil(lambda: "cancelled" in main_window.panel.outcome.text(), timeout=3000)
@@ -544,15 +544,14 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
     def show_tab(win, splitter):
         win.tabs.setCurrentWidget(next(w for w in (win.files, win.history, win.prompt, win.snapshots, win.archive,
                                                    win.runs, win.lint) if w.splitter is splitter))
-        qtbot.wait(30)                                 # a tab shown for the first time is laid out now
+        QApplication.processEvents()                   # the layout a tab shown for the first time posts
 
     win = open_window(qtbot, demo_home)
     wanted = {}
     for name, splitter in win._splitters():
         show_tab(win, splitter)
         total = sum(splitter.sizes())
-        splitter.setSizes([total // 4, total - total // 4])
-        qtbot.wait(10)
+        splitter.moveSplitter(total // 4, 1)           # the person drags its handle
         wanted[name] = splitter.sizes()
     size = win.size()
     win.close()
@@ -566,7 +565,10 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
     qtbot.waitUntil(lambda: again.state is not None, timeout=10000)
     for name, splitter in again._splitters():
         show_tab(again, splitter)
-        assert splitter.sizes() == wanted[name], (name, splitter.sizes(), wanted[name])
+
+        def restored(name=name, splitter=splitter):         # once the tab's first layout put them back
+            assert splitter.sizes() == wanted[name], (name, splitter.sizes(), wanted[name])
+        qtbot.waitUntil(restored, timeout=5000)
     again.close()
 
 
@@ -954,8 +956,8 @@ def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
     qtbot.waitUntil(files.editor.hasFocus, timeout=2000)
     qtbot.keyClick(files.editor, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(files.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
-    qtbot.wait(100)
-    assert not main_window.panel.running and main_window.panel.outcome.text() == ""
+    # a shortcut acts inside the key press (a Dream or compaction job is queued at once): nothing to wait for
+    assert not main_window.panel.running and not main_window.engine.busy and main_window.panel.outcome.text() == ""
     # a search field too: Esc there must not cancel a running job, Ctrl+K must not compact
     main_window.tabs.setCurrentWidget(main_window.history)
     field = main_window.history.filter_edit
@@ -967,8 +969,7 @@ def test_editor_keys_win_over_window_shortcuts(main_window, qtbot):
     main_window.act_cancel.triggered.connect(lambda: main_window.panel.cancel())
     qtbot.keyClick(field, Qt.Key.Key_Escape)
     qtbot.keyClick(field, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
-    qtbot.wait(100)
-    assert cancelled == [] and not main_window.panel.running and main_window.panel.outcome.text() == ""
+    assert cancelled == [] and not main_window.engine.busy and not main_window.panel.running and main_window.panel.outcome.text() == ""
     main_window.history.table.setFocus()                   # elsewhere, Esc still cancels
     qtbot.waitUntil(main_window.history.table.hasFocus, timeout=2000)
     qtbot.keyClick(main_window.history.table, Qt.Key.Key_Escape)
@@ -996,7 +997,7 @@ def test_a_dry_run_that_ends_after_a_workspace_switch_is_never_applied(main_wind
     qtbot.waitUntil(lambda: "finished after you switched" in bar.currentMessage() + bar.toolTip(), timeout=15000)
     assert asked == []
     assert main_window.panel.outcome.text() == ""          # the panel shows the open workspace's runs only
-    qtbot.wait(100)
+    jobs_done(qtbot, main_window.engine)                   # an apply would have been queued by now, and run
     assert (tree_state(demo_home / "workspace"), tree_state(other / "workspace")) == before
 
 
@@ -1011,7 +1012,7 @@ def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_ser
     main_window.panel.run_dream(dry_run=True)
     qtbot.waitUntil(lambda: "enabled" in seen, timeout=15000)
     assert seen["enabled"] is False
-    qtbot.wait(200)
+    jobs_done(qtbot, main_window.engine)                   # an apply would have been queued by now, and run
     assert (demo_home / "workspace" / "USER.md").read_bytes() == before
     assert main_window.panel.outcome.text().startswith("Dry run failed")
 
@@ -1081,10 +1082,12 @@ def test_a_nanobot_home_in_the_window(gui_env, qtbot, make_workspace, tmp_path, 
         assert "Prompt: prompts/dream.md (the assistant's own)" in label.text()
         assert "first that has one" in label.text() and "sk-or-gui-SECRET" not in label.text()
         win.resize(1300, 800)
-        qtbot.wait(100)
+        qtbot.waitUntil(lambda: win.size().toTuple() == (1300, 800), timeout=5000)
+        counters_shown(qtbot, win)
         grab(win, "nanobot-home-dashboard.png")
         win.tabs.setCurrentWidget(win.prompt)
-        qtbot.wait(100)
+        qtbot.waitUntil(win.prompt.isVisible, timeout=5000)
+        counters_shown(qtbot, win)
         grab(win, "nanobot-home-prompt.png")
     finally:
         win.close()
@@ -1109,8 +1112,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     assert "nanobot refuses to start" in view.error.text()  # said as it is typed, before any Apply
     assert view.error.text().startswith("Cannot be applied: intervalH must be a whole number ≥ 1")
     assert view.error.isVisible() and not view.apply_button.isEnabled()
-    qtbot.waitUntil(lambda: not main_window.engine.busy, timeout=5000)
-    qtbot.wait(200)
+    jobs_done(qtbot, main_window.engine)
+    counters_shown(qtbot, main_window)
     grab(main_window, "settings-interval-refused.png")
     assert cfg.read_bytes() == before
     view.interval.selectAll()
@@ -1150,7 +1153,8 @@ def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_clic
     assert any("memoryBudgetChars = 2500, which Dreamdesk wrote, is gone" in dash.problems.item(i).text()
                for i in range(dash.problems.count()))
     assert win.settings.budget_spins["memoryBudgetChars"].value() == 3000   # the default is what is in force
-    qtbot.wait(300)
+    jobs_done(qtbot, win.engine)                                           # opening has done all it does
+    counters_shown(qtbot, win)
     grab(win, "dashboard-lost-settings.png")
     assert (demo_home / "config.json").read_bytes() == before             # opening re-applied nothing
     dash.reapply.click()
@@ -1219,7 +1223,7 @@ def test_a_splitter_never_shown_is_not_restored_squeezed(gui_env, qtbot, demo_ho
     assert again.open_workspace(str(demo_home))
     qtbot.waitUntil(lambda: again.state is not None, timeout=10000)
     again.tabs.setCurrentWidget(again.prompt)
-    qtbot.wait(30)
+    QApplication.processEvents()                 # the layout a tab shown for the first time posts
     table, rows = again.prompt.table, again.prompt.table.verticalHeader().defaultSectionSize()
     assert table.height() >= 3 * rows, (table.height(), again.prompt.splitter.sizes())
     again.close()
@@ -1321,27 +1325,32 @@ def test_a_long_status_message_stops_before_the_counters(main_window, qtbot):
     assert bar.currentMessage() == "Saved USER.md" and bar.toolTip() == ""
 
 
-def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp_path):
+def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp_path, monkeypatch):
     """A write that is complete (closed after writing, or renamed into place) is said without
-    waiting out the debounce; the events of a write still under way wait for it."""
-    from dreamdesk.gui.watcher import WorkspaceWatcher
+    waiting out the debounce; the events of a write still under way wait for it. The debounce is
+    ten minutes and the watcher's clock is the test's: only "at once" can be seen here."""
+    from types import SimpleNamespace
+
+    from dreamdesk.gui import watcher as watcher_mod
+    clock = [10_000.0]
+    monkeypatch.setattr(watcher_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
-    watcher = WorkspaceWatcher(ws, debounce_ms=1200)          # long: only "at once" can be quick
+    watcher = watcher_mod.WorkspaceWatcher(ws, debounce_ms=600_000)
     seen: list[set] = []
     watcher.changed.connect(seen.append)
     with qtbot.waitSignal(watcher.started, timeout=5000):    # and its first look is done
         watcher.start()
     try:
         (ws / "USER.md").write_text("# U\n")                  # opened, written, closed: complete
-        qtbot.waitUntil(lambda: any("USER.md" in s for s in seen), timeout=900)
-        qtbot.wait(1300)
+        qtbot.waitUntil(lambda: any("USER.md" in s for s in seen), timeout=5000)
+        clock[0] += 601
         seen.clear()
         with (ws / "memory" / "MEMORY.md").open("w") as f:    # still open: not complete yet
             f.write("# M\n")
             f.flush()
-            qtbot.wait(600)
-            assert seen == []
-        qtbot.waitUntil(lambda: any("memory/MEMORY.md" in s for s in seen), timeout=900)   # closed now
+            qtbot.waitUntil(lambda: "memory/MEMORY.md" in watcher._pending, timeout=5000)   # in hand...
+            assert seen == []                                                              # ...not said
+        qtbot.waitUntil(lambda: any("memory/MEMORY.md" in s for s in seen), timeout=5000)   # closed now
     finally:
         watcher.stop()

@@ -98,7 +98,7 @@ def test_origin_filter_and_search_cover_commit_rows(qtbot, engine, tmp_path):
         pick(view, label)
         assert view.proxy.rowCount() == n, label
     pick(view, "the assistant")
-    assert f"5 of 6 archived entries match" in view.count_label.text()
+    assert "5 of 6 archived entries match" in view.count_label.text()
     view.search_edit.setText("miso")
     qtbot.waitUntil(lambda: view.proxy.rowCount() == 1, timeout=3000)
     assert cell(view.proxy, 0, COL_ID) == f"c-{shas[1][:12]}-1"

@@ -9,12 +9,12 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from conftest import DEMO_HOME, REPO, dark_palette, tree_state
+from gui_waits import jobs_done
 
 from dreamdesk.engine import cli
 from dreamdesk.engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
@@ -351,7 +351,7 @@ def test_declined_restore_writes_nothing(qtbot, archive_view, ws, home):
     assert "Restore 1 archived entry?" in text
     assert f"{dutch_old.id}: already in USER.md — nothing to restore" in text
     assert messages[-1] == "Restore cancelled; nothing was written"
-    qtbot.wait(100)
+    jobs_done(qtbot, view.engine)                       # a restore would have been queued, and run
     assert tree_state(home) == before
 
 
@@ -415,7 +415,6 @@ def test_a_large_archive_stays_responsive(qtbot, engine, make_workspace):
     view.resize(1100, 600)
     view.show()
     view._set_archive(Archive(recs), fold(recs, {}), True)
-    qtbot.wait(1)
     assert view.proxy.rowCount() == n
     view.table.sortByColumn(COL_ID, Qt.SortOrder.AscendingOrder)
     assert view.model.record(0).id == "a-20260101-0" and view.model.record(n - 1).id == f"a-20260101-{n - 1}"
@@ -483,7 +482,7 @@ def test_a_thousand_runs_are_formatted_only_where_shown(qtbot, qtmodeltester, en
     view.show()
     qtbot.waitExposed(view)
     view._set_runs(many, [])
-    qtbot.wait(1)
+    qtbot.waitUntil(lambda: any(c is not None for c in view.model._cells), timeout=5000)   # the shown rows painted
     made = sum(c is not None for c in view.model._cells)
     assert 0 < made <= 40, made
     assert view.model.cell_text(999, COL_STATUS) == runs[1]["status"]
@@ -826,14 +825,15 @@ def test_the_archive_fits_its_width_and_columns_can_be_shown_again(qtbot, engine
     from dreamdesk.gui.models.archive_model import COL_ID, COL_REPLACED, COL_RUN, COL_TEXT
 
     def opened():
-        view = open_archive_view(qtbot, engine, ws)
-        qtbot.wait(20)
-        return view
+        return open_archive_view(qtbot, engine, ws)
 
     view = opened()
     assert all(view.table.isColumnHidden(c) for c in (COL_ID, COL_RUN, COL_REPLACED))
-    assert not view.table.horizontalScrollBar().isVisible(), "the shown columns run past the table's width"
-    assert view.table.columnWidth(COL_TEXT) >= 300
+
+    def fitted():                                 # once the rows are laid out, the columns are fitted to them
+        assert not view.table.horizontalScrollBar().isVisible(), "the shown columns run past the table's width"
+        assert view.table.columnWidth(COL_TEXT) >= 300
+    qtbot.waitUntil(fitted, timeout=5000)
     menu = view.column_menu()
     labels = {a.text(): a for a in menu.actions()}
     assert not labels["Text"].isEnabled() and not labels["Replaced by"].isChecked()

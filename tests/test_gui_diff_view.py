@@ -6,6 +6,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from gui_waits import jobs_done
 from markdown_versions import two_versions
 
 import dreamdesk.engine.prepared_diff as prepared_diff
@@ -43,13 +44,6 @@ def _right_half_x(view) -> set[int]:
             xs.add(view.cursorRect(cur).x())
         block = block.next()
     return xs
-
-
-def _drain(qtbot, gui_engine):
-    """Wait until every job queued on the reader before now has run (the lane is first in, first out)."""
-    done = []
-    gui_engine.read("drain", lambda ctx: None, done.append)
-    qtbot.waitUntil(lambda: bool(done), timeout=10000)
 
 
 def test_a_diff_is_prepared_on_the_reader_thread_while_the_view_says_so(gui_env, qtbot, gui_engine, monkeypatch):
@@ -107,8 +101,7 @@ def test_a_preparation_superseded_by_something_newer_is_dropped(gui_env, qtbot, 
     view.load(gui_engine, compute)
     view.set_message("Nothing selected.")           # the user moved on before the diff was ready
     release.set()
-    _drain(qtbot, gui_engine)
-    qtbot.wait(50)
+    jobs_done(qtbot, gui_engine)                    # its answer came (and is drawn in its callback, if at all)
     assert view.text() == "Nothing selected." and not view.files()
 
 

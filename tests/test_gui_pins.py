@@ -5,6 +5,7 @@ and the Archive's Restore and pin. Real widgets, real files, real watchdog."""
 from __future__ import annotations
 
 from conftest import tree_state
+from gui_waits import jobs_done
 from test_gui_app import grab
 
 from dreamdesk.engine import pins
@@ -87,8 +88,10 @@ def test_the_pin_alert_stays_until_restore_or_unpin(qtbot, main_window):
     win.tabs.setCurrentWidget(dash)
     grab(win, "dashboard-pin-alert.png")
     # nothing restores it behind anyone's back: after another read the file is as the writer left it
+    before = win.state
     win.refresh()
-    qtbot.wait(300)
+    qtbot.waitUntil(lambda: win.state is not before, timeout=5000)
+    jobs_done(qtbot, win.engine)
     assert user.read_bytes() == changed and dash.pin_alerts.isVisible()
 
     [pin] = pins.list_pins(ws)

@@ -2,9 +2,9 @@
 one history read per open, none when only MEMORY.md changed, the dashboard's read first, hidden
 tabs read when first shown, and a job's writes arriving as its change record."""
 
-import pytest
 
 from conftest import open_window
+from gui_waits import jobs_done, settled
 from dreamdesk.engine.changes import Changes
 
 
@@ -15,13 +15,19 @@ def parses(win) -> int:
 
 
 def open_counting(qtbot, home, monkeypatch):
+    from dreamdesk.gui.watcher import WorkspaceWatcher
     from dreamdesk.gui.worker import Engine
-    reads = []
-    real_read = Engine.read
+    reads, looks = [], []
+    real_read, real_start = Engine.read, WorkspaceWatcher.start
     monkeypatch.setattr(Engine, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
+
+    def start(self):
+        self.changed.connect(looks.append)
+        real_start(self)
+    monkeypatch.setattr(WorkspaceWatcher, "start", start)
     win = open_window(qtbot, home)
-    qtbot.waitUntil(lambda: not win.engine.busy, timeout=10000)
-    qtbot.wait(400)             # the watcher's start and the first bookkeeping job have come and gone
+    qtbot.waitUntil(lambda: bool(looks), timeout=10000)     # the watcher's first look after starting...
+    jobs_done(qtbot, win.engine)                            # ...and every job the open queued have come and gone
     return win, reads
 
 
@@ -54,7 +60,7 @@ def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, mon
     text = path.read_text(encoding="utf-8") + "- written by the assistant\n"
     path.write_text(text, encoding="utf-8")
     qtbot.waitUntil(lambda: gauge.chars == len(text), timeout=5000)
-    qtbot.wait(200)
+    settled(qtbot, win)                         # every event of the write said, and every read it started done
     assert parses(win) == parsed
     assert resets == []                         # the history table is left as it is
     assert set(reads) <= {"read workspace", "describe the model"}
@@ -94,8 +100,7 @@ def test_a_superseded_read_never_runs(gui_env, qtbot, demo_home, monkeypatch):
     win.apply(Changes(history=True))
     win.apply(Changes(runs=True))              # (the archive alone is not the state's: it reads nothing)
     gate.set()
-    qtbot.waitUntil(lambda: len(ran) >= 1, timeout=5000)
-    qtbot.wait(300)
+    jobs_done(qtbot, win.engine)
     assert len(ran) == 1
     assert ran[0].files == {"USER.md"} and ran[0].history and ran[0].runs
     win.close()
@@ -192,7 +197,7 @@ def test_a_read_for_the_workspace_left_is_never_shown(gui_env, qtbot, demo_home,
     assert win.open_workspace(str(other))
     gate.set()
     qtbot.waitUntil(lambda: win.state is not None and win.state.status.workspace == str(win.ws.root), timeout=10000)
-    qtbot.wait(300)
+    jobs_done(qtbot, win.engine)                   # A's queued read has run (or been dropped) by now
     assert str(a_root) not in applied and applied
     assert win.dashboard.gauges["USER.md"].chars == len("# User\n- only in the other one\n")
     win.close()

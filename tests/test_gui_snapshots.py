@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import tree_state
+from gui_waits import jobs_done
 from dreamdesk.engine.diffs import diff_texts, revert_hunk
 from dreamdesk.engine.restore import restore_snapshot
 from dreamdesk.engine.snapshots import SnapshotStore
@@ -465,7 +465,7 @@ def test_declining_writes_nothing(gui_env, qtbot, engine, history, where):
     assert len(answers.asked) > n
     if where == "cursor-cancel":
         assert [a[0] for a in answers.asked[n:]] == ["move"]           # cancelled before the confirmation
-    qtbot.wait(300)                                                     # a write would have landed by now
+    jobs_done(qtbot, engine)                                            # a write would have been queued, and run
     assert tree_state(root) == before
     assert not view.busy
 
@@ -521,7 +521,7 @@ def test_a_stale_diff_never_overwrites_the_newer_one(gui_env, qtbot, engine, his
     go_on.set()
     qtbot.waitUntil(finished.is_set, timeout=5000)
     wait_diff(view, qtbot, [v2])
-    qtbot.wait(200)
+    jobs_done(qtbot, engine)                     # (A's answer came before B's, on the one reader lane)
     assert view.shown.shas == (v2,)
     assert applied == [[d.path for d in store.diff(v2)]]            # A's answer was dropped
     assert "fact 2: something CHANGED" not in view.diff.text()      # v2 already holds that line
@@ -538,15 +538,14 @@ def test_quick_selection_changes_are_debounced(gui_env, qtbot, engine, history, 
     wait_listed(view, qtbot, 3)
     wait_diff(view, qtbot, [v3])
     calls.clear()
-    t0 = time.monotonic()
+    view._debounce.setInterval(60_000)          # all four clicks inside one debounce interval, however slow
     for sha in (v2, v1, v2, v1):
         click_row(view, qtbot, sha)
-    quick = time.monotonic() - t0 < 0.1          # all four clicks inside one debounce interval
+    assert calls == []
+    view._debounce.setInterval(0)               # the interval has passed (a running timer restarts with it)
     wait_diff(view, qtbot, [v1])
-    qtbot.wait(200)
-    assert calls[-1] == (v1,)
-    if quick:
-        assert calls == [(v1,)]
+    jobs_done(qtbot, engine)
+    assert calls == [(v1,)]
 
 
 def test_empty_state_creates_no_repository(gui_env, qtbot, engine, make_workspace):
@@ -683,7 +682,7 @@ def test_undo_over_a_later_edit_shows_what_would_be_lost(gui_env, qtbot, engine,
     kind, title, text = answers.asked[-1]
     assert title == "Undo anyway?"
     assert "Changed since that restore" in text and "+ Edited after the restore." in text
-    qtbot.wait(200)
+    jobs_done(qtbot, engine)                                    # an undo would have been queued, and run
     assert (root / "SOUL.md").read_bytes() == (V1["SOUL.md"] + "Edited after the restore.\n").encode()   # declined
     answers.confirm_answer = True
     with qtbot.waitSignal(view.restored, timeout=10000):

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from conftest import open_window
+from gui_waits import counters_shown
 from dreamdesk.engine import watch as watch_mod
 from dreamdesk.engine.archive import read_archive
 from dreamdesk.engine.entries import split_entries
@@ -52,7 +53,8 @@ def test_the_watch_toggle_archives_and_the_status_line_leads_to_the_entries(gui_
     qtbot.waitUntil(lambda: win.archive.selected_ids() == [rec.id], timeout=10000)
     assert win.archive.reason_combo.currentText() == "outside"
     win.resize(1280, 820)
-    qtbot.wait(200)
+    qtbot.waitUntil(lambda: win.size().toTuple() == (1280, 820), timeout=5000)
+    counters_shown(qtbot, win)                                # laid out again at the new size
     SHOTS.mkdir(parents=True, exist_ok=True)
     win.grab().save(str(SHOTS / "watch-status-line.png"))
     win.close()
@@ -90,7 +92,8 @@ def test_since_you_last_looked_lists_restores_and_is_dismissed(gui_env, qtbot, d
     assert len(box.restore_buttons) == 1
     win.tabs.setCurrentWidget(win.dashboard)
     win.resize(1280, 820)
-    qtbot.wait(200)
+    qtbot.waitUntil(lambda: win.size().toTuple() == (1280, 820), timeout=5000)
+    counters_shown(qtbot, win)                                # laid out again at the new size
     SHOTS.mkdir(parents=True, exist_ok=True)
     win.grab().save(str(SHOTS / "since-you-last-looked.png"))
     box.restore_buttons[0].click()

@@ -159,18 +159,23 @@ def test_the_workspace_keeps_one_reader(make_workspace):
 
 def test_readers_on_several_threads_while_the_file_grows_see_whole_prefixes(hist_path):
     reader = HistoryReader(hist_path)
-    seen, stop = [], threading.Event()
+    seen, stop, read_one = [], threading.Event(), threading.Condition()
 
     def look():
         while not stop.is_set():
-            seen.append(reader.read())
+            h = reader.read()
+            with read_one:
+                seen.append(h)
+                read_one.notify_all()
 
     threads = [threading.Thread(target=look) for _ in range(4)]
     for t in threads:
         t.start()
     for c in range(4, 1200, 40):
         append(hist_path, b"".join(line(i, "y" * 200) for i in range(c, c + 40)))
-        time.sleep(0.002)
+        with read_one:                   # the readers read between appends (not only before or after them)
+            n = len(seen)
+            assert read_one.wait_for(lambda: len(seen) >= n + 2, timeout=10)
     stop.set()
     for t in threads:
         t.join()

@@ -59,7 +59,7 @@ def test_fix_archives_snapshots_and_undoes_byte_for_byte(make_workspace, kind, f
     assert result.archived and result.id and result.undo and result.commit
     store = SnapshotStore(ws)
     assert store.memory_bytes_at(result.undo)[file] == before[file]      # the snapshot taken first
-    assert store.list()[0].subject.startswith(f"edit: ")
+    assert store.list()[0].subject.startswith("edit: ")
     if kind == "misplaced":
         user = (root / "USER.md").read_bytes().decode("utf-8")
         assert "## Preferences\r\n- Short answers\r\n- Metric units\r\n- She prefers tea over coffee" in user

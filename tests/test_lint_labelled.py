@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-import pytest
 
 from conftest import print_in_summary
 from dreamdesk.engine.lint import FIX, KINDS, REVIEW, _places, action, lint

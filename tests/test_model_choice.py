@@ -14,7 +14,6 @@ from dreamdesk.engine.config import load
 from dreamdesk.engine.llm import LLMError, Overrides, make_client, resolve_model
 from dreamdesk.engine.llm.anthropic import AnthropicClient
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.workspace import Workspace
 from llm_server import turn
 
 # config.json -> (provider, api, base URL, model sent), measured by running nanobot-ai 0.3.5's own

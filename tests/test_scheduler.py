@@ -66,28 +66,50 @@ def test_interval_deadline_run_and_next(make_workspace):
     assert "Next dream at" in s.status(T0).text
 
 
+class TellingLock:
+    """The scheduler's lock, telling when `who` (a thread) asks for it."""
+
+    def __init__(self, lock, who: threading.Thread, asked: threading.Event):
+        self.lock, self.who, self.asked = lock, who, asked
+
+    def __enter__(self):
+        if threading.current_thread() is self.who:
+            self.asked.set()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
 def test_a_tick_during_finished_never_starts_a_second_run(make_workspace, monkeypatch):
     """The app ticks on its reader thread while finished() runs on its writer thread: a tick
     that lands between "run over" and "next deadline written" must not start another run."""
-    import time
     ws = make(make_workspace, {"intervalH": 2})
     s = Scheduler(ws)
     s.start(T0)
     assert s.tick(T0 + timedelta(hours=2)) == "interval"
     real_config = ws.config
-    entered = threading.Event()
+    halfway, go_on, tick_reached = threading.Event(), threading.Event(), threading.Event()
 
-    def slow_config(*a, **kw):
-        if threading.current_thread() is th:
-            entered.set()
-            time.sleep(0.3)                               # finished() is halfway: no new deadline yet
+    def held_config(*a, **kw):
+        if threading.current_thread() is finisher:
+            halfway.set()                                 # finished() is halfway: no new deadline yet
+            assert go_on.wait(5)
         return real_config(*a, **kw)
-    monkeypatch.setattr(ws, "config", slow_config)
-    th = threading.Thread(target=s.finished, args=(T0 + timedelta(hours=2, minutes=5), "ok"))
-    th.start()
-    assert entered.wait(5)
-    assert s.tick(T0 + timedelta(hours=2, minutes=6)) is None      # waits for finished(), then sees the new deadline
-    th.join(5)
+    monkeypatch.setattr(ws, "config", held_config)
+    finisher = threading.Thread(target=s.finished, args=(T0 + timedelta(hours=2, minutes=5), "ok"))
+    ticks = []
+    ticker = threading.Thread(target=lambda: ticks.append(s.tick(T0 + timedelta(hours=2, minutes=6)))
+                              or tick_reached.set())
+    s._lock = TellingLock(s._lock, ticker, tick_reached)
+    finisher.start()
+    assert halfway.wait(5)
+    ticker.start()
+    assert tick_reached.wait(5)                           # the tick asked for the lock (or answered) mid-finished()
+    go_on.set()
+    finisher.join(5)
+    ticker.join(5)
+    assert ticks == [None]                                # it waited for finished(), then saw the new deadline
     assert s.deadline == T0 + timedelta(hours=4, minutes=5)
 
 
@@ -170,55 +192,43 @@ def test_reading_the_history_is_not_activity_only_an_append_is(make_workspace):
     """Issue 13.5: serve's own Consolidator reads history.jsonl at start and every minute; those
     opens and closes must not restart the idle wait, or an activity dream never starts."""
     ws = make(make_workspace, {"schedule": "activity"})
-    seen = threading.Event()
-    w = HistoryWatcher(ws, seen.set)
+    seen, calls = threading.Event(), []
+    w = HistoryWatcher(ws, lambda: calls.append("activity") or seen.set())
     w.start()
     try:
         for _ in range(5):
             code = f"open({str(ws.history_path)!r}, 'rb').read(); import os; os.utime({str(ws.history_path)!r})"
             subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
-        assert not seen.wait(1.0)
         with open(ws.history_path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"cursor": 99, "timestamp": "2026-12-01 10:00", "content": "new"}) + "\n")
         assert seen.wait(5)
+        # the file's events arrive in order: by the append's call every read and touch was handled
+        assert calls == ["activity"]
     finally:
         w.stop()
 
 
-def test_two_processes_never_run_two_dreams(make_workspace, llm_server, brief_job_lock_wait):
-    import time
+def test_two_runs_never_dream_at_once(make_workspace, llm_server, brief_job_lock_wait):
     ws = make(make_workspace, {})
-    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until the other run ended
+    srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until the second run ended
+    options = DreamOptions(passes={"deduction": False, "induction": False})
     outcomes = []
-
-    def one():
-        try:
-            res = run_dream(Workspace.open(ws.root), OpenAIClient(srv.url, "m"),
-                            DreamOptions(passes={"deduction": False, "induction": False}))
-            outcomes.append(res.status)
-        except LockHeld as exc:
-            outcomes.append(f"lock: {exc}")
-
-    threads = [threading.Thread(target=one) for _ in range(2)]
-    for t in threads:
-        t.start()
+    first = threading.Thread(target=lambda: outcomes.append(
+        run_dream(Workspace.open(ws.root), OpenAIClient(srv.url, "m"), options).status))
+    first.start()
     try:
-        deadline = time.monotonic() + 20       # one run is in its model call, the other has ended
-        while not (len(srv.requests) == 1 and len(outcomes) == 1) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert srv.wait_for_requests(), "the first run never reached the model"
+        with pytest.raises(LockHeld):                     # the second starts while the first is in its model call
+            run_dream(Workspace.open(ws.root), OpenAIClient(srv.url, "m"), options)
     finally:
         srv.release()
-    for t in threads:
-        t.join(30)
-    # the second either found the lock held (reported) or, after the first finished, nothing left
-    assert sorted(o.split(":")[0] for o in outcomes) in (["lock", "wrote-nothing"], ["nothing", "wrote-nothing"])
-    assert len(srv.requests) == 1                          # the model ran once: never two dreams
+    first.join(30)
+    assert outcomes == ["wrote-nothing"] and len(srv.requests) == 1      # the model ran once: never two dreams
 
 
 def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_server, capsys):
     """`dreamdesk schedule` in one terminal while `dreamdesk dream` (or serve, or the app) runs
     in another: the running record plus the held job lock say a run is in progress."""
-    import time
     ws = make(make_workspace, {})
     srv = llm_server(default={"delay": 30, **turn(content="nothing")})     # held until released below
     env = dict(os.environ, DD_KEY="sk-test")
@@ -226,10 +236,7 @@ def test_status_sees_a_dream_running_in_another_process(make_workspace, llm_serv
                              "--model", "m", "--api-key-env", "DD_KEY"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 20
-        while not srv.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert srv.requests, "the dream never reached the model"
+        assert srv.wait_for_requests(), "the dream never reached the model"
         st = Scheduler(Workspace.open(ws.root)).status(datetime.now().astimezone())
         assert st.state == RUNNING and "in progress in another window or process" in st.text
         assert st.running["elsewhere"] and st.running["trigger"] == "manual"

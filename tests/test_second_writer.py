@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -84,22 +83,34 @@ def test_a_file_renamed_over_at_the_worst_moment_is_a_conflict_and_theirs_stays(
 
 
 def test_a_write_into_the_old_file_just_after_the_rename_is_kept(ws, monkeypatch):
-    """The assistant opened MEMORY.md before Dreamdesk's rename and appends just after it."""
+    """The assistant opened MEMORY.md before Dreamdesk's rename and appends just after it: its
+    write lands once the rename is done, before Dreamdesk looks at the old file for late bytes."""
     target = ws.root / "memory/MEMORY.md"
     procs = []
 
-    def late(p: Path) -> None:
+    def opened_before_the_rename(p: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-c",
-                                 f"import sys, time\nf = open({str(target)!r}, 'a')\nprint('open', flush=True)\n"
-                                 "time.sleep(0.005)\nf.write('- Written into the old file.\\n')\nf.close()"],
-                                stdout=subprocess.PIPE)
+                                 f"import sys\nf = open({str(target)!r}, 'a')\nprint('open', flush=True)\n"
+                                 "sys.stdin.readline()\nf.write('- Written into the old file.\\n')\nf.flush()\n"
+                                 "print('written', flush=True)\nsys.stdin.read()\nf.close()"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert proc.stdout.readline().strip() == b"open"
         procs.append(proc)
-    at_worst_moment(monkeypatch, late)
+    at_worst_moment(monkeypatch, opened_before_the_rename)
+    real_settled = files._settled_bytes
+
+    def renamed(fd: int) -> bytes:                 # the rename is done: the assistant writes now
+        proc = procs[0]
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == b"written"
+        return real_settled(fd)
+    monkeypatch.setattr(files, "_settled_bytes", renamed)
     state, _ = ws.read_file("memory/MEMORY.md")
-    write_memory(ws, "memory/MEMORY.md", MEMORY + "- Added by Dreamdesk.\n", state.hash, "edit")
-    procs[0].wait()
-    procs[0].stdout.close()
+    try:
+        write_memory(ws, "memory/MEMORY.md", MEMORY + "- Added by Dreamdesk.\n", state.hash, "edit")
+    finally:
+        procs[0].communicate()                     # stdin closed: it closes the file and ends
     text = target.read_text()
     assert "- Added by Dreamdesk." in text and "- Written into the old file." in text
 

@@ -81,9 +81,14 @@ def test_a_rewrite_in_place_with_its_old_mtime_put_back_is_read_again(ws):
     path = ws.dreams_dir / "r-20260103-100000.json"
     old = path.stat()
     data = path.read_bytes().replace(b"Likes tea.", b"Likes tee.")
+    probe = path.with_name("clock-probe")
+    while True:                      # a later tick of the filesystem's clock (ctime cannot be set back)
+        probe.write_bytes(b"")
+        if probe.stat().st_ctime_ns > old.st_ctime_ns:
+            break
+    probe.unlink()
     with open(path, "r+b") as fh:                                          # in place: the same inode
         fh.write(data)
-    time.sleep(0.02)                 # a later tick of the filesystem's clock (ctime cannot be set back)
     os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
     assert (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns) == (
         old.st_ino, old.st_size, old.st_mtime_ns)

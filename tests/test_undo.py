@@ -4,7 +4,6 @@ available after a restart (the restore log lives in Dreamdesk's state), from the
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

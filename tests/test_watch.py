@@ -15,7 +15,6 @@ from conftest import REPO, tree_state
 from dreamdesk.engine import watch
 from dreamdesk.engine.archive import read_archive, write_memory
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.files import current_hash
 from dreamdesk.engine.restore import restore_record
 from dreamdesk.engine.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head

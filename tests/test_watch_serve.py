@@ -8,11 +8,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 from conftest import REPO
 from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.config import set_value
 from dreamdesk.engine.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
@@ -33,22 +33,32 @@ def rewrite_in_another_process(root: Path, drop: list[str], commit: str | None =
 class Serve:
     def __init__(self, root: Path, *flags: str):
         self.lines: list[str] = []
+        self._said = threading.Condition()                  # a line came
         self.proc = subprocess.Popen([sys.executable, "-m", "dreamdesk.engine.cli", "serve", str(root), "--tick", "0.05",
                                       "--compact-every", "3600", *flags], cwd=REPO,
                                      env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
-        self.reader = threading.Thread(target=lambda: self.lines.extend(line.rstrip("\n") for line in self.proc.stdout),
-                                       daemon=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
-    def wait_for(self, text: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            hit = next((line for line in self.lines if text in line), None)
-            if hit:
-                return hit
-            time.sleep(0.05)
-        raise AssertionError(f"serve never said {text!r}: {self.lines}")
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._said:
+                self.lines.append(line.rstrip("\n"))
+                self._said.notify_all()
+
+    def said(self, text: str, times: int = 1, timeout: float = 20) -> str | None:
+        """The `times`-th line that holds `text` once serve has said it, or None after `timeout`."""
+        def hits():
+            return [line for line in self.lines if text in line]
+        with self._said:
+            return hits()[times - 1] if self._said.wait_for(lambda: len(hits()) >= times, timeout) else None
+
+    def wait_for(self, text: str, times: int = 1, timeout: float = 20) -> str:
+        line = self.said(text, times, timeout)
+        if line is None:
+            raise AssertionError(f"serve never said {text!r} {times} time(s): {self.lines}")
+        return line
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
@@ -68,38 +78,42 @@ def test_serve_watch_archives_each_removal_once_with_its_commit(tmp_path):
     serve = Serve(repo.root, "--watch")
     try:
         serve.wait_for("watch: on")
-        rewrite_in_another_process(repo.root, ["- Tea.", "- Cycling."], commit="dream: periodic memory consolidation")
-        line = serve.wait_for("removed 2 entries from USER.md")
-        sha = head(repo.root)
         # written first, committed after (nanobot's order): the commit is noted when it lands
-        if "Another writer" in line:
-            serve.wait_for(f"The assistant's Dream removed 2 entries from USER.md (commit {sha[:8]})")
-        else:
-            assert "The assistant's Dream removed 2 entries" in line
+        rewrite_in_another_process(repo.root, ["- Tea.", "- Cycling."])
+        serve.wait_for("Another writer removed 2 entries from USER.md")
+        git(repo.root, "add", "--", "USER.md")
+        git(repo.root, "commit", "--quiet", "--no-verify", "-m", "dream: periodic memory consolidation")
+        sha = head(repo.root)
+        serve.wait_for(f"The assistant's Dream removed 2 entries from USER.md (commit {sha[:8]})")
         # a read and a touch are not changes
         (repo.root / "USER.md").read_bytes()
         os.utime(repo.root / "USER.md")
         rewrite_in_another_process(repo.root, ["- Sci-fi."])
         serve.wait_for("Another writer removed 1 entry from USER.md")
-        time.sleep(0.5)
+        # a last removal: once it is said, every event before it has been handled (no late duplicate)
+        rewrite_in_another_process(repo.root, ["- Inès, data engineer in Ghent."])
+        serve.wait_for("Another writer removed 1 entry from USER.md", times=2)
     finally:
         assert serve.stop() == 0, serve.lines
     recs = outside(repo.root)
-    assert sorted(r.text for r in recs) == ["- Cycling.", "- Sci-fi.", "- Tea."]
-    assert {r.text: r.commit for r in recs if r.text != "- Sci-fi."} == {"- Tea.": sha, "- Cycling.": sha}
-    assert all(r.heading == "## Preferences" for r in recs)
-    assert sum("removed" in line for line in serve.lines) in (2, 3)    # +1 when the commit came later
+    assert sorted(r.text for r in recs) == ["- Cycling.", "- Inès, data engineer in Ghent.", "- Sci-fi.", "- Tea."]
+    assert {r.text: r.commit for r in recs if r.commit} == {"- Tea.": sha, "- Cycling.": sha}
+    assert {r.text: r.heading for r in recs}["- Inès, data engineer in Ghent."] == "## Identity"
+    assert {r.heading for r in recs if "Inès" not in r.text} == {"## Preferences"}
+    assert sum("removed" in line for line in serve.lines) == 4       # each change said once, the commit once
 
 
 def test_serve_without_watch_archives_nothing(tmp_path):
     repo = build_nanobot_repo(tmp_path / "ws")
     (repo.root / "USER.md").write_text(USER, encoding="utf-8")
+    set_value(Workspace.open(repo.root).config(), "intervalH", "2", create_at=repo.root / "config.json")
     serve = Serve(repo.root)
     try:
-        serve.wait_for("serving")
-        time.sleep(0.3)
+        serve.wait_for("schedule:")                          # its first tick: a watch would be on by now
         rewrite_in_another_process(repo.root, ["- Tea."], commit="dream: periodic memory consolidation")
-        time.sleep(1.0)
+        # a settings change serve says on a later tick: the rewrite and its commit came before it
+        set_value(Workspace.open(repo.root).config(), "intervalH", "7")
+        serve.wait_for("settings: ")
     finally:
         assert serve.stop() == 0, serve.lines
     assert not (repo.root / "memory" / "archive").exists()

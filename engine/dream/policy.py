@@ -5,7 +5,7 @@ gathers the facts and carries the decision out."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..rules import NEAR_FRACTION, REFUSAL_WARN_RUNS
 
@@ -87,7 +87,7 @@ def decide(batch: Sequence[int], contents: Iterable[str], cursor: int, sizes: Si
     """`batch`: the run's history cursors (oldest first); `contents`: their texts; `cursor`: the
     Dream cursor before the run; `ended`: how the failing pass ended (None: every pass finished)."""
     near = near_budget(sizes.before, budgets)
-    common = dict(near=near, blocked=list(blocked), streaks=next_streaks(streaks, refused_by_size))
+    common: dict[str, Any] = dict(near=near, blocked=list(blocked), streaks=next_streaks(streaks, refused_by_size))
     count = held.count_for(batch[0])
     advance = "completed" if wrote else "wrote-nothing"
     if ended is not None:           # failed, cancelled or stopped at the token ceiling: the hold count stays

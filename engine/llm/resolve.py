@@ -213,7 +213,7 @@ def _usable(spec: ProviderSpec, b: _Block) -> bool:
     return spec.keyless or bool(b.api_key)
 
 
-def _auto(provs: _Providers, model: str) -> tuple[_Block | None, ProviderSpec | None, str]:
+def _auto(provs: _Providers, model: str) -> tuple[_Block | None, ProviderSpec | None, str]:  # noqa: C901 (18; issue 27)
     low = model.lower()
     norm = low.replace("-", "_")
     prefix = low.split("/", 1)[0] if "/" in low else ""

@@ -288,7 +288,7 @@ class HistoryModel(TableModel):
             return self._error_data(self.history.bad_lines[i], col, role)
         return self._marker_data(i, col, role)
 
-    def _entry_data(self, e: HistoryEntry, col: int, role):
+    def _entry_data(self, e: HistoryEntry, col: int, role):  # noqa: C901 (19; issue 27)
         if role == Qt.DisplayRole:
             if col == COL_CURSOR:
                 return str(e.cursor)

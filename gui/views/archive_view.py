@@ -13,10 +13,11 @@ import logging
 from datetime import date, timedelta
 
 from dreamdesk.engine import clock
-from dreamdesk.engine.archive import ORIGINS, REASONS, Archive, ArchivedEntry, ArchiveRecord
+from dreamdesk.engine.archive import Archive, ArchivedEntry, ArchiveRecord
+from dreamdesk.engine.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS
 from dreamdesk.engine.oserrors import explain
 from dreamdesk.engine.prune_restores import PINNED, Placement, pin_records, plan_placements, read_every_prune
-from dreamdesk.engine.prunes import COMMIT_REASONS, delete_refusal, from_label, restore_prune, who
+from dreamdesk.engine.prunes import delete_refusal, from_label, restore_prune, who
 from dreamdesk.engine.restore import RestoreResult
 from dreamdesk.engine.rules import ARCHIVED_FILES
 from dreamdesk.engine.workspace import Workspace

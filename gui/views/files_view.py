@@ -115,7 +115,6 @@ class ConflictDialogs:
 
 
 class FilesView(QWidget):
-    saved = Signal(str)                   # path
     unsavedChanged = Signal(bool)         # the editor now holds (or no longer holds) an unsaved edit
     historyCursorRequested = Signal(int)  # a blame link to a history entry
     status = Signal(str)                  # a status-bar message
@@ -526,7 +525,6 @@ class FilesView(QWidget):
             for w in result.warnings:
                 note += f" ({w})"
             self.status.emit(note)
-            self.saved.emit(path)
             if on_saved:
                 on_saved()
 

@@ -25,7 +25,6 @@ REVIEW_BUTTON = "Review: no one-click fix"
 
 class LintView(QWidget):
     status = Signal(str)
-    fixed = Signal(object)            # the fix's record (RestoreResult): undo it by its id
 
     def __init__(self, engine: Engine, parent: QWidget | None = None):
         super().__init__(parent)
@@ -93,7 +92,6 @@ class LintView(QWidget):
             self.fixing = False
             kept = f"; {len(result.archived)} archived" if result.archived else ""
             self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
-            self.fixed.emit(result)
             if not self.engine.routed:
                 self.refresh()          # (in the window, the job's change record refreshes this view)
 

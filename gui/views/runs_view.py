@@ -132,7 +132,7 @@ def diff_html(unified: str, mono: str, c: dict[str, str]) -> str:
     return f"<div style='margin-left:16px'>{''.join(out)}</div>"
 
 
-def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],  # noqa: C901 (41; issue 27)
                     home_zone: tzinfo | None = None) -> str:
     """The detail pane for one resolved run record (records.resolve). `home_zone`: the zone of
     the history stamps (engine.clock.home_zone)."""

@@ -19,6 +19,7 @@ from big_workspace import HISTORY_LINES, grow
 from bench_harness import Row, interleave, publish, table
 
 from conftest import open_window
+from gui_waits import settled
 from dreamdesk.engine.changes import EVERYTHING, from_paths
 
 pytestmark = pytest.mark.bench
@@ -91,7 +92,7 @@ def watchdog_latency(folder) -> float:
     try:
         path = folder / "probe.md"
         path.write_text("x")
-        time.sleep(0.05)
+        seen.wait(5)                                 # the observer is up: it saw the first write
         seen.clear()
         t0 = time.perf_counter()
         path.write_text(f"{t0}")
@@ -108,7 +109,8 @@ def test_an_outside_write_until_the_gauge_shows_it(homes, qtbot, qapp, tmp_path)
     bare_dir.mkdir()
     for name, home in homes.items():
         win = open_window(qtbot, home)
-        qtbot.wait(500)                              # the watch has started and the first reads are done
+        settled(qtbot, win)                          # the watch has started and the first reads are done
+        qtbot.wait(60)                               # and the first write comes apart from them, as below
         gauge = win.dashboard.gauges["memory/MEMORY.md"]
         path = home / "workspace" / "memory" / "MEMORY.md"
         row = Row(f"outside write → gauge, {name}", limit=0.050, quantile=95)

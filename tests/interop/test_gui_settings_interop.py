@@ -5,6 +5,7 @@ save dropped are named on the Dashboard (item 4)."""
 import json
 
 from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
+from gui_waits import jobs_done
 
 from .nanobot_checks import assert_nanobot_fine
 
@@ -60,8 +61,7 @@ def test_settings_never_write_an_interval_nanobot_rejects(nanobot, nanobot_home,
     view.interval.setValue(1.5)
     view.interval.editingFinished.emit()
     view.apply()                               # as Alt+A would, even with the button off
-    qtbot.wait(200)
-    qtbot.waitUntil(lambda: not win.engine.busy, timeout=5000)
+    jobs_done(qtbot, win.engine)               # a write it queued has run
     value = _dream(home)["intervalH"]
     assert isinstance(value, int) and not isinstance(value, bool) and value >= 1, (
         f"Settings wrote intervalH = {value!r}, which nanobot 0.3.5 refuses to start with")

@@ -29,7 +29,6 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from .nanobot_checks import assert_nanobot_fine
 from .nanobot_dream_runs import RUNS
 
 SUBJECT = "dream: periodic memory consolidation"

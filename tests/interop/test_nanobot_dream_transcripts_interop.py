@@ -56,10 +56,12 @@ def test_nanobot_keeps_ten_transcripts_and_all_ten_are_read(nanobot, nanobot_hom
     """Twelve older Dream transcripts saved by nanobot's own SessionManager.save, then one real
     Dream: its prune_dream_sessions keeps the newest ten, and Dreamdesk reads those ten."""
     import json
-    import time
+    import os
+    from pathlib import Path
     home = nanobot_home
+    after: float | None = None           # the newest transcript already there (the home's own run)
     for day in range(1, 13):
-        nanobot("save-dream-session", home, f"dream:202611{day:02d}-030000", json.dumps([
+        saved = nanobot("save-dream-session", home, f"dream:202611{day:02d}-030000", json.dumps([
             {"role": "user", "content": "## Conversation History"},
             {"role": "assistant", "content": "", "tool_calls": [
                 {"id": f"c{day}", "type": "function",
@@ -67,7 +69,11 @@ def test_nanobot_keeps_ten_transcripts_and_all_ten_are_read(nanobot, nanobot_hom
                      {"path": "USER.md", "old_text": f"- fact {day}", "new_text": ""})}}]},
             {"role": "tool", "tool_call_id": f"c{day}", "name": "edit_file", "content": "Patch applied"},
             {"role": "assistant", "content": f"run {day}"}]))
-        time.sleep(0.01)                     # nanobot prunes the oldest by file time
+        path = Path(saved["path"])
+        if after is None:
+            after = max((p.stat().st_mtime for p in path.parent.glob("*.jsonl") if p != path), default=0.0)
+        when = after + day / 1000            # nanobot prunes the oldest by file time: in the order saved
+        os.utime(path, (when, when))
     srv = llm_server(RUNS[3].script(1))
     nanobot("use-model", home, srv.url)
     nanobot.append_history(home, RUNS[3].history[0])

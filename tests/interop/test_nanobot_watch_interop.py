@@ -11,7 +11,6 @@ it does when a real model takes seconds between tool calls."""
 from __future__ import annotations
 
 import re
-import time
 
 from llm_server import turn
 from dreamdesk.engine.archive import read_archive
@@ -25,14 +24,10 @@ EDITS = ("edit_file", "write_file")
 WAIT = 15.0
 
 
-def _archived_lines(serve: Serve) -> int:
-    return sum("(archived:" in line for line in serve.lines)
-
-
 def paced(serve: Serve):
     """script(run, n) for build_dreamed_home: each turn after an edit first waits until the watch
     has archived one more change."""
-    seen = [_archived_lines(serve)]
+    seen = [sum("(archived:" in line for line in serve.lines)]
 
     def script(run, n):
         turns = run.script(n)
@@ -47,9 +42,7 @@ def paced(serve: Serve):
 def _after_edit(serve: Serve, seen: list[int], nxt: dict):
     def answer(_body):
         seen[0] += 1
-        deadline = time.monotonic() + WAIT
-        while _archived_lines(serve) < seen[0] and time.monotonic() < deadline:
-            time.sleep(0.02)
+        serve.said("(archived:", times=seen[0], timeout=WAIT)      # bounded: the turn goes on regardless
         return nxt
     return answer
 
@@ -109,7 +102,8 @@ def test_with_the_watch_off_nothing_is_written_to_the_archive(make_dreamed_home,
             marks["before"] = tree_state(h.path)
 
         home = make_dreamed_home(runs=RUNS[:1], before=start)
-        time.sleep(0.5)                  # what a watch would have noticed by now
+        # no sleep for a watch to act: a watch starts (and says "watch: on") before serve's first
+        # "schedule:" line, which came before nanobot ran; none is said (checked below)
     finally:
         if started:
             assert started[0].stop() == 0, started[0].lines

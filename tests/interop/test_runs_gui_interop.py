@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
+from gui_waits import first_paint
 from test_gui_archive_runs import anchor_point, grab
 
 from dreamdesk.engine.workspace import Workspace
@@ -173,8 +174,9 @@ def test_the_commit_link_opens_snapshots_on_it_and_screenshots(qtbot, gui_env, n
     assert win.tabs.currentWidget() is win.snapshots
     qtbot.waitUntil(lambda: win.snapshots.selected_shas() == [d.rec.sha], timeout=10000)
     win.tabs.setCurrentWidget(win.runs)
+    light = view.detail.toHtml()
     win.setPalette(dark_palette())
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: view.detail.toHtml() != light, timeout=5000)   # the detail drawn again, dark
     grab(win, "runs-assistant-dark.png")
     win.close()
 
@@ -189,11 +191,11 @@ def test_tokens_per_day_chart(qtbot, gui_engine, gui_env, nanobot_dreamed_home):
     assert sum(ours.at(i) for i in range(ours.count())) == 0
     assert view.tokens_view.isVisible() and not view.tokens_empty.isVisible()
     assert view.tokens_chart.title() == "Dream tokens per day"
-    qtbot.wait(300)                     # the charts lay out their axes after the first paint
+    first_paint(view)                   # the charts lay out their axes after the first paint
     grab(view, "charts-tokens.png")
     from conftest import dark_palette
     view.setPalette(dark_palette())
     view.refresh()                      # redrawn in the dark chart theme
     qtbot.waitUntil(lambda: view.tokens_chart.theme() == view.tokens_chart.ChartTheme.ChartThemeDark, timeout=10000)
-    qtbot.wait(300)
+    first_paint(view)
     grab(view, "charts-tokens-dark.png")

@@ -180,7 +180,6 @@ def test_skills_pins_and_lint_fixes_leave_only_nanobots_files_and_every_offered_
     """Skills restored and undone exactly from Dreamdesk's own store; a pin restore and a lint
     fix with its undo; after all of it, every version nanobot's /dream-log offers restores with
     its /dream-restore (each on a copy of the home), keeping every archive entry and run."""
-    import shutil
     from dreamdesk.engine.lint import lint
     from dreamdesk.engine.lint_fixes import fix_finding
     from dreamdesk.engine.pins import list_pins, restore_pin

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from reliability.test_kills import OPS, _copy, _run_to_end, template  # noqa: F401  (template is a fixture)
 
 WRITER = r"""
