@@ -10,6 +10,7 @@ from typing import Callable
 
 from .consolidator import run_consolidator
 from .dream.run import DreamOptions, run_dream
+from .file_watch import FileWatch
 from .files import LockHeld
 from .llm import LLMClient, LLMError
 from .restore import job_lock
@@ -18,34 +19,18 @@ from .workspace import Workspace
 
 
 class _FileEvents:
-    """watchdog on a few folders (shallow): an event naming one of `targets` (as src_path or, for
-    an atomic save, dest_path) calls `on_event`. Opens and closes without a write are never
-    changes: inotify reports every read."""
+    """The workspace's file watch (engine/file_watch.py, the window's too): a change to one of
+    `targets` calls `on_event` (on watchdog's thread). start() returns once the watch runs."""
 
-    IGNORED = ("opened", "closed_no_write")
-
-    def __init__(self, folders: list, targets: set[str], on_event: Callable[[], None]):
-        from watchdog.events import FileSystemEventHandler
-        from watchdog.observers import Observer
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event):
-                if event.event_type in _FileEvents.IGNORED:
-                    return
-                paths = {getattr(event, "src_path", None), getattr(event, "dest_path", None)}
-                if targets & {str(p) for p in paths if p}:
-                    on_event()
-
-        self.observer = Observer()
-        for folder in folders:
-            self.observer.schedule(Handler(), str(folder), recursive=False)
+    def __init__(self, ws: Workspace, targets: set[str], on_event: Callable[[], None]):
+        self.watch = FileWatch(ws.root, lambda path, _complete: on_event() if path in targets else None)
 
     def start(self) -> None:
-        self.observer.start()
+        self.watch.start()
+        self.watch.wait_started()
 
     def stop(self) -> None:
-        self.observer.stop()
-        self.observer.join(timeout=5)
+        self.watch.stop()
 
 
 class HistoryWatcher(_FileEvents):
@@ -56,7 +41,7 @@ class HistoryWatcher(_FileEvents):
     def __init__(self, ws: Workspace, on_change: Callable[[], None]):
         from .history import AppendDetector
         appended = AppendDetector(ws.history_path)
-        super().__init__([ws.memory_dir], {str(ws.history_path)},
+        super().__init__(ws, {str(ws.history_path)},
                          lambda: on_change() if appended.check() else None)
 
 
@@ -71,8 +56,7 @@ class RemovalWatch:
         self.ws, self.log = ws, log
         self.poked = threading.Event()
         self.detector = ContentDetector(ws)
-        folders = [ws.root] + ([ws.memory_dir] if ws.memory_dir.is_dir() else [])
-        self.events = _FileEvents(folders, {str(ws.root / rel) for rel in ARCHIVED_FILES}, self.poked.set)
+        self.events = _FileEvents(ws, {str(ws.root / rel) for rel in ARCHIVED_FILES}, self.poked.set)
 
     def start(self) -> None:
         self.events.start()
