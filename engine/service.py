@@ -5,47 +5,34 @@ running Dream is cancelled, which holds its cursor; every write is atomic)."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from .consolidator import run_consolidator
 from .dream.run import DreamOptions, run_dream
+from .file_watch import FileWatch
 from .files import LockHeld
 from .llm import LLMClient, LLMError
 from .restore import job_lock
 from .scheduler import Scheduler
+from .upkeep import HISTORY, SCHEDULE, Upkeep
 from .workspace import Workspace
 
 
 class _FileEvents:
-    """watchdog on a few folders (shallow): an event naming one of `targets` (as src_path or, for
-    an atomic save, dest_path) calls `on_event`. Opens and closes without a write are never
-    changes: inotify reports every read."""
+    """The workspace's file watch (engine/file_watch.py, the window's too): a change to one of
+    `targets` (absolute path → relative name) calls `on_event(name)` on watchdog's thread.
+    start() returns once the watch runs."""
 
-    IGNORED = ("opened", "closed_no_write")
-
-    def __init__(self, folders: list, targets: set[str], on_event: Callable[[], None]):
-        from watchdog.events import FileSystemEventHandler
-        from watchdog.observers import Observer
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event):
-                if event.event_type in _FileEvents.IGNORED:
-                    return
-                paths = {getattr(event, "src_path", None), getattr(event, "dest_path", None)}
-                if targets & {str(p) for p in paths if p}:
-                    on_event()
-
-        self.observer = Observer()
-        for folder in folders:
-            self.observer.schedule(Handler(), str(folder), recursive=False)
+    def __init__(self, ws: Workspace, targets: dict[str, str], on_event: Callable[[str], None]):
+        self.watch = FileWatch(ws.root, lambda path, _complete: on_event(targets[path]) if path in targets else None)
 
     def start(self) -> None:
-        self.observer.start()
+        self.watch.start()
+        self.watch.wait_started()
 
     def stop(self) -> None:
-        self.observer.stop()
-        self.observer.join(timeout=5)
+        self.watch.stop()
 
 
 class HistoryWatcher(_FileEvents):
@@ -56,43 +43,31 @@ class HistoryWatcher(_FileEvents):
     def __init__(self, ws: Workspace, on_change: Callable[[], None]):
         from .history import AppendDetector
         appended = AppendDetector(ws.history_path)
-        super().__init__([ws.memory_dir], {str(ws.history_path)},
-                         lambda: on_change() if appended.check() else None)
+        super().__init__(ws, {str(ws.history_path): HISTORY},
+                         lambda _name: on_change() if appended.check() else None)
 
 
 class RemovalWatch:
     """`serve --watch`: what other writers remove from USER.md and memory/MEMORY.md is archived
-    (engine/watch.py). Events only wake it; the serve loop then compares content hashes, so a
-    read or a touch is never a change, and all archiving happens on that one thread."""
+    (engine/watch.py). Events only tell the upkeep loop (engine/upkeep.py); its observe compares
+    content hashes, so a read or a touch is never a change, and all archiving happens on serve's
+    one thread."""
 
-    def __init__(self, ws: Workspace, log: Callable[[str], None]):
+    def __init__(self, ws: Workspace, upkeep: Upkeep, log: Callable[[str], None]):
         from .rules import ARCHIVED_FILES
-        from .watch import ContentDetector
-        self.ws, self.log = ws, log
-        self.poked = threading.Event()
-        self.detector = ContentDetector(ws)
-        folders = [ws.root] + ([ws.memory_dir] if ws.memory_dir.is_dir() else [])
-        self.events = _FileEvents(folders, {str(ws.root / rel) for rel in ARCHIVED_FILES}, self.poked.set)
+        self.upkeep, self.log = upkeep, log
+        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ARCHIVED_FILES},
+                                  lambda rel: upkeep.outside_change({rel}))
 
     def start(self) -> None:
+        """Once this returns, every removal is archived: the files are remembered (or caught up
+        with) before serve says the watch is on."""
         self.events.start()
-        self._report(self._observe())
+        self.upkeep.watch_on()
+        _run(self.upkeep, self.upkeep.due(busy=True), self.report, self.log)    # (the scheduler: not yet)
         self.log("watch: on (what other writers remove from USER.md and memory/MEMORY.md is archived)")
 
-    def _observe(self):
-        from .watch import observe
-        return observe(self.ws)
-
-    def tick(self) -> None:
-        from .watch import check_commits
-        events = []
-        if self.poked.is_set():
-            self.poked.clear()
-            if self.detector.changed():
-                events += self._observe()
-        self._report(events + check_commits(self.ws))
-
-    def _report(self, events) -> None:
+    def report(self, events) -> None:
         for e in events:
             self.log(f"watch: {e.message}" + ("" if e.later else f" (archived: {', '.join(e.ids)})"))
 
@@ -109,6 +84,9 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
     now = now or (lambda: datetime.now().astimezone())
     sched = Scheduler(ws)
     sched.start(now())
+    # the watch looks for commits every tick, as serve did before the loop was shared
+    upkeep = Upkeep(ws, sched, now, commit_every=timedelta(seconds=tick_seconds))
+    upkeep.schedule_started(upkeep.schedule_on())
     watcher = None
     if watch and ws.memory_dir.is_dir():
         watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
@@ -116,7 +94,7 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
     log(f"serving {ws.root}")
     removals = None
     if watch_removals:
-        removals = RemovalWatch(ws, log)
+        removals = RemovalWatch(ws, upkeep, log)
         removals.start()
     settings = _schedule_settings(ws)
     last_text = None
@@ -128,14 +106,7 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             mono = time.monotonic()
             if last_compact is None or mono - last_compact >= consolidate_every:
                 last_compact = mono
-                try:
-                    with job_lock(ws):
-                        client = _client_or_none(make_client, log)
-                        run_consolidator(ws, client, cancel=stop, now=t, log=log)
-                except LockHeld as exc:
-                    log(f"consolidator: skipped, {exc}")
-                except Exception as exc:  # noqa: BLE001 - one bad session must not stop the service
-                    log(f"consolidator: {type(exc).__name__}: {exc}")
+                _consolidate(ws, make_client, stop, t, log)
             # Dream turned on/off or its interval edited in config.json (by Dreamdesk, the
             # assistant or a text editor) applies at once, as the GUI's Settings do
             now_settings = _schedule_settings(ws)
@@ -148,22 +119,8 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             if st.text != last_text:
                 log(f"schedule: {st.text}")
                 last_text = st.text
-            trigger = sched.tick(t)
-            if trigger:
-                log(f"dream: starting ({trigger})")
-                try:
-                    client = make_client()
-                    res = run_dream(ws, client, DreamOptions(trigger=trigger), cancel=stop, progress=sched.progress)
-                    log(f"dream: {res.outcome}")
-                    sched.finished(now(), res.outcome, res.outcome if res.status == "failed" else None)
-                except LockHeld as exc:
-                    log(f"dream: not started: {exc}")
-                    sched.finished(now(), error=str(exc))
-                except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
-                    log(f"dream: failed: {type(exc).__name__}: {exc}")
-                    sched.finished(now(), error=str(exc))
-            if removals:
-                _guarded(removals.tick, log)
+            _run(upkeep, upkeep.due(), removals.report if removals else None, log,
+                 lambda trigger: _dream(ws, sched, make_client, trigger, stop, now, log))
             stop.wait(tick_seconds)
     finally:
         if watcher:
@@ -172,6 +129,49 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
             removals.stop()
         log("stopped")
     return 0
+
+
+def _run(upkeep: Upkeep, due: list[str], report, log: Callable[[str], None],
+         dream: Callable[[str], None] | None = None) -> None:
+    """The upkeep loop's due jobs, here on serve's thread, one after the other."""
+    for kind in due:
+        try:
+            if kind == SCHEDULE:
+                trigger = upkeep.run(kind)
+                if trigger and dream:
+                    dream(trigger)
+            else:
+                _guarded(lambda k=kind: report(upkeep.run(k)), log)
+        finally:
+            upkeep.done(kind)
+
+
+def _dream(ws: Workspace, sched: Scheduler, make_client, trigger: str, stop: threading.Event,
+           now: Callable[[], datetime], log: Callable[[str], None]) -> None:
+    log(f"dream: starting ({trigger})")
+    try:
+        client = make_client()
+        res = run_dream(ws, client, DreamOptions(trigger=trigger), cancel=stop, progress=sched.progress)
+        log(f"dream: {res.outcome}")
+        sched.finished(now(), res.outcome, res.outcome if res.status == "failed" else None)
+    except LockHeld as exc:
+        log(f"dream: not started: {exc}")
+        sched.finished(now(), error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
+        log(f"dream: failed: {type(exc).__name__}: {exc}")
+        sched.finished(now(), error=str(exc))
+
+
+def _consolidate(ws: Workspace, make_client, stop: threading.Event, t: datetime,
+                 log: Callable[[str], None]) -> None:
+    try:
+        with job_lock(ws):
+            client = _client_or_none(make_client, log)
+            run_consolidator(ws, client, cancel=stop, now=t, log=log)
+    except LockHeld as exc:
+        log(f"consolidator: skipped, {exc}")
+    except Exception as exc:  # noqa: BLE001 - one bad session must not stop the service
+        log(f"consolidator: {type(exc).__name__}: {exc}")
 
 
 def _guarded(fn: Callable[[], None], log: Callable[[str], None]) -> None:

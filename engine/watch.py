@@ -325,22 +325,6 @@ def _commit_with(store, rel: str, blob: str, since: int) -> str | None:
     return found and store.public(found)        # an assistant's commit by its own sha
 
 
-class ContentDetector:
-    """Has USER.md or MEMORY.md really changed since the last check? Content hashes, the rule of
-    engine.history.AppendDetector (issue 13 §5): an open, a read or a touch is not a change."""
-
-    def __init__(self, ws: Workspace):
-        self.ws = ws
-        self._seen = self._look()
-
-    def _look(self) -> tuple:
-        return tuple(read_version(self.ws, rel).hash for rel in ARCHIVED_FILES)
-
-    def changed(self) -> bool:
-        old, self._seen = self._seen, self._look()
-        return old != self._seen
-
-
 def _unix() -> int:
     import time
     return int(time.time())

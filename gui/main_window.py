@@ -10,8 +10,6 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from dreamdesk.engine.rules import ARCHIVED_FILES
-
 from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
                  QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
@@ -24,6 +22,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from dreamdesk.engine.changes import Changes
     from dreamdesk.engine.scheduler import Scheduler
+    from dreamdesk.engine.upkeep import Upkeep
     from dreamdesk.engine.workspace import Workspace
     from .watcher import WorkspaceWatcher
     from .worker import Engine
@@ -35,7 +34,7 @@ changes_mod, clock, problems_mod = LaterModule("dreamdesk.engine.changes"), Late
 workspace_mod, errors = LaterModule("dreamdesk.engine.workspace"), LaterModule("dreamdesk.gui.errors")
 config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.config"), LaterModule("dreamdesk.engine.pins"), LaterModule("dreamdesk.engine.watch")
 Scheduler = later("dreamdesk.engine.scheduler", "Scheduler")                  # noqa: F811
-AppendDetector = later("dreamdesk.engine.history", "AppendDetector")
+upkeep_mod = LaterModule("dreamdesk.engine.upkeep")
 StateReader = later("dreamdesk.gui.workspace_state", "StateReader")           # noqa: F811
 state_reads = later("dreamdesk.gui.workspace_state", "state_reads")
 WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # noqa: F811
@@ -47,11 +46,9 @@ UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer thread
 WATCH_JOB = "watch: "         # the watch's jobs on the writer thread
-WATCHED = ARCHIVED_FILES
-COMMIT_CHECK_MS = 3000        # git is not in the file watch: commits for watched removals are looked for
 TAB_NAMES = tuple(t[0] for t in TABS)
 FIRST_PAINT_WAIT_MS = 500    # after_first_paint's fallback, for a window that does not paint (started minimised)
-SCHEDULER_TICK_MS = 1000     # how often a window that schedules Dream asks the scheduler whether a run is due
+SCHEDULER_TICK_MS = 1000     # how often a window that schedules Dream or watches drives its upkeep loop
 
 
 class TypingKeys(QObject):
@@ -85,6 +82,7 @@ class MainWindow(QMainWindow):
         self.state: WorkspaceState | None = None
         self.watcher: WorkspaceWatcher | None = None
         self.scheduler: Scheduler | None = None
+        self.upkeep: Upkeep | None = None        # what comes due by itself: scheduled Dreams, the watch
         self.reader: StateReader | None = None
         self.filled = False
         self.undo_asks = None                   # an undo's questions (UndoAsks when first asked; tests set theirs)
@@ -156,13 +154,8 @@ class MainWindow(QMainWindow):
         self.watch_note.linkActivated.connect(lambda _l: self.show_watched_change())
         self.watch_note.hide()
         self.statusBar().addPermanentWidget(self.watch_note)
-        self._watching = False
         self._last_change: watch_mod.WatchEvent | None = None
         self._tray: QSystemTrayIcon | None = None
-        self._watch_checks = QTimer(self)
-        self._watch_checks.setInterval(COMMIT_CHECK_MS)
-        self._watch_checks.timeout.connect(self._watch_commits)
-        self._watch_busy = False
         self.panel.status.connect(self.show_message)
         self.dashboard.reapplyRequested.connect(self._reapply_settings)
         self.dashboard.forgetRequested.connect(self._forget_lost_settings)
@@ -176,11 +169,9 @@ class MainWindow(QMainWindow):
         self.engine.routed = True
         self.engine.notice.connect(self.show_message)     # expected failures no view handles
 
-        self._tick = QTimer(self)
-        self._tick_busy = False              # a tick is being answered on the reader thread
-        self._schedule_gen = 0               # bumped by each on/off of scheduling
+        self._tick = QTimer(self)            # drives the upkeep loop while it has anything to do
         self._tick.setInterval(SCHEDULER_TICK_MS)
-        self._tick.timeout.connect(self._scheduler_tick)
+        self._tick.timeout.connect(self._upkeep_tick)
         self.tabs.currentChanged.connect(self._tab_changed)
         errors.add_rescuer(self._rescue_unsaved)
         self._typing_keys = TypingKeys(self)
@@ -405,7 +396,7 @@ class MainWindow(QMainWindow):
         self.ws = ws
         self.state = None
         self.scheduler = Scheduler(ws)
-        self._appends = AppendDetector(ws.history_path)     # only a real append is activity
+        self.upkeep = upkeep_mod.Upkeep(ws, self.scheduler, lambda: datetime.now().astimezone())
         cfg = ws.config_create_path
         # the home's config.json lies outside the workspace: watched too, so a setting the
         # assistant's own save dropped shows on the Dashboard at once
@@ -425,11 +416,9 @@ class MainWindow(QMainWindow):
             self._view_changed(name)                  # read now if shown, else when next shown
         # the platform adds " — Dreamdesk" (the application's display name) itself
         self.setWindowTitle(str(ws.root))
+        self._tick.stop()                    # (a start still under way for the last workspace is stale)
         if settings_store.schedules(str(ws.root)):
             self._schedule_toggled(True)
-        else:
-            self._schedule_gen += 1          # a start still under way for the last workspace never starts the tick
-            self._tick.stop()
         self.watch_note.hide()
         self._watch_toggled(settings_store.watches(str(ws.root)), by_user=False)
         # the first time: these versions are the ones looked at (Dreamdesk's own state only)
@@ -539,16 +528,16 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_files_changed(self, paths: set[str]) -> None:
         """Another writer's changes, from the watcher."""
-        if self._watching and any(p in WATCHED for p in paths):
-            self._watch_job("observe", watch_mod.observe)
+        if self.upkeep is not None and self.upkeep.outside_change(paths):
+            self._upkeep_tick()                 # the watch archives what the other writer removed
         self.apply(changes_mod.from_paths(paths))
         self._files_touched(paths)
 
     def _files_touched(self, paths: set[str]) -> None:
         """What any write (ours or another's) tells beyond the record: activity for the
         scheduler, and the editor's check of the file it shows."""
-        if "memory/history.jsonl" in paths and self.scheduler is not None and self._appends.check():
-            self.scheduler.note_activity(datetime.now().astimezone())   # restarts an activity idle wait
+        if self.upkeep is not None:
+            self.upkeep.files_touched(paths)    # a history append restarts an activity idle wait
         for _name, files in self._built_views("files"):
             files.files_changed(paths)
 
@@ -673,7 +662,7 @@ class MainWindow(QMainWindow):
 
     def _settings_changed(self) -> None:
         # turning Dream on or off, or a new interval, applies at once to a running schedule
-        if self.scheduler is not None and self._tick.isActive():
+        if self.upkeep is not None and self.upkeep.scheduling:
             self._schedule_job("settings changed", lambda s: s.settings_changed(datetime.now().astimezone()))
         else:
             self.apply(changes_mod.Changes(config=True, schedule=True))
@@ -698,77 +687,80 @@ class MainWindow(QMainWindow):
                           lambda msg, tb: self.show_message(f"Scheduling: {msg}"))
 
     def _schedule_toggled(self, on: bool) -> None:
-        if self.scheduler is None:
+        upkeep = self.upkeep
+        if upkeep is None:
             return
-        self._schedule_gen += 1
-        gen = self._schedule_gen
         if on:
-            # the timer starts when the deadline is written, unless scheduling was turned off
-            # (or on and off again) while the writer was busy
+            # on once the deadline is written, unless scheduling was turned off (or on and off
+            # again) while the writer was busy
+            token = upkeep.schedule_on()
             self._schedule_job("start", lambda s: s.start(datetime.now().astimezone()),
-                               lambda _r: self._tick.start() if gen == self._schedule_gen else None)
+                               lambda _r: upkeep.schedule_started(token) and self._keep_ticking())
         else:
-            self._tick.stop()
+            upkeep.schedule_off()
+            self._keep_ticking()
             self.apply(changes_mod.Changes(schedule=True))
-
-    def _scheduler_tick(self) -> None:
-        sched = self.scheduler
-        if sched is None or self.panel.running or self._tick_busy:
-            return
-        self._tick_busy = True
-
-        def done(trigger) -> None:
-            self._tick_busy = False
-            if not trigger or sched is not self.scheduler:
-                return
-            if self.panel.running or not self._tick.isActive():   # busy, or scheduling was turned off
-                again = self._tick.isActive()
-                self._schedule_job("requeue", lambda s: s.requeue(trigger) if again else s.requeue_cancel())
-                return
-            self.show_message(f"Scheduled dream starting ({trigger})")
-            self.panel.run_dream(trigger=trigger)
-
-        def failed(msg: str, tb: str) -> None:
-            self._tick_busy = False
-            self.show_message(f"Scheduling: {msg}")
-
-        self.engine.read("scheduler tick", lambda ctx: sched.tick(datetime.now().astimezone()), done, failed)
 
     # -- the watch (opt-in per workspace) ------------------------------------------------------
     # observe() writes the archive: on the writer thread, never here. It compares content
     # hashes with the versions last seen, so an event for a read or a touch archives nothing.
     def _watch_toggled(self, on: bool, by_user: bool) -> None:
-        ws = self.ws
-        if ws is None:
+        ws, upkeep = self.ws, self.upkeep
+        if ws is None or upkeep is None:
             return
-        self._watching = on
         if on:
-            self._watch_job("start", watch_mod.observe)     # remembers the files, or catches up
-            self._watch_checks.start()
+            upkeep.watch_on()
+            self._upkeep_tick()                          # remembers the files, or catches up
         else:
-            self._watch_checks.stop()
+            upkeep.watch_off()
             if by_user:
                 self.engine.write(f"{WATCH_JOB}off", lambda ctx: watch_mod.forget_watch(ws), lambda _r: None)
+        self._keep_ticking()
 
-    def _watch_job(self, what: str, fn: Callable[[Workspace], list]) -> None:
-        ws = self.ws
-        self.engine.write(f"{WATCH_JOB}{what}", lambda ctx: fn(ws), lambda events: self._watch_report(ws, events),
-                          lambda msg, tb: self.show_message(f"Watch: {msg}"))
+    @property
+    def _watching(self) -> bool:
+        return self.upkeep is not None and self.upkeep.watching
 
-    def _watch_commits(self) -> None:
-        if self._watch_busy or self.ws is None:
+    # -- the upkeep loop (engine/upkeep.py decides what is due; here it runs on the lanes) ------
+    def _keep_ticking(self) -> None:
+        if self.upkeep is not None and self.upkeep.active:
+            if not self._tick.isActive():
+                self._tick.start()
+        else:
+            self._tick.stop()
+
+    def _upkeep_tick(self) -> None:
+        """The scheduler's tick only reads: on the reader lane; the watch's jobs write the archive:
+        on the writer lane. Never on the GUI thread."""
+        upkeep, ws = self.upkeep, self.ws
+        if upkeep is None:
             return
-        self._watch_busy = True
-        ws = self.ws
+        for kind in upkeep.due(busy=self.panel.running):
+            scheduling = kind == upkeep_mod.SCHEDULE
+            lane = self.engine.read if scheduling else self.engine.write
+            lane("scheduler tick" if scheduling else f"{WATCH_JOB}{kind}", lambda ctx, k=kind: upkeep.run(k),
+                 partial(self._upkeep_done, upkeep, ws, kind), partial(self._upkeep_failed, upkeep, kind))
 
-        def done(events) -> None:
-            self._watch_busy = False
-            self._watch_report(ws, events)
+    def _upkeep_done(self, upkeep: Upkeep, ws: Workspace, kind: str, result) -> None:
+        upkeep.done(kind)
+        if upkeep is not self.upkeep:
+            return
+        if kind != upkeep_mod.SCHEDULE:
+            self._watch_report(ws, result)
+            if upkeep.outside_change(set()):
+                self._upkeep_tick()         # a change came while it looked
+            return
+        verdict = upkeep.verdict(result, busy=self.panel.running)
+        if verdict == upkeep_mod.START:
+            self.show_message(f"Scheduled dream starting ({result})")
+            self.panel.run_dream(trigger=result)
+        elif verdict is not None:
+            self._schedule_job("requeue", lambda s: upkeep.decline(result, verdict))
 
-        def failed(msg: str, tb: str) -> None:
-            self._watch_busy = False
-
-        self.engine.write(f"{WATCH_JOB}commits", lambda ctx: watch_mod.check_commits(ws), done, failed)
+    def _upkeep_failed(self, upkeep: Upkeep, kind: str, msg: str, tb: str) -> None:
+        upkeep.done(kind)
+        if upkeep is self.upkeep and kind != upkeep_mod.COMMITS:
+            self.show_message(f"{'Scheduling' if kind == upkeep_mod.SCHEDULE else 'Watch'}: {msg}")
 
     def _watch_report(self, ws: Workspace, events: list) -> None:
         if ws is not self.ws or not events:
@@ -891,7 +883,6 @@ class MainWindow(QMainWindow):
         errors.remove_rescuer(self._rescue_unsaved)
         QApplication.instance().removeEventFilter(self._typing_keys)
         self._tick.stop()
-        self._watch_checks.stop()
         if self._tray is not None:
             self._tray.hide()
         if self.watcher:
