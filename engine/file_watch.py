@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from . import own_writes
 
@@ -41,7 +41,7 @@ class FileWatch:
         self.on_path, self.on_failed, self.on_started = on_path, on_failed, on_started
         self.first_look = first_look
         self.lock = threading.Lock()          # held while the watch is being set up or changed
-        self._observer = None
+        self._observer: Any = None          # watchdog's Observer once started
         self._starter: threading.Thread | None = None
         self._watched: dict[str, tuple[object, int]] = {}    # sub -> (watch, inode of the folder)
 

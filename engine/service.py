@@ -56,8 +56,10 @@ class RemovalWatch:
     def __init__(self, ws: Workspace, upkeep: Upkeep, log: Callable[[str], None]):
         from .rules import ARCHIVED_FILES
         self.upkeep, self.log = upkeep, log
-        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ARCHIVED_FILES},
-                                  lambda rel: upkeep.outside_change({rel}))
+        def changed(rel: str) -> None:
+            upkeep.outside_change({rel})
+
+        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ARCHIVED_FILES}, changed)
 
     def start(self) -> None:
         """Once this returns, every removal is archived: the files are remembered (or caught up
@@ -141,7 +143,7 @@ def _run(upkeep: Upkeep, due: list[str], report, log: Callable[[str], None],
                 if trigger and dream:
                     dream(trigger)
             else:
-                _guarded(lambda k=kind: report(upkeep.run(k)), log)
+                _guarded(lambda k=kind: report(upkeep.run(k)), log)  # type: ignore[misc]
         finally:
             upkeep.done(kind)
 

@@ -930,7 +930,8 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
     assert all(main not in names for names in threads.values()), threads
 
 
-def test_floor_dialog_asks_once_per_apply(main_window, demo_home):
+def test_floor_dialog_asks_once_per_apply(main_window, demo_home, qtbot):
+    jobs_done(qtbot, main_window.engine)             # what opening started (the watch's first look)
     view = main_window.settings
     asked = []
 
