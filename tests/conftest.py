@@ -243,6 +243,8 @@ def open_window(qtbot, home: Path):
     qtbot.waitExposed(win)
     assert win.open_workspace(str(home))
     qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
+    from gui_waits import jobs_done
+    jobs_done(qtbot, win.engine)          # what opening queued (the watch's first look) is done too
     return win
 
 
