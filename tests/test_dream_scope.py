@@ -95,6 +95,32 @@ def test_the_review_pass_keeps_the_scope_too(ws, llm_server):
     assert [(r["kind"], r["pass"]) for r in rec.refused] == [("scope", "review")]
 
 
+def test_the_deduction_and_induction_passes_keep_the_scope_too(make_workspace, llm_server):
+    """Not only the explicit passes: a deductive replacement and an inductive pattern aimed at a
+    closed file are refused, while the same passes' writes to an open file land."""
+    ws = Workspace.open(make_workspace(pending_files("- Maya answers in Swedish", "- Maya reads Swedish news",
+                                                     SOUL=SOUL, USER=USER)))
+    dream_scope.change(ws.root, close=["USER.md"])
+    before = (ws.root / "USER.md").read_bytes()
+    srv = llm_server([
+        turn(content="nothing to fold"),                                                  # consolidation
+        turn(("remove_fact", {"path": "USER.md", "text": "- Name: Maya", "replacement": "Name: Maya (Swedish)",
+                              "sources": [1]})),                                           # deduction
+        turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Replies go out in Swedish", "sources": [1]})),
+        turn(content="done"),
+        turn(("add_fact", {"path": "USER.md", "text": "Prefers Swedish", "sources": [1, 2]})),   # induction
+        turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Lives in Swedish", "sources": [1, 2]})),
+        turn(content="done"),
+    ])
+    res = run_dream(ws, client(srv), DreamOptions(passes={"review": False}))
+    assert (ws.root / "USER.md").read_bytes() == before
+    memory = (ws.root / "memory/MEMORY.md").read_text()
+    assert "- Replies go out in Swedish" in memory and "- Lives in Swedish" in memory
+    rec = records.load_run(ws, res.run_id)
+    assert [(r["kind"], r["pass"]) for r in rec.refused] == [("scope", "deduction"), ("scope", "induction")]
+    assert [(c["pass"], c["kind"]) for c in rec.created] == [("deduction", "deductive"), ("induction", "inductive")]
+
+
 def test_a_dry_run_keeps_the_scope_too(ws, llm_server):
     dream_scope.change(ws.root, close=["SOUL.md"])
     srv = llm_server([turn(("write_file", {"path": "SOUL.md", "content": "# Soul\n"})), turn(content="ok")])
