@@ -51,6 +51,36 @@ def test_a_run_stops_at_its_ceiling_keeps_its_writes_and_holds_the_cursor(ws, ll
     assert rec.status == "stopped" and rec.passes[-1]["ended"] == "ceiling"
 
 
+@pytest.mark.parametrize("ceiling, requests, landed", [
+    (2_100, 2, ["Likes tea"]),                       # reached exactly by the 2nd reply: stops there
+    (2_101, 3, ["Likes tea", "Walks at six"]),       # one token short of it: the 2nd reply's call runs
+])
+def test_a_run_that_reaches_its_ceiling_exactly_stops(ws, llm_server, ceiling, requests, landed):
+    token_ceiling.save(ws.root, ceiling)
+    srv = llm_server(three_turns())
+    res = run_dream(ws, client(srv), DreamOptions(passes={"deduction": False, "induction": False}))
+    user = (ws.root / "USER.md").read_text()
+    assert [f for f in ("Likes tea", "Walks at six", "Never runs") if f in user] == landed
+    assert len(srv.requests) == requests and res.status == "stopped"
+    assert f"reached its token ceiling of {ceiling:,} ({requests * 1_050:,} tokens spent)" in res.outcome
+
+
+def test_the_ceiling_counts_every_pass_s_tokens(ws, llm_server):
+    """No single reply (1,050) and no single pass (2,100) reaches 3,000; the run does, in its
+    second pass, and stops there."""
+    token_ceiling.save(ws.root, 3_000)
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "sources": [1]})),   # consolidation
+                      turn(content="done"),
+                      turn(("add_fact", {"path": "USER.md", "text": "Walks at six", "sources": [2]})),  # deduction
+                      turn(content="done")])
+    res = run_dream(ws, client(srv), DreamOptions(passes={"review": False, "induction": False}))
+    assert "- Likes tea" in (ws.root / "USER.md").read_text() and "Walks" not in (ws.root / "USER.md").read_text()
+    assert len(srv.requests) == 3 and res.status == "stopped" and res.tokens.total == 3_150
+    assert "reached its token ceiling of 3,000 (3,150 tokens spent)" in res.outcome
+    rec = records.load_run(ws, res.run_id)
+    assert [(p["name"], p["ended"]) for p in rec.passes] == [("consolidation", "done"), ("deduction", "ceiling")]
+
+
 def test_no_ceiling_by_default_and_zero_lifts_the_workspace_s_for_one_run(ws, llm_server):
     assert token_ceiling.load(ws.root) is None
     token_ceiling.save(ws.root, 2_000)
