@@ -167,6 +167,28 @@ def test_second_open_is_a_head_check_and_a_new_commit_is_analysed_alone(tmp_path
     assert grown.records[-1].files[0].added and grown.records[-1].parent == shas[-1]
 
 
+def test_a_file_deleted_and_recreated_lists_each_removal_once(tmp_path):
+    """USER.md removed in one commit and written anew in a later one: the deletion removes each of
+    its entries once; the new file is measured from nothing (its parent holds no USER.md), not
+    from the version last seen before the deletion, so it removes nothing again."""
+    ws_path = tmp_path / "ws"
+    shas = build(ws_path)
+    git(ws_path, "rm", "--quiet", "USER.md")
+    git(ws_path, "commit", "--quiet", "-m", "dream: USER.md removed")
+    gone = head(ws_path)
+    (ws_path / "USER.md").write_text("# User\n\n## Identity\n- Inès, data engineer in Ghent.\n")
+    git(ws_path, "add", "USER.md")
+    git(ws_path, "commit", "--quiet", "-m", "dream: USER.md again")
+    back = head(ws_path)
+    records = {r.sha: r for r in load_history(Workspace.open(ws_path)).records}
+    kept = normalise(git(ws_path, "show", f"{shas[-1]}:USER.md"))
+    assert [e.text for _, e in records[gone].removed()] == [r.entry.text for r in removed_entries(kept, "")]
+    assert records[back].removed() == [] and {e.text for _, e in records[back].added()} == {
+        "# User", "## Identity", "- Inès, data engineer in Ghent."}
+    removed = [(path, e.text) for r in records.values() for path, e in r.removed()]
+    assert len(removed) == len(set(removed))                 # no entry removed twice
+
+
 def test_a_corrupt_or_rewritten_cache_is_rebuilt(tmp_path):
     ws_path = tmp_path / "ws"
     shas = build(ws_path)
