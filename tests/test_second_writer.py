@@ -57,6 +57,20 @@ def test_an_append_at_the_worst_moment_is_kept_after_dreamdesks_write(ws, monkey
     assert [r.text for r in read_archive(ws).records] == ["- Backups at 03:00."]
 
 
+def test_an_unfinished_line_appended_at_the_worst_moment_is_a_late_write_not_an_append(ws, monkeypatch):
+    """The other side of the test above: an append without its newline is a line still being
+    written, not one to carry over after ours (it would run into our next line). Their file is
+    put back whole and the write reported; the archive claims nothing."""
+    target = ws.root / "memory/MEMORY.md"
+    at_worst_moment(monkeypatch, lambda p: assistant(
+        f"open({str(target)!r}, 'a', encoding='utf-8').write('- Half a line from the assist')"))
+    state, _ = ws.read_file("memory/MEMORY.md")
+    with pytest.raises(LateWrite, match="rewritten by another program"):
+        write_memory(ws, "memory/MEMORY.md", MEMORY.replace("- Backups at 03:00.\n", ""), state.hash, "edit")
+    assert target.read_text(encoding="utf-8") == MEMORY + "- Half a line from the assist"
+    assert read_archive(ws).records == []
+
+
 def test_an_in_place_rewrite_at_the_worst_moment_wins_and_the_archive_claims_nothing(ws, monkeypatch):
     target = ws.root / "USER.md"
     theirs = "# User\n\n## Facts\n- Lives in Nantes now.\n- Has a cat.\n"
