@@ -4,14 +4,17 @@ available after a restart (the restore log lives in Dreamdesk's state), from the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import tree_state
 from dreamdesk.engine import restore_log
 from dreamdesk.engine.archive import append_records, read_archive
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.problems import ConflictError, WorkspaceError
 from dreamdesk.engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.state import workspace_state_dir
@@ -156,7 +159,8 @@ def test_undo_puts_back_crlf_bom_and_missing_final_newline_byte_for_byte(ws):
     assert read(ws, "USER.md") == odd
 
 
-def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
+def restore_that_creates_a_skill(ws: Workspace):
+    """A restore that brings back skills/tea/SKILL.md, which was gone (its undo removes it)."""
     (ws.root / "skills" / "tea").mkdir(parents=True)
     write(ws, "skills/tea/SKILL.md", "# Tea\n")
     v1 = snap(ws)
@@ -164,8 +168,50 @@ def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
     snap(ws)
     r = restore_snapshot(ws, v1, path="skills/tea/SKILL.md")
     assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n"
+    return r
+
+
+def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
+    r = restore_that_creates_a_skill(ws)
     undo_restore(ws, r.id)
     assert not (ws.root / "skills/tea/SKILL.md").exists()
+
+
+def test_a_file_the_restore_created_and_someone_writes_during_the_undo_is_not_removed(ws, monkeypatch):
+    """The other side of the test above: the assistant writes the file between the undo's plan and
+    its removal (a real second process). Its bytes stay; the undo is a conflict."""
+    from dreamdesk.engine import restore
+    r = restore_that_creates_a_skill(ws)
+    target = ws.root / "skills/tea/SKILL.md"
+    real_plan = restore.plan_undo
+
+    def plan_then_the_assistant_writes(*args, **kw):
+        plan = real_plan(*args, **kw)
+        subprocess.run([sys.executable, "-c", f"open({str(target)!r}, 'a').write('- Steep four minutes.\\n')"],
+                       check=True)
+        return plan
+    monkeypatch.setattr(restore, "plan_undo", plan_then_the_assistant_writes)
+    with pytest.raises(ConflictError):
+        undo_restore(ws, r.id)
+    assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n- Steep four minutes.\n"
+    assert [e.id for e in recent_restores(ws)] == [r.id]                 # still the one to undo
+
+
+def test_an_undo_of_a_restore_already_put_back_by_hand_writes_nothing(ws):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    write(ws, "memory/MEMORY.md", MEMORY + "- Backups at 03:00.\n")
+    snap(ws)
+    r = restore_snapshot(ws, v1)
+    assert sorted(r.files) == ["SOUL.md", "memory/MEMORY.md"]
+    write(ws, "SOUL.md", "v2\n")                                          # one file put back by hand
+    assert [f.path for f in plan_undo(ws, r.id).files] == ["memory/MEMORY.md"]    # only the other is undone
+    write(ws, "memory/MEMORY.md", MEMORY + "- Backups at 03:00.\n")        # and then the other too
+    before, log = tree_state(ws.root), restore_log.read_log(ws.root)
+    result = undo_restore(ws, r.id)
+    assert result.files == [] and result.commit is None and result.id is None
+    assert "already are as they were before that restore; nothing to write" in result.warnings[-1]
+    assert tree_state(ws.root) == before and restore_log.read_log(ws.root) == log   # not even a snapshot
 
 
 def test_undo_moves_the_cursor_back_only_when_it_was_left_where_the_restore_put_it(ws):
