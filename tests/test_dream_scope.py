@@ -3,6 +3,7 @@ kept in Dreamdesk's state, enforced in the sandbox in every pass and in a dry ru
 against the scripted loopback model), told to the model, said in the outcome, and set from the CLI."""
 
 import json
+import os
 
 import pytest
 
@@ -46,6 +47,25 @@ def test_everything_is_open_until_the_person_closes_something(ws):
                                 "(closed in Dreamdesk for this workspace).")
     assert dream_scope.change(ws.root, open_=["SOUL.md"]).closed == {"skills"}
     assert not any(p.name == dream_scope.SCOPE_NAME for p in ws.root.rglob("*"))   # never in the workspace
+
+
+def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
+    assert [dream_scope.parse_area(t) for t in (" USER.MD ", "memory.md", "Memory/MEMORY.md/", "skills/", "soul.md")] \
+        == ["USER.md", "memory/MEMORY.md", "memory/MEMORY.md", "skills", "SOUL.md"]
+    for typo in ("user.mdX", "memory", "skill", "skills/cooking"):
+        with pytest.raises(WorkspaceError) as info:
+            dream_scope.parse_area(typo)
+        assert str(info.value) == (f"{typo!r} is not one of the areas Dream writes: SOUL.md, USER.md, "
+                                   "memory/MEMORY.md, skills")
+    with pytest.raises(WorkspaceError, match="^SOUL.md cannot be both opened and closed$"):
+        dream_scope.change(ws.root, close=["SOUL.md", "skills"], open_=["soul.md", "USER.md"])
+    closed = dream_scope.change(ws.root, close=list(dream_scope.AREAS))
+    assert closed.describe() == ("Dream may write nothing; never SOUL.md, USER.md, memory/MEMORY.md, skills "
+                                 "(closed in Dreamdesk for this workspace).")
+    path = dream_scope.scope_path(ws.root)
+    assert path.read_text() == ('{\n  "version": 1,\n  "closed": [\n    "SOUL.md",\n    "USER.md",\n'
+                                '    "memory/MEMORY.md",\n    "skills"\n  ]\n}\n')
+    assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
 
 
 @pytest.mark.parametrize("body, needle", [("{not json", "cannot be read"), ('{"closed": ["wikis"]}', "does not list")])

@@ -297,13 +297,14 @@ def test_a_pinned_entry_put_back_at_another_indentation_raises_no_alert(ws):
 
 
 def test_a_deleted_memory_file_alerts_for_every_pin_it_held(ws):
+    m, _ = pins.pin(ws, "memory/MEMORY.md", "- Blog runs on Hugo")
     a, _ = pins.pin(ws, "USER.md", "- Allergic to penicillin")
     b, _ = pins.pin(ws, "USER.md", "- Lives in Porto")
-    m, _ = pins.pin(ws, "memory/MEMORY.md", "- Blog runs on Hugo")
+    SnapshotStore(ws).snapshot("snapshot: start")                    # the file's last version: nothing replaced it
     assert pins.pin_alerts(ws) == []
     (ws.root / "USER.md").unlink()
     alerts = pins.pin_alerts(ws)
     assert [s.pin.id for s in alerts] == [a.id, b.id]                  # MEMORY.md's pin is still there
-    assert all(not s.file_exists and s.message == "A pinned entry is gone from USER.md, which no longer exists"
-               for s in alerts)
-    assert [s.present for s in pins.pin_states(ws)] == [False, False, True]
+    assert all(not s.file_exists and s.replaced_by is None and
+               s.message == "A pinned entry is gone from USER.md, which no longer exists" for s in alerts)
+    assert [s.present for s in pins.pin_states(ws)] == [True, False, False]

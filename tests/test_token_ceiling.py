@@ -3,6 +3,7 @@ cursor held, the outcome saying why; per workspace in Dreamdesk's state, or per 
 (a real run against the scripted loopback model, which reports 1,050 tokens a reply)."""
 
 import json
+import os
 
 import pytest
 
@@ -93,6 +94,20 @@ def test_no_ceiling_by_default_and_zero_lifts_the_workspace_s_for_one_run(ws, ll
 def test_what_cannot_be_a_ceiling_is_said(ws, bad):
     with pytest.raises(WorkspaceError, match="a token ceiling is a whole number from 1,000 to 10,000,000"):
         token_ceiling.save(ws.root, bad)
+
+
+def test_the_ceiling_s_bounds_are_ceilings_and_its_file_is_dreamdesk_s(ws):
+    """1,000 and 10,000,000 themselves are accepted (one past either is not, above); the file is
+    plain JSON a person can read, in Dreamdesk's state beside the label naming the workspace;
+    removing a ceiling that is not there is no error."""
+    assert token_ceiling.save(ws.root, None) is None and token_ceiling.load(ws.root) is None
+    assert token_ceiling.save(ws.root, token_ceiling.LOWEST) == 1_000
+    assert token_ceiling.save(ws.root, token_ceiling.HIGHEST) == 10_000_000
+    path = token_ceiling.ceiling_path(ws.root)
+    assert path.read_text() == '{\n  "version": 1,\n  "tokens_per_run": 10000000\n}\n'
+    assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
+    assert token_ceiling.load(ws.root) == 10_000_000
+    assert token_ceiling.save(ws.root, None) is None and not path.exists()
 
 
 def test_an_unreadable_ceiling_stops_a_run_before_anything_is_written(ws, llm_server):
