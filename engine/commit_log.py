@@ -229,7 +229,7 @@ class _Walk:
             changes: dict[str, tuple[str | None, str | None]] = {}
             for row in rest.splitlines():
                 meta, _, path = row.partition("\t")
-                parts = meta.split()
+                parts = meta.lstrip(":").split()     # ":100644 100644 …": the old mode without its colon
                 if row.startswith(":") and len(parts) >= 5 and watched(path):
                     changes[path] = (_blob(parts[2], parts[0]), _blob(parts[3], parts[1]))
             if changes:

@@ -3,6 +3,7 @@ as long as a test needs: what "someone is using this lock right now" means to /p
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -13,17 +14,18 @@ import pytest
 
 from dreamdesk.engine import git_repair
 
-_HOLD = "import sys; f = open(sys.argv[1], 'ab'); print('held', flush=True); sys.stdin.read()"
+HOLD = "import sys; f = open(sys.argv[1], 'ab'); print('held', flush=True); sys.stdin.read()"
 
 
 @contextmanager
-def holding(path: Path) -> Iterator[int]:
-    """A process with `path` open until the block ends (it waits on its stdin); its pid."""
-    proc = subprocess.Popen([sys.executable, "-c", _HOLD, str(path)], stdin=subprocess.PIPE,
+def holding(path: Path, *extra: str) -> Iterator[int]:
+    """A process with `path` open until the block ends (it waits on its stdin); its pid. `extra`
+    arguments lengthen its command line."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path), *extra], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE)
     try:
         assert proc.stdout.readline().strip() == b"held"
-        if git_repair.open_by_someone(path) is None:
+        if not Path("/proc/self/fd").is_dir():          # not open_by_someone: a None from it is a bug
             pytest.skip("no /proc here: a held lock cannot be told from a stale one")
         yield proc.pid
     finally:
@@ -33,13 +35,15 @@ def holding(path: Path) -> Iterator[int]:
 
 
 @contextmanager
-def git_working_in(root: Path) -> Iterator[int]:
-    """A git process working in `root` (hash-object waiting for its input) until the block ends."""
-    proc = subprocess.Popen(["git", "-C", str(root), "hash-object", "--stdin"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE)
+def git_waiting(cwd: Path, *args: str, env: dict | None = None, ready=None) -> Iterator[int]:
+    """`git ARGS hash-object --stdin` started in `cwd`, waiting for its input until the block ends,
+    once `ready(pid)` (default: /proc shows git's command line, not the fork's)."""
+    proc = subprocess.Popen(["git", *args, "hash-object", "--stdin"], cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env={**os.environ, **(env or {})})
+    ready = ready or (lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"git"))
     try:
-        for _ in range(10_000):            # until /proc shows it started in root (it chdirs first)
-            if git_repair.git_at_work(root / ".git", root):
+        for _ in range(100_000):
+            if ready(proc.pid):
                 break
         else:
             pytest.fail("the git process never showed up in /proc")
@@ -48,3 +52,8 @@ def git_working_in(root: Path) -> Iterator[int]:
         proc.stdin.close()
         proc.wait()
         proc.stdout.close()
+
+
+def git_working_in(root: Path):
+    """A git process working in `root` until the block ends (it chdirs there first)."""
+    return git_waiting(root, "-C", str(root), ready=lambda pid: git_repair.git_at_work(root / ".git", root))

@@ -3,6 +3,7 @@ kept in Dreamdesk's state, enforced in the sandbox in every pass and in a dry ru
 against the scripted loopback model), told to the model, said in the outcome, and set from the CLI."""
 
 import json
+import os
 
 import pytest
 
@@ -46,6 +47,25 @@ def test_everything_is_open_until_the_person_closes_something(ws):
                                 "(closed in Dreamdesk for this workspace).")
     assert dream_scope.change(ws.root, open_=["SOUL.md"]).closed == {"skills"}
     assert not any(p.name == dream_scope.SCOPE_NAME for p in ws.root.rglob("*"))   # never in the workspace
+
+
+def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
+    assert [dream_scope.parse_area(t) for t in (" USER.MD ", "memory.md", "Memory/MEMORY.md/", "skills/", "soul.md")] \
+        == ["USER.md", "memory/MEMORY.md", "memory/MEMORY.md", "skills", "SOUL.md"]
+    for typo in ("user.mdX", "memory", "skill", "skills/cooking"):
+        with pytest.raises(WorkspaceError) as info:
+            dream_scope.parse_area(typo)
+        assert str(info.value) == (f"{typo!r} is not one of the areas Dream writes: SOUL.md, USER.md, "
+                                   "memory/MEMORY.md, skills")
+    with pytest.raises(WorkspaceError, match="^SOUL.md cannot be both opened and closed$"):
+        dream_scope.change(ws.root, close=["SOUL.md", "skills"], open_=["soul.md", "USER.md"])
+    closed = dream_scope.change(ws.root, close=list(dream_scope.AREAS))
+    assert closed.describe() == ("Dream may write nothing; never SOUL.md, USER.md, memory/MEMORY.md, skills "
+                                 "(closed in Dreamdesk for this workspace).")
+    path = dream_scope.scope_path(ws.root)
+    assert path.read_text() == ('{\n  "version": 1,\n  "closed": [\n    "SOUL.md",\n    "USER.md",\n'
+                                '    "memory/MEMORY.md",\n    "skills"\n  ]\n}\n')
+    assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
 
 
 @pytest.mark.parametrize("body, needle", [("{not json", "cannot be read"), ('{"closed": ["wikis"]}', "does not list")])
@@ -93,6 +113,32 @@ def test_the_review_pass_keeps_the_scope_too(ws, llm_server):
     assert (ws.root / "USER.md").read_bytes() == before
     rec = records.load_run(ws, res.run_id)
     assert [(r["kind"], r["pass"]) for r in rec.refused] == [("scope", "review")]
+
+
+def test_the_deduction_and_induction_passes_keep_the_scope_too(make_workspace, llm_server):
+    """Not only the explicit passes: a deductive replacement and an inductive pattern aimed at a
+    closed file are refused, while the same passes' writes to an open file land."""
+    ws = Workspace.open(make_workspace(pending_files("- Maya answers in Swedish", "- Maya reads Swedish news",
+                                                     SOUL=SOUL, USER=USER)))
+    dream_scope.change(ws.root, close=["USER.md"])
+    before = (ws.root / "USER.md").read_bytes()
+    srv = llm_server([
+        turn(content="nothing to fold"),                                                  # consolidation
+        turn(("remove_fact", {"path": "USER.md", "text": "- Name: Maya", "replacement": "Name: Maya (Swedish)",
+                              "sources": [1]})),                                           # deduction
+        turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Replies go out in Swedish", "sources": [1]})),
+        turn(content="done"),
+        turn(("add_fact", {"path": "USER.md", "text": "Prefers Swedish", "sources": [1, 2]})),   # induction
+        turn(("add_fact", {"path": "memory/MEMORY.md", "text": "Lives in Swedish", "sources": [1, 2]})),
+        turn(content="done"),
+    ])
+    res = run_dream(ws, client(srv), DreamOptions(passes={"review": False}))
+    assert (ws.root / "USER.md").read_bytes() == before
+    memory = (ws.root / "memory/MEMORY.md").read_text()
+    assert "- Replies go out in Swedish" in memory and "- Lives in Swedish" in memory
+    rec = records.load_run(ws, res.run_id)
+    assert [(r["kind"], r["pass"]) for r in rec.refused] == [("scope", "deduction"), ("scope", "induction")]
+    assert [(c["pass"], c["kind"]) for c in rec.created] == [("deduction", "deductive"), ("induction", "inductive")]
 
 
 def test_a_dry_run_keeps_the_scope_too(ws, llm_server):

@@ -194,6 +194,48 @@ def test_an_old_lock_that_a_process_has_open_is_not_cleared(ws, tmp_path):
     assert git_repair.clear_stale_locks(store.git_dir) == ["index.lock"]
 
 
+@pytest.mark.parametrize("old", [False, True], ids=["fresh", "old"])
+def test_a_lock_held_open_through_a_symlinked_path_is_not_cleared(ws, tmp_path, old):
+    """The workspace reached through a link: /proc names the file its holder has open by its real
+    path, so the lock asked about by the link's path is told held all the same."""
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    link = tmp_path / "linked-ws"
+    link.symlink_to(ws.root, target_is_directory=True)
+    lock = link / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    if old:
+        age(lock, 600)
+    with holding(lock):
+        assert git_repair.clear_stale_locks(link / ".git", work_tree=link) == []
+        assert lock.exists()
+    assert git_repair.clear_stale_locks(link / ".git", work_tree=link) == ["index.lock"]
+
+
+@pytest.fixture
+def no_proc(monkeypatch):
+    """A system whose open files and processes cannot be listed (no /proc): every look says None."""
+    from dreamdesk.engine import processes
+    for module in (processes, git_repair):
+        monkeypatch.setattr(module, "holders_of", lambda path: None)
+        monkeypatch.setattr(module, "git_at_work", lambda git_dir, work_tree=None: None)
+    assert git_repair.open_by_someone(Path("/")) is None
+
+
+@pytest.mark.parametrize("seconds, cleared", [(git_repair.STALE_LOCK_SECONDS, ["index.lock"]),
+                                              (git_repair.STALE_LOCK_SECONDS - 1, [])])
+def test_without_proc_a_lock_is_cleared_once_older_than_any_git_operation(ws, no_proc, seconds, cleared):
+    store = SnapshotStore(ws)
+    store.snapshot("init: test")
+    lock = store.git_dir / "index.lock"
+    lock.write_bytes(b"")
+    made = 1_800_000_000                    # whole seconds: `now - made` is exactly `seconds`
+    os.utime(lock, (made, made))
+    now = made + seconds
+    assert git_repair.clear_stale_locks(store.git_dir, now=now, work_tree=ws.root) == cleared
+    assert lock.exists() == (not cleared)
+
+
 KILLER = """
 import sys
 from dreamdesk.engine.snapshots import SnapshotStore

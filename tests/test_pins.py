@@ -257,3 +257,54 @@ def test_without_snapshots_the_replacement_is_told_from_the_section_as_pinned(ws
           .replace("- Lives in Porto", "- Lives in Porto, near the river"))
     assert not (ws.root / ".git").exists()
     assert pins.pin_alerts(ws)[0].replaced_by == "- Allergic to penicillin and amoxicillin"
+
+
+# -- the rules' edges (issue 26 item 1) -------------------------------------------------------------
+def test_dream_may_extend_a_pinned_entry_under_it_but_not_reword_it(ws, llm_server):
+    """The guard compares whole entries, not substrings: '- Allergic to penicillin and amoxicillin'
+    does not keep '- Allergic to penicillin' (refused). An entry added beside it, or a nested line
+    added under it (the pinned lines still stand, consecutive, as contains_entry reads them), lands."""
+    pins.pin(ws, "USER.md", "- Allergic to penicillin")
+    srv = llm_server([
+        turn(("edit_file", {"path": "USER.md", "old_text": "- Allergic to penicillin",
+                            "new_text": "- Allergic to penicillin and amoxicillin"})),
+        turn(("edit_file", {"path": "USER.md", "old_text": "- Allergic to penicillin",
+                            "new_text": "- Allergic to penicillin\n- Allergic to amoxicillin"})),  # beside it
+        turn(("edit_file", {"path": "USER.md", "old_text": "- Allergic to penicillin\n",
+                            "new_text": "- Allergic to penicillin\n  Carries an epipen.\n"})),    # under it
+        turn(content="done"),
+    ])
+    res = run_dream(ws, client(srv), consolidation_only())
+    text = (ws.root / "USER.md").read_text()
+    assert "- Allergic to penicillin\n  Carries an epipen.\n- Allergic to amoxicillin\n" in text
+    assert "and amoxicillin" not in text
+    assert [r["kind"] for r in records.load_run(ws, res.run_id).refused] == ["pin"]
+    assert pins.pin_alerts(ws) == []
+
+
+def test_a_pinned_entry_put_back_at_another_indentation_raises_no_alert(ws):
+    """A pinned entry indented in its list comes back from Restore at its section's own level
+    (insert_entry dedents it): still present, so no alert and nothing more to restore."""
+    indented = USER.replace("- Allergic", "  - Allergic").replace("- Asthma", "  - Asthma")
+    write(ws, "USER.md", indented)
+    p, _ = pins.pin(ws, "USER.md", "Allergic to penicillin")
+    assert p.text == "  - Allergic to penicillin"
+    write(ws, "USER.md", indented.replace("  - Allergic to penicillin\r\n", ""))
+    assert [a.pin.id for a in pins.pin_alerts(ws)] == [p.id]
+    pins.restore_pin(ws, p.id)
+    assert b"\r\n- Allergic to penicillin\r\n" in (ws.root / "USER.md").read_bytes()        # dedented
+    assert pins.pin_alerts(ws) == []
+
+
+def test_a_deleted_memory_file_alerts_for_every_pin_it_held(ws):
+    m, _ = pins.pin(ws, "memory/MEMORY.md", "- Blog runs on Hugo")
+    a, _ = pins.pin(ws, "USER.md", "- Allergic to penicillin")
+    b, _ = pins.pin(ws, "USER.md", "- Lives in Porto")
+    SnapshotStore(ws).snapshot("snapshot: start")                    # the file's last version: nothing replaced it
+    assert pins.pin_alerts(ws) == []
+    (ws.root / "USER.md").unlink()
+    alerts = pins.pin_alerts(ws)
+    assert [s.pin.id for s in alerts] == [a.id, b.id]                  # MEMORY.md's pin is still there
+    assert all(not s.file_exists and s.replaced_by is None and
+               s.message == "A pinned entry is gone from USER.md, which no longer exists" for s in alerts)
+    assert [s.present for s in pins.pin_states(ws)] == [True, False, False]

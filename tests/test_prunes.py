@@ -162,9 +162,98 @@ def test_second_open_is_a_head_check_and_a_new_commit_is_analysed_alone(tmp_path
     (ws_path / "USER.md").write_text(USER_V1)
     git(ws_path, "commit", "--quiet", "-am", "dream: put it all back")
     grown = load_history(ws)
-    assert grown.analysed == 1 and grown.git_calls.count("log") == 1
+    assert grown.analysed == 1 and grown.git_calls == ["rev-parse", "merge-base", "log", "cat-file"]
     assert [r.sha for r in grown.records] == shas + [head(ws_path)]
-    assert grown.records[-1].files[0].added and grown.records[-1].parent == shas[-1]
+    last = grown.records[-1]
+    assert last.parent == shas[-1] and [e.text for _, e in last.added()] == [
+        "- Has a cat named Miso.", "- Drinks oolong.\n  Loose leaf, never bags."]     # measured from the cached tip
+    assert [e.text for _, e in last.removed()] == ["- Drinks oolong, loose leaf.", "- Moved to Antwerp."]
+    assert last.cursor == (9, 9) and last.user_md == (first.records[-1].user_md[1], last.files[0].after)
+
+
+def test_a_file_deleted_and_recreated_lists_each_removal_once(tmp_path):
+    """USER.md removed in one commit and written anew in a later one: the deletion removes each of
+    its entries once; the new file is measured from nothing (its parent holds no USER.md), not
+    from the version last seen before the deletion, so it removes nothing again."""
+    ws_path = tmp_path / "ws"
+    shas = build(ws_path)
+    git(ws_path, "rm", "--quiet", "USER.md")
+    git(ws_path, "commit", "--quiet", "-m", "dream: USER.md removed")
+    gone = head(ws_path)
+    (ws_path / "USER.md").write_text("# User\n\n## Identity\n- Inès, data engineer in Ghent.\n")
+    git(ws_path, "add", "USER.md")
+    git(ws_path, "commit", "--quiet", "-m", "dream: USER.md again")
+    back = head(ws_path)
+    records = {r.sha: r for r in load_history(Workspace.open(ws_path)).records}
+    assert records[gone].user_md == (records[shas[-1]].user_md[1], None)     # the peer card gone, then new
+    assert records[back].user_md == (None, records[back].files[0].after)
+    kept = normalise(git(ws_path, "show", f"{shas[-1]}:USER.md"))
+    assert [e.text for _, e in records[gone].removed()] == [r.entry.text for r in removed_entries(kept, "")]
+    assert records[back].removed() == [] and {e.text for _, e in records[back].added()} == {
+        "# User", "## Identity", "- Inès, data engineer in Ghent."}
+    removed = [(path, e.text) for r in records.values() for path, e in r.removed()]
+    assert len(removed) == len(set(removed))                 # no entry removed twice
+
+
+def test_a_record_holds_its_commit_s_author_time_subject_and_the_peer_card_around_it(tmp_path):
+    ws_path = tmp_path / "ws"
+    shas = build(ws_path)
+    records = load_history(Workspace.open(ws_path)).records
+    for r, sha in zip(records, shas):
+        assert (r.author, r.time) == ("nanobot", int(git(ws_path, "show", "-s", "--format=%ct", sha)))
+        assert r.subject == git(ws_path, "show", "-s", "--format=%s", sha).strip()
+    assert [(path, e.text) for path, e in records[1].added()] == [("USER.md", "- Drinks oolong, loose leaf.")]
+    assert "USER.md" not in [f.path for f in records[2].files] and records[2].user_md == (records[1].user_md[1],) * 2
+
+
+def commit_all(ws: Path, subject: str) -> str:
+    git(ws, "add", "--all")
+    git(ws, "commit", "--quiet", "--no-verify", "-m", subject)
+    return head(ws)
+
+
+def test_what_the_log_shows_renames_links_other_files_bad_bytes_and_merges(tmp_path):
+    """A renamed skill is one removal and one addition; a memory file that becomes a link is gone
+    (its blob is a path) and comes back when it is a file again; a commit of other files is no
+    record; bytes that are not UTF-8 are read all the same; only the first-parent line is walked,
+    a merge measured against its first parent."""
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "skills" / "tea").mkdir(parents=True)
+    git(ws, "init", "--quiet", "--initial-branch=main")
+    (ws / "USER.md").write_text("# User\n\n- Likes rain.\n")
+    (ws / "skills/tea/SKILL.md").write_text("# Tea\n\n- Steep four minutes.\n")
+    made = [commit_all(ws, "init: memory")]
+    (ws / "notes.txt").write_text("not memory\n")
+    other = commit_all(ws, "edit: notes")
+    git(ws, "mv", "skills/tea", "skills/brew")
+    made.append(commit_all(ws, "dream: renamed"))
+    (ws / "USER.md").unlink()
+    (ws / "USER.md").symlink_to("notes.txt")
+    made.append(commit_all(ws, "edit: a link"))
+    (ws / "USER.md").unlink()
+    (ws / "USER.md").write_bytes(b"# User\n\n- Likes r\xe4in.\n")
+    made.append(commit_all(ws, "edit: a file again"))
+    git(ws, "checkout", "--quiet", "-b", "side")
+    (ws / "memory/MEMORY.md").write_text("# Memory\n\n- From the side branch.\n")
+    side = commit_all(ws, "dream: on the side")
+    git(ws, "checkout", "--quiet", "main")
+    (ws / "skills/brew/SKILL.md").write_text("# Tea\n")
+    made.append(commit_all(ws, "dream: on main"))
+    git(ws, "merge", "--quiet", "--no-ff", "-m", "merge: side", "side")
+    made.append(head(ws))
+    records = {r.sha: r for r in load_history(Workspace.open(ws)).records}
+    assert list(records) == made and other not in records and side not in records
+    rename = records[made[1]]
+    assert [(f.path, f.before is None, f.after is None) for f in rename.files] == [
+        ("skills/brew/SKILL.md", True, False), ("skills/tea/SKILL.md", False, True)]
+    assert ("skills/tea/SKILL.md", "- Steep four minutes.") in [(p, e.text) for p, e in rename.removed()]
+    link, again = records[made[2]].files[0], records[made[3]].files[0]
+    assert (link.path, link.after, again.before) == ("USER.md", None, None)
+    assert records[made[3]].removed() == []                  # the link's target path was never an entry
+    assert "- Likes r\ufffdin." in [e.text for _, e in records[made[3]].added()]
+    merge = records[made[5]]
+    assert merge.parent == made[4] and "- From the side branch." in [e.text for _, e in merge.added()]
 
 
 def test_a_corrupt_or_rewritten_cache_is_rebuilt(tmp_path):

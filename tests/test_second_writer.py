@@ -13,7 +13,7 @@ import pytest
 
 from dreamdesk.engine import files
 from dreamdesk.engine.archive import append_records, read_archive, write_memory
-from dreamdesk.engine.files import LateWrite
+from dreamdesk.engine.files import LateWrite, content_hash
 from dreamdesk.engine.problems import ConflictError
 from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
 from dreamdesk.engine.snapshots import SnapshotStore
@@ -56,6 +56,22 @@ def test_an_append_at_the_worst_moment_is_kept_after_dreamdesks_write(ws, monkey
     assert [r.text for r in read_archive(ws).records] == ["- Backups at 03:00."]
 
 
+def test_an_unfinished_line_appended_at_the_worst_moment_is_a_late_write_not_an_append(ws, monkeypatch):
+    """The other side of the test above: an append without its newline is a line still being
+    written, not one to carry over after ours (it would run into our next line). Their file is
+    put back whole and the write reported; the archive claims nothing."""
+    target = ws.root / "memory/MEMORY.md"
+    at_worst_moment(monkeypatch, lambda p: assistant(
+        f"open({str(target)!r}, 'a', encoding='utf-8').write('- Half a line from the assist')"))
+    state, _ = ws.read_file("memory/MEMORY.md")
+    with pytest.raises(LateWrite, match="^memory/MEMORY.md was rewritten by another program") as info:
+        write_memory(ws, "memory/MEMORY.md", MEMORY.replace("- Backups at 03:00.\n", ""), state.hash, "edit")
+    assert target.read_text(encoding="utf-8") == MEMORY + "- Half a line from the assist"
+    assert read_archive(ws).records == []
+    assert (info.value.path, info.value.expected, info.value.actual) == (
+        "memory/MEMORY.md", state.hash, content_hash((MEMORY + "- Half a line from the assist").encode()))
+
+
 def test_an_in_place_rewrite_at_the_worst_moment_wins_and_the_archive_claims_nothing(ws, monkeypatch):
     target = ws.root / "USER.md"
     theirs = "# User\n\n## Facts\n- Lives in Nantes now.\n- Has a cat.\n"
@@ -76,10 +92,18 @@ def test_a_file_renamed_over_at_the_worst_moment_is_a_conflict_and_theirs_stays(
         f"open({str(target) + '.new'!r}, 'w').write({theirs!r})",
         f"os.replace({str(target) + '.new'!r}, {str(target)!r})"))
     state, _ = ws.read_file("USER.md")
-    with pytest.raises(ConflictError):
+    with pytest.raises(ConflictError) as info:
         write_memory(ws, "USER.md", "# User\n", state.hash, "edit")
     assert target.read_text() == theirs
     assert read_archive(ws).records == []
+    # it names the file as the caller does, the version read and the one there now
+    assert (str(info.value), info.value.expected, info.value.actual) == (
+        "USER.md changed on disk since it was read; nothing was written", state.hash, content_hash(theirs.encode()))
+    target.unlink()                                          # and one deleted since it was read
+    with pytest.raises(ConflictError) as info:
+        files.checked_write(target, "# User\n", state.hash, display="USER.md")
+    assert (info.value.path, info.value.expected, info.value.actual) == ("USER.md", state.hash, files.MISSING_HASH)
+    assert not target.exists()
 
 
 def test_a_write_into_the_old_file_just_after_the_rename_is_kept(ws, monkeypatch):

@@ -3,6 +3,7 @@ cursor held, the outcome saying why; per workspace in Dreamdesk's state, or per 
 (a real run against the scripted loopback model, which reports 1,050 tokens a reply)."""
 
 import json
+import os
 
 import pytest
 
@@ -51,6 +52,36 @@ def test_a_run_stops_at_its_ceiling_keeps_its_writes_and_holds_the_cursor(ws, ll
     assert rec.status == "stopped" and rec.passes[-1]["ended"] == "ceiling"
 
 
+@pytest.mark.parametrize("ceiling, requests, landed", [
+    (2_100, 2, ["Likes tea"]),                       # reached exactly by the 2nd reply: stops there
+    (2_101, 3, ["Likes tea", "Walks at six"]),       # one token short of it: the 2nd reply's call runs
+])
+def test_a_run_that_reaches_its_ceiling_exactly_stops(ws, llm_server, ceiling, requests, landed):
+    token_ceiling.save(ws.root, ceiling)
+    srv = llm_server(three_turns())
+    res = run_dream(ws, client(srv), DreamOptions(passes={"deduction": False, "induction": False}))
+    user = (ws.root / "USER.md").read_text()
+    assert [f for f in ("Likes tea", "Walks at six", "Never runs") if f in user] == landed
+    assert len(srv.requests) == requests and res.status == "stopped"
+    assert f"reached its token ceiling of {ceiling:,} ({requests * 1_050:,} tokens spent)" in res.outcome
+
+
+def test_the_ceiling_counts_every_pass_s_tokens(ws, llm_server):
+    """No single reply (1,050) and no single pass (2,100) reaches 3,000; the run does, in its
+    second pass, and stops there."""
+    token_ceiling.save(ws.root, 3_000)
+    srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "sources": [1]})),   # consolidation
+                      turn(content="done"),
+                      turn(("add_fact", {"path": "USER.md", "text": "Walks at six", "sources": [2]})),  # deduction
+                      turn(content="done")])
+    res = run_dream(ws, client(srv), DreamOptions(passes={"review": False, "induction": False}))
+    assert "- Likes tea" in (ws.root / "USER.md").read_text() and "Walks" not in (ws.root / "USER.md").read_text()
+    assert len(srv.requests) == 3 and res.status == "stopped" and res.tokens.total == 3_150
+    assert "reached its token ceiling of 3,000 (3,150 tokens spent)" in res.outcome
+    rec = records.load_run(ws, res.run_id)
+    assert [(p["name"], p["ended"]) for p in rec.passes] == [("consolidation", "done"), ("deduction", "ceiling")]
+
+
 def test_no_ceiling_by_default_and_zero_lifts_the_workspace_s_for_one_run(ws, llm_server):
     assert token_ceiling.load(ws.root) is None
     token_ceiling.save(ws.root, 2_000)
@@ -63,6 +94,20 @@ def test_no_ceiling_by_default_and_zero_lifts_the_workspace_s_for_one_run(ws, ll
 def test_what_cannot_be_a_ceiling_is_said(ws, bad):
     with pytest.raises(WorkspaceError, match="a token ceiling is a whole number from 1,000 to 10,000,000"):
         token_ceiling.save(ws.root, bad)
+
+
+def test_the_ceiling_s_bounds_are_ceilings_and_its_file_is_dreamdesk_s(ws):
+    """1,000 and 10,000,000 themselves are accepted (one past either is not, above); the file is
+    plain JSON a person can read, in Dreamdesk's state beside the label naming the workspace;
+    removing a ceiling that is not there is no error."""
+    assert token_ceiling.save(ws.root, None) is None and token_ceiling.load(ws.root) is None
+    assert token_ceiling.save(ws.root, token_ceiling.LOWEST) == 1_000
+    assert token_ceiling.save(ws.root, token_ceiling.HIGHEST) == 10_000_000
+    path = token_ceiling.ceiling_path(ws.root)
+    assert path.read_text() == '{\n  "version": 1,\n  "tokens_per_run": 10000000\n}\n'
+    assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
+    assert token_ceiling.load(ws.root) == 10_000_000
+    assert token_ceiling.save(ws.root, None) is None and not path.exists()
 
 
 def test_an_unreadable_ceiling_stops_a_run_before_anything_is_written(ws, llm_server):

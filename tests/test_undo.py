@@ -4,13 +4,17 @@ available after a restart (the restore log lives in Dreamdesk's state), from the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from conftest import tree_state
 from dreamdesk.engine import restore_log
 from dreamdesk.engine.archive import append_records, read_archive
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.problems import ConflictError, WorkspaceError
 from dreamdesk.engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
 from dreamdesk.engine.snapshots import SnapshotStore
 from dreamdesk.engine.state import workspace_state_dir
@@ -71,8 +75,7 @@ def test_a_file_changed_since_is_shown_and_refused_until_accepted(ws):
 
     plan = plan_undo(ws)
     assert [f.path for f in plan.changed] == ["USER.md"]
-    assert "+ - Typed after the restore." in plan.changed[0].since
-    assert not any("Likes tea" in line for line in plan.changed[0].since)   # the restore's own change is not "since"
+    assert plan.changed[0].since == ["+ - Typed after the restore."]    # the restore's own change is not "since"
     with pytest.raises(UndoChanged, match="USER.md changed since that restore"):
         undo_restore(ws)
     assert read(ws, "USER.md") == edited                                   # nothing was written
@@ -155,7 +158,21 @@ def test_undo_puts_back_crlf_bom_and_missing_final_newline_byte_for_byte(ws):
     assert read(ws, "USER.md") == odd
 
 
-def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
+def assistant_appends_after_the_plan(monkeypatch, target: Path, line: str) -> None:
+    """The assistant (a real second process) appends `line` to `target` once the undo has planned,
+    before it writes."""
+    from dreamdesk.engine import restore
+    real_plan = restore.plan_undo
+
+    def plan_then_the_assistant_appends(*args, **kw):
+        plan = real_plan(*args, **kw)
+        subprocess.run([sys.executable, "-c", f"open({str(target)!r}, 'a').write({line + chr(10)!r})"], check=True)
+        return plan
+    monkeypatch.setattr(restore, "plan_undo", plan_then_the_assistant_appends)
+
+
+def restore_that_creates_a_skill(ws: Workspace):
+    """A restore that brings back skills/tea/SKILL.md, which was gone (its undo removes it)."""
     (ws.root / "skills" / "tea").mkdir(parents=True)
     write(ws, "skills/tea/SKILL.md", "# Tea\n")
     v1 = snap(ws)
@@ -163,17 +180,64 @@ def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
     snap(ws)
     r = restore_snapshot(ws, v1, path="skills/tea/SKILL.md")
     assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n"
+    return r
+
+
+def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
+    r = restore_that_creates_a_skill(ws)
     undo_restore(ws, r.id)
     assert not (ws.root / "skills/tea/SKILL.md").exists()
 
 
-def test_undo_moves_the_cursor_back_only_when_it_was_left_where_the_restore_put_it(ws):
+def test_a_file_the_restore_created_and_someone_writes_during_the_undo_is_not_removed(ws, monkeypatch):
+    """The other side of the test above: the assistant writes the file between the undo's plan and
+    its removal (a real second process). Its bytes stay; the undo is a conflict."""
+    r = restore_that_creates_a_skill(ws)
+    assistant_appends_after_the_plan(monkeypatch, ws.root / "skills/tea/SKILL.md", "- Steep four minutes.")
+    with pytest.raises(ConflictError, match="^skills/tea/SKILL.md changed on disk since it was read; nothing was"):
+        undo_restore(ws, r.id)
+    assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n- Steep four minutes.\n"
+    assert [e.id for e in recent_restores(ws)] == [r.id]                 # still the one to undo
+
+
+def test_an_undo_of_a_restore_already_put_back_by_hand_writes_nothing(ws):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    write(ws, "memory/MEMORY.md", MEMORY + "- Backups at 03:00.\n")
+    snap(ws)
+    r = restore_snapshot(ws, v1)
+    assert sorted(r.files) == ["SOUL.md", "memory/MEMORY.md"]
+    write(ws, "SOUL.md", "v2\n")                                          # one file put back by hand
+    assert [f.path for f in plan_undo(ws, r.id).files] == ["memory/MEMORY.md"]    # only the other is undone
+    write(ws, "memory/MEMORY.md", MEMORY + "- Backups at 03:00.\n")        # and then the other too
+    before, log = tree_state(ws.root), restore_log.read_log(ws.root)
+    result = undo_restore(ws, r.id)
+    assert result.files == [] and result.commit is None and result.id is None
+    assert tree_state(ws.root) == before and restore_log.read_log(ws.root) == log   # not even a snapshot
+    assert result.warnings == ["the files already are as they were before that restore; nothing to write"]
+
+
+def test_an_undo_of_a_restore_whose_new_file_was_deleted_by_hand_writes_nothing(ws):
+    r = restore_that_creates_a_skill(ws)
+    (ws.root / "skills/tea/SKILL.md").unlink()
+    assert plan_undo(ws, r.id).files == []
+    before = tree_state(ws.root)
+    assert undo_restore(ws, r.id).commit is None and tree_state(ws.root) == before
+
+
+def restore_moving_the_cursor(ws: Workspace):
+    """A whole restore that moves .dream_cursor from 9 back to 3 (and SOUL.md back)."""
     v1 = snap(ws)
     write(ws, "memory/.dream_cursor", "9")
     write(ws, "SOUL.md", "v2\n")
     snap(ws)
     r = restore_snapshot(ws, v1, move_cursor=True)
     assert r.cursor == (9, 3)
+    return r
+
+
+def test_undo_moves_the_cursor_back_only_when_it_was_left_where_the_restore_put_it(ws):
+    r = restore_moving_the_cursor(ws)
     undo_restore(ws, r.id)
     assert read(ws, "memory/.dream_cursor").strip() == b"9"
     r2 = undo_restore(ws)                   # redo, then Dream moves the cursor on
@@ -216,7 +280,7 @@ def test_a_torn_log_line_is_skipped_and_unknown_ids_are_said_in_words(ws):
 
 
 def test_no_restore_to_undo(ws):
-    with pytest.raises(WorkspaceError, match="no restore to undo"):
+    with pytest.raises(WorkspaceError, match="^there is no restore to undo in this workspace$"):
         plan_undo(ws)
     assert read_archive(ws).records == []
 
@@ -289,3 +353,105 @@ def test_replaced_by_is_the_same_for_a_file_restore_a_hunk_restore_and_an_undo(w
     assert results["file"] == [("- Has two cats.", "- Has a cat.")]
     assert results["hunk"] == results["file"]
     assert results["undo"] == [("- Has a cat.", "- Has two cats.")]
+
+
+# -- an undo is a restore in its own right (issue 26: what mutation testing found unheld) ------------
+def git_message(ws: Workspace, rev: str) -> str:
+    import subprocess as sp
+    return sp.run(["git", "-C", str(ws.root), "show", "-s", "--format=%B", rev], capture_output=True, text=True,
+                  check=True).stdout.strip()
+
+
+def test_an_undo_is_committed_logged_archived_and_undoable_in_turn(ws):
+    v1 = snap(ws)
+    write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n- Moved to Paris.\n")      # the cat pruned
+    write(ws, "memory/MEMORY.md", "# Memory\n\n## Homelab\n")                              # Proxmox too
+    write(ws, "memory/.dream_cursor", "9")
+    snap(ws, "dream: pruned")
+    r = restore_snapshot(ws, v1, move_cursor=True)
+    assert sorted(r.files) == ["USER.md", "memory/MEMORY.md"] and r.cursor == (9, 3)
+    paris = next(a.id for a in r.archived if a.text == "- Moved to Paris.")
+
+    result = undo_restore(ws, r.id)
+    assert result.target == r.id and sorted(result.files) == ["USER.md", "memory/MEMORY.md"]
+    assert result.cursor == (3, 9) and read(ws, "memory/.dream_cursor").strip() == b"9"
+    assert sorted(a.text for a in result.archived) == ["- Has a cat.", "- Proxmox on the NUC."]   # both files'
+    assert result.commit == SnapshotStore(ws).head()
+    subject, _, summary = git_message(ws, result.commit).partition("\n\n")
+    assert subject == f"dream: restore undo of snapshot {v1[:8]} (Dreamdesk)"
+    assert [line for line in summary.splitlines() if not line.startswith("memory/archive/")] == [
+        "USER.md: +1 -1", "memory/.dream_cursor: +1 -1", "memory/MEMORY.md: +0 -1"]
+    entry = restore_log.find(restore_log.read_log(ws.root), result.id)
+    assert (entry.what, entry.kind, entry.undoes, entry.returned) == (f"undo of snapshot {v1[:8]}", "undo", r.id,
+                                                                     [paris])
+    assert entry.cursor == (3, 9) and entry.commit == result.commit
+    assert [e.id for e in recent_restores(ws)] == [result.id]            # undoable in turn
+
+
+def test_an_undo_stopped_part_way_says_what_landed_and_how_to_take_it_back(ws, monkeypatch):
+    """The assistant (a real second process) writes the second file between the undo's plan and
+    its write: the first file is back, the second keeps the assistant's bytes, and the half undo
+    is committed, logged and said with the command that undoes it."""
+    v1 = snap(ws)
+    write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n")
+    write(ws, "memory/MEMORY.md", "# Memory\n")
+    snap(ws, "dream: pruned")
+    r = restore_snapshot(ws, v1)
+    first, second = [w.path for w in restore_log.find(restore_log.read_log(ws.root), r.id).files]
+    assistant_appends_after_the_plan(monkeypatch, ws.root / second, "- By the assistant.")
+    with pytest.raises(WorkspaceError) as info:
+        undo_restore(ws, r.id)
+    half = recent_restores(ws)[0]
+    assert str(info.value) == (f"the undo stopped at {second} ({second} changed on disk since it was read; nothing "
+                               f"was written); {first} had already been put back. Undo this with: dreamdesk "
+                               f"restore {ws.root} --undo {half.id}")
+    assert read(ws, second).endswith(b"- By the assistant.\n")
+    assert (half.what, half.kind, half.undoes) == (f"undo of snapshot {v1[:8]} (stopped before {second})", "undo", r.id)
+    assert [w.path for w in half.files] == [first]
+    assert git_message(ws, half.commit).startswith(
+        f"dream: restore undo of snapshot {v1[:8]}, stopped before {second} (Dreamdesk)\n\n{first}: +")
+
+
+def test_undoing_a_restore_that_created_memory_md_archives_what_it_removes(ws):
+    v1 = snap(ws)
+    (ws.root / "memory/MEMORY.md").unlink()
+    snap(ws, "dream: gone")
+    r = restore_snapshot(ws, v1, path="memory/MEMORY.md")
+    write(ws, "memory/MEMORY.md", read(ws, "memory/MEMORY.md") + b"- Caf\xe9 on Fridays.\n")    # not UTF-8
+    result = undo_restore(ws, r.id, force=True)
+    assert not (ws.root / "memory/MEMORY.md").exists() and result.files == ["memory/MEMORY.md"]
+    texts = sorted(["# Memory", "## Homelab", "- Proxmox on the NUC.", "- Caf\ufffd on Fridays."])
+    assert sorted(a.text for a in result.archived) == texts == sorted(a.text for a in read_archive(ws).records)
+
+
+def test_an_undo_leaves_a_cursor_put_back_by_hand_and_says_one_moved_elsewhere(ws):
+    r = restore_moving_the_cursor(ws)
+    write(ws, "memory/.dream_cursor", "9")                      # put back by hand: nothing to say
+    plan = plan_undo(ws, r.id)
+    assert plan.cursor is None and plan.warnings == []
+    write(ws, "memory/.dream_cursor", "5")                      # moved on by Dream: said, left as it is
+    result = undo_restore(ws, r.id)
+    assert result.warnings == ["memory/.dream_cursor moved since the restore (now 5); it is left as it is"]
+    assert result.cursor is None and read(ws, "memory/.dream_cursor").strip() == b"5"
+
+
+def test_a_log_entry_without_its_snapshot_is_refused_in_words(ws):
+    """A restore the log names, whose files as they were the snapshots do not hold (no snapshot
+    was taken, or it holds other bytes), is never undone half-blind."""
+    snap(ws)
+    write(ws, "SOUL.md", "v2\n")
+    soul = restore_log.FileWrite("SOUL.md", "0" * 64, "1" * 64)
+    restore_log.append(ws.root, restore_log.RestoreEntry("r-1", "2026-12-01T10:00:00+00:00", "SOUL.md by hand",
+                                                         "file", None, None, [soul]))
+    with pytest.raises(WorkspaceError) as info:
+        undo_restore(ws, "r-1")
+    assert str(info.value) == ("no snapshot was taken before restore r-1 (SOUL.md by hand), so the files as they "
+                               "were cannot be put back")
+    head = SnapshotStore(ws).head()
+    restore_log.append(ws.root, restore_log.RestoreEntry("r-2", "2026-12-01T10:00:00+00:00", "SOUL.md again",
+                                                         "file", head, None, [soul]))
+    with pytest.raises(WorkspaceError) as info:
+        undo_restore(ws, "r-2")
+    assert str(info.value) == (f"snapshot {head[:8]} does not hold SOUL.md exactly as it was before restore r-2, so "
+                               "it cannot be put back byte for byte (nothing was written)")
+    assert read(ws, "SOUL.md") == b"v2\n"
