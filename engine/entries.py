@@ -41,7 +41,7 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class _Block:
+class EntryBlock:
     kind: str                # an Entry kind, or heading | break
     token: str               # markdown-it's token type (code_block is indented code)
     start: int
@@ -50,11 +50,11 @@ class _Block:
     key: tuple[int, str] | None = None   # a heading's level and text: how it is found again
 
 
-def _blank(line: str) -> bool:
+def is_blank(line: str) -> bool:
     return not line.strip(" \t\r")
 
 
-def _indent(line: str) -> int:
+def indent_width(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
@@ -63,20 +63,20 @@ def _norm(lines: list[str]) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _blocks(text: str) -> tuple[_Block, ...]:
+def _blocks(text: str) -> tuple[EntryBlock, ...]:
     """The top-level blocks of `text`, in order. Cached: callers parse the same text many times."""
     return parse_blocks(text.split("\n"))
 
 
-def parse_blocks(lines: list[str], front_matter: bool = True) -> tuple[_Block, ...]:
+def parse_blocks(lines: list[str], front_matter: bool = True) -> tuple[EntryBlock, ...]:
     """The top-level blocks of a file's lines (`front_matter`: its first lines may be YAML front
     matter; False for a region cut from the middle of a file)."""
     # Our lines are text.split("\n"); markdown-it also ends a line at a lone \r. A CRLF's \r is part
     # of the line ending, and a lone \r reads as a space, so both count lines the same way.
-    front = _front_matter(lines) if front_matter else 0
+    front = front_matter_lines(lines) if front_matter else 0
     src = "\n" * front + "\n".join(lines[front:])       # front matter lines read as blank
     tokens = _MD.parse(src.replace("\r\n", "\n").replace("\r", " "))
-    out: list[_Block] = [_Block("front matter", "front_matter", 0, front)] if front else []
+    out: list[EntryBlock] = [EntryBlock("front matter", "front_matter", 0, front)] if front else []
     for i, tok in enumerate(tokens):
         if tok.map is None or tok.nesting < 0:
             continue
@@ -87,17 +87,17 @@ def parse_blocks(lines: list[str], front_matter: bool = True) -> tuple[_Block, .
         else:
             continue
         start, end = tok.map
-        while end > start and _blank(lines[end - 1]):
+        while end > start and is_blank(lines[end - 1]):
             end -= 1
         if kind != "heading":
-            out.append(_Block(kind, tok.type, start, end))
+            out.append(EntryBlock(kind, tok.type, start, end))
             continue
         key = (int(tok.tag[1:]), " ".join(tokens[i + 1].content.split()))    # h2, the inline text
-        out.append(_Block(kind, tok.type, start, end, _written("\n".join(lines[start:end])), key))
+        out.append(EntryBlock(kind, tok.type, start, end, _written("\n".join(lines[start:end])), key))
     return tuple(_with_references(out, lines))
 
 
-def _front_matter(lines: list[str]) -> int:
+def front_matter_lines(lines: list[str]) -> int:
     """How many lines YAML front matter takes at the top (0: none). Not CommonMark (a break, then
     a setext heading), but it is how nanobot reads a SKILL.md: `---`, at least one line, `---`."""
     if not lines or lines[0].rstrip() != "---":
@@ -105,18 +105,18 @@ def _front_matter(lines: list[str]) -> int:
     return next((i + 1 for i in range(2, len(lines)) if lines[i].rstrip() == "---"), 0)
 
 
-def _with_references(blocks: list[_Block], lines: list[str]) -> list[_Block]:
+def _with_references(blocks: list[EntryBlock], lines: list[str]) -> list[EntryBlock]:
     """Link reference definitions make no token: their lines, the only text no block covers,
     become entries too (one per run of lines), else one could leave the file unarchived."""
     out, at = [], 0
-    for b in blocks + [_Block("end", "", len(lines), len(lines))]:
+    for b in blocks + [EntryBlock("end", "", len(lines), len(lines))]:
         i = at
         while i < b.start:
             j = i
-            while j < b.start and not _blank(lines[j]):
+            while j < b.start and not is_blank(lines[j]):
                 j += 1
             if j > i:
-                out.append(_Block("reference", "reference", i, j))
+                out.append(EntryBlock("reference", "reference", i, j))
             i = j + 1
         if b.kind != "end":
             out.append(b)
@@ -129,7 +129,7 @@ def _entries(text: str) -> tuple[Entry, ...]:
     return entries_from(text.split("\n"), _blocks(text))
 
 
-def entries_from(lines: list[str], blocks: tuple[_Block, ...], heading: str | None = None) -> tuple[Entry, ...]:
+def entries_from(lines: list[str], blocks: tuple[EntryBlock, ...], heading: str | None = None) -> tuple[Entry, ...]:
     """The entries a file's blocks make (each under the nearest heading above; `heading`: the one
     above the first block)."""
     out: list[Entry] = []
@@ -239,7 +239,7 @@ def _headings(text: str) -> list[Entry]:
     return headings_from(text.split("\n"), _blocks(text))
 
 
-def headings_from(lines: list[str], blocks: tuple[_Block, ...], parent: str | None = None) -> list[Entry]:
+def headings_from(lines: list[str], blocks: tuple[EntryBlock, ...], parent: str | None = None) -> list[Entry]:
     out: list[Entry] = []
     for b in blocks:
         if b.kind == "heading":
@@ -281,7 +281,7 @@ def _heading_key(heading: str) -> tuple[int, str] | None:
     return blocks[0].key if len(blocks) == 1 and blocks[0].kind == "heading" else None
 
 
-def _find_headings(blocks: tuple[_Block, ...], heading: str) -> list[_Block]:
+def _find_headings(blocks: tuple[EntryBlock, ...], heading: str) -> list[EntryBlock]:
     """The heading blocks written as `heading`, then those of the same level and text written
     another way ("## Preferences" finds a setext "Preferences" over "---")."""
     heads = [b for b in blocks if b.kind == "heading"]
@@ -321,7 +321,7 @@ def insert_entry(text: str, entry_text: str, heading: str | None) -> str:
     return next((t for t, h in tries if _adds(text, t, want, h)), tries[0][0])
 
 
-def _in_section(lines: list[str], blocks: tuple[_Block, ...], head: _Block, block: list[str]) -> list[str]:
+def _in_section(lines: list[str], blocks: tuple[EntryBlock, ...], head: EntryBlock, block: list[str]) -> list[str]:
     after = blocks[blocks.index(head) + 1:]
     nxt = next((i for i, b in enumerate(after) if b.kind == "heading"), len(after))
     body = after[:nxt]
@@ -340,7 +340,7 @@ def _in_section(lines: list[str], blocks: tuple[_Block, ...], head: _Block, bloc
     return tries
 
 
-def _at_end(text: str, lines: list[str], blocks: tuple[_Block, ...], block: list[str],
+def _at_end(text: str, lines: list[str], blocks: tuple[EntryBlock, ...], block: list[str],
             heading: str | None) -> list[str]:
     entry = "\n".join(block)
     body = text.rstrip("\n")
@@ -360,11 +360,11 @@ def _at_end(text: str, lines: list[str], blocks: tuple[_Block, ...], block: list
 def _splice(lines: list[str], at: int, block: list[str], gap: bool) -> str:
     """`block` inserted before lines[at], with a blank line before it (`gap`) and after it."""
     before, after = lines[:at], lines[at:]
-    if gap and before and not _blank(before[-1]):
+    if gap and before and not is_blank(before[-1]):
         before = before + [""]
     if not after:
         after = [""]                         # the file ends with a newline after it
-    elif not _blank(after[0]):
+    elif not is_blank(after[0]):
         after = [""] + after
     return "\n".join(before + block + after)
 
@@ -391,8 +391,8 @@ def dedent_entry(entry_text: str) -> str:
 
 
 def _dedent(block: list[str]) -> list[str]:
-    cut = _indent(block[0]) if block else 0
-    out = [line[min(cut, _indent(line)):] for line in block]
+    cut = indent_width(block[0]) if block else 0
+    out = [line[min(cut, indent_width(line)):] for line in block]
     if cut and not _is_item(out) and [b.token for b in _blocks("\n".join(block))][:1] == ["code_block"]:
         return block             # indented code: the indentation is what makes it code
     return out

@@ -16,7 +16,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from .entries import (Entry, Removal, _blank, _Block, _front_matter, _indent, entries_from, entry_changes,
+from .entries import (Entry, Removal, is_blank, EntryBlock, front_matter_lines, indent_width, entries_from, entry_changes,
                       headings_from, pair_removals, parse_blocks)
 
 
@@ -24,17 +24,17 @@ from .entries import (Entry, Removal, _blank, _Block, _front_matter, _indent, en
 class Parsed:
     """One version of a file: its lines, blocks, entries and headings (all in \\n text)."""
     lines: tuple[str, ...]
-    blocks: tuple[_Block, ...]
+    blocks: tuple[EntryBlock, ...]
     entries: tuple[Entry, ...]
     headings: tuple[Entry, ...]
 
 
 def parse(text: str) -> Parsed:
     lines = text.split("\n")
-    return _made(lines, parse_blocks(lines))
+    return made_from(lines, parse_blocks(lines))
 
 
-def _made(lines: list[str], blocks: tuple[_Block, ...]) -> Parsed:
+def made_from(lines: list[str], blocks: tuple[EntryBlock, ...]) -> Parsed:
     return Parsed(tuple(lines), blocks, entries_from(lines, blocks), tuple(headings_from(lines, blocks)))
 
 
@@ -51,7 +51,7 @@ def step(old: Parsed, new_text: str) -> tuple[Parsed, list[Removal], list[Entry]
         return old, [], []
     cut = _spliced(old, new)
     if cut is None:
-        parsed = _made(new, parse_blocks(new))
+        parsed = made_from(new, parse_blocks(new))
         return (parsed, *changes(old, parsed))
     parsed = _joined(old, new, *cut)
     a, b = cut[0], cut[1]
@@ -86,7 +86,7 @@ def changes(old: Parsed, new: Parsed) -> tuple[list[Removal], list[Entry]]:
     return entry_changes(old.entries, new.entries, list(old.headings), list(new.headings))
 
 
-def _joined(old: Parsed, new: list[str], a: int, b: int, region: tuple[_Block, ...]) -> Parsed:
+def _joined(old: Parsed, new: list[str], a: int, b: int, region: tuple[EntryBlock, ...]) -> Parsed:
     """The new version from old's blocks, entries and headings above line `a` and from line `b`
     (moved by the change in length), and the region's in between (under the heading above)."""
     shift = len(new) - len(old.lines)
@@ -115,10 +115,10 @@ def _kept(items, a: int, b: int, shift: int, heading: str | None, until: int
 
 
 def _rest_point(lines, starts: set[int], i: int) -> bool:
-    return i in starts and not _blank(lines[i]) and _indent(lines[i]) == 0
+    return i in starts and not is_blank(lines[i]) and indent_width(lines[i]) == 0
 
 
-def _spliced(old: Parsed, new: list[str]) -> tuple[int, int, tuple[_Block, ...]] | None:
+def _spliced(old: Parsed, new: list[str]) -> tuple[int, int, tuple[EntryBlock, ...]] | None:
     """Where the changed stretch starts (a) and ends in old (b), and its blocks parsed (lines
     counted from a); None when it cannot be bounded by rest points (then the caller parses the
     whole file)."""
@@ -140,10 +140,10 @@ def _spliced(old: Parsed, new: list[str]) -> tuple[int, int, tuple[_Block, ...]]
     shift = n_new - n_old
     end_new = b + shift
     region = list(new[a:end_new + 1]) if b < n_old else list(new[a:])
-    got = _simple_blocks(region) if a else None
+    got = simple_blocks(region) if a else None
     if got is None:
         got = parse_blocks(region, front_matter=a == 0)
-    if _front_matter(new) != (_front_matter(region) if a == 0 else _front_matter(list(lines))):
+    if front_matter_lines(new) != (front_matter_lines(region) if a == 0 else front_matter_lines(list(lines))):
         return None              # front matter opened, closed or moved by the change
     cut = end_new - a
     if b < n_old:
@@ -177,21 +177,21 @@ def _simple_heading(line: str) -> re.Match | None:
     return None if m is None or line.rstrip().endswith("#") else m
 
 
-def _simple_blocks(lines: list[str]) -> tuple[_Block, ...] | None:
+def simple_blocks(lines: list[str]) -> tuple[EntryBlock, ...] | None:
     out = []
     for i, line in enumerate(lines):
         if not line:
             continue
         if _simple_item(line):
-            out.append(_Block("item", "list_item_open", i, i + 1))
+            out.append(EntryBlock("item", "list_item_open", i, i + 1))
             continue
         m = _simple_heading(line)
         if m is None:
             return None
-        out.append(_Block("heading", "heading_open", i, i + 1, line.strip(), (len(m.group(1)), " ".join(m.group(2).split()))))
+        out.append(EntryBlock("heading", "heading_open", i, i + 1, line.strip(), (len(m.group(1)), " ".join(m.group(2).split()))))
     return tuple(out)
 
 
-def _moved(block: _Block, by: int) -> _Block:
-    return block if by == 0 else _Block(block.kind, block.token, block.start + by, block.end + by, block.written,
+def _moved(block: EntryBlock, by: int) -> EntryBlock:
+    return block if by == 0 else EntryBlock(block.kind, block.token, block.start + by, block.end + by, block.written,
                                         block.key)

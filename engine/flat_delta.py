@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .entries import Entry, Removal, entry_changes
-from .entry_delta import Parsed, _made, _simple_blocks, parse, simple_line, step
+from .entry_delta import Parsed, made_from, simple_blocks, parse, simple_line, step
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class Flat:
     def parsed(self) -> Parsed:
         """The same version as entry_delta.parse gives it."""
         lines = list(self.lines)
-        return _made(lines, _simple_blocks(lines))
+        return made_from(lines, simple_blocks(lines))
 
 
 Version = Parsed | Flat
