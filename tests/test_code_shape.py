@@ -17,7 +17,6 @@ ALLOWED = {
     "engine/cli.py:build_parser": 119,
     "gui/views/archive_view.py:ArchiveView.__init__": 131,
     "gui/views/dashboard.py:Dashboard.__init__": 106,
-    "gui/views/files_view.py:FilesView.__init__": 83,
 }
 
 

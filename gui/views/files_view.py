@@ -114,6 +114,15 @@ class ConflictDialogs:
         return dlg, view, {reload_b: "reload", over_b: "overwrite", back_b: "back"}
 
 
+def _note_bar(background: str) -> QLabel:
+    """A hidden one-line notice above the editor, shown when it has something to say."""
+    bar = QLabel()
+    bar.setWordWrap(True)
+    bar.setStyleSheet(f"background: {background}; color: black; padding: 4px;")
+    bar.hide()
+    return bar
+
+
 class FilesView(QWidget):
     unsavedChanged = Signal(bool)         # the editor now holds (or no longer holds) an unsaved edit
     historyCursorRequested = Signal(int)  # a blame link to a history entry
@@ -168,14 +177,8 @@ class FilesView(QWidget):
         self.editor.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.editor.customContextMenuRequested.connect(
             lambda pos: self.context_menu().exec(self.editor.mapToGlobal(pos)))
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background: #e0a100; color: black; padding: 4px;")
-        self.banner.hide()
-        self.read_only_note = QLabel()
-        self.read_only_note.setWordWrap(True)
-        self.read_only_note.setStyleSheet("background: #c9d7e8; color: black; padding: 4px;")
-        self.read_only_note.hide()
+        self.banner = _note_bar("#e0a100")            # the file changed on disk under an edit
+        self.read_only_note = _note_bar("#c9d7e8")    # why this file opens read-only
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save (Ctrl+S): hash-checked; removed entries go to the archive first")
         self.save_button.clicked.connect(self.save)
