@@ -53,6 +53,33 @@ class Dashboard(QWidget):
         lay.addWidget(self.assistant)
         # settings Dreamdesk wrote that config.json no longer holds (an assistant's own save
         # dropped them): said here, written back only when asked
+        lay.addWidget(self._lost_settings_box())
+        # a pinned entry another writer removed or changed: here until Restore or Unpin
+        self.pin_alerts = PinAlertBox()
+        lay.addWidget(self.pin_alerts)
+
+        self.since_box = SinceBox()
+        self.since_box.restoreRequested.connect(self.restoreSinceRequested)
+        self.since_box.gotIt.clicked.connect(self.gotItRequested)
+        lay.addWidget(self.since_box)
+
+        self.files_box = QGroupBox("Memory files")
+        self.files_layout = QVBoxLayout(self.files_box)
+        lay.addWidget(self.files_box)
+        self.pin_list = PinListBox()
+        lay.addWidget(self.pin_list)
+
+        lay.addLayout(self._history_and_dream_row())
+
+        self.problems_box = QGroupBox("Problems")
+        pl = QVBoxLayout(self.problems_box)
+        self.problems = QListWidget()
+        self.problems.setMinimumHeight(90)
+        self.problems.setAlternatingRowColors(True)
+        pl.addWidget(self.problems)
+        lay.addWidget(self.problems_box, 1)
+
+    def _lost_settings_box(self) -> QGroupBox:
         self.lost_box = QGroupBox("Settings lost from config.json")
         ll = QVBoxLayout(self.lost_box)
         self.lost_text = QLabel()
@@ -76,22 +103,9 @@ class Dashboard(QWidget):
         buttons.addStretch(1)
         ll.addLayout(buttons)
         self.lost_box.hide()
-        lay.addWidget(self.lost_box)
-        # a pinned entry another writer removed or changed: here until Restore or Unpin
-        self.pin_alerts = PinAlertBox()
-        lay.addWidget(self.pin_alerts)
+        return self.lost_box
 
-        self.since_box = SinceBox()
-        self.since_box.restoreRequested.connect(self.restoreSinceRequested)
-        self.since_box.gotIt.clicked.connect(self.gotItRequested)
-        lay.addWidget(self.since_box)
-
-        self.files_box = QGroupBox("Memory files")
-        self.files_layout = QVBoxLayout(self.files_box)
-        lay.addWidget(self.files_box)
-        self.pin_list = PinListBox()
-        lay.addWidget(self.pin_list)
-
+    def _history_and_dream_row(self) -> QGridLayout:
         row = QGridLayout()
         self.history_box = QGroupBox("History")
         hl = QGridLayout(self.history_box)
@@ -122,15 +136,7 @@ class Dashboard(QWidget):
         row.addWidget(self.dream_box, 0, 1)
         row.setColumnStretch(0, 2)
         row.setColumnStretch(1, 3)
-        lay.addLayout(row)
-
-        self.problems_box = QGroupBox("Problems")
-        pl = QVBoxLayout(self.problems_box)
-        self.problems = QListWidget()
-        self.problems.setMinimumHeight(90)
-        self.problems.setAlternatingRowColors(True)
-        pl.addWidget(self.problems)
-        lay.addWidget(self.problems_box, 1)
+        return row
 
     def show_lost_error(self, message: str) -> None:
         self.lost_error.setText(message)
