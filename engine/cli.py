@@ -1021,6 +1021,62 @@ the desktop app:
   and end; with --new-window it opens a new window instead."""
 
 
+def _restore_command(sub) -> None:
+    s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable); --list, --undo [ID]",
+                 cmd_restore,
+                 usage="dreamdesk restore PATH REV [--file F | --hunk F:N [--hunk-id ID]] [--cursor] [--json]\n"
+                       "       dreamdesk restore PATH --list [--json]\n"
+                       "       dreamdesk restore PATH --undo [ID] [--force] [--json]")
+    s.add_argument("rev", metavar="REV", nargs="?")
+    s.add_argument("--list", action="store_true", help="the recent restores that can be undone, newest first")
+    s.add_argument("--undo", metavar="ID", nargs="?", const="",
+                   help="undo the last restore, or the one with this id (from --list)")
+    s.add_argument("--force", action="store_true",
+                   help="with --undo: undo even over files changed since (what leaves USER.md / MEMORY.md is archived)")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--file", metavar="F")
+    g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")
+    s.add_argument("--hunk-id", metavar="ID", help="the id `dreamdesk diff` showed for that hunk: refuse, writing "
+                                                  "nothing, if hunk N is no longer that change")
+    s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
+
+
+def _serve_and_desktop_commands(sub) -> None:
+    s = _command(sub, "serve", "run the Consolidator and the Dream scheduler headless (Ctrl+C stops)",
+                 cmd_serve, json=False)
+    s.add_argument("--tick", type=float, default=1.0, metavar="S", help="seconds between scheduler checks")
+    s.add_argument("--compact-every", type=float, default=60.0, metavar="S")
+    s.add_argument("--watch", dest="watch_removals", action="store_true",
+                   help="archive (reason outside) every entry another writer removes from USER.md or MEMORY.md")
+    _model_args(s)
+
+    s = _command(sub, "install-desktop", "put Dreamdesk in the desktop's menus: its entry, metainfo and icons "
+                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False)
+    s.add_argument("--uninstall", action="store_true", help="remove exactly the files install-desktop installs")
+
+
+def _pin_prompt_scope_commands(sub) -> None:
+    for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
+                       ("unpin", "unpin an entry (by its text, or a line of it)")):
+        s = _command(sub, name, what, {"pin": cmd_pin, "unpin": cmd_unpin}[name],
+                     usage=f"dreamdesk {name} PATH FILE TEXT | dreamdesk {name} PATH FILE --line N [--json]")
+        s.add_argument("file", metavar="FILE", help="SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
+        s.add_argument("text", metavar="TEXT", nargs="?", help="the entry's text (its list marker may be left off)")
+        s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
+
+    s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
+
+    s = _command(sub, "prompts", "each Dream pass's instructions (default, edited here, or prompts/dream.md)",
+                 cmd_prompts, usage="dreamdesk prompts PATH [--set PASS FILE|- | --reset PASS] [--json]")
+    s.add_argument("--set", nargs=2, metavar=("PASS", "FILE"), help="replace a pass's instructions (FILE - : stdin)")
+    s.add_argument("--reset", metavar="PASS", help="put a pass back to its default instructions")
+
+    s = _command(sub, "scope", "which memory files Dreamdesk's Dream may write here; --close/--open to change it",
+                 cmd_scope, usage="dreamdesk scope PATH [--close AREA]... [--open AREA]... [--json]")
+    for flag, what in (("--close", "never let Dreamdesk's Dream write it here"), ("--open", "let it write it again")):
+        s.add_argument(flag, action="append", metavar="AREA", help=f"SOUL.md, USER.md, MEMORY.md or skills: {what}")
+
+
 def _archive_command(sub) -> None:
     s = _command(sub, "archive", "entries removed from USER.md / MEMORY.md; or: archive restore PATH ID",
                  cmd_archive, path=False,
@@ -1073,45 +1129,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("rev2", metavar="REV2", nargs="?")
     s.add_argument("--file", metavar="F")
 
-    s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable); --list, --undo [ID]",
-                 cmd_restore,
-                 usage="dreamdesk restore PATH REV [--file F | --hunk F:N [--hunk-id ID]] [--cursor] [--json]\n"
-                       "       dreamdesk restore PATH --list [--json]\n"
-                       "       dreamdesk restore PATH --undo [ID] [--force] [--json]")
-    s.add_argument("rev", metavar="REV", nargs="?")
-    s.add_argument("--list", action="store_true", help="the recent restores that can be undone, newest first")
-    s.add_argument("--undo", metavar="ID", nargs="?", const="",
-                   help="undo the last restore, or the one with this id (from --list)")
-    s.add_argument("--force", action="store_true",
-                   help="with --undo: undo even over files changed since (what leaves USER.md / MEMORY.md is archived)")
-    g = s.add_mutually_exclusive_group()
-    g.add_argument("--file", metavar="F")
-    g.add_argument("--hunk", metavar="F:N", help="hunk N of `dreamdesk diff PATH REV --file F`")
-    s.add_argument("--hunk-id", metavar="ID", help="the id `dreamdesk diff` showed for that hunk: refuse, writing "
-                                                  "nothing, if hunk N is no longer that change")
-    s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
-
+    _restore_command(sub)
     _archive_command(sub)
 
-    for name, what in (("pin", "pin an entry so Dreamdesk's Dream keeps it and its removal is flagged"),
-                       ("unpin", "unpin an entry (by its text, or a line of it)")):
-        s = _command(sub, name, what, {"pin": cmd_pin, "unpin": cmd_unpin}[name],
-                     usage=f"dreamdesk {name} PATH FILE TEXT | dreamdesk {name} PATH FILE --line N [--json]")
-        s.add_argument("file", metavar="FILE", help="SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
-        s.add_argument("text", metavar="TEXT", nargs="?", help="the entry's text (its list marker may be left off)")
-        s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
-
-    s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
-
-    s = _command(sub, "prompts", "each Dream pass's instructions (default, edited here, or prompts/dream.md)",
-                 cmd_prompts, usage="dreamdesk prompts PATH [--set PASS FILE|- | --reset PASS] [--json]")
-    s.add_argument("--set", nargs=2, metavar=("PASS", "FILE"), help="replace a pass's instructions (FILE - : stdin)")
-    s.add_argument("--reset", metavar="PASS", help="put a pass back to its default instructions")
-
-    s = _command(sub, "scope", "which memory files Dreamdesk's Dream may write here; --close/--open to change it",
-                 cmd_scope, usage="dreamdesk scope PATH [--close AREA]... [--open AREA]... [--json]")
-    for flag, what in (("--close", "never let Dreamdesk's Dream write it here"), ("--open", "let it write it again")):
-        s.add_argument(flag, action="append", metavar="AREA", help=f"SOUL.md, USER.md, MEMORY.md or skills: {what}")
+    _pin_prompt_scope_commands(sub)
 
     s = _command(sub, "dream", "run Dream once now (or --dry-run to preview its edits)", cmd_dream)
     s.add_argument("--dry-run", action="store_true", help="produce the edits and the diff; touch nothing")
@@ -1148,17 +1169,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "schedule", "why a dream is (not) running, and when the next one is due", cmd_schedule)
 
-    s = _command(sub, "serve", "run the Consolidator and the Dream scheduler headless (Ctrl+C stops)",
-                 cmd_serve, json=False)
-    s.add_argument("--tick", type=float, default=1.0, metavar="S", help="seconds between scheduler checks")
-    s.add_argument("--compact-every", type=float, default=60.0, metavar="S")
-    s.add_argument("--watch", dest="watch_removals", action="store_true",
-                   help="archive (reason outside) every entry another writer removes from USER.md or MEMORY.md")
-    _model_args(s)
-
-    s = _command(sub, "install-desktop", "put Dreamdesk in the desktop's menus: its entry, metainfo and icons "
-                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False)
-    s.add_argument("--uninstall", action="store_true", help="remove exactly the files install-desktop installs")
+    _serve_and_desktop_commands(sub)
     return p
 
 
