@@ -148,6 +148,13 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
+def _filter_combo(tip: str) -> QComboBox:
+    combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setToolTip(tip)
+    return combo
+
+
 class ArchiveView(QWidget):
     status = Signal(str)           # a status-bar message
     restored = Signal(str)         # the id of an archive entry put back into its file
@@ -170,90 +177,11 @@ class ArchiveView(QWidget):
         self.proxy = ArchiveFilterProxy(self)
         self.proxy.setSourceModel(self.model)
 
-        self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText("Search archived text, headings and replacements…")
-        self.search_edit.setClearButtonEnabled(True)
-        self.file_combo = QComboBox()
-        self.file_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.file_combo.setToolTip("Only entries removed from this file")
-        self.reason_combo = QComboBox()
-        self.reason_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.reason_combo.setToolTip("Only entries removed for this reason")
-        self.when_combo = QComboBox()
-        self.when_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.when_combo.setToolTip("Only entries archived in this period")
-        self.origin_combo = QComboBox()
-        self.origin_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.origin_combo.setToolTip("Only entries known from memory/archive/, from a snapshot commit, or from a "
-                                     "commit made by the assistant or by Dreamdesk")
-        self._origins: list[str | None] = [None, *ORIGINS]
-        self.origin_combo.addItems([ORIGIN_LABELS[o] for o in self._origins])
-        self.commit_note: str | None = None     # why the snapshot commits could not be read
-        self._files: list[str | None] = []
-        self._reasons: list[str | None] = []
-        self._whens: list[str] = []
-        self._fill_combos()
-        self.count_label = QLabel()
+        self._build_filters()
 
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._apply_filter)
-        self.search_edit.textChanged.connect(self._debounce.start)
-        self.file_combo.currentIndexChanged.connect(self._apply_filter)
-        self.reason_combo.currentIndexChanged.connect(self._apply_filter)
-        self.when_combo.currentIndexChanged.connect(self._apply_filter)
-        self.origin_combo.currentIndexChanged.connect(self._apply_filter)
+        self._build_table()
 
-        self.table = QTableView()
-        setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
-        hh = self.table.horizontalHeader()
-        hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
-        # after the text it is about (the text keeps its room), before what replaced it
-        hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
-        self._restore_hidden_columns()
-        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        hh.customContextMenuRequested.connect(self._column_menu)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
-        self.columns = ColumnFit(self.table, elastic=COL_TEXT, prose=(COL_REPLACED,))
-        type_to_search(self.table, self.search_edit)
-
-        self.detail = QTextBrowser()
-        self.detail.setOpenLinks(False)
-        self.detail.setPlaceholderText("Select an entry to see it in full: its heading, what replaced it and "
-                                       "the run that removed it.")
-        self.detail.anchorClicked.connect(self._on_anchor)
-
-        self.restore_button = QPushButton("Restore selected")
-        self.restore_button.setToolTip("Put the selected entries back under their headings (Ctrl+Shift+R). You see where each "
-                                       "goes before anything is written; a snapshot is taken first.")
-        self.restore_button.clicked.connect(self.restore_selected)
-        self.restore_button.setShortcut(RESTORE_KEY)   # a button's key acts while it is shown: this tab only
-        self.pin_button = QPushButton("Restore and pin")
-        self.pin_button.setToolTip("Put the selected entries back (where they are not already) and pin them, so "
-                                   "Dreamdesk's Dream keeps them and the Dashboard says when anything else removes them")
-        self.pin_button.clicked.connect(lambda: self.restore_selected(pin=True))
-        self.delete_button = QPushButton("Delete permanently…")
-        self.delete_button.setToolTip(DELETE_TIP)
-        self.delete_button.clicked.connect(self.delete_selected)
-        self.delete_button.setShortcut("Shift+Del")
-        # Undo where the restore was made (issue 25 item 9): the last restore made here, all its entries
-        self.undo_button = QPushButton("Undo restore")
-        self.undo_button.setToolTip("Put back the files as they were before the last restore made here; asks "
-                                    "first (Ctrl+Alt+Z, Edit → Undo Last Restore)")
-        self.undo_button.clicked.connect(self.undo_restore)
-        self.undo_asks = UndoAsks()          # the undo's questions; tests replace them
-        self._undoable: list[str] = []       # restore-log ids of the last restore made here, oldest first
-        self.hint = QLabel("Ctrl/Shift-click to select several entries.")
-        self.hint.setEnabled(False)
-        # the assistant's untouched onboarding lines, folded under one line (never mixed with prunes)
-        self.placeholder_toggle = QToolButton()
-        self.placeholder_toggle.setCheckable(True)
-        self.placeholder_toggle.setAutoRaise(True)
-        self.placeholder_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.placeholder_toggle.setToolTip(PLACEHOLDER_TIP + " Shown after every real prune, greyed.")
-        self.placeholder_toggle.toggled.connect(self._show_placeholders)
+        self._build_buttons()
 
         self.empty = empty_notice(EMPTY_TEXT)
         self.splitter = detail_splitter("archiveSplitter", self.table, self.detail, (3, 2), [420, 240])
@@ -286,6 +214,87 @@ class ArchiveView(QWidget):
         self.proxy.rowsRemoved.connect(self._update_state)
         self.proxy.layoutChanged.connect(self._update_state)
         self._update_state()
+
+    def _build_filters(self) -> None:
+        """The search field, the four filter combos and the count, each filtering as it changes."""
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search archived text, headings and replacements…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.file_combo = _filter_combo("Only entries removed from this file")
+        self.reason_combo = _filter_combo("Only entries removed for this reason")
+        self.when_combo = _filter_combo("Only entries archived in this period")
+        self.origin_combo = _filter_combo("Only entries known from memory/archive/, from a snapshot commit, or "
+                                          "from a commit made by the assistant or by Dreamdesk")
+        self._origins: list[str | None] = [None, *ORIGINS]
+        self.origin_combo.addItems([ORIGIN_LABELS[o] for o in self._origins])
+        self.commit_note: str | None = None     # why the snapshot commits could not be read
+        self._files: list[str | None] = []
+        self._reasons: list[str | None] = []
+        self._whens: list[str] = []
+        self._fill_combos()
+        self.count_label = QLabel()
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._apply_filter)
+        self.search_edit.textChanged.connect(self._debounce.start)
+        self.file_combo.currentIndexChanged.connect(self._apply_filter)
+        self.reason_combo.currentIndexChanged.connect(self._apply_filter)
+        self.when_combo.currentIndexChanged.connect(self._apply_filter)
+        self.origin_combo.currentIndexChanged.connect(self._apply_filter)
+
+    def _build_table(self) -> None:
+        self.table = QTableView()
+        setup_table(self.table, self.proxy, QAbstractItemView.SelectionMode.ExtendedSelection)
+        hh = self.table.horizontalHeader()
+        hh.moveSection(hh.visualIndex(COL_NOW), hh.visualIndex(COL_FILE))   # shown beside the file it is back in
+        # after the text it is about (the text keeps its room), before what replaced it
+        hh.moveSection(hh.visualIndex(COL_FROM), hh.visualIndex(COL_TEXT) + 1)
+        self._restore_hidden_columns()
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        hh.customContextMenuRequested.connect(self._column_menu)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(COL_ARCHIVED, Qt.SortOrder.DescendingOrder)   # newest first
+        self.columns = ColumnFit(self.table, elastic=COL_TEXT, prose=(COL_REPLACED,))
+        type_to_search(self.table, self.search_edit)
+
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.setPlaceholderText("Select an entry to see it in full: its heading, what replaced it and "
+                                       "the run that removed it.")
+        self.detail.anchorClicked.connect(self._on_anchor)
+
+    def _build_buttons(self) -> None:
+        self.restore_button = QPushButton("Restore selected")
+        self.restore_button.setToolTip("Put the selected entries back under their headings (Ctrl+Shift+R). You see where each "
+                                       "goes before anything is written; a snapshot is taken first.")
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.restore_button.setShortcut(RESTORE_KEY)   # a button's key acts while it is shown: this tab only
+        self.pin_button = QPushButton("Restore and pin")
+        self.pin_button.setToolTip("Put the selected entries back (where they are not already) and pin them, so "
+                                   "Dreamdesk's Dream keeps them and the Dashboard says when anything else removes them")
+        self.pin_button.clicked.connect(lambda: self.restore_selected(pin=True))
+        self.delete_button = QPushButton("Delete permanently…")
+        self.delete_button.setToolTip(DELETE_TIP)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.delete_button.setShortcut("Shift+Del")
+        # Undo where the restore was made (issue 25 item 9): the last restore made here, all its entries
+        self.undo_button = QPushButton("Undo restore")
+        self.undo_button.setToolTip("Put back the files as they were before the last restore made here; asks "
+                                    "first (Ctrl+Alt+Z, Edit → Undo Last Restore)")
+        self.undo_button.clicked.connect(self.undo_restore)
+        self.undo_asks = UndoAsks()          # the undo's questions; tests replace them
+        self._undoable: list[str] = []       # restore-log ids of the last restore made here, oldest first
+        self.hint = QLabel("Ctrl/Shift-click to select several entries.")
+        self.hint.setEnabled(False)
+        # the assistant's untouched onboarding lines, folded under one line (never mixed with prunes)
+        self.placeholder_toggle = QToolButton()
+        self.placeholder_toggle.setCheckable(True)
+        self.placeholder_toggle.setAutoRaise(True)
+        self.placeholder_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.placeholder_toggle.setToolTip(PLACEHOLDER_TIP + " Shown after every real prune, greyed.")
+        self.placeholder_toggle.toggled.connect(self._show_placeholders)
 
     # ---- public API ------------------------------------------------------------------------
 
