@@ -485,6 +485,8 @@ class MainWindow(QMainWindow):
         # the same count as the dashboard's Problems box
         self.status_label.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
                                   f"read {clock.show(state.read_at, seconds=True)[11:]}")
+        # its room grows with its text even while a message is shown (else "25 pendin")
+        self.status_label.setMinimumWidth(self.status_label.sizeHint().width())
         self.clock_label.setText(clock.zone_label())
         self.clock_label.setToolTip(
             "Every time Dreamdesk shows is on this clock. history.jsonl is "

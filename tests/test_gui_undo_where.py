@@ -45,6 +45,11 @@ def test_the_archive_undoes_its_own_restore_with_its_button_every_entry_of_it(pa
     assert _memory(ws) != before
     bar = window.statusBar()
     assert "Snapshots" not in bar.currentMessage() + bar.toolTip()      # no sending the user elsewhere
+    from gui_waits import jobs_done
+    jobs_done(qtbot, window.engine)                  # the state read after the restore has shown its counts
+    lab = window.status_label                        # whole beside the message, not "25 pendin"
+    qtbot.waitUntil(lambda: "pending" in lab.text() and lab.isVisible(), timeout=5000)
+    assert lab.width() >= lab.fontMetrics().horizontalAdvance(lab.text()), (lab.width(), lab.text())
     grab(window, "archive-undo.png")
     view.undo_asks = Asks(True)
     qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
