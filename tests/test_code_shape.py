@@ -13,7 +13,6 @@ LIMIT = 80
 ALLOWED = {
     "gui/views/snapshots_view.py:SnapshotsView.__init__": 176,
     "gui/views/runs_view.py:run_detail_html": 174,
-    "gui/views/settings_view.py:SettingsView.__init__": 132,
 }
 
 

@@ -109,6 +109,16 @@ class SettingsView(QWidget):
         outer.addWidget(scroll)
         lay = QVBoxLayout(body)
 
+        lay.addWidget(self._memory_group())
+        self._form_changed()
+        lay.addWidget(self._jobs_group())
+
+        lay.addWidget(self._model_group())
+        lay.addStretch(1)
+        self._load_override()
+
+    def _memory_group(self) -> QGroupBox:
+        """The Dream knobs of config.json, Apply and Revert."""
         memory = QGroupBox("Memory (config.json: agents.defaults.dream)")
         form = QFormLayout(memory)
         self.fields: dict[str, QWidget] = {}        # config key -> its field
@@ -174,8 +184,10 @@ class SettingsView(QWidget):
         brow.addWidget(self.revert_button)
         brow.addWidget(self.apply_button)
         form.addRow("", brow)
-        lay.addWidget(memory)
-        self._form_changed()
+        return memory
+
+    def _jobs_group(self) -> QGroupBox:
+        """Who runs the jobs here: the schedule, the watch, the scope and the ceiling."""
         sched = QGroupBox("Who runs the jobs")
         sl = QVBoxLayout(sched)
         self.schedule_here = QCheckBox("Dreamdesk schedules Dream for this workspace")
@@ -191,8 +203,10 @@ class SettingsView(QWidget):
         sl.addWidget(self.watch_here)
         sl.addLayout(self._scope_row())
         sl.addLayout(self._ceiling_row())
-        lay.addWidget(sched)
+        return sched
 
+    def _model_group(self) -> QGroupBox:
+        """The model Dream uses: config.json's, or this machine's own."""
         model = QGroupBox("Model")
         ml = QFormLayout(model)
         self.model_from_config = QLabel()
@@ -217,9 +231,7 @@ class SettingsView(QWidget):
         self.o_save = QPushButton("&Save model override")      # Alt+S
         self.o_save.clicked.connect(self._save_override)
         ml.addRow("", self.o_save)
-        lay.addWidget(model)
-        lay.addStretch(1)
-        self._load_override()
+        return model
 
     def _field(self, form: QFormLayout, key: str, label: str, widget: QWidget, row=None) -> None:
         """A config.json field: its row, and every change of it re-reads the form."""
