@@ -110,6 +110,19 @@ class SnapshotDialogs(UndoAsks):
 
 
 
+def _text_line(bold: bool = False) -> QLabel:
+    """A wrapped, selectable line of plain text (the diff's title, in bold, and its legend)."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label
+
+
 class SnapshotsView(QWidget):
     status = Signal(str)                  # a status-bar message
     restored = Signal(str)                # after any restore or undo (what was restored)
@@ -132,92 +145,11 @@ class SnapshotsView(QWidget):
         self._wanted: str | None = None               # a snapshot asked for (show_snapshot), until listed
 
         self.model = SnapshotsModel(self)
-        self.table = QTableView()
-        self.table.setObjectName("snapshotTimeline")
-        self.table.setTabKeyNavigation(False)    # Tab reaches the restore buttons
-        self.table.setModel(self.model)
-        self.table.setItemDelegate(TimelineDelegate(self.table))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setToolTip("")
-        vh = self.table.verticalHeader()
-        vh.setVisible(False)
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 10)
-        hh = self.table.horizontalHeader()
-        hh.setStretchLastSection(True)
-        hh.setHighlightSections(False)
-        hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
-        show_focus(self.table)
-        self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table = self._timeline()
 
-        self.title = QLabel()
-        self.title.setWordWrap(True)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        bold = self.title.font()
-        bold.setBold(True)
-        self.title.setFont(bold)
-        self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.PlainText)
-        self.legend.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.unified_button = QToolButton()
-        self.unified_button.setText("Unified")
-        self.split_button = QToolButton()
-        self.split_button.setText("Side by side")
-        self.mode_group = QButtonGroup(self)
-        for b in (self.unified_button, self.split_button):
-            b.setCheckable(True)
-            b.setAutoRaise(False)
-            self.mode_group.addButton(b)
-        self.unified_button.setChecked(True)
-        self.unified_button.setShortcut("Alt+U")
-        self.split_button.setShortcut("Alt+S")
-        self.unified_button.setToolTip("One column: removed and added lines one under the other (Alt+U)")
-        self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right (Alt+S)")
-        self.mode_group.buttonClicked.connect(self._mode_clicked)
-        # which of two diffs of one snapshot is shown, said on the buttons and in the title (issue 25 item 10)
-        self.since_button = QToolButton()
-        self.since_button.setText("What changed since")
-        self.since_button.setToolTip("From this snapshot to the files now: what a restore of it would revert")
-        self.made_button = QToolButton()
-        self.made_button.setText("What this snapshot changed")
-        self.made_button.setToolTip("From the snapshot before it to this one: the changes its row counts")
-        self.which_group = QButtonGroup(self)
-        for b in (self.since_button, self.made_button):
-            b.setCheckable(True)
-            self.which_group.addButton(b)
-        self.since_button.setChecked(True)
-        self.which_group.buttonClicked.connect(lambda _b: self._schedule_diff())
+        self._diff_header()
 
-        self.restore_button = QPushButton("Restore snapshot…")
-        # button shortcuts act only while the button is visible: on this tab, never elsewhere
-        self.restore_button.setShortcut("Ctrl+Shift+R")
-        self.restore_button.setToolTip("Put every memory file back as it is in this snapshot; asks first "
-                                       "(Ctrl+Shift+R)")
-        self.restore_button.clicked.connect(self.restore_whole)
-        self.file_button = QPushButton("Restore one file")
-        self.file_button.setShortcut("Ctrl+Shift+F")
-        self.file_button.setToolTip("Put one file back as it is in this snapshot; asks first (Ctrl+Shift+F)")
-        self.file_menu = QMenu(self.file_button)
-        self.file_button.setMenu(self.file_menu)
-        # the button undoes the newest restore; its menu lists the recent ones (kept across restarts)
-        self.undo_button = QToolButton()
-        self.undo_button.setText("Undo last restore")
-        self.undo_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        # (Ctrl+Alt+Z is the window's Edit → Undo Last Restore: it undoes from any tab)
-        self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
-                                    "(Ctrl+Alt+Z)")
-        self.undo_button.clicked.connect(self.undo_last)
-        self.undo_menu = QMenu(self.undo_button)
-        self.undo_button.setMenu(self.undo_menu)
+        self._restore_buttons()
 
         self.diff = DiffView()
         self.diff.setObjectName("snapshotDiff")
@@ -260,6 +192,105 @@ class SnapshotsView(QWidget):
         self.splitter.setSizes([190, 560])
         self.rows = RowsFit(self.splitter, self.table)     # room for ten snapshots, the diff the rest
 
+        self.empty_page = self._empty_page()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty_page)
+        self.stack.addWidget(self.splitter)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.stack)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DIFF_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._load_diff)
+        self._update_buttons()
+
+    def _diff_header(self) -> None:
+        """The diff's title and legend, its modes (unified, side by side) and which diff it is."""
+        self.title, self.legend = _text_line(bold=True), _text_line()
+        self.unified_button = QToolButton()
+        self.unified_button.setText("Unified")
+        self.split_button = QToolButton()
+        self.split_button.setText("Side by side")
+        self.mode_group = QButtonGroup(self)
+        for b in (self.unified_button, self.split_button):
+            b.setCheckable(True)
+            b.setAutoRaise(False)
+            self.mode_group.addButton(b)
+        self.unified_button.setChecked(True)
+        self.unified_button.setShortcut("Alt+U")
+        self.split_button.setShortcut("Alt+S")
+        self.unified_button.setToolTip("One column: removed and added lines one under the other (Alt+U)")
+        self.split_button.setToolTip("Two columns: the older side on the left, the newer on the right (Alt+S)")
+        self.mode_group.buttonClicked.connect(self._mode_clicked)
+        # which of two diffs of one snapshot is shown, said on the buttons and in the title (issue 25 item 10)
+        self.since_button = QToolButton()
+        self.since_button.setText("What changed since")
+        self.since_button.setToolTip("From this snapshot to the files now: what a restore of it would revert")
+        self.made_button = QToolButton()
+        self.made_button.setText("What this snapshot changed")
+        self.made_button.setToolTip("From the snapshot before it to this one: the changes its row counts")
+        self.which_group = QButtonGroup(self)
+        for b in (self.since_button, self.made_button):
+            b.setCheckable(True)
+            self.which_group.addButton(b)
+        self.since_button.setChecked(True)
+        self.which_group.buttonClicked.connect(lambda _b: self._schedule_diff())
+
+    def _restore_buttons(self) -> None:
+        """Restore the snapshot, one file of it, and undo (the last restore, or one from its menu)."""
+        self.restore_button = QPushButton("Restore snapshot…")
+        # button shortcuts act only while the button is visible: on this tab, never elsewhere
+        self.restore_button.setShortcut("Ctrl+Shift+R")
+        self.restore_button.setToolTip("Put every memory file back as it is in this snapshot; asks first "
+                                       "(Ctrl+Shift+R)")
+        self.restore_button.clicked.connect(self.restore_whole)
+        self.file_button = QPushButton("Restore one file")
+        self.file_button.setShortcut("Ctrl+Shift+F")
+        self.file_button.setToolTip("Put one file back as it is in this snapshot; asks first (Ctrl+Shift+F)")
+        self.file_menu = QMenu(self.file_button)
+        self.file_button.setMenu(self.file_menu)
+        # the button undoes the newest restore; its menu lists the recent ones (kept across restarts)
+        self.undo_button = QToolButton()
+        self.undo_button.setText("Undo last restore")
+        self.undo_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        # (Ctrl+Alt+Z is the window's Edit → Undo Last Restore: it undoes from any tab)
+        self.undo_button.setToolTip("Put the files back as they were just before the last restore; asks first "
+                                    "(Ctrl+Alt+Z)")
+        self.undo_button.clicked.connect(self.undo_last)
+        self.undo_menu = QMenu(self.undo_button)
+        self.undo_button.setMenu(self.undo_menu)
+
+    def _timeline(self) -> QTableView:
+        """The table of snapshots, newest first: whole rows, no editing, its files column elastic."""
+        table = self.table = QTableView()
+        self.table.setObjectName("snapshotTimeline")
+        self.table.setTabKeyNavigation(False)    # Tab reaches the restore buttons
+        self.table.setModel(self.model)
+        self.table.setItemDelegate(TimelineDelegate(self.table))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setToolTip("")
+        vh = self.table.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.table.fontMetrics().height() + 10)
+        hh = self.table.horizontalHeader()
+        hh.setStretchLastSection(True)
+        hh.setHighlightSections(False)
+        hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.columns = ColumnFit(self.table, elastic=COL_FILES, samples={COL_KIND: "nanobot revert"})
+        show_focus(self.table)
+        self.table.setMinimumHeight(vh.defaultSectionSize() * 3 + hh.sizeHint().height() + 4)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        return table
+
+    def _empty_page(self) -> QWidget:
+        """What the tab shows when the workspace has no snapshots yet."""
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("snapshotsEmpty")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -278,18 +309,7 @@ class SnapshotsView(QWidget):
         el.addSpacing(6)
         el.addWidget(self.empty_note)
         el.addStretch(1)
-        self.empty_page = empty_page
-        self.stack = QStackedWidget()
-        self.stack.addWidget(empty_page)
-        self.stack.addWidget(self.splitter)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.stack)
-
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DIFF_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._load_diff)
-        self._update_buttons()
+        return empty_page
 
     # -- public API ------------------------------------------------------------------------------
     def set_workspace(self, ws: Workspace) -> None:
