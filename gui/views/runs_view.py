@@ -132,7 +132,7 @@ def diff_html(unified: str, mono: str, c: dict[str, str]) -> str:
     return f"<div style='margin-left:16px'>{''.join(out)}</div>"
 
 
-def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],  # noqa: C901 (41; issue 27)
+def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
                     home_zone: tzinfo | None = None) -> str:
     """The detail pane for one resolved run record (records.resolve). `home_zone`: the zone of
     the history stamps (engine.clock.home_zone)."""
@@ -184,6 +184,17 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
         if not run.get("created"):
             out.append(f"<p style='color:{c['dim']}'>{NOTHING_LEFT}</p>")
 
+    out += _created_section(run, peer_diff, mono, c, home_zone)
+    out += _removed_section(run, peer_diff, mono, c, home_zone)
+    out += _peer_section(run, peer_diff, mono, c, home_zone)
+    out += _refused_section(run, peer_diff, mono, c, home_zone)
+    out += _sizes_section(run, peer_diff, mono, c, home_zone)
+    out += _passes_section(run, peer_diff, mono, c, home_zone)
+    return "".join(out)
+def _created_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                     home_zone: tzinfo | None) -> list[str]:
+    e = html.escape
+    out: list[str] = []
     created = run.get("created") or []
     out.append(f"<h4 style='margin-bottom:0'>Created facts ({len(created)})</h4>")
     if created:
@@ -221,7 +232,13 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
             else:
                 out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>from cursor {e(str(cursor))} · no longer "
                            "in memory/history.jsonl (dropped by the 1000-entry cap)</p>")
+    return out
 
+
+def _removed_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                     home_zone: tzinfo | None) -> list[str]:
+    e = html.escape
+    out: list[str] = []
     removed = run.get("removed") or []
     out.append(f"<h4 style='margin-bottom:0'>Removed facts ({len(removed)})</h4>")
     if not removed:
@@ -242,7 +259,12 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
             out.append(_pre(f["replaced_by"], mono, c))
         else:
             out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>removed outright</p>")
+    return out
 
+
+def _peer_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                  home_zone: tzinfo | None) -> list[str]:
+    out: list[str] = []
     out.append("<h4 style='margin-bottom:0'>Peer card (USER.md): before → after</h4>")
     if peer_diff:
         out.append(diff_html(peer_diff.rstrip("\n"), mono, c))
@@ -250,7 +272,13 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
         out.append(f"<p style='color:{c['dim']}'>Updated; the before and after were pruned with the record.</p>")
     else:
         out.append(f"<p style='color:{c['dim']}'>This run did not change USER.md.</p>")
+    return out
 
+
+def _refused_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                     home_zone: tzinfo | None) -> list[str]:
+    e = html.escape
+    out: list[str] = []
     refused = records.size_refusals(run.get("refused") or [])
     pinned = records.pin_refusals(run.get("refused") or [])
     growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused and r not in pinned]
@@ -272,7 +300,13 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
     if growth:
         out.append(f"<p style='color:{c['dim']}'>The review pass also had {len(growth)} write(s) refused because "
                    "they would have grown a file (it only makes files smaller).</p>")
+    return out
 
+
+def _sizes_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                   home_zone: tzinfo | None) -> list[str]:
+    e = html.escape
+    out: list[str] = []
     sizes = run.get("sizes") or {}
     if sizes:
         out.append("<h4 style='margin-bottom:0'>File sizes (characters)</h4>")
@@ -290,7 +324,13 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
                 after = f"<span style='color:{c['bad']}'>{after}</span>"
             rows.append([e(rel), _num(b), after, delta, _num(budget) if budget else "none"])
         out.append(_table(["File", "Before", "After", "Change", "Budget"], rows, right={1, 2, 3, 4}))
+    return out
 
+
+def _passes_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
+                    home_zone: tzinfo | None) -> list[str]:
+    e = html.escape
+    out: list[str] = []
     passes = run.get("passes") or []
     out.append(f"<h4 style='margin-bottom:0'>Passes ({len(passes)})</h4>")
     if passes:
@@ -305,7 +345,9 @@ def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
         out.append(_table(["Pass", "Iterations", "Ended", "Tokens", "Error"], rows, right={1, 3}))
     else:
         out.append(f"<p style='color:{c['dim']}'>No pass ran.</p>")
-    return "".join(out)
+    return out
+
+
 
 
 RESULT_CHARS = 300
