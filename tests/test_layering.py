@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,6 +57,7 @@ def _target(mods: dict[str, Path], here: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@cache          # (read once for all the tests here)
 def _graph() -> tuple[dict[str, set[str]], list[tuple[str, str, str]], dict[str, set[str]]]:
     """(module -> modules it imports, private names imported across modules, module -> other imports)."""
     mods = _modules()
