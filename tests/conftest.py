@@ -299,16 +299,42 @@ def print_in_summary(section: str, text: str) -> None:
     SUMMARY.append((section, text))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # benchmarks run alone: two workers would measure each other (addopts runs the rest on two)
+    marks = config.getoption("markexpr", "") or ""
+    if "bench" in marks and "not bench" not in marks:
+        config.option.dist, config.option.numprocesses = "no", 0
+
+
+def _summaries() -> list[tuple[str, str]]:
+    """(section, text) of every table this process measured: the benchmarks', then the others."""
+    harness = sys.modules.get("bench_harness")
+    return [("benchmarks", t) for t in (harness.TABLES if harness is not None else [])] + SUMMARY
+
+
+WORKER_SUMMARIES: list[tuple[str, str]] = []     # the tables the xdist workers measured, on the controller
+
+
+def pytest_sessionfinish(session):
+    # an xdist worker hands its tables to the controller, which prints them in its summary
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["dreamdesk_summaries"] = json.dumps(_summaries())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    WORKER_SUMMARIES.extend(tuple(t) for t in json.loads(node.workeroutput.get("dreamdesk_summaries", "[]")))
+
+
 def pytest_terminal_summary(terminalreporter):
     """Benchmark tables (tests/bench/bench_harness.py) and other measured tables (print_in_summary)
-    print without -s: pytest's own summary carries them. Here, not in a tests/bench/conftest.py:
-    a second module named `conftest` would shadow this one for every `from conftest import ...`
-    in the suite."""
-    harness = sys.modules.get("bench_harness")
-    if harness is not None and harness.TABLES:
-        terminalreporter.section("benchmarks")
-        for text in harness.TABLES:
-            terminalreporter.write_line(text + "\n")
-    for section, text in SUMMARY:
-        terminalreporter.section(section)
+    print without -s: pytest's own summary carries them (an xdist worker's come through the
+    controller). Here, not in a tests/bench/conftest.py: a second module named `conftest` would
+    shadow this one for every `from conftest import ...` in the suite."""
+    shown = None
+    for section, text in _summaries() + WORKER_SUMMARIES:
+        if section != shown:
+            terminalreporter.section(section)
+            shown = section
         terminalreporter.write_line(text + "\n")
