@@ -29,8 +29,9 @@ USER = "USER.md"
 CACHE_NAME = "commits"
 # Bump it whenever the entry rules change what a commit's rows hold (they are kept per commit, so
 # an older cache would keep the old answers): 3: a header line with the body's CRC, then the rows;
-# 4: replaced_by also pairs an entry rewritten in its very place (entries._pair_in_place)
-CACHE_VERSION = 4
+# 4: replaced_by also pairs an entry rewritten in its very place (entries._pair_in_place);
+# 5: a memory file that was a symlink before a commit is no file there (its target path is no entry)
+CACHE_VERSION = 5
 _NULL = "0" * 40
 _LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%s"
 

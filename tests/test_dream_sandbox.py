@@ -84,3 +84,13 @@ def test_a_pin_refusal_quotes_the_entry_cut_at_120_characters(ws):
     one = " ".join(long.split())
     assert not ok and result == (f"Error: refused: the entry {one[:120]!r} in USER.md is pinned by the user; leave it "
                                  "as it is (do not remove or reword it)")
+
+
+def test_an_entry_removed_from_soul_md_is_recorded_without_an_archive_row(ws):
+    """Only USER.md and MEMORY.md are archived: a removal elsewhere has no row to point to."""
+    (ws.root / "SOUL.md").write_text("# Soul\n\n- Be brief.\n- Be kind.\n")
+    sb = sandbox(ws)
+    call(sb, "remove_fact", path="SOUL.md", text="- Be kind.")
+    assert [r.to_json() for r in sb.removed] == [{"file": "SOUL.md", "text": "- Be kind.", "archive_id": None,
+                                                  "replaced_by": None, "pass": "deduction"}]
+    assert read_archive(ws).records == [] and sb.writes[0].archived == []

@@ -39,7 +39,7 @@ def consolidation_only(**kw):
 
 def test_everything_is_open_until_the_person_closes_something(ws):
     assert dream_scope.load(ws.root) == dream_scope.Scope()
-    assert not (workspace_state_dir(ws.root) / dream_scope.SCOPE_NAME).exists()      # reading writes nothing
+    assert not workspace_state_dir(ws.root).exists()                               # reading writes nothing
     scope = dream_scope.change(ws.root, close=["soul.md", "skills/"])
     assert scope.closed == {"SOUL.md", "skills"} and dream_scope.load(ws.root) == scope
     assert not scope.allows("SOUL.md") and not scope.allows("skills/new/SKILL.md") and scope.allows("USER.md")
@@ -57,8 +57,8 @@ def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
             dream_scope.parse_area(typo)
         assert str(info.value) == (f"{typo!r} is not one of the areas Dream writes: SOUL.md, USER.md, "
                                    "memory/MEMORY.md, skills")
-    with pytest.raises(WorkspaceError, match="^SOUL.md cannot be both opened and closed$"):
-        dream_scope.change(ws.root, close=["SOUL.md", "skills"], open_=["soul.md", "USER.md"])
+    with pytest.raises(WorkspaceError, match="^SOUL.md, USER.md cannot be both opened and closed$"):
+        dream_scope.change(ws.root, close=["USER.md", "SOUL.md", "skills"], open_=["soul.md", "user.md", "MEMORY.md"])
     closed = dream_scope.change(ws.root, close=list(dream_scope.AREAS))
     assert closed.describe() == ("Dream may write nothing; never SOUL.md, USER.md, memory/MEMORY.md, skills "
                                  "(closed in Dreamdesk for this workspace).")
@@ -68,7 +68,11 @@ def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
     assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
 
 
-@pytest.mark.parametrize("body, needle", [("{not json", "cannot be read"), ('{"closed": ["wikis"]}', "does not list")])
+@pytest.mark.parametrize("body, needle", [
+    ("{not json", r"cannot be read \(.*\); fix or remove it \(removed, Dream may write every memory file again\)$"),
+    ('{"closed": ["wikis"]}', "does not list closed areas among SOUL.md, USER.md, memory/MEMORY.md, skills; fix "
+                              "or remove it$"),
+    ("[]", "does not list closed areas")])
 def test_an_unreadable_scope_stops_a_run_before_anything_is_written(ws, llm_server, body, needle):
     path = dream_scope.scope_path(ws.root, create=True)
     path.write_text(body)

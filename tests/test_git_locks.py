@@ -50,11 +50,21 @@ def test_a_lock_nobody_uses_in_the_moment_between_the_looks_is_stale(repo, monke
     assert git_repair.stale_lock(git_dir / "gone.lock", work_tree=tree) is False      # no such lock
 
 
-def test_a_git_that_starts_in_the_work_tree_between_the_looks_keeps_the_lock(repo, monkeypatch):
+def a_git(kind: str, tree: Path, git_dir: Path):
+    """A git working in the repository: started in its work tree, or given it from elsewhere."""
+    return git_working_in(tree) if kind == "in the work tree" else git_waiting(tree.parent, f"--git-dir={git_dir}")
+
+
+GITS = ["in the work tree", "given --git-dir"]
+
+
+@pytest.mark.parametrize("kind", GITS)
+def test_a_git_that_starts_between_the_looks_keeps_the_lock(repo, monkeypatch, kind):
     tree, git_dir = repo
     (git_dir / "index.lock").write_bytes(b"")
     with ExitStack() as stack:
-        reached = in_the_moment_between_the_looks(monkeypatch, lambda: stack.enter_context(git_working_in(tree)))
+        reached = in_the_moment_between_the_looks(
+            monkeypatch, lambda: stack.enter_context(a_git(kind, tree, git_dir)))
         assert git_repair.stale_lock(git_dir / "index.lock", work_tree=tree) is False and reached
 
 
@@ -80,12 +90,13 @@ def test_a_lock_made_anew_between_the_looks_is_someone_s_fresh_lock(repo, monkey
     assert git_repair.stale_lock(lock, work_tree=tree) is False and reached
 
 
-def test_a_git_working_at_the_first_look_keeps_the_lock_though_it_ends_before_a_second(repo, monkeypatch):
-    """The first look decides: a git started in the work tree (no --git-dir) holds the lock."""
+@pytest.mark.parametrize("kind", GITS)
+def test_a_git_working_at_the_first_look_keeps_the_lock_though_it_ends_before_a_second(repo, monkeypatch, kind):
+    """The first look decides, for a git started in the work tree as for one given the repository."""
     tree, git_dir = repo
     (git_dir / "index.lock").write_bytes(b"")
     with ExitStack() as stack:
-        stack.enter_context(git_working_in(tree))
+        stack.enter_context(a_git(kind, tree, git_dir))
         reached = in_the_moment_between_the_looks(monkeypatch, stack.close)
         assert git_repair.stale_lock(git_dir / "index.lock", work_tree=tree) is False and not reached
 

@@ -33,8 +33,9 @@ def test_the_holders_of_a_file_are_the_processes_that_have_it_open(tmp_path):
 
 
 def test_every_process_is_looked_at_whatever_order_proc_lists_them_in(tmp_path, monkeypatch):
-    """/proc lists its own entries (self, sys, …) among the pids; and a process may close a
-    descriptor between the listing of its fds and the reading of one: neither ends the search."""
+    """/proc lists its own entries (self, sys, …) among the pids; a process may exit between the
+    listing of /proc and the reading of its fds, or close a descriptor between the listing of its
+    fds and the reading of one: none of these ends the search."""
     lock = tmp_path / "index.lock"
     lock.write_bytes(b"")
     real_listdir, real_readlink = os.listdir, os.readlink
@@ -44,7 +45,7 @@ def test_every_process_is_looked_at_whatever_order_proc_lists_them_in(tmp_path, 
         def listdir(path):
             names = real_listdir(path)
             if os.fspath(path) == "/proc":
-                return ["self", "sys"] + [n for n in names if n not in ("self", "sys")]
+                return ["self", "4194305"] + [n for n in names if n != "self"]     # and one gone meanwhile
             return ["0"] + [n for n in names if n != "0"] if os.fspath(path) == fd_dir else names
 
         def readlink(path):
@@ -60,8 +61,18 @@ def test_a_process_is_described_by_the_start_of_its_command_line(tmp_path):
     lock = tmp_path / "index.lock"
     lock.write_bytes(b"")
     with holding(lock, "one", "two") as pid:
-        words = f"{sys.executable} -c {HOLD}"                       # its first three arguments
+        words = f"{sys.executable} -c {HOLD}"                       # its first three arguments, cut
         assert processes.describe(pid) == f"process {pid} ({words[:80]})"
+    code = "import sys; print('up', flush=True); sys.stdin.read()"
+    short = subprocess.Popen(["py", "-c", code, "four"], executable=sys.executable, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+    try:
+        assert short.stdout.readline() == b"up\n"
+        assert processes.describe(short.pid) == f"process {short.pid} (py -c {code})"      # not "four"
+    finally:
+        short.stdin.close()
+        short.wait()
+        short.stdout.close()
     assert processes.describe(2 ** 22 + 1) == f"process {2 ** 22 + 1}"     # no such process: its number
 
 

@@ -14,6 +14,7 @@ from conftest import tree_state
 from dreamdesk.engine import restore_log
 from dreamdesk.engine.archive import append_records, read_archive
 from dreamdesk.engine.cli import main
+from dreamdesk.engine.files import content_hash as sha256
 from dreamdesk.engine.problems import ConflictError, WorkspaceError
 from dreamdesk.engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
 from dreamdesk.engine.snapshots import SnapshotStore
@@ -187,6 +188,7 @@ def test_undo_of_a_restore_that_created_a_file_removes_it(ws):
     r = restore_that_creates_a_skill(ws)
     undo_restore(ws, r.id)
     assert not (ws.root / "skills/tea/SKILL.md").exists()
+    assert read_archive(ws).records == []                    # only USER.md and MEMORY.md are archived
 
 
 def test_a_file_the_restore_created_and_someone_writes_during_the_undo_is_not_removed(ws, monkeypatch):
@@ -194,8 +196,10 @@ def test_a_file_the_restore_created_and_someone_writes_during_the_undo_is_not_re
     its removal (a real second process). Its bytes stay; the undo is a conflict."""
     r = restore_that_creates_a_skill(ws)
     assistant_appends_after_the_plan(monkeypatch, ws.root / "skills/tea/SKILL.md", "- Steep four minutes.")
-    with pytest.raises(ConflictError, match="^skills/tea/SKILL.md changed on disk since it was read; nothing was"):
+    with pytest.raises(ConflictError, match="^skills/tea/SKILL.md changed on disk since it was read; nothing was") \
+            as info:
         undo_restore(ws, r.id)
+    assert (info.value.expected, info.value.actual) == (sha256(b"# Tea\n"), sha256(b"# Tea\n- Steep four minutes.\n"))
     assert read(ws, "skills/tea/SKILL.md") == b"# Tea\n- Steep four minutes.\n"
     assert [e.id for e in recent_restores(ws)] == [r.id]                 # still the one to undo
 
@@ -393,35 +397,49 @@ def test_an_undo_stopped_part_way_says_what_landed_and_how_to_take_it_back(ws, m
     its write: the first file is back, the second keeps the assistant's bytes, and the half undo
     is committed, logged and said with the command that undoes it."""
     v1 = snap(ws)
+    write(ws, "SOUL.md", "I am Jenny, briefly.\n")
     write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n")
     write(ws, "memory/MEMORY.md", "# Memory\n")
     snap(ws, "dream: pruned")
     r = restore_snapshot(ws, v1)
-    first, second = [w.path for w in restore_log.find(restore_log.read_log(ws.root), r.id).files]
-    assistant_appends_after_the_plan(monkeypatch, ws.root / second, "- By the assistant.")
+    *back, last = [w.path for w in restore_log.find(restore_log.read_log(ws.root), r.id).files]
+    assistant_appends_after_the_plan(monkeypatch, ws.root / last, "- By the assistant.")
     with pytest.raises(WorkspaceError) as info:
         undo_restore(ws, r.id)
     half = recent_restores(ws)[0]
-    assert str(info.value) == (f"the undo stopped at {second} ({second} changed on disk since it was read; nothing "
-                               f"was written); {first} had already been put back. Undo this with: dreamdesk "
-                               f"restore {ws.root} --undo {half.id}")
-    assert read(ws, second).endswith(b"- By the assistant.\n")
-    assert (half.what, half.kind, half.undoes) == (f"undo of snapshot {v1[:8]} (stopped before {second})", "undo", r.id)
-    assert [w.path for w in half.files] == [first]
+    assert str(info.value) == (f"the undo stopped at {last} ({last} changed on disk since it was read; nothing "
+                               f"was written); {', '.join(back)} had already been put back. Undo this with: "
+                               f"dreamdesk restore {ws.root} --undo {half.id}")
+    assert len(back) == 2 and read(ws, last).endswith(b"- By the assistant.\n")
+    assert (half.what, half.kind, half.undoes) == (f"undo of snapshot {v1[:8]} (stopped before {last})", "undo", r.id)
+    assert [w.path for w in half.files] == back and half.returned == []
     assert git_message(ws, half.commit).startswith(
-        f"dream: restore undo of snapshot {v1[:8]}, stopped before {second} (Dreamdesk)\n\n{first}: +")
+        f"dream: restore undo of snapshot {v1[:8]}, stopped before {last} (Dreamdesk)\n\n{back[0]}: +")
+
+
+def test_an_undo_that_finds_soul_md_written_names_it_as_the_workspace_does(ws, monkeypatch):
+    v1 = snap(ws)
+    write(ws, "SOUL.md", "I am Jenny, briefly.\n")
+    snap(ws, "dream: soul")
+    r = restore_snapshot(ws, v1, path="SOUL.md")
+    assistant_appends_after_the_plan(monkeypatch, ws.root / "SOUL.md", "Be kind.")
+    with pytest.raises(ConflictError, match="^SOUL.md changed on disk since it was read; nothing was written$"):
+        undo_restore(ws, r.id)
+    assert read(ws, "SOUL.md") == b"I am Jenny.\nBe kind.\n"
 
 
 def test_undoing_a_restore_that_created_memory_md_archives_what_it_removes(ws):
     v1 = snap(ws)
     (ws.root / "memory/MEMORY.md").unlink()
+    write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n")
     snap(ws, "dream: gone")
-    r = restore_snapshot(ws, v1, path="memory/MEMORY.md")
+    r = restore_snapshot(ws, v1)                             # USER.md's cat back, MEMORY.md made anew
     write(ws, "memory/MEMORY.md", read(ws, "memory/MEMORY.md") + b"- Caf\xe9 on Fridays.\n")    # not UTF-8
     result = undo_restore(ws, r.id, force=True)
-    assert not (ws.root / "memory/MEMORY.md").exists() and result.files == ["memory/MEMORY.md"]
-    texts = sorted(["# Memory", "## Homelab", "- Proxmox on the NUC.", "- Caf\ufffd on Fridays."])
+    assert not (ws.root / "memory/MEMORY.md").exists() and result.files == ["USER.md", "memory/MEMORY.md"]
+    texts = sorted(["- Has a cat.", "# Memory", "## Homelab", "- Proxmox on the NUC.", "- Caf\ufffd on Fridays."])
     assert sorted(a.text for a in result.archived) == texts == sorted(a.text for a in read_archive(ws).records)
+    assert {a.replaced_by for a in result.archived} == {None}
 
 
 def test_an_undo_leaves_a_cursor_put_back_by_hand_and_says_one_moved_elsewhere(ws):
