@@ -473,3 +473,18 @@ def test_a_log_entry_without_its_snapshot_is_refused_in_words(ws):
     assert str(info.value) == (f"snapshot {head[:8]} does not hold SOUL.md exactly as it was before restore r-2, so "
                                "it cannot be put back byte for byte (nothing was written)")
     assert read(ws, "SOUL.md") == b"v2\n"
+
+
+def test_an_undo_returns_only_what_it_put_back(ws):
+    """An entry archived long ago and typed back by hand since is in the file before and after
+    the undo: the undo did not put it back, so its log entry does not claim it."""
+    old = append_records(ws, [{"file": "USER.md", "text": "- Lives in Lyon.", "reason": "dream",
+                               "heading": "## Facts"}])[0]
+    v1 = snap(ws)
+    write(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n")
+    snap(ws, "dream: the cat pruned")
+    r = restore_snapshot(ws, v1, path="USER.md")
+    result = undo_restore(ws, r.id)
+    assert [a.text for a in result.archived] == ["- Has a cat."]
+    entry = restore_log.find(restore_log.read_log(ws.root), result.id)
+    assert entry.returned == [] and old.id not in entry.returned
