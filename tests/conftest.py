@@ -324,7 +324,9 @@ def pytest_sessionfinish(session):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
-    WORKER_SUMMARIES.extend(tuple(t) for t in json.loads(node.workeroutput.get("dreamdesk_summaries", "[]")))
+    # (a worker that crashed has no output to hand on: xdist reports the crash itself)
+    output = getattr(node, "workeroutput", None) or {}
+    WORKER_SUMMARIES.extend(tuple(t) for t in json.loads(output.get("dreamdesk_summaries", "[]")))
 
 
 def pytest_terminal_summary(terminalreporter):
