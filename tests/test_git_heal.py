@@ -107,14 +107,17 @@ def test_a_repository_being_created_right_now_is_left_to_its_creator(ws):
     assert (ws.root / ".git" / "HEAD.lock").exists()
 
 
-def test_a_stale_index_lock_is_cleared_with_a_note_and_the_restore_goes_ahead(ws):
+@pytest.mark.parametrize("seconds", [600, 0], ids=["old", "left a moment ago by a killed git"])
+def test_an_index_lock_nobody_holds_is_cleared_with_a_note_and_the_restore_goes_ahead(ws, seconds):
+    """Nobody has it open and no git works in the repository: stale now, however young (the
+    user retries right after the crash), not only once a minute old."""
     store = SnapshotStore(ws)
     v1 = store.snapshot("init: test")
     (ws.root / "SOUL.md").write_text("changed\n")
     store.snapshot("dream: x")
     lock = store.git_dir / "index.lock"
     lock.write_bytes(b"")
-    age(lock, 600)
+    age(lock, seconds)
     result = restore_snapshot(ws, v1, path="SOUL.md")
     assert (ws.root / "SOUL.md").read_text() == "I am Jenny.\n"
     assert any("cleared index.lock" in w for w in result.warnings)
@@ -140,21 +143,6 @@ def test_a_live_index_lock_refuses_both_restores_in_words_and_nothing_is_written
             restore_archive_entry(ws, rec.id)
         assert tree_state(ws.root) == before
     assert lock.exists()                                            # never taken from its holder
-
-
-def test_a_lock_left_a_moment_ago_by_a_killed_git_is_cleared_at_once(ws):
-    """Nobody has it open and no git works in the repository: stale now, not in a minute (the
-    user retries right after the crash)."""
-    store = SnapshotStore(ws)
-    v1 = store.snapshot("init: test")
-    (ws.root / "SOUL.md").write_text("changed\n")
-    store.snapshot("dream: x")
-    lock = store.git_dir / "index.lock"
-    lock.write_bytes(b"")                                           # fresh: age 0
-    result = restore_snapshot(ws, v1, path="SOUL.md")
-    assert (ws.root / "SOUL.md").read_text() == "I am Jenny.\n"
-    assert any("cleared index.lock" in w for w in result.warnings)
-    assert not lock.exists()
 
 
 def test_a_fresh_lock_is_left_while_a_git_works_in_the_repository(ws):

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 
 import pytest
-from conftest import open_window
 
 from dreamdesk.engine.prunes import from_label
 from dreamdesk.gui.models.archive_model import COL_FROM
@@ -24,14 +22,10 @@ SIZE = (1280, 720)
 
 
 @pytest.fixture
-def window(gui_env, qtbot, history_home, tmp_path):
+def window(past_window):
     """The window at 1280×720 on the demo with its past."""
-    home = tmp_path / "demo"
-    shutil.copytree(history_home, home, symlinks=True)
-    win = open_window(qtbot, home)
-    win.resize(*SIZE)
-    yield win
-    win.close()
+    past_window.resize(*SIZE)
+    return past_window
 
 
 def show(win, qtbot, name: str, loaded):

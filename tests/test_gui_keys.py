@@ -5,22 +5,16 @@ every tab has a key (the tenth, Charts, had none); Enter in a Settings → Memor
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from conftest import open_window
 
 from dreamdesk.gui.qt import QApplication, QKeySequence, QPalette, Qt
 from dreamdesk.gui.tab_views import TABS, TAB_KEYS
 
 
 @pytest.fixture
-def window(gui_env, qtbot, history_home, tmp_path):
-    home = tmp_path / "demo"
-    shutil.copytree(history_home, home, symlinks=True)
-    win = open_window(qtbot, home)
-    yield win
-    win.close()
+def window(past_window):
+    return past_window
 
 
 def left_edge(widget):
