@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 
 from . import settings_store
 from .qt import (QAction, QApplication, QEvent, QFileDialog, QKeySequence, QLabel, QMainWindow, QMessageBox,
-                 QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
+                 QMenu, QObject, QSystemTrayIcon, QTabWidget, QTimer, Qt, QtWidgets, QWidget, Slot)
 from .later import LaterModule, later
 from .tab_views import READS_ON, TAB_KEYS, TABS, LazyTab, TabViews, swap_tab
 from .window_fit import first_geometry
@@ -276,7 +276,10 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        f = mb.addMenu("&File")
+        # the window holds its menus: a wrapper asked of QAction.menu() later can be a stale one whose
+        # address a deleted C++ menu (a context menu) had, and then reads as "already deleted"
+        self.menus: dict[str, QMenu] = {}
+        f = self.menus["file"] = mb.addMenu("&File")
         self._action(f, "&Open Workspace…", self.choose_workspace, QKeySequence.StandardKey.Open,
                      "Open an assistant's home or workspace folder")
         self.recent_menu = f.addMenu("Open &Recent")
@@ -293,10 +296,10 @@ class MainWindow(QMainWindow):
         quit_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
                      if k[0].keyboardModifiers() != Qt.KeyboardModifier.NoModifier] or [QKeySequence("Ctrl+Q")]
         self._action(f, "&Quit", self.close, quit_keys[0])
-        e = mb.addMenu("&Edit")
+        e = self.menus["edit"] = mb.addMenu("&Edit")
         self.act_undo_restore = self._action(e, "&Undo Last Restore", self.undo_last_restore, "Ctrl+Alt+Z",
                                              "Put back the files the last restore wrote (from any tab; asks first)")
-        d = mb.addMenu("&Dream")
+        d = self.menus["dream"] = mb.addMenu("&Dream")
         self.act_dream = self._action(d, "&Dream Now", lambda: self.panel.run_dream(), "Ctrl+D")
         self.act_dry = self._action(d, "Dr&y Run…", lambda: self.panel.run_dream(dry_run=True), "Ctrl+Shift+D")
         self.act_review = self._action(d, "&Review Now", lambda: self.panel.run_dream(review=True), "Ctrl+R")
@@ -305,13 +308,13 @@ class MainWindow(QMainWindow):
         d.addSeparator()
         self._action(d, "Edit Dream &Prompts…", self.edit_dream_prompts, None,
                      "What Dreamdesk's Dream tells each pass in this workspace")
-        v = mb.addMenu("&View")
+        v = self.menus["view"] = mb.addMenu("&View")
         for i, name in enumerate(("Dashboard", *(title for _n, title, *_ in TABS))):   # the tabs' own titles
             self._action(v, name, lambda _=False, i=i: self.tabs.setCurrentIndex(i),
                          TAB_KEYS[i] if i < len(TAB_KEYS) else None)
         self._action(v, "Engine Panel", lambda: self.engine_dock.setVisible(not self.engine_dock.isVisible()),
                      "Ctrl+E")
-        h = mb.addMenu("&Help")
+        h = self.menus["help"] = mb.addMenu("&Help")
         self._action(h, "&Keyboard Shortcuts", lambda: self.shortcuts_dialog().open(), "Ctrl+/",
                      "Every key of this window")
         h.addSeparator()

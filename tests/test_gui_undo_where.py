@@ -79,7 +79,8 @@ def test_edit_undo_last_restore_works_from_any_tab(past_window, qtbot):
     _restore_in_archive(window, qtbot, ids)
     window.tabs.setCurrentIndex(0)                     # the Dashboard: the restore was not made here
     window.undo_asks = Asks(True)
-    edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    edit = window.menus["edit"]
+    assert edit.menuAction() in window.menuBar().actions() and edit.title() == "&Edit"
     assert [a.text() for a in edit.actions()] == ["&Undo Last Restore"]
     assert window.act_undo_restore.shortcut().toString() == "Ctrl+Alt+Z"
     window.act_undo_restore.trigger()

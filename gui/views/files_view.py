@@ -19,6 +19,7 @@ from dreamdesk.engine.workspace import Workspace
 from ..errors import report_error
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
                   QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
+from ..widgets.context_menu import show_and_free
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..worker import Engine, Latest
@@ -176,7 +177,7 @@ class FilesView(QWidget):
         self.pin_button.clicked.connect(self.toggle_pin)
         self.editor.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.editor.customContextMenuRequested.connect(
-            lambda pos: self.context_menu().exec(self.editor.mapToGlobal(pos)))
+            lambda pos: show_and_free(self.context_menu(), self.editor.mapToGlobal(pos)))
         self.banner = _note_bar("#e0a100")            # the file changed on disk under an edit
         self.read_only_note = _note_bar("#c9d7e8")    # why this file opens read-only
         self.save_button = QPushButton("Save")

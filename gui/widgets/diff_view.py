@@ -24,6 +24,7 @@ from ..qt import (QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTe
 from ..worker import Latest
 from .diff_document import FILE_HREF, HUNK_HREF, SPLIT, UNIFIED, DiffDocument, layout_key
 from .diff_look import DiffColours, DiffLook
+from .context_menu import show_and_free
 
 __all__ = ["DiffColours", "DiffView", "PREPARING", "SPLIT", "UNIFIED"]
 
@@ -203,8 +204,7 @@ class DiffView(QTextBrowser):
     def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt name)
         menu = self.createStandardContextMenu(event.pos())
         self.hunk_actions(event.pos(), menu)
-        menu.exec(event.globalPos())
-        menu.deleteLater()
+        show_and_free(menu, event.globalPos())
 
     def changeEvent(self, event) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
