@@ -8,6 +8,6 @@ __version__ = "0.1.0"
 
 import logging as _logging
 
-# The engine logs for the app's log file (engine/logs.py). Where nobody set logging up (the CLI,
+# The engine logs for the app's log file (engine/core/logs.py). Where nobody set logging up (the CLI,
 # a script) its records go nowhere: the CLI says what went wrong in its own one line.
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())

@@ -13,17 +13,17 @@ from json.encoder import encode_basestring as _js
 from datetime import datetime
 from typing import Any
 
-from . import clock, json_stream, redact
-from . import config as config_mod
-from .archive_kinds import COMMIT_REASONS, ORIGINS, REASONS   # the parser's choices; the archive loads when used
-from .files import LockHeld
-from .oserrors import describe as describe_os_error
-from .history import BadLine, HistoryEntry
-from .history_listing import Listing
-from .prompt import build_prompt
-from .rules import KEEP_LAST, whole_number
-from .problems import ConflictError, Problem, WorkspaceError
-from .workspace import Workspace
+from .core import clock, json_stream, redact
+from .home import config as config_mod
+from .recovery.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS   # the parser's choices; the archive loads when used
+from .disk.files import LockHeld
+from .disk.oserrors import describe as describe_os_error
+from .home.history import BadLine, HistoryEntry
+from .overview.history_listing import Listing
+from .assistants.prompt import build_prompt
+from .core.rules import KEEP_LAST, whole_number
+from .core.problems import ConflictError, Problem, WorkspaceError
+from .home.workspace import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -58,8 +58,8 @@ def _bar(fraction: float | None, width: int = 20) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_status(args) -> int:
-    from .budgets import percent_label
-    from .status import read_status
+    from .home.budgets import percent_label
+    from .overview.status import read_status
     ws = _open(args.path)
     st = read_status(ws)
     if args.json:
@@ -294,7 +294,7 @@ def _config_forget(path: str, keys: list[str], args) -> int:
 
 
 def cmd_snapshots(args) -> int:
-    from .snapshots import SnapshotStore
+    from .versions.snapshots import SnapshotStore
     ws = _open(args.path)
     store = SnapshotStore(ws)
     snaps = store.list()
@@ -315,7 +315,7 @@ def cmd_snapshots(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from .snapshots import SnapshotStore
+    from .versions.snapshots import SnapshotStore
     ws = _open(args.path)
     store = SnapshotStore(ws)
     diffs = store.diff(args.rev, args.rev2, [args.file] if args.file else None)
@@ -340,7 +340,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_restore(args) -> int:
-    from .restore import restore_snapshot
+    from .recovery.restore import restore_snapshot
     if args.list or args.undo is not None:
         if args.rev or args.file or args.hunk or args.cursor:
             raise UsageError("dreamdesk restore: --list and --undo take no REV, --file, --hunk or --cursor")
@@ -382,7 +382,7 @@ def _print_effects(result) -> None:
 
 
 def _restore_list(args) -> int:
-    from .restore import recent_restores
+    from .recovery.restore import recent_restores
     live = recent_restores(_open(args.path))
     if args.json:
         _dump({"restores": [e.to_json() for e in live]})
@@ -397,7 +397,7 @@ def _restore_list(args) -> int:
 
 
 def _restore_undo(args) -> int:
-    from .restore import UndoChanged, undo_restore
+    from .recovery.restore import UndoChanged, undo_restore
     ws = _open(args.path)
     try:
         result = undo_restore(ws, args.undo or None, force=args.force)
@@ -428,9 +428,9 @@ def _restore_undo(args) -> int:
 
 
 def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
-    from .archive import search
-    from .prunes import all_prunes, from_label
-    from .restore import job_lock
+    from .recovery.archive import search
+    from .recovery.prunes import all_prunes, from_label
+    from .recovery.restore import job_lock
     rest = list(args.args)
     if rest and rest[0] == "delete":
         if len(rest) != 3:
@@ -509,7 +509,7 @@ def _entry_args(args, command: str) -> tuple[str | None, int | None]:
 
 
 def cmd_pin(args) -> int:
-    from .pins import pin
+    from .recovery.pins import pin
     text, line = _entry_args(args, "pin")
     ws = _open(args.path)
     p, new = pin(ws, args.file, text, line)
@@ -521,7 +521,7 @@ def cmd_pin(args) -> int:
 
 
 def cmd_unpin(args) -> int:
-    from .pins import unpin
+    from .recovery.pins import unpin
     text, line = _entry_args(args, "unpin")
     ws = _open(args.path)
     p = unpin(ws, args.file, text, line)
@@ -533,12 +533,12 @@ def cmd_unpin(args) -> int:
 
 
 def cmd_scope(args) -> int:
-    from . import dream_scope
+    from .dream import write_scope
     ws = _open(args.path)
     if args.close or args.open:
-        scope = dream_scope.change(ws.root, args.close or [], args.open or [])
+        scope = write_scope.change(ws.root, args.close or [], args.open or [])
     else:
-        scope = dream_scope.load(ws.root)
+        scope = write_scope.load(ws.root)
     if args.json:
         _dump(scope.to_json())
     else:
@@ -547,7 +547,7 @@ def cmd_scope(args) -> int:
 
 
 def cmd_ceiling(args) -> int:
-    from . import token_ceiling
+    from .home import token_ceiling
     ws = _open(args.path)
     if args.tokens is not None and args.off:
         raise UsageError("dreamdesk ceiling: --tokens or --off, not both")
@@ -566,7 +566,7 @@ def cmd_ceiling(args) -> int:
 def cmd_prompts(args) -> int:
     from pathlib import Path
 
-    from . import dream_prompts
+    from .dream import prompt_edits
     ws = _open(args.path)
     if args.set and args.reset:
         raise UsageError("dreamdesk prompts: --set or --reset, not both")
@@ -576,12 +576,12 @@ def cmd_prompts(args) -> int:
             text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"dreamdesk prompts: cannot read {source}: {exc}") from None
-        dream_prompts.set_pass(ws.root, name, text)
+        prompt_edits.set_pass(ws.root, name, text)
     elif args.reset:
-        dream_prompts.reset_pass(ws.root, args.reset)
-    prompts = dream_prompts.pass_prompts(ws.root)
+        prompt_edits.reset_pass(ws.root, args.reset)
+    prompts = prompt_edits.pass_prompts(ws.root)
     if args.json:
-        _dump({"rules": dream_prompts.shared_rules(), "passes": [p.to_json() for p in prompts]})
+        _dump({"rules": prompt_edits.shared_rules(), "passes": [p.to_json() for p in prompts]})
         return EXIT_OK
     for p in prompts:
         print(f"== {p.name} ({p.source}) ==")
@@ -590,7 +590,7 @@ def cmd_prompts(args) -> int:
 
 
 def cmd_pins(args) -> int:
-    from .pins import pin_states
+    from .recovery.pins import pin_states
     ws = _open(args.path)
     states = pin_states(ws)
     if args.json:
@@ -610,7 +610,7 @@ def cmd_pins(args) -> int:
 
 
 def _archive_restore(path: str, record_id: str, args) -> int:
-    from .prunes import restore_prune
+    from .recovery.prunes import restore_prune
     ws = _open(path)
     result = restore_prune(ws, record_id)
     if args.json:
@@ -633,7 +633,7 @@ def cmd_dream(args) -> int:
 
     ws = _open(args.path)
     if args.max_tokens:                # (before the model is looked for: bad input first)
-        from .token_ceiling import check
+        from .home.token_ceiling import check
         check(args.max_tokens)
     try:
         choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
@@ -718,7 +718,7 @@ def _client_factory(ws: Workspace, args):
 
 
 def cmd_compact(args) -> int:
-    from .consolidator import compact_now, nothing_to_compact
+    from .jobs.consolidator import compact_now, nothing_to_compact
     from .llm import LLMError
 
     ws = _open(args.path)
@@ -741,7 +741,7 @@ def cmd_compact(args) -> int:
 
 
 def cmd_schedule(args) -> int:
-    from .scheduler import Scheduler
+    from .jobs.scheduler import Scheduler
 
     ws = _open(args.path)
     st = Scheduler(ws).status(datetime.now().astimezone())
@@ -764,7 +764,7 @@ def cmd_serve(args) -> int:
     import signal
     import threading
 
-    from .service import serve
+    from .jobs.service import serve
 
     ws = _open(args.path)
     stop = threading.Event()
@@ -820,13 +820,13 @@ def cmd_runs(args) -> int:  # noqa: C901 (17; issue 27)
             print(f"  {f}: {sz['before']:,} -> {sz['after']:,}{budget}")
         um = rec.get("user_md")
         if um:
-            from .diffs import diff_texts
+            from .text.diffs import diff_texts
             print("USER.md (peer card) before -> after:")
             sys.stdout.write(diff_texts(um.get("before"), um.get("after"), "USER.md").unified("before", "after"))
         if rec.get("pruned_at"):
             print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
         return EXIT_OK
-    from .dream_runs import cursor_move, every_run, token_totals, tokens_by_day
+    from .dream.run_list import cursor_move, every_run, token_totals, tokens_by_day
     every, problems, side = every_run(ws)
     if args.json:     # (the usage store as the listing read it: one read of it)
         _dump({"tokens": token_totals(tokens_by_day(ws, usage=side.usage)[0]), "runs": [r if r["writer"] == "assistant" else
@@ -857,9 +857,9 @@ def cmd_runs(args) -> int:  # noqa: C901 (17; issue 27)
 
 def _show_commit_run(ws: Workspace, rev: str, args) -> int:
     """One assistant's run (any snapshot commit), named by its sha: what the Dream runs tab shows."""
-    from .commit_log import load_history
-    from .diffs import diff_texts
-    from .dream_runs import assistant_run_detail
+    from .versions.commit_log import load_history
+    from .text.diffs import diff_texts
+    from .dream.run_list import assistant_run_detail
     rec = load_history(ws).find(rev)
     if rec is None:
         raise WorkspaceError(f"no run {rev} in this workspace (a run id r-…, or a commit's sha, 7 characters or more)")
@@ -914,8 +914,8 @@ def cmd_usage(args) -> int:
     usage = nanobot_usage.read_dream_usage(ws)
     runs: list = []
     if usage.calls:
-        from .commit_log import load_history
-        from .dream_runs import usage_runs
+        from .versions.commit_log import load_history
+        from .dream.run_list import usage_runs
         runs = usage_runs(usage, nanobot_dreams.find_transcripts(ws).transcripts, load_history(ws))
     days = nanobot_usage.usage_by_day(usage.calls)
     if args.json:
@@ -941,7 +941,7 @@ def cmd_usage(args) -> int:
 
 
 def cmd_lint(args) -> int:
-    from .lint import counts, lint
+    from .lint.memory_lint import counts, lint
     ws = _open(args.path)
     today = clock.today()
     found = lint(ws, today)
@@ -968,7 +968,7 @@ def _tokens_line(t) -> str:
 
 def cmd_install_desktop(args) -> int:
     """The menu entry, AppStream metainfo and icons in the user's data folder (or out of it)."""
-    from . import desktop_files
+    from .desktop import desktop_files
     out = desktop_files.uninstall() if args.uninstall else desktop_files.install()
     if args.json:
         _dump(out.to_json())
@@ -1002,7 +1002,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print Dreamdesk's version and exit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from .installation import version_text
+        from .desktop.installation import version_text
         print(f"dreamdesk {version_text()}")
         parser.exit()
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from dreamdesk.engine import installation
+from dreamdesk.engine.desktop import installation
 
 from . import settings_store
 from .qt import (QApplication, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSettings, Qt, QtCore,

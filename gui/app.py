@@ -9,7 +9,7 @@ from pathlib import Path
 from . import qt_messages, settings_store
 from .qt import QApplication
 
-from dreamdesk.engine.demo_copy import build_demo_copy, demo_source  # noqa: F401  (the start's names)
+from dreamdesk.engine.desktop.demo_copy import build_demo_copy, demo_source  # noqa: F401  (the start's names)
 
 def ensure_demo_copy(data_dir: Path | None = None) -> Path:
     """A private copy of the demo home in the user data dir (the shipped copy is never modified)."""
@@ -32,7 +32,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 def set_icon(app: QApplication) -> None:
     """The app's icon (window, taskbar, tray): set after the first paint (finding the resources
     imports importlib.resources, ~14 ms), a moment before the desktop shows it anywhere."""
-    from dreamdesk.engine.resources import resource
+    from dreamdesk.engine.core.resources import resource
     icon = resource("icons", "dreamdesk.png")
     if icon.is_file():
         from .qt import QtGui
@@ -60,7 +60,7 @@ def run(path: str | None = None) -> int:
 
 def _start(app: QApplication, win, target: str | None) -> None:
     """After the first paint: logging, the icon, the rest of the window, then the workspace (None: the demo)."""
-    from dreamdesk.engine import logs
+    from dreamdesk.engine.core import logs
     from .errors import install_excepthook
     log_file = logs.setup()
     qt_messages.install()        # (a message Qt gave before this went to stderr, as Qt prints them)

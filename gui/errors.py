@@ -1,7 +1,7 @@
 """Uncaught exceptions: a dialog, never a silent crash, and never a lost unsaved edit (the
 editor's text is written to a recovery file before the dialog shows). The dialog says what went
 wrong in words and where the log file is; its details hold the traceback and the log's last
-lines, what a bug report needs (the log file: engine/logs.py)."""
+lines, what a bug report needs (the log file: engine/core/logs.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from dreamdesk.engine import logs, redact
-from dreamdesk.engine.oserrors import explain
+from dreamdesk.engine.core import logs, redact
+from dreamdesk.engine.disk.oserrors import explain
 
 from .qt import QApplication, QMessageBox
 
@@ -78,7 +78,7 @@ def crash_details(etype, value, tb) -> str:
 
 
 def recovery_dir() -> Path:
-    from dreamdesk.engine.installation import data_dir
+    from dreamdesk.engine.desktop.installation import data_dir
     d = data_dir() / "recovered"
     d.mkdir(parents=True, exist_ok=True)
     return d

@@ -16,8 +16,8 @@ NEW_WINDOW = "--new-window"
 
 def _not_a_workspace(path: str) -> str | None:
     """Why `path` cannot be opened, in words (None: it can). The engine check, without Qt."""
-    from dreamdesk.engine.problems import WorkspaceError
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.core.problems import WorkspaceError
+    from dreamdesk.engine.home.workspace import Workspace
     try:
         Workspace.open(path)
     except WorkspaceError as exc:

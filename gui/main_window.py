@@ -20,26 +20,26 @@ from .window_fit import first_geometry
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from dreamdesk.engine.changes import Changes
-    from dreamdesk.engine.scheduler import Scheduler
-    from dreamdesk.engine.upkeep import Upkeep
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.disk.changes import Changes
+    from dreamdesk.engine.jobs.scheduler import Scheduler
+    from dreamdesk.engine.jobs.upkeep import Upkeep
+    from dreamdesk.engine.home.workspace import Workspace
     from .watcher import WorkspaceWatcher
     from .worker import Engine
     from .workspace_state import StateReader, WorkspaceState
 
 # The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
 # is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
-changes_mod, clock, problems_mod = LaterModule("dreamdesk.engine.changes"), LaterModule("dreamdesk.engine.clock"), LaterModule("dreamdesk.engine.problems")
-workspace_mod, errors = LaterModule("dreamdesk.engine.workspace"), LaterModule("dreamdesk.gui.errors")
-config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.config"), LaterModule("dreamdesk.engine.pins"), LaterModule("dreamdesk.engine.watch")
-Scheduler = later("dreamdesk.engine.scheduler", "Scheduler")                  # noqa: F811
-upkeep_mod = LaterModule("dreamdesk.engine.upkeep")
+changes_mod, clock, problems_mod = LaterModule("dreamdesk.engine.disk.changes"), LaterModule("dreamdesk.engine.core.clock"), LaterModule("dreamdesk.engine.core.problems")
+workspace_mod, errors = LaterModule("dreamdesk.engine.home.workspace"), LaterModule("dreamdesk.gui.errors")
+config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.home.config"), LaterModule("dreamdesk.engine.recovery.pins"), LaterModule("dreamdesk.engine.recovery.watch")
+Scheduler = later("dreamdesk.engine.jobs.scheduler", "Scheduler")                  # noqa: F811
+upkeep_mod = LaterModule("dreamdesk.engine.jobs.upkeep")
 StateReader = later("dreamdesk.gui.workspace_state", "StateReader")           # noqa: F811
 state_reads = later("dreamdesk.gui.workspace_state", "state_reads")
 WorkspaceWatcher = later("dreamdesk.gui.watcher", "WorkspaceWatcher")         # noqa: F811
 Coalesced = later("dreamdesk.gui.worker", "Coalesced")
-workspace_state_dir = later("dreamdesk.engine.state", "workspace_state_dir")
+workspace_state_dir = later("dreamdesk.engine.core.state", "workspace_state_dir")
 report_error = later("dreamdesk.gui.errors", "report_error")
 undo_last_restore = later("dreamdesk.gui.operations.undo_restore", "undo_last_restore")
 UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
@@ -358,7 +358,7 @@ class MainWindow(QMainWindow):
             self.open_workspace(path)
 
     def open_demo(self) -> None:
-        from dreamdesk.engine.demo_copy import build_demo_copy
+        from dreamdesk.engine.desktop.demo_copy import build_demo_copy
 
         def done(dest: Path) -> None:
             settings_store.set_demo_home(str(dest))
@@ -429,7 +429,7 @@ class MainWindow(QMainWindow):
         return True
 
     # -- refreshing -------------------------------------------------------------------------
-    # Every change arrives as one record (engine/changes.py): a job's writes, the watcher's
+    # Every change arrives as one record (engine/disk/changes.py): a job's writes, the watcher's
     # paths, F5's "everything". The state read takes only the parts it names; each tab view
     # reads again only when the record touches what it shows, and a hidden tab when next shown.
     @Slot()
@@ -726,7 +726,7 @@ class MainWindow(QMainWindow):
     def _watching(self) -> bool:
         return self.upkeep is not None and self.upkeep.watching
 
-    # -- the upkeep loop (engine/upkeep.py decides what is due; here it runs on the lanes) ------
+    # -- the upkeep loop (engine/jobs/upkeep.py decides what is due; here it runs on the lanes) ------
     def _keep_ticking(self) -> None:
         if self.upkeep is not None and self.upkeep.active:
             if not self._tick.isActive():
@@ -801,7 +801,7 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from dreamdesk.engine.restore import restore_record
+        from dreamdesk.engine.recovery.restore import restore_record
         rec = watch_mod.as_record(file, removal)
 
         def done(result) -> None:
@@ -965,7 +965,7 @@ class MainWindow(QMainWindow):
             return None
         path, text = unsaved
         out = errors.recovery_dir() / f"{Path(path).name}.{datetime.now():%Y%m%d-%H%M%S}.recovered.md"
-        from dreamdesk.engine.files import atomic_write_text
+        from dreamdesk.engine.disk.files import atomic_write_text
         atomic_write_text(out, text)
         return str(out)
 

@@ -1,6 +1,6 @@
 """Dreamdesk's own settings (QSettings): window state, recent workspaces, the per-workspace
 scheduling and watch opt-ins, and this machine's model override, whose API key lives in the OS
-keyring (engine/keychain.py), not here. Nothing here is ever written into a workspace, a snapshot
+keyring (engine/desktop/keychain.py), not here. Nothing here is ever written into a workspace, a snapshot
 or a log."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from dreamdesk.engine import keychain
+from dreamdesk.engine.desktop import keychain
 
 from .qt import QSettings
 
@@ -78,7 +78,7 @@ class ModelOverride:
     api_key: str = ""
 
     def masked(self) -> str:
-        from dreamdesk.engine.config import mask_key
+        from dreamdesk.engine.home.config import mask_key
         return mask_key(self.api_key)
 
 

@@ -30,7 +30,7 @@ OK, BAD = b"ok\n", b"bad\n"
 def address() -> str:
     """Where the running app listens: a socket path on POSIX (in the user's own runtime folder
     when there is one), a pipe name elsewhere."""
-    from dreamdesk.engine.state import state_root
+    from dreamdesk.engine.core.state import state_root
     real = os.path.realpath(state_root())
     key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     if os.name != "posix":

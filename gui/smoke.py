@@ -91,7 +91,7 @@ def _waiting_for(win) -> str | None:
 
 
 def _report(app: QApplication, win) -> dict:
-    from dreamdesk.engine.resources import resources_dir
+    from dreamdesk.engine.core.resources import resources_dir
     return {"workspace": str(win.ws.root), "shown": win.isVisible(), "gauges": len(win.dashboard.gauges),
             "charts": len(win.charts.chart.series()), "icon": not app.windowIcon().isNull(),
             "resources": str(resources_dir()), "frozen": bool(getattr(sys, "frozen", False))}

@@ -1,9 +1,9 @@
-"""The workspace's file watch (engine/file_watch.py, the one adapter `serve` uses too) → one
+"""The workspace's file watch (engine/disk/file_watch.py, the one adapter `serve` uses too) → one
 debounced Qt signal with the set of changed paths, relative to the workspace.
 
 Only other writers' changes are reported (issue 27): a path still exactly as Dreamdesk's own
 write left it is that write's echo, which its job's change record already stands for
-(engine/own_writes.py). Once the watch runs, its first look reports what changed since start()
+(engine/disk/own_writes.py). Once the watch runs, its first look reports what changed since start()
 was called (the open's read is asked for after that), not the whole workspace."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from dreamdesk.engine import own_writes
-from dreamdesk.engine.file_watch import DEEP, FileWatch
+from dreamdesk.engine.disk import own_writes
+from dreamdesk.engine.disk.file_watch import DEEP, FileWatch
 
 from .qt import QObject, QTimer, Signal, Slot
 

@@ -24,9 +24,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from dreamdesk.engine import changes, redact
-from dreamdesk.engine.oserrors import explain
-from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.disk import changes
+from dreamdesk.engine.core import redact
+from dreamdesk.engine.disk.oserrors import explain
+from dreamdesk.engine.core.problems import WorkspaceError
 
 from .qt import QObject, QThread, Signal, Slot
 

@@ -5,19 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
-from dreamdesk.engine.changes import EVERYTHING, Changes
-from dreamdesk.engine.clock import home_zone
+from dreamdesk.engine.disk.changes import EVERYTHING, Changes
+from dreamdesk.engine.core.clock import home_zone
 from dreamdesk.engine.dream.records import list_runs
-from dreamdesk.engine import dream_scope, token_ceiling
+from dreamdesk.engine.dream import write_scope
+from dreamdesk.engine.home import token_ceiling
 from dreamdesk.engine.dream.runtypes import RunRecord
-from dreamdesk.engine.dream_scope import Scope
-from dreamdesk.engine.pins import PinState, pin_states
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.prompt import PromptPreview, build_prompt
-from dreamdesk.engine.scheduler import ScheduleStatus, Scheduler
-from dreamdesk.engine.status import Status, read_status
-from dreamdesk.engine.watch import SinceLooked, since_last_looked
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.dream.write_scope import Scope
+from dreamdesk.engine.recovery.pins import PinState, pin_states
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.assistants.prompt import PromptPreview, build_prompt
+from dreamdesk.engine.jobs.scheduler import ScheduleStatus, Scheduler
+from dreamdesk.engine.overview.status import Status, read_status
+from dreamdesk.engine.recovery.watch import SinceLooked, since_last_looked
+from dreamdesk.engine.home.workspace import Workspace
 
 
 WHAT_IF_RUNS = 20      # the budget what-if looks at this many recent runs
@@ -121,7 +122,7 @@ def _read_pins(ws: Workspace, state: WorkspaceState) -> None:
 def _read_scope(ws: Workspace, state: WorkspaceState) -> None:
     """What the person set for Dreamdesk's Dream here: its scope and its token ceiling."""
     try:
-        state.scope = dream_scope.load(ws.root)
+        state.scope = write_scope.load(ws.root)
         state.ceiling = token_ceiling.load(ws.root)
     except WorkspaceError as exc:
         state.scope_error = str(exc)

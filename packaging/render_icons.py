@@ -13,7 +13,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-from dreamdesk.engine.desktop_files import ICON_SIZES
+from dreamdesk.engine.desktop.desktop_files import ICON_SIZES
 
 ICONS = Path(__file__).resolve().parent.parent / "resources" / "icons"
 

@@ -25,9 +25,9 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     private folder in every test, never the user's, and is inherited by subprocesses."""
     d = tmp_path_factory.mktemp("dreamdesk-state")
     monkeypatch.setenv("DREAMDESK_STATE_DIR", str(d))
-    # and its cache of what it derived from snapshot repositories (engine/commit_cache.py)
+    # and its cache of what it derived from snapshot repositories (engine/versions/commit_cache.py)
     monkeypatch.setenv("DREAMDESK_CACHE_DIR", str(tmp_path_factory.mktemp("dreamdesk-cache")))
-    # its log file (engine/logs.py), and no keyring of this machine for an app started in a subprocess
+    # its log file (engine/core/logs.py), and no keyring of this machine for an app started in a subprocess
     monkeypatch.setenv("DREAMDESK_LOG_DIR", str(tmp_path_factory.mktemp("dreamdesk-logs")))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return d
@@ -37,7 +37,7 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
 def no_known_secrets():
     """Each test starts with no secrets registered (a key one test used must not mask text in
     the next)."""
-    from dreamdesk.engine import redact
+    from dreamdesk.engine.core import redact
     redact.forget_all()
     yield
     redact.forget_all()
@@ -51,7 +51,7 @@ def no_system_keyring():
     import keyring
     from keyring.backends import fail
 
-    from dreamdesk.engine import keychain
+    from dreamdesk.engine.desktop import keychain
     before = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     keychain.forget_session()
@@ -65,7 +65,7 @@ def brief_job_lock_wait(monkeypatch):
     """For a test that holds the workspace's job lock on purpose: a job gives up after 50 ms
     instead of the product's 2 s (engine.restore.JOB_LOCK_TIMEOUT); what it does when it gives
     up is the same. Only for jobs in this process (threads included), not subprocesses."""
-    from dreamdesk.engine import restore
+    from dreamdesk.engine.recovery import restore
     monkeypatch.setattr(restore, "JOB_LOCK_TIMEOUT", 0.05)
 
 
@@ -100,10 +100,10 @@ def memory_keyring():
 
 @contextmanager
 def logging_into(folder: Path):
-    """dreamdesk.engine.logs.setup() writing into `folder`; the logging configuration is put back after."""
+    """dreamdesk.engine.core.logs.setup() writing into `folder`; the logging configuration is put back after."""
     import logging
 
-    from dreamdesk.engine import logs
+    from dreamdesk.engine.core import logs
     levels = {n: logging.getLogger(n).level for n in ("", *logs.OURS)}
     old = os.environ.get(logs.ENV)
     os.environ[logs.ENV] = str(folder)

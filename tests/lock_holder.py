@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from dreamdesk.engine import git_repair
+from dreamdesk.engine.disk import git_repair
 
 HOLD = "import sys; f = open(sys.argv[1], 'ab'); print('held', flush=True); sys.stdin.read()"
 

@@ -17,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from dreamdesk.engine.archive import (append_records, archive_removed, plan_entry_restore, read_archive, search,
+from dreamdesk.engine.recovery.archive import (append_records, archive_removed, plan_entry_restore, read_archive, search,
                             write_memory)
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.entries import split_entries
-from dreamdesk.engine.files import MISSING_HASH, current_hash
-from dreamdesk.engine.problems import ConflictError, WorkspaceError
-from dreamdesk.engine.restore import restore_archive_entry
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.status import read_status
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.text.entries import split_entries
+from dreamdesk.engine.disk.files import MISSING_HASH, current_hash
+from dreamdesk.engine.core.problems import ConflictError, WorkspaceError
+from dreamdesk.engine.recovery.restore import restore_archive_entry
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.overview.status import read_status
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import git
 
 
@@ -277,8 +277,8 @@ def test_killed_between_archiving_and_writing_loses_nothing(ws):
     code = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(REPO)!r})
-        from dreamdesk.engine.workspace import Workspace
-        from dreamdesk.engine.archive import archive_removed
+        from dreamdesk.engine.home.workspace import Workspace
+        from dreamdesk.engine.recovery.archive import archive_removed
         ws = Workspace.open({str(ws.root)!r})
         old = (ws.root / "USER.md").read_bytes().decode("utf-8")
         archive_removed(ws, old, {new!r}, "USER.md", "edit")

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from dreamdesk.engine.archive import write_memory
-from dreamdesk.engine.prunes import all_prunes
+from dreamdesk.engine.recovery.archive import write_memory
+from dreamdesk.engine.recovery.prunes import all_prunes
 from dreamdesk.engine.cli import main as cli
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.home.workspace import Workspace
 from fake_templates import TEMPLATES
 
 FACTS = "# User Profile\n\n- Ana, data engineer in Ghent.\n"

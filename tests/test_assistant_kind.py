@@ -13,8 +13,8 @@ import pytest
 
 from dreamdesk.engine.assistants import JENNY, NANOBOT, assistant_of
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.prompt import build_prompt
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.assistants.prompt import build_prompt
+from dreamdesk.engine.home.workspace import Workspace
 from fake_templates import TEMPLATES
 
 pytestmark = pytest.mark.usefixtures("fake_templates")

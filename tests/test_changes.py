@@ -3,11 +3,11 @@ own writes, and the partial reads it drives."""
 
 import pytest
 
-from dreamdesk.engine import changes
-from dreamdesk.engine.changes import EVERYTHING, Changes, from_paths, relative_changes
-from dreamdesk.engine.files import atomic_write_text
-from dreamdesk.engine.status import read_status
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk import changes
+from dreamdesk.engine.disk.changes import EVERYTHING, Changes, from_paths, relative_changes
+from dreamdesk.engine.disk.files import atomic_write_text
+from dreamdesk.engine.overview.status import read_status
+from dreamdesk.engine.home.workspace import Workspace
 
 
 @pytest.mark.parametrize("path, expected", [
@@ -96,7 +96,7 @@ def test_a_history_another_reader_parsed_first_is_still_new(make_workspace):
 def test_a_snapshot_is_recorded_only_when_it_made_a_commit(make_workspace):
     """Staging files (git add) or a commit refused because nothing changed moves no ref: the
     Snapshots, Archive and Runs views have nothing new to read."""
-    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
     root = make_workspace({"USER.md": "# U\n", "memory/MEMORY.md": "# M\n"})
     store = SnapshotStore(Workspace.open(root))
     store.snapshot("first")

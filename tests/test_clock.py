@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, open_window
-from dreamdesk.engine import clock
+from dreamdesk.engine.core import clock
 
 BERLIN, TOKYO, NEW_YORK = ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo"), ZoneInfo("America/New_York")
 
@@ -65,7 +65,7 @@ def test_what_is_no_time_is_shown_as_it_is():
     ({}, None),
 ])
 def test_the_home_s_zone_is_nanobot_s_timezone_setting(make_workspace, defaults, zone):
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     root = make_workspace({"SOUL.md": "s\n", "config.json": json.dumps({"agents": {"defaults": defaults}})})
     assert clock.home_zone(Workspace.open(root).config()) == zone
 
@@ -84,7 +84,7 @@ def test_nanobot_writes_the_setting_the_home_zone_reads(tmp_path):
     assert isinstance(saved["agents"]["defaults"]["timezone"], str)
     (tmp_path / "ws" / "memory").mkdir(parents=True)
     (tmp_path / "config.json").write_text(json.dumps({"agents": {"defaults": {"timezone": "Europe/Berlin"}}}))
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     assert clock.home_zone(Workspace.open(tmp_path / "ws").config()) == BERLIN
 
 
@@ -195,9 +195,9 @@ def test_dreamdesk_stamps_history_in_the_home_s_zone_as_the_assistant_does(tmp_p
     """Compacting here, for a home whose assistant runs in New York: the new entries carry New
     York's wall clock, like the stamps around them, so every stamp in the file reads alike."""
     from test_consolidator import write_session
-    from dreamdesk.engine.consolidator import run_consolidator
-    from dreamdesk.engine.history import read_history
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.jobs.consolidator import run_consolidator
+    from dreamdesk.engine.home.history import read_history
+    from dreamdesk.engine.home.workspace import Workspace
     h = tmp_path / "home"
     (h / "workspace" / "memory").mkdir(parents=True)
     (h / "workspace" / "USER.md").write_text("# User\n")

@@ -5,11 +5,11 @@ rebuilt, and the records read back lazily are the records that were analysed."""
 import os
 import sys
 
-from dreamdesk.engine.commit_cache import cache_file
-from dreamdesk.engine.commit_log import CACHE_NAME, load_history
-from dreamdesk.engine.prunes import all_prunes
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.commit_cache import cache_file
+from dreamdesk.engine.versions.commit_log import CACHE_NAME, load_history
+from dreamdesk.engine.recovery.prunes import all_prunes
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from test_prunes import build
 
 _SEEN: list | None = None       # what the audit hook records while a list is set

@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from dreamdesk.engine import config as config_mod
-from dreamdesk.engine.config import REVIEW_FLOOR, BelowFloorError, find_setting, load, set_value
-from dreamdesk.engine.problems import WorkspaceError
+from dreamdesk.engine.home import config as config_mod
+from dreamdesk.engine.home.config import REVIEW_FLOOR, BelowFloorError, find_setting, load, set_value
+from dreamdesk.engine.core.problems import WorkspaceError
 
 D = "agents.defaults.dream."
 
@@ -363,7 +363,7 @@ def nanobot_save(path):
 
 @pytest.fixture
 def home(make_workspace, tmp_path):
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     root = make_workspace({"SOUL.md": "s"}, root=tmp_path / "home" / "workspace")
     write(tmp_path / "home" / "config.json", {"agents": {"defaults": {"model": "m", "dream": {"enabled": True}}},
                                               "channels": {"x": 1}})
@@ -375,14 +375,14 @@ def lost(ws):
 
 
 def test_opening_and_reading_write_no_state(home, private_state):
-    from dreamdesk.engine.status import read_status
+    from dreamdesk.engine.overview.status import read_status
     read_status(home)
     assert lost(home) == {} and config_mod.remembered(home.root) == {}
     assert not (private_state / "workspaces").exists()
 
 
 def test_a_key_nanobot_dropped_is_named_with_its_value_and_reapplied_in_one_write(home):
-    from dreamdesk.engine.status import read_status
+    from dreamdesk.engine.overview.status import read_status
     config_mod.write_settings(home, {"memoryBudgetChars": 2500})
     config_mod.write_settings(home, {"reviewEveryRuns": 6}, confirm_below_floor=True)
     config_mod.write_settings(home, {"passes.induction": False})
@@ -465,7 +465,7 @@ def test_a_config_that_cannot_be_read_loses_nothing_and_is_not_reapplied(home):
 def test_a_deleted_config_lost_everything_and_reapply_creates_it(home):
     config_mod.write_settings(home, {"memoryBudgetChars": 2500})
     home.config_path.unlink()
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(home.root.parent)
     assert lost(ws) == {D + "memoryBudgetChars": 2500}
     config_mod.reapply(ws)

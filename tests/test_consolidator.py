@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from dreamdesk.engine.rules import KEEP_LAST
-from dreamdesk.engine.consolidator import journal_path, plan_session, raw_entries, run_consolidator
-from dreamdesk.engine.history import read_history
+from dreamdesk.engine.core.rules import KEEP_LAST
+from dreamdesk.engine.jobs.consolidator import journal_path, plan_session, raw_entries, run_consolidator
+from dreamdesk.engine.home.history import read_history
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.sessions import find_sessions, read_session
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.sessions import find_sessions, read_session
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import client_threads, turn
 
 NOW = datetime(2026, 11, 29, 12, 0).astimezone()
@@ -158,8 +158,8 @@ def _killed_compaction(home, llm_server, moment: str):
     temp is written and not yet renamed over it. Returns the session's path."""
     p = write_session(home / "sessions/a.jsonl", "a", 30)
     srv = llm_server(default={"status": 500})
-    code = ("import os; from datetime import datetime; from dreamdesk.engine import files;"
-            "from dreamdesk.engine.workspace import Workspace; import dreamdesk.engine.consolidator as c;"
+    code = ("import os; from datetime import datetime; from dreamdesk.engine.disk import files;"
+            "from dreamdesk.engine.home.workspace import Workspace; import dreamdesk.engine.jobs.consolidator as c;"
             "from dreamdesk.engine.llm.openai import OpenAIClient; c.RAW_PART_CHARS = 300;"
             f"files._before_replace = lambda path: os._exit(86) if path.name == {moment!r} else None;"
             f"c.run_consolidator(Workspace.open({str(home)!r}), OpenAIClient({srv.url!r}, 'm', max_retries=0),"
@@ -200,8 +200,8 @@ def test_a_compaction_killed_at_any_step_converges_on_the_next_run(home, llm_ser
     """Issue 24 item 5: the run right after the kill finishes the compaction (every message in
     history exactly once, the offset moved), leaves no journal and no temp file anywhere (the
     session folder and Dreamdesk's state included), and a third run finds nothing to do."""
-    from dreamdesk.engine.consolidator import compact_now
-    from dreamdesk.engine.state import workspace_state_dir
+    from dreamdesk.engine.jobs.consolidator import compact_now
+    from dreamdesk.engine.core.state import workspace_state_dir
     p = _killed_compaction(home, llm_server, moment)
     ws = Workspace.open(home)
     assert compact_now(ws, None) != []                  # finished (or redone) at once, no waiting
@@ -250,7 +250,7 @@ def test_session_appended_meanwhile_is_kept(home, llm_server):
 def test_message_appended_during_the_metadata_rewrite_is_kept(home, llm_server, monkeypatch):
     """The assistant appends through a descriptor it opened on the session file just before
     our rename: the message must reach the new file, not vanish with the old inode."""
-    import dreamdesk.engine.files as files
+    import dreamdesk.engine.disk.files as files
     p = write_session(home / "sessions/a.jsonl", "a", 20)
     real = files.atomic_write_bytes
     late = json.dumps({"role": "user", "content": "sent mid-rewrite", "timestamp": NOW.isoformat()}) + "\n"
@@ -273,7 +273,7 @@ def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_f
     """nanobot saves a session by rewriting the whole file. If that lands in the old file during
     our rename, its version is put back (its messages are kept), and the journal finishes our
     update on the next run without writing the summary twice."""
-    import dreamdesk.engine.files as files
+    import dreamdesk.engine.disk.files as files
     p = write_session(home / "sessions/a.jsonl", "a", 20)
     real = files.atomic_write_bytes
     theirs = {}
@@ -296,7 +296,7 @@ def test_session_rewritten_whole_during_the_metadata_rewrite_wins_and_recovery_f
 
     monkeypatch.setattr(files, "atomic_write_bytes", racing_replace)
     ws = Workspace.open(home)
-    from dreamdesk.engine.problems import ConflictError
+    from dreamdesk.engine.core.problems import ConflictError
     with pytest.raises(ConflictError, match="changed on disk"):
         run_consolidator(ws, client(llm_server([turn(content="- [durable] fact")])), now=NOW)
     assert p.read_bytes() == theirs["bytes"]                  # their save was not lost
@@ -409,8 +409,8 @@ def test_the_offset_rewrite_waits_for_the_assistants_session_lock(home, llm_serv
     the metadata line waits; it lands once the lock is free, never in the middle of a save."""
     import threading
 
-    import dreamdesk.engine.consolidator as consolidator_mod
-    from dreamdesk.engine.files import FileLock
+    import dreamdesk.engine.jobs.consolidator as consolidator_mod
+    from dreamdesk.engine.disk.files import FileLock
     p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
     held = FileLock(p.parent / ".session-files.lock").acquire()
     asked = threading.Event()
@@ -448,7 +448,7 @@ def _offset_back_to(p, n):
 
 
 def test_an_offset_the_assistant_wrote_back_never_makes_us_compact_twice(home, llm_server):
-    from dreamdesk.engine.status import read_status
+    from dreamdesk.engine.overview.status import read_status
     p = nanobot_session(home, "telegram:1", 20, last_archived=0, last_consolidated=0)
     srv = llm_server([turn(content="- [durable] Likes tea")], default=turn(content="- [durable] Second summary"))
     ws = Workspace.open(home)

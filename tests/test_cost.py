@@ -10,9 +10,9 @@ import pytest
 from conftest import pending_files
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
-from dreamdesk.engine.dream_runs import DayTokens, token_totals, tokens_by_week
+from dreamdesk.engine.dream.run_list import DayTokens, token_totals, tokens_by_week
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 

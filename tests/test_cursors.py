@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from dreamdesk.engine.cursors import read_cursor, write_cursor
-from dreamdesk.engine.problems import INFO, WARNING
+from dreamdesk.engine.home.cursors import read_cursor, write_cursor
+from dreamdesk.engine.core.problems import INFO, WARNING
 
 DISPLAY = "memory/.cursor"
 

@@ -5,8 +5,8 @@ from collections import Counter
 
 from conftest import DEMO_HOME
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.status import read_status
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.overview.status import read_status
+from dreamdesk.engine.home.workspace import Workspace
 
 MALFORMED = {27: "not valid JSON", 75: 'got a str ("75")', 91: "got a bool (true)", 97: 'missing field "content"',
              109: "not valid UTF-8"}
@@ -53,7 +53,7 @@ def test_demo_replay_makes_a_believable_run(demo_home, capsys):
     real = json.loads(capsys.readouterr().out)
     assert real["status"] == "completed" and real["cursor"] == {"before": 99, "after": 120}
     # the dry run previewed exactly what the real run wrote
-    from dreamdesk.engine.diffs import diff_texts
+    from dreamdesk.engine.text.diffs import diff_texts
     expected = "".join(diff_texts((DEMO_HOME / "workspace" / d["path"]).read_text(encoding="utf-8"),
                                   (demo_home / "workspace" / d["path"]).read_text(encoding="utf-8"),
                                   d["path"]).unified() for d in dry["diffs"])

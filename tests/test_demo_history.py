@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_HOME, REPO, tree_state
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.rules import ARCHIVED_FILES
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.core.rules import ARCHIVED_FILES
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.demo_history import build_demo_history
+from dreamdesk.engine.desktop.demo_history import build_demo_history
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import load_state
-from dreamdesk.engine.entries import split_entries
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.text.entries import split_entries
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 SOURCE = REPO / "resources" / "demo-history"
 MANIFEST = json.loads((SOURCE / "manifest.json").read_text(encoding="utf-8"))

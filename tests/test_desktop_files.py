@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO
 from test_packaging import png_size, valid
 
-from dreamdesk.engine import desktop_files
+from dreamdesk.engine.desktop import desktop_files
 from dreamdesk.engine.cli import main
 
 SIZES = desktop_files.ICON_SIZES

@@ -7,7 +7,7 @@ import subprocess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamdesk.engine.diffs import diff_texts, intraline, revert_hunk, split_keepends
+from dreamdesk.engine.text.diffs import diff_texts, intraline, revert_hunk, split_keepends
 
 
 

@@ -9,14 +9,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.recovery.archive import read_archive
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, apply_preview, load_state, run_dream
 from dreamdesk.engine.dream.runtypes import decode_record
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import client_threads, turn
 
 USER = """# User
@@ -513,7 +513,7 @@ def test_dry_run_changes_nothing_and_apply_writes_the_preview(ws, llm_server):
 
 def test_apply_refuses_a_preview_older_than_the_last_run(make_workspace, llm_server):
     """A held preview applied after a real run would put back a stale hold count."""
-    from dreamdesk.engine.problems import WorkspaceError
+    from dreamdesk.engine.core.problems import WorkspaceError
     ws = near_budget_workspace(make_workspace)
     srv = llm_server(default=turn(content="nothing to add"))
     preview = run_dream(ws, client(srv), only_consolidation(dry_run=True)).preview
@@ -546,7 +546,7 @@ def test_apply_refuses_a_dry_run_that_failed(ws, llm_server):
                      default={"status": 500})
     res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
     assert res.status == "failed" and res.preview["files"]
-    from dreamdesk.engine.problems import WorkspaceError
+    from dreamdesk.engine.core.problems import WorkspaceError
     with pytest.raises(WorkspaceError, match="did not complete"):
         apply_preview(ws, res.preview)
     assert (ws.root / "USER.md").read_text() == USER
@@ -556,7 +556,7 @@ def test_apply_refuses_when_files_changed(ws, llm_server):
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="x")])
     res = run_dream(ws, client(srv), only_consolidation(dry_run=True))
     (ws.root / "USER.md").write_text(USER + "- edited by hand\n")
-    from dreamdesk.engine.problems import ConflictError
+    from dreamdesk.engine.core.problems import ConflictError
     with pytest.raises(ConflictError):
         apply_preview(ws, res.preview)
     assert (ws.root / "USER.md").read_text() == USER + "- edited by hand\n"
@@ -595,7 +595,7 @@ def test_retention_deletes_a_run_with_nothing_left(ws, llm_server):
     keeps only the facts it created that still exist, and a run with nothing left is deleted. A
     run that only removed things created nothing: nothing of it is left. What it removed stays
     in the archive, restorable."""
-    from dreamdesk.engine.prunes import restore_prune
+    from dreamdesk.engine.recovery.prunes import restore_prune
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = old_run(ws, srv)
     path = ws.dreams_dir / f"{res.run_id}.json"
@@ -650,8 +650,8 @@ def test_retention_keeps_a_run_inside_the_window_and_one_whose_file_cannot_be_re
 
 
 def test_retention_runs_at_the_end_of_a_run_under_the_job_lock_never_on_a_read(ws, llm_server, capsys, monkeypatch):
-    from dreamdesk.engine.files import lock_is_held
-    from dreamdesk.engine.state import lock_path
+    from dreamdesk.engine.disk.files import lock_is_held
+    from dreamdesk.engine.core.state import lock_path
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = old_run(ws, srv)
     before = tree_state(ws.root)
@@ -696,7 +696,7 @@ def test_deleting_archive_entry_scrubs_records(ws, llm_server):
 
 
 def test_a_deleted_archive_id_is_never_given_again_and_its_facts_read_unavailable(ws, llm_server):
-    from dreamdesk.engine.archive import append_records
+    from dreamdesk.engine.recovery.archive import append_records
     srv = llm_server([turn(("remove_fact", {"path": "USER.md", "text": "- Lives in Porto"})), turn(content="ok")])
     res = run_dream(ws, client(srv), only_consolidation())
     gone = read_archive(ws).records[-1]
@@ -713,7 +713,7 @@ def test_a_deleted_archive_id_is_never_given_again_and_its_facts_read_unavailabl
 def test_deleting_with_a_stale_view_of_the_archive_erases_the_right_entry(ws, monkeypatch):
     """Another deletion moved the lines after our read: the entry is found again by its id
     under the lock, so a neighbour is never erased in its place."""
-    from dreamdesk.engine.archive import append_records
+    from dreamdesk.engine.recovery.archive import append_records
     a, b, c = append_records(ws, [{"file": "USER.md", "text": f"- entry {x}", "reason": "edit"} for x in "abc"])
     stale = read_archive(ws)
     records.delete_archive_entry(ws, a.id)                       # lines shift up by one
@@ -743,7 +743,7 @@ def test_cli_dream_and_runs(ws, llm_server, capsys, monkeypatch):
 
 def test_batch_entries_are_truncated_to_500_characters_in_all():
     from dreamdesk.engine.dream.prompts import batch_text
-    from dreamdesk.engine.history import HistoryEntry
+    from dreamdesk.engine.home.history import HistoryEntry
     long, exact = HistoryEntry(1, 7, "2026-11-01 10:00", "x" * 800, None), HistoryEntry(2, 8, "t", "y" * 500, None)
     shown = batch_text([long, exact]).split("\n\n")
     assert len(shown[0].split("\n", 1)[1]) == 500 and shown[0].endswith("…")
@@ -859,7 +859,7 @@ def test_no_key_we_were_given_leaves_dreamdesk_whatever_echoes_it(ws, llm_server
     only sits in config.json, all echoed back by a 401: none reaches stdout, stderr, the run
     record, Dream's state file or the snapshots."""
     import subprocess
-    from dreamdesk.engine import redact
+    from dreamdesk.engine.core import redact
     redact.forget_all()
     keys = {"user": "dd-user-8c1f", "pass": "dd-pass-5e7a", "query": "dd-query-41bd", "header": "sk-header-93aa",
             "config": "sk-config-17fe"}
@@ -921,7 +921,7 @@ def test_the_cursor_moves_only_after_the_record_is_final(ws, llm_server, monkeyp
 
 def test_a_write_dream_cannot_make_is_said_in_words_in_its_outcome(ws, llm_server, monkeypatch):
     import errno
-    import dreamdesk.engine.files as files_mod
+    import dreamdesk.engine.disk.files as files_mod
     srv = llm_server([turn(("add_fact", {"path": "USER.md", "text": "Likes tea", "section": "Preferences",
                                          "sources": [1]})), turn(content="ok")], default=turn(content="nothing"))
     real = files_mod.atomic_write_bytes

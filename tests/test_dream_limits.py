@@ -9,7 +9,7 @@ import json
 import pytest
 
 from dreamdesk.engine.dream.tools import ABSOLUTE_CAP, MAX_ARG_CHARS, DiskBackend, Sandbox
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 MEMORY = "# Memory\n\n- The homelab runs Proxmox.\n"
 

@@ -11,11 +11,11 @@ import threading
 import pytest
 
 from conftest import pending_files
-from dreamdesk.engine import pins
+from dreamdesk.engine.recovery import pins
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import MAX_CALLS_PER_TURN, MAX_STORED_ARGS, DreamOptions, run_dream
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 LONG = "- Allergic to penicillin, amoxicillin and every other beta-lactam antibiotic there is, " * 2

@@ -9,14 +9,14 @@ import json
 import pytest
 
 from conftest import pending_files, tree_state
-from dreamdesk.engine import dream_prompts
+from dreamdesk.engine.dream import prompt_edits
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.prompts import COMMON, PASSES
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 MINE = "This is the CONSOLIDATION pass, my way: add only what the user said twice."
@@ -29,7 +29,7 @@ def ws(make_workspace):
 
 
 def sources(root):
-    return {p.name: p.source for p in dream_prompts.pass_prompts(root)}
+    return {p.name: p.source for p in prompt_edits.pass_prompts(root)}
 
 
 def test_defaults_then_the_assistant_s_own_then_the_person_s_edit(ws):
@@ -37,25 +37,25 @@ def test_defaults_then_the_assistant_s_own_then_the_person_s_edit(ws):
     (ws.root / "prompts").mkdir()
     (ws.root / "prompts" / "dream.md").write_text("Fold history the assistant's way.\n")
     assert sources(ws.root)["consolidation"] == "prompts/dream.md"
-    edited = dream_prompts.set_pass(ws.root, "consolidation", f"  {MINE}\n")
+    edited = prompt_edits.set_pass(ws.root, "consolidation", f"  {MINE}\n")
     assert (edited.source, edited.text) == ("edited", MINE) and edited.default == PASSES["consolidation"][1]
-    assert dream_prompts.reset_pass(ws.root, "consolidation").source == "prompts/dream.md"
+    assert prompt_edits.reset_pass(ws.root, "consolidation").source == "prompts/dream.md"
     # the default written back is no edit at all
-    assert dream_prompts.set_pass(ws.root, "review", PASSES["review"][1] + "\n").source == "default"
-    assert dream_prompts.load_edits(ws.root) == {}
-    assert not any(p.name == dream_prompts.EDITS_NAME for p in ws.root.rglob("*"))     # never in the workspace
+    assert prompt_edits.set_pass(ws.root, "review", PASSES["review"][1] + "\n").source == "default"
+    assert prompt_edits.load_edits(ws.root) == {}
+    assert not any(p.name == prompt_edits.EDITS_NAME for p in ws.root.rglob("*"))     # never in the workspace
 
 
 @pytest.mark.parametrize("name, text, needle", [
     ("bogus", "x", "not a Dream pass"), ("review", "  \n", "needs instructions"),
-    ("review", "x" * (dream_prompts.MAX_CHARS + 1), f"at most {dream_prompts.MAX_CHARS:,}")])
+    ("review", "x" * (prompt_edits.MAX_CHARS + 1), f"at most {prompt_edits.MAX_CHARS:,}")])
 def test_what_cannot_be_a_pass_s_instructions_is_said(ws, name, text, needle):
     with pytest.raises(WorkspaceError, match=needle):
-        dream_prompts.set_pass(ws.root, name, text)
+        prompt_edits.set_pass(ws.root, name, text)
 
 
 def test_a_run_tells_each_pass_what_the_person_wrote(ws, llm_server):
-    dream_prompts.set_pass(ws.root, "consolidation", MINE)
+    prompt_edits.set_pass(ws.root, "consolidation", MINE)
     srv = llm_server([turn(content="nothing to add")])
     res = run_dream(ws, OpenAIClient(srv.url, "m", "sk-test", backoff=0.01, max_retries=1),
                     DreamOptions(passes={"deduction": False, "induction": False}))
@@ -66,7 +66,7 @@ def test_a_run_tells_each_pass_what_the_person_wrote(ws, llm_server):
 
 
 def test_an_unreadable_prompts_file_stops_a_run_before_anything_is_written(ws, llm_server):
-    dream_prompts.edits_path(ws.root, create=True).write_text('{"passes": {"review": 3}}')
+    prompt_edits.edits_path(ws.root, create=True).write_text('{"passes": {"review": 3}}')
     before = tree_state(ws.root)
     srv = llm_server([turn(content="never asked")])
     with pytest.raises(WorkspaceError, match="does not hold instructions by pass"):
@@ -112,12 +112,12 @@ def test_the_dialog_edits_a_pass_restores_its_default_and_shows_the_rest_read_on
     grab(dlg, "dream-prompts.png")
     dlg.save_button.click()
     qtbot.waitUntil(lambda: dlg.list.item(3).text() == "deduction (edited)", timeout=5000)
-    assert dream_prompts.load_edits(root) == {"deduction": "Look only for contradictions."}
+    assert prompt_edits.load_edits(root) == {"deduction": "Look only for contradictions."}
     dlg.default_button.click()                                    # the default, one click away
     assert dlg.editor.toPlainText() == PASSES["deduction"][1]
     dlg.save_button.click()
     qtbot.waitUntil(lambda: dlg.list.item(3).text() == "deduction (default)", timeout=5000)
-    assert dream_prompts.load_edits(root) == {}
+    assert prompt_edits.load_edits(root) == {}
     # an unsaved edit is asked about before the dialog closes
     dlg.editor.setPlainText("half a thought")
     asked = []
@@ -126,7 +126,7 @@ def test_the_dialog_edits_a_pass_restores_its_default_and_shows_the_rest_read_on
     assert asked == [["deduction"]] and dlg.isVisible()
     dlg.ask_discard = lambda passes: True
     dlg.reject()
-    assert not dlg.isVisible() and dream_prompts.load_edits(root) == {}
+    assert not dlg.isVisible() and prompt_edits.load_edits(root) == {}
 
 
 def QDialog_():

@@ -7,7 +7,7 @@ import json
 
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm.replay import ReplayClient
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 
 def test_a_pass_that_does_not_run_leaves_the_others_on_their_own_turns(make_workspace, tmp_path):

@@ -16,8 +16,8 @@ from dreamdesk.engine.dream.run import load_state, read_state, save_state
 from dreamdesk.engine.dream.runtypes import FileSize, RecordError, RunRecord, RunState, Stuck, decode_record, decode_state
 from dreamdesk.engine.dream.runtypes import record_json, state_json, with_changes
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.home.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dream_records"
 SHAPES = ["completed", "pruned", "dry-run-preview", "old-shape"]

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from dreamdesk.engine import pins
-from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.recovery import pins
+from dreamdesk.engine.recovery.archive import read_archive
 from dreamdesk.engine.dream.tools import DiskBackend, Sandbox
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
 MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n"

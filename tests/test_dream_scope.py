@@ -8,14 +8,14 @@ import os
 import pytest
 
 from conftest import pending_files, tree_state
-from dreamdesk.engine import dream_scope
+from dreamdesk.engine.dream import write_scope
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.state import workspace_state_dir
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.core.state import workspace_state_dir
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 SOUL = "# Soul\n\n- Be brief.\n"
@@ -38,31 +38,31 @@ def consolidation_only(**kw):
 
 
 def test_everything_is_open_until_the_person_closes_something(ws):
-    assert dream_scope.load(ws.root) == dream_scope.Scope()
+    assert write_scope.load(ws.root) == write_scope.Scope()
     assert not workspace_state_dir(ws.root).exists()                               # reading writes nothing
-    scope = dream_scope.change(ws.root, close=["soul.md", "skills/"])
-    assert scope.closed == {"SOUL.md", "skills"} and dream_scope.load(ws.root) == scope
+    scope = write_scope.change(ws.root, close=["soul.md", "skills/"])
+    assert scope.closed == {"SOUL.md", "skills"} and write_scope.load(ws.root) == scope
     assert not scope.allows("SOUL.md") and not scope.allows("skills/new/SKILL.md") and scope.allows("USER.md")
     assert scope.describe() == ("Dream may write USER.md, memory/MEMORY.md; never SOUL.md, skills "
                                 "(closed in Dreamdesk for this workspace).")
-    assert dream_scope.change(ws.root, open_=["SOUL.md"]).closed == {"skills"}
-    assert not any(p.name == dream_scope.SCOPE_NAME for p in ws.root.rglob("*"))   # never in the workspace
+    assert write_scope.change(ws.root, open_=["SOUL.md"]).closed == {"skills"}
+    assert not any(p.name == write_scope.SCOPE_NAME for p in ws.root.rglob("*"))   # never in the workspace
 
 
 def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
-    assert [dream_scope.parse_area(t) for t in (" USER.MD ", "memory.md", "Memory/MEMORY.md/", "skills/", "soul.md")] \
+    assert [write_scope.parse_area(t) for t in (" USER.MD ", "memory.md", "Memory/MEMORY.md/", "skills/", "soul.md")] \
         == ["USER.md", "memory/MEMORY.md", "memory/MEMORY.md", "skills", "SOUL.md"]
     for typo in ("user.mdX", "memory", "skill", "skills/cooking"):
         with pytest.raises(WorkspaceError) as info:
-            dream_scope.parse_area(typo)
+            write_scope.parse_area(typo)
         assert str(info.value) == (f"{typo!r} is not one of the areas Dream writes: SOUL.md, USER.md, "
                                    "memory/MEMORY.md, skills")
     with pytest.raises(WorkspaceError, match="^SOUL.md, USER.md cannot be both opened and closed$"):
-        dream_scope.change(ws.root, close=["USER.md", "SOUL.md", "skills"], open_=["soul.md", "user.md", "MEMORY.md"])
-    closed = dream_scope.change(ws.root, close=list(dream_scope.AREAS))
+        write_scope.change(ws.root, close=["USER.md", "SOUL.md", "skills"], open_=["soul.md", "user.md", "MEMORY.md"])
+    closed = write_scope.change(ws.root, close=list(write_scope.AREAS))
     assert closed.describe() == ("Dream may write nothing; never SOUL.md, USER.md, memory/MEMORY.md, skills "
                                  "(closed in Dreamdesk for this workspace).")
-    path = dream_scope.scope_path(ws.root)
+    path = write_scope.scope_path(ws.root)
     assert path.read_text() == ('{\n  "version": 1,\n  "closed": [\n    "SOUL.md",\n    "USER.md",\n'
                                 '    "memory/MEMORY.md",\n    "skills"\n  ]\n}\n')
     assert (path.parent / "workspace.txt").read_text().strip() == os.path.realpath(ws.root)
@@ -74,7 +74,7 @@ def test_areas_are_named_as_people_type_them_and_the_file_is_dreamdesk_s(ws):
                               "or remove it$"),
     ("[]", "does not list closed areas")])
 def test_an_unreadable_scope_stops_a_run_before_anything_is_written(ws, llm_server, body, needle):
-    path = dream_scope.scope_path(ws.root, create=True)
+    path = write_scope.scope_path(ws.root, create=True)
     path.write_text(body)
     before = tree_state(ws.root)
     srv = llm_server([turn(content="never asked")])
@@ -84,7 +84,7 @@ def test_an_unreadable_scope_stops_a_run_before_anything_is_written(ws, llm_serv
 
 
 def test_a_closed_file_is_never_written_in_any_pass_and_the_run_goes_on(ws, llm_server):
-    dream_scope.change(ws.root, close=["SOUL.md", "skills"])
+    write_scope.change(ws.root, close=["SOUL.md", "skills"])
     srv = llm_server([
         turn(("edit_file", {"path": "SOUL.md", "old_text": "- Be brief.", "new_text": "- Reply in Swedish."})),
         turn(("write_file", {"path": "skills/swedish/SKILL.md", "content": "# Swedish\n"})),
@@ -109,7 +109,7 @@ def test_a_closed_file_is_never_written_in_any_pass_and_the_run_goes_on(ws, llm_
 
 
 def test_the_review_pass_keeps_the_scope_too(ws, llm_server):
-    dream_scope.change(ws.root, close=["USER.md"])
+    write_scope.change(ws.root, close=["USER.md"])
     before = (ws.root / "USER.md").read_bytes()
     srv = llm_server([turn(("write_file", {"path": "USER.md", "content": "# User\n"})), turn(content="ok")],
                      default=turn(content="nothing"))
@@ -124,7 +124,7 @@ def test_the_deduction_and_induction_passes_keep_the_scope_too(make_workspace, l
     closed file are refused, while the same passes' writes to an open file land."""
     ws = Workspace.open(make_workspace(pending_files("- Maya answers in Swedish", "- Maya reads Swedish news",
                                                      SOUL=SOUL, USER=USER)))
-    dream_scope.change(ws.root, close=["USER.md"])
+    write_scope.change(ws.root, close=["USER.md"])
     before = (ws.root / "USER.md").read_bytes()
     srv = llm_server([
         turn(content="nothing to fold"),                                                  # consolidation
@@ -146,7 +146,7 @@ def test_the_deduction_and_induction_passes_keep_the_scope_too(make_workspace, l
 
 
 def test_a_dry_run_keeps_the_scope_too(ws, llm_server):
-    dream_scope.change(ws.root, close=["SOUL.md"])
+    write_scope.change(ws.root, close=["SOUL.md"])
     srv = llm_server([turn(("write_file", {"path": "SOUL.md", "content": "# Soul\n"})), turn(content="ok")])
     before = tree_state(ws.root)
     run_dream(ws, client(srv), consolidation_only(dry_run=True))
@@ -164,7 +164,7 @@ def test_cli_scope_shows_closes_and_opens(ws, capsys):
     assert main(["scope", str(ws.root), "--close", "wikis"]) == 2
     assert "'wikis' is not one of the areas Dream writes" in capsys.readouterr().err
     assert main(["scope", str(ws.root), "--open", "memory/MEMORY.md"]) == 0
-    assert dream_scope.load(ws.root).closed == frozenset()
+    assert write_scope.load(ws.root).closed == frozenset()
 
 
 # -- the window: Settings → Memory changes it, the Engine panel says it ---------------------------
@@ -179,17 +179,17 @@ def test_settings_close_and_open_a_file_and_the_engine_panel_says_so(main_window
     assert all(b.isChecked() and b.isEnabled() for b in boxes.values())
     boxes["SOUL.md"].click()                                  # as a person unticks it
     qtbot.waitUntil(lambda: "never SOUL.md" in win.panel.scope_label.text(), timeout=15000)
-    assert dream_scope.load(root).closed == {"SOUL.md"}
+    assert write_scope.load(root).closed == {"SOUL.md"}
     assert not boxes["SOUL.md"].isChecked() and all(b.isEnabled() for b in boxes.values())
     grab(win, "settings-dream-scope.png")
     boxes["SOUL.md"].click()
     qtbot.waitUntil(lambda: "every memory file" in win.panel.scope_label.text(), timeout=15000)
-    assert dream_scope.load(root).closed == frozenset()
+    assert write_scope.load(root).closed == frozenset()
 
 
 def test_an_unreadable_scope_is_said_and_its_boxes_wait(main_window, qtbot):
     win = main_window
-    dream_scope.scope_path(win.ws.root, create=True).write_text("{broken")
+    write_scope.scope_path(win.ws.root, create=True).write_text("{broken")
     win.refresh()
     qtbot.waitUntil(lambda: "cannot be read" in win.panel.scope_label.text(), timeout=15000)
     win.tabs.setCurrentWidget(win.settings)

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamdesk.engine.entries import _heading_lines, dedent_entry, insert_entry, removed_entries, split_entries
+from dreamdesk.engine.text.entries import _heading_lines, dedent_entry, insert_entry, removed_entries, split_entries
 
 
 USER = """\
@@ -274,16 +274,16 @@ def test_an_entry_archived_while_nested_comes_back_as_an_entry_of_its_own():
 
 
 def test_contains_entry_sees_a_child_still_under_its_parent():
-    from dreamdesk.engine.entries import contains_entry
+    from dreamdesk.engine.text.entries import contains_entry
     text = "## Homelab\n- Proxmox on the NUC\n  - VM 102: Pi-hole\n"
     assert contains_entry(text, "  - VM 102: Pi-hole") and contains_entry(text, "- Proxmox on the NUC\n  - VM 102: Pi-hole")
     assert not contains_entry(text, "- VM 103: Gitea")
 
 
 def test_a_formerly_nested_entry_restored_twice_is_inserted_once(make_workspace):
-    from dreamdesk.engine.archive import append_records, plan_entry_restore
-    from dreamdesk.engine.restore import restore_archive_entry
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery.archive import append_records, plan_entry_restore
+    from dreamdesk.engine.recovery.restore import restore_archive_entry
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(make_workspace({"USER.md": "# User\n\n## Homelab\n- Blog on Eleventy\n"}))
     (rec,) = append_records(ws, [{"file": "USER.md", "text": "  - VM 102: Pi-hole", "reason": "dream",
                                   "heading": "## Homelab"}])
@@ -480,7 +480,7 @@ def test_indented_code_comes_back_as_code_where_no_item_takes_it():
 
 
 def test_one_parse_per_text(monkeypatch):
-    from dreamdesk.engine import entries
+    from dreamdesk.engine.text import entries
     calls = []
     parse = entries._MD.parse
     monkeypatch.setattr(entries._MD, "parse", lambda src, *a: calls.append(src) or parse(src, *a))

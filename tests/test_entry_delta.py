@@ -1,12 +1,12 @@
-"""The incremental entry diff (engine/entry_delta.py) gives exactly what removed_entries gives on the
+"""The incremental entry diff (engine/text/entry_delta.py) gives exactly what removed_entries gives on the
 whole texts: proven on generated markdown with every construct that reads across lines (fences,
 front matter, HTML blocks, setext underlines, lazy and indented continuations, nested items)."""
 
 from hypothesis import given, settings, strategies as st
 
-from dreamdesk.engine.entries import parse_blocks, removed_entries
-from dreamdesk.engine.entry_delta import changes, parse, removals, reparse, step
-from dreamdesk.engine.flat_delta import Flat, advance, version
+from dreamdesk.engine.text.entries import parse_blocks, removed_entries
+from dreamdesk.engine.text.entry_delta import changes, parse, removals, reparse, step
+from dreamdesk.engine.text.flat_delta import Flat, advance, version
 
 LINES = ["", "", "", "- likes tea", "- likes coffee", "* star item", "1. first", "2. second", "  continued",
          "    indented code", "lazy line", "## Preferences", "# Memory", "Setext", "---", "===", "```", "~~~",

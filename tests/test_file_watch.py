@@ -1,10 +1,10 @@
-"""engine/file_watch.py: the one watchdog adapter `serve` and the window share, Qt-free."""
+"""engine/disk/file_watch.py: the one watchdog adapter `serve` and the window share, Qt-free."""
 
 from __future__ import annotations
 
 import queue
 
-from dreamdesk.engine.file_watch import FileWatch
+from dreamdesk.engine.disk.file_watch import FileWatch
 
 
 def watching(root, **kw):

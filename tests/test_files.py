@@ -1,4 +1,4 @@
-"""dreamdesk.engine.files: atomic writes, hash-checked writes, paths inside the workspace, the file lock."""
+"""dreamdesk.engine.disk.files: atomic writes, hash-checked writes, paths inside the workspace, the file lock."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import dreamdesk.engine.files as files_mod
-from dreamdesk.engine.files import (
+import dreamdesk.engine.disk.files as files_mod
+from dreamdesk.engine.disk.files import (
     MISSING_HASH,
     FileLock,
     LockHeld,
@@ -24,7 +24,7 @@ from dreamdesk.engine.files import (
     resolve_inside,
     symlink_outside,
 )
-from dreamdesk.engine.problems import ConflictError, UnsafePathError, WorkspaceError
+from dreamdesk.engine.core.problems import ConflictError, UnsafePathError, WorkspaceError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -274,7 +274,7 @@ def test_resolve_inside_works_when_the_root_itself_is_a_symlink(roots, tmp_path)
 
 _TRY_LOCK = textwrap.dedent("""
     import sys
-    from dreamdesk.engine.files import FileLock, LockHeld
+    from dreamdesk.engine.disk.files import FileLock, LockHeld
     try:
         lock = FileLock(sys.argv[1], timeout=0).acquire()
     except LockHeld:
@@ -327,9 +327,9 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
     sees it (memory/ is re-included). The next job sweeps ours at once when nobody has them open
     (a kill a moment ago included); one a live write holds open, and anyone else's, stay."""
     import time
-    from dreamdesk.engine.files import STALE_TEMP_SECONDS, atomic_write_text
-    from dreamdesk.engine.restore import job_lock
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.disk.files import STALE_TEMP_SECONDS, atomic_write_text
+    from dreamdesk.engine.recovery.restore import job_lock
+    from dreamdesk.engine.home.workspace import Workspace
     from lock_holder import holding
     (tmp_path / "memory" / "archive").mkdir(parents=True)
     (tmp_path / "skills" / "x").mkdir(parents=True)
@@ -354,8 +354,8 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
 
 
 def test_a_sweep_that_fails_never_leaves_the_job_lock_held(tmp_path, monkeypatch):
-    from dreamdesk.engine import restore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery import restore
+    from dreamdesk.engine.home.workspace import Workspace
     (tmp_path / "memory").mkdir()
     (tmp_path / "USER.md").write_text("# User\n")
     ws = Workspace.open(tmp_path)
@@ -376,8 +376,8 @@ def test_a_checked_write_waits_only_while_someone_holds_the_old_file_for_writing
     replaced file open; with none, nothing more can land in it and no time is spent."""
     import time
 
-    from dreamdesk.engine import files as files_mod
-    from dreamdesk.engine.files import checked_write, current_hash
+    from dreamdesk.engine.disk import files as files_mod
+    from dreamdesk.engine.disk.files import checked_write, current_hash
     path = tmp_path / "MEMORY.md"
     path.write_text("# M\n")
     sleeps = []

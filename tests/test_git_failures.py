@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
-from dreamdesk.engine.edits import save_edit
-from dreamdesk.engine.files import current_hash
+from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.disk.files import current_hash
 from dreamdesk.engine.llm.replay import ReplayClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.snapshots import SnapshotError, SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.versions.snapshots import SnapshotError, SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 from conftest import tree_state
 from lock_holder import holding
@@ -126,7 +126,7 @@ def test_without_git_a_fresh_process_gets_one_clear_line(ws, tmp_path):
     import sys
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    code = ("import sys; from dreamdesk.engine.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.workspace import Workspace\n"
+    code = ("import sys; from dreamdesk.engine.versions.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.home.workspace import Workspace\n"
             "try:\n    SnapshotStore(Workspace.open(sys.argv[1])).snapshot('edit: x')\n"
             "except SnapshotError as e:\n    print('ERR', e)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -17,13 +17,13 @@ import pytest
 
 from conftest import REPO, tree_state
 from lock_holder import git_working_in, holding
-from dreamdesk.engine import git_repair
-from dreamdesk.engine.archive import append_records
+from dreamdesk.engine.disk import git_repair
+from dreamdesk.engine.recovery.archive import append_records
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
-from dreamdesk.engine.snapshots import SnapshotError, SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.recovery.restore import restore_archive_entry, restore_snapshot
+from dreamdesk.engine.versions.snapshots import SnapshotError, SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 FILES = {"SOUL.md": "I am Jenny.\n", "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n",
          "memory/MEMORY.md": "# Memory\n"}
@@ -203,7 +203,7 @@ def test_a_lock_held_open_through_a_symlinked_path_is_not_cleared(ws, tmp_path, 
 @pytest.fixture
 def no_proc(monkeypatch):
     """A system whose open files and processes cannot be listed (no /proc): every look says None."""
-    from dreamdesk.engine import processes
+    from dreamdesk.engine.disk import processes
     for module in (processes, git_repair):
         monkeypatch.setattr(module, "holders_of", lambda path: None)
         monkeypatch.setattr(module, "git_at_work", lambda git_dir, work_tree=None: None)
@@ -226,8 +226,8 @@ def test_without_proc_a_lock_is_cleared_once_older_than_any_git_operation(ws, no
 
 KILLER = """
 import sys
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 ws = Workspace.open(sys.argv[1])
 print("ready", flush=True)
 sys.stdin.readline()                   # go

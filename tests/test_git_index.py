@@ -3,7 +3,7 @@ version git writes, and says it cannot tell (None) for one it cannot vouch for."
 
 import pytest
 
-from dreamdesk.engine.git_index import index_paths
+from dreamdesk.engine.disk.git_index import index_paths
 from nanobot_repo import git
 
 NAMES = ["SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/2026-01.jsonl", "skills/a b/SKILL.md",

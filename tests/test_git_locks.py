@@ -1,4 +1,4 @@
-"""The snapshot repository's repair at its edges (engine/git_repair.py): which lock files are git's,
+"""The snapshot repository's repair at its edges (engine/disk/git_repair.py): which lock files are git's,
 what happens in the moment between the two looks at a lock, the words a busy lock is refused with,
 what a half-made repository holds, and the folders a killed init leaves. Real git processes and
 real holders; the moment between the looks is reached by acting in it."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamdesk.engine import git_repair
+from dreamdesk.engine.disk import git_repair
 from lock_holder import git_waiting, git_working_in, holding
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc here")

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from dreamdesk.engine.budgets import measure
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.budgets import measure
+from dreamdesk.engine.home.workspace import Workspace
 from gui_waits import counters_shown, jobs_done, settled
 from llm_server import turn
 
@@ -131,7 +131,7 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     _open_user_md(main_window, qtbot)
     ed = main_window.files.editor
     original = ed.toPlainText()
-    from dreamdesk.engine.entries import split_entries
+    from dreamdesk.engine.text.entries import split_entries
     first = next(e for e in split_entries(original) if e.kind == "item")    # the whole entry, every line of it
     lines = original.split("\n")
     ed.setPlainText("\n".join(lines[:first.start] + lines[first.end:]))
@@ -140,7 +140,7 @@ def test_edit_and_save_archives_removed_entries(main_window, demo_home, qtbot):
     qtbot.waitUntil(lambda: not main_window.files.dirty, timeout=5000)
     on_disk = (demo_home / "workspace" / "USER.md").read_text(encoding="utf-8")
     assert first.text not in on_disk
-    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.recovery.archive import read_archive
     assert [(a.text, a.reason, a.heading) for a in read_archive(Workspace.open(demo_home)).records] == \
         [(first.text, "edit", first.heading)]
     grab(main_window, "files.png")
@@ -600,7 +600,7 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
 def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, monkeypatch):
     import threading
 
-    import dreamdesk.engine.demo_copy as app_mod
+    import dreamdesk.engine.desktop.demo_copy as app_mod
     from dreamdesk.gui import settings_store
     real, threads = app_mod.build_demo_copy, []
 
@@ -621,10 +621,10 @@ def test_compact_now_waits_for_no_one_while_another_process_holds_the_job_lock(m
     import subprocess
     import sys
     from conftest import tree_state
-    from dreamdesk.engine.state import lock_path
+    from dreamdesk.engine.core.state import lock_path
     ws = main_window.ws
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from dreamdesk.engine.files import FileLock;"
+        "import sys, time; from pathlib import Path; from dreamdesk.engine.disk.files import FileLock;"
         f"l = FileLock(Path({str(lock_path(ws.root, 'job'))!r})).acquire(); print('held', flush=True);"
         "time.sleep(30)")], stdout=subprocess.PIPE, text=True, cwd=str(Path(__file__).parents[1]))
     try:
@@ -686,7 +686,7 @@ def test_tab_leaves_every_table(main_window, qtbot):
 
 
 def test_prompt_preview_parts(main_window, demo_home, qtbot):
-    from dreamdesk.engine.prompt import build_prompt
+    from dreamdesk.engine.assistants.prompt import build_prompt
     ws = Workspace.open(demo_home)
     _, dream, _ = ws.cursors()
     pv = build_prompt(ws, ws.history(), dream)
@@ -703,7 +703,7 @@ def test_prompt_preview_parts(main_window, demo_home, qtbot):
 
 
 def test_chart_series_equal_the_size_history(main_window, demo_home, qtbot):
-    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
     main_window.panel.run_dream()                      # the demo's recorded run makes snapshots
     qtbot.waitUntil(lambda: main_window.panel.outcome.text().startswith("Dream completed"), timeout=15000)
     main_window.tabs.setCurrentWidget(main_window.charts)
@@ -797,7 +797,7 @@ def test_dry_run_preview_apply_writes_exactly_the_preview(main_window, demo_home
     said = panel.outcome.text()
     assert "Review pass: freed" in said and "moved 5 facts" in said, said
     assert not any(w in said for w in ("would move", "would go to", "Dry run")), said     # done, not would
-    from dreamdesk.engine.diffs import diff_texts
+    from dreamdesk.engine.text.diffs import diff_texts
     from conftest import DEMO_HOME
     rels = [line[len("+++ after/"):].strip() for line in seen["text"].splitlines() if line.startswith("+++ after/")]
     assert rels
@@ -839,7 +839,7 @@ def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
 
 
 def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbot):
-    from dreamdesk.engine.scheduler import schedule_path
+    from dreamdesk.engine.jobs.scheduler import schedule_path
     view = main_window.settings
     ws = main_window.ws
     assert not schedule_path(ws).exists()                  # opening scheduled nothing
@@ -872,7 +872,7 @@ def ticking_window(gui_env, qtbot, demo_home, monkeypatch):
 def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(ticking_window, qtbot, llm_server):
     from datetime import datetime, timedelta
 
-    from dreamdesk.engine.scheduler import Scheduler
+    from dreamdesk.engine.jobs.scheduler import Scheduler
     win = ticking_window
     srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
     _use_server(win, srv.url)
@@ -1139,7 +1139,7 @@ def _nanobot_save(home):
 
 def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_click(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from dreamdesk.engine import config as config_mod
+    from dreamdesk.engine.home import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
     config_mod.write_settings(ws, {"passes.deduction": False})
@@ -1169,7 +1169,7 @@ def test_settings_the_assistant_dropped_are_shown_and_reapplied_only_on_the_clic
 
 def test_forget_hides_the_lost_settings_and_touches_no_config(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from dreamdesk.engine import config as config_mod
+    from dreamdesk.engine.home import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"cooldownH": 3})
     _nanobot_save(demo_home)
@@ -1185,7 +1185,7 @@ def test_forget_hides_the_lost_settings_and_touches_no_config(gui_env, qtbot, de
 
 def test_a_reapply_the_file_refuses_is_said_on_the_dashboard(gui_env, qtbot, demo_home):
     from conftest import open_window
-    from dreamdesk.engine import config as config_mod
+    from dreamdesk.engine.home import config as config_mod
     ws = Workspace.open(demo_home)
     config_mod.write_settings(ws, {"memoryBudgetChars": 2500})
     _nanobot_save(demo_home)

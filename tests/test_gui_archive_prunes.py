@@ -10,15 +10,15 @@ from conftest import dark_palette, open_window, tree_state
 from test_gui_archive_runs import Dialogs, anchor_point, cell, grab, select_ids, shown_ids
 from test_prunes import BOM, FORMS, build, crlf, expected_rows, only_inserted
 
-from dreamdesk.engine.archive import read_archive, write_memory
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.pins import pin_states
-from dreamdesk.engine.restore import undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive, write_memory
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.recovery.pins import pin_states
+from dreamdesk.engine.recovery.restore import undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TEXT, ArchiveFilterProxy, ArchiveModel
 from dreamdesk.gui.qt import Qt
-from dreamdesk.engine.prune_restores import plan_placements, read_every_prune
+from dreamdesk.engine.recovery.prune_restores import plan_placements, read_every_prune
 from dreamdesk.gui.views.archive_view import ArchiveView
 from dreamdesk.gui.worker import Engine
 from nanobot_repo import git

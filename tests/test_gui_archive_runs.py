@@ -17,21 +17,21 @@ from conftest import DEMO_HOME, REPO, dark_palette, tree_state
 from gui_waits import jobs_done
 
 from dreamdesk.engine import cli
-from dreamdesk.engine.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
-from dreamdesk.engine.prunes import all_prunes
+from dreamdesk.engine.recovery.archive import Archive, ArchiveRecord, append_records, fold, read_archive, search
+from dreamdesk.engine.recovery.prunes import all_prunes
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.runtypes import record_json
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
-from dreamdesk.engine.entries import split_entries
+from dreamdesk.engine.text.entries import split_entries
 from dreamdesk.engine.llm.replay import ReplayClient
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.archive_model import (COL_FILE, COL_HEADING, COL_ID, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT,
                                       ArchiveFilterProxy, ArchiveModel)
 from dreamdesk.gui.models.history_model import preview
 from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_CREATED, COL_PRUNED, COL_REFUSED, COL_REMOVED, COL_STATUS,
                                    RunsModel)
 from dreamdesk.gui.qt import QColor, QPalette, Qt
-from dreamdesk.engine.prune_restores import plan_placements
+from dreamdesk.engine.recovery.prune_restores import plan_placements
 from dreamdesk.gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for
 from dreamdesk.gui.views.history_view import HistoryView
 from dreamdesk.gui.views.runs_view import RunsView
@@ -553,7 +553,7 @@ def test_run_detail_created_facts_and_source_links(qtbot, runs_view, runs, ws):
     assert view.detail.anchorAt(pos) == "cursor:111"
     block = view.detail.cursorForPosition(pos).block().text()
     # the stamp is shown on the user's clock (the demo's history was stamped in Europe/Brussels)
-    from dreamdesk.engine import clock
+    from dreamdesk.engine.core import clock
     shown = clock.show_history(hist[111].timestamp, clock.home_zone(ws.config()))
     assert clock.home_zone(ws.config()) is not None and block.startswith(f"from cursor 111 ({shown}): ")
     assert hist[111].content.split("\n")[0].removeprefix("- ")[:60] in block
@@ -737,7 +737,7 @@ def test_screenshots(qtbot, archive_view, runs_view, runs, ws, dark):
 
 
 def test_delete_permanently_asks_and_scrubs(qtbot, engine, ws, runs):
-    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.recovery.archive import read_archive
     view = ArchiveView(engine)
     qtbot.addWidget(view)
     view.set_workspace(ws)
@@ -778,9 +778,9 @@ def test_refused_counts_only_size_refusals(qtbot):
 def test_restore_and_undo_round_trips_show_one_row_that_says_whether_it_is_back(qtbot, engine, make_workspace):
     """A restore and its undo archive the entry again each time: one row, with how often and
     whether its text is back in the file; deleting that row erases every record of it."""
-    from dreamdesk.engine.archive import write_memory
-    from dreamdesk.engine.restore import restore_snapshot, undo_restore
-    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.recovery.archive import write_memory
+    from dreamdesk.engine.recovery.restore import restore_snapshot, undo_restore
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
     from dreamdesk.gui.models.archive_model import COL_NOW, COL_TEXT
     root = make_workspace({"SOUL.md": "s\n", "memory/MEMORY.md": "# Memory\n",
                            "USER.md": "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"})

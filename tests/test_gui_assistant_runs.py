@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from dreamdesk.engine.dream_runs import GONE_TRANSCRIPT, every_run
+from dreamdesk.engine.dream.run_list import GONE_TRANSCRIPT, every_run
 from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.runs_model import COL_BY, COL_ID, COL_STATUS, COL_TOKENS, COL_TRIGGER
 from dreamdesk.gui.views.runs_view import RunsView
 from nanobot_repo import build_nanobot_repo

@@ -9,8 +9,8 @@ from pathlib import Path
 from gui_waits import jobs_done
 from markdown_versions import two_versions
 
-import dreamdesk.engine.prepared_diff as prepared_diff
-from dreamdesk.engine.diffs import diff_texts
+import dreamdesk.engine.text.prepared_diff as prepared_diff
+from dreamdesk.engine.text.diffs import diff_texts
 
 SHOTS = Path(tempfile.gettempdir()) / "dreamdesk-screenshots"
 

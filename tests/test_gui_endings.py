@@ -105,11 +105,11 @@ def test_every_view_shows_the_same_size_for_a_crlf_bom_file(gui_env, qtbot, make
 
 
 def test_an_entry_under_the_first_heading_of_a_bom_file_goes_back_under_it(make_workspace, tmp_path):
-    from dreamdesk.engine.edits import save_edit
-    from dreamdesk.engine.files import current_hash
-    from dreamdesk.engine.restore import restore_archive_entry
-    from dreamdesk.engine.workspace import Workspace
-    from dreamdesk.engine.prune_restores import plan_placements
+    from dreamdesk.engine.recovery.edits import save_edit
+    from dreamdesk.engine.disk.files import current_hash
+    from dreamdesk.engine.recovery.restore import restore_archive_entry
+    from dreamdesk.engine.home.workspace import Workspace
+    from dreamdesk.engine.recovery.prune_restores import plan_placements
     data = BOM + b"# User\r\n- Likes tea.\r\n- Metric units.\r\n"
     ws = Workspace.open(make_workspace({"USER.md": data, "SOUL.md": "I am Jenny.\n"}, root=tmp_path / "bom"))
     (rec,) = save_edit(ws, "USER.md", "# User\n- Metric units.\n", current_hash(ws.root / "USER.md")).archived

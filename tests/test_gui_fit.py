@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from dreamdesk.engine.prunes import from_label
+from dreamdesk.engine.recovery.prunes import from_label
 from dreamdesk.gui.models.archive_model import COL_FROM
 from dreamdesk.gui.models.history_model import COL_SESSION
 from dreamdesk.gui.models.runs_model import COL_REFUSED, COL_REMOVED
@@ -155,7 +155,7 @@ def test_the_engine_progress_line_wraps_in_the_dock(window, qtbot):
 def test_a_column_the_person_resizes_keeps_its_width(qtbot):
     from PySide6.QtTest import QTest
 
-    from dreamdesk.engine.history import parse_history
+    from dreamdesk.engine.home.history import parse_history
     from dreamdesk.gui.qt import QPoint
     from dreamdesk.gui.views.history_view import HistoryView
     lines = "".join(f'{{"cursor": {c}, "timestamp": "2026-11-01 10:00", "content": "fact {c}", '
@@ -186,7 +186,7 @@ def test_a_column_the_person_resizes_keeps_its_width(qtbot):
 def test_a_status_further_down_keeps_its_width(qtbot):
     """Only the rows in sight are measured; History's Status keeps room for "in next prompt" (in
     bold), which sits at the bottom of a long history, out of sight at first."""
-    from dreamdesk.engine.history import parse_history
+    from dreamdesk.engine.home.history import parse_history
     from dreamdesk.gui.models.history_model import COL_STATUS, IN_PROMPT
     from dreamdesk.gui.views.history_view import HistoryView
     lines = "".join(f'{{"cursor": {c}, "timestamp": "2026-11-01 10:00", "content": "fact {c}"}}\n'

@@ -101,7 +101,7 @@ def test_scrolling_down_to_the_new_rows_clears_the_count(history_window, qtbot):
 
 def test_the_engine_log_keeps_its_newest_line_in_sight(qtbot, qapp, gui_engine, gui_env, make_workspace):
     from conftest import pending_files
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     from dreamdesk.gui.views.engine_panel import EnginePanel
     panel = EnginePanel(gui_engine)
     panel.set_workspace(Workspace.open(make_workspace(pending_files("Likes tea"))))   # (its log is per workspace)

@@ -75,7 +75,7 @@ def test_about_shows_versions_and_where_things_live_selectable_and_copyable(main
     import PySide6
     from PySide6.QtCore import QSettings, Qt, qVersion
 
-    from dreamdesk.engine import logs
+    from dreamdesk.engine.core import logs
     from dreamdesk.gui import settings_store
     dialog = main_window.about_dialog()
     dialog.show()

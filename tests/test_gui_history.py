@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_HOME, REPO, dark_palette
 
-from dreamdesk.engine.history import BadLine, HistoryEntry, parse_history
-from dreamdesk.engine.prompt import select_pending
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.history import BadLine, HistoryEntry, parse_history
+from dreamdesk.engine.assistants.prompt import select_pending
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.history_model import (COL_CONTENT, COL_CURSOR, COL_SESSION, COL_STATUS, COL_TIME, NO_SESSION,
                                       CursorRole, EntryRole, HistoryFilterProxy, HistoryModel, KindRole, preview)
 from dreamdesk.gui.qt import QColor, QPalette, Qt

@@ -17,10 +17,10 @@ def test_first_start_copies_the_demo_and_never_touches_the_shipped_one(gui_env, 
     assert (dest / "workspace" / "USER.md").read_bytes() == (DEMO_HOME / "workspace" / "USER.md").read_bytes()
     assert settings_store.demo_home() == str(dest)
     # the copy comes with its recorded past: snapshots, run records and an archive
-    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.recovery.archive import read_archive
     from dreamdesk.engine.dream.records import list_runs
-    from dreamdesk.engine.snapshots import SnapshotStore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(dest)
     assert len(SnapshotStore(ws).list()) >= 5 and len(list_runs(ws)[0]) >= 5 and read_archive(ws).records
     (dest / "workspace" / "USER.md").write_text("changed")
@@ -63,7 +63,7 @@ def test_without_a_display_the_app_says_so_in_one_line():
 
 def test_engine_never_imports_qt():
     import subprocess
-    code = ("import sys, dreamdesk.engine.cli, dreamdesk.engine.dream.run, dreamdesk.engine.service, dreamdesk.engine.consolidator;"
+    code = ("import sys, dreamdesk.engine.cli, dreamdesk.engine.dream.run, dreamdesk.engine.jobs.service, dreamdesk.engine.jobs.consolidator;"
             "bad = [m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'dreamdesk.gui'))];"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

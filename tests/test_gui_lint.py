@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.restore import recent_restores, undo_restore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.recovery.restore import recent_restores, undo_restore
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.qt import Qt
 from dreamdesk.gui.views.lint_view import REVIEW_BUTTON
 
@@ -55,7 +55,7 @@ def test_a_kind_under_the_precision_bar_is_shown_for_review(pinned_today, main_w
                                                             monkeypatch):
     """rules.LINT_PRECISION is what decides: past-date measured at 90 % would be for review, its
     Fix gone, and a click on the button writes nothing."""
-    from dreamdesk.engine import rules
+    from dreamdesk.engine.core import rules
     monkeypatch.setitem(rules.LINT_PRECISION, "past-date", 0.9)
     view = _lint_tab(qtbot, main_window)
     assert view.summary.text().endswith("(3 for review, with no one-click fix)")

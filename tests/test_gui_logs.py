@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from dreamdesk.engine import redact
-from dreamdesk.engine.problems import ConflictError, WorkspaceError
+from dreamdesk.engine.core import redact
+from dreamdesk.engine.core.problems import ConflictError, WorkspaceError
 
 KEY = "sk-live-GUILOG-9876543210fedcba"
 
@@ -104,7 +104,7 @@ def test_a_session_is_told_in_the_log_opened_job_and_dream_outcome(gui_env, qtbo
     win.panel.run_dream()                      # the demo's recorded run
     qtbot.waitUntil(lambda: win.panel.outcome.text().startswith("Dream completed"), timeout=15000)
     win.close()
-    from dreamdesk.engine import logs
+    from dreamdesk.engine.core import logs
     lines = logs.log_tail(400).splitlines()
     ws = win.ws.root
 

@@ -8,10 +8,10 @@ from conftest import tree_state
 from gui_waits import jobs_done
 from test_gui_app import grab
 
-from dreamdesk.engine import pins
-from dreamdesk.engine.archive import read_archive, write_memory
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery import pins
+from dreamdesk.engine.recovery.archive import read_archive, write_memory
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.qt import Qt, QTextCursor
 from dreamdesk.gui.views.archive_view import ArchiveView
 

@@ -5,7 +5,7 @@ tabs read when first shown, and a job's writes arriving as its change record."""
 
 from conftest import open_window
 from gui_waits import jobs_done, settled
-from dreamdesk.engine.changes import Changes
+from dreamdesk.engine.disk.changes import Changes
 
 
 def parses(win) -> int:
@@ -76,7 +76,7 @@ def test_a_job_reports_what_it_wrote_and_the_views_follow(gui_env, qtbot, demo_h
     seen = []
     real_apply = win.apply
     monkeypatch.setattr(win, "apply", lambda ch: seen.append(ch) or real_apply(ch))
-    from dreamdesk.engine.files import atomic_write_text
+    from dreamdesk.engine.disk.files import atomic_write_text
     target = win.ws.root / "USER.md"
     text = target.read_text(encoding="utf-8") + "- added by a job\n"
     win.engine.write("a test job", lambda ctx: atomic_write_text(target, text), lambda _r: None)

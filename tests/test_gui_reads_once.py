@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import open_window
-from dreamdesk.engine import watch as watch_mod
-from dreamdesk.engine.files import atomic_write_text
+from dreamdesk.engine.recovery import watch as watch_mod
+from dreamdesk.engine.disk.files import atomic_write_text
 from dreamdesk.gui.qt import QTimer, Qt
 
 FENCES = (".fence", "memory/.fence", "skills/.fence")    # one in each folder the watch covers
@@ -242,7 +242,7 @@ def test_an_archive_restore_and_a_lint_fix_refresh_their_tab_once(gui_env, qtbot
     """The job's change record refreshes the tab it was started from; the tab does not again."""
     import shutil
 
-    from dreamdesk.engine.clock import TODAY_ENV
+    from dreamdesk.engine.core.clock import TODAY_ENV
     from dreamdesk.gui.views.archive_view import ArchiveView
     from dreamdesk.gui.views.lint_view import LintView
     from test_gui_archive_runs import Dialogs, select_ids

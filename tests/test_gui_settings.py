@@ -41,7 +41,7 @@ def test_typing_then_clicking_elsewhere_or_switching_tabs_writes_nothing(main_wi
 
 
 def test_apply_writes_exactly_the_changed_keys_in_one_write(main_window, demo_home, qtbot, monkeypatch):
-    from dreamdesk.engine import config as config_mod
+    from dreamdesk.engine.home import config as config_mod
     writes = []
     real = config_mod.write_settings
 
@@ -147,11 +147,11 @@ def test_quitting_with_unapplied_settings_asks_first(gui_env, qtbot, demo_home):
 
 
 def test_the_memory_form_is_built_from_the_engines_key_table(gui_env, gui_engine, qtbot, monkeypatch):
-    """Issue 27: each field's range, unit, step, label and tooltip come from engine/config.py's
+    """Issue 27: each field's range, unit, step, label and tooltip come from engine/home/config.py's
     SETTINGS (the doc is the tooltip); change the table and the form follows."""
     import dataclasses
 
-    from dreamdesk.engine import config as config_mod
+    from dreamdesk.engine.home import config as config_mod
     from dreamdesk.gui.views.settings_view import SettingsView
     key = "agents.defaults.dream.reviewEveryRuns"
     changed = dataclasses.replace(config_mod.BY_PATH[key], form_max=777, unit="passes", label="Review each",

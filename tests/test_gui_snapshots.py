@@ -13,10 +13,10 @@ import pytest
 
 from conftest import tree_state
 from gui_waits import jobs_done
-from dreamdesk.engine.diffs import diff_texts, revert_hunk
-from dreamdesk.engine.restore import restore_snapshot
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.text.diffs import diff_texts, revert_hunk
+from dreamdesk.engine.recovery.restore import restore_snapshot
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 # snapshots.png goes to docs/screenshots only when asked (DREAMDESK_SCREENSHOTS=1); the other grabs, and every
 # grab in a normal run, go to the temp folder, so a test run never changes tracked files.
@@ -632,8 +632,8 @@ def test_undo_after_a_restart_reverts_only_what_that_restore_wrote(gui_env, qtbo
     """The seen case: MEMORY.md restored here, then an archived entry restored into USER.md and a
     hand edit of USER.md. After a restart the undo menu lists both restores; undoing the MEMORY.md
     one names only MEMORY.md and leaves USER.md as the person left it."""
-    from dreamdesk.engine.archive import append_records
-    from dreamdesk.engine.restore import restore_archive_entry
+    from dreamdesk.engine.recovery.archive import append_records
+    from dreamdesk.engine.recovery.restore import restore_archive_entry
     root, ws, store, (v1, v2, v3) = history
     view = make_view(qtbot, engine, ws, Answers(confirm=True))
     wait_listed(view, qtbot, 3)

@@ -16,12 +16,12 @@ from conftest import REPO
 # what only the tabs after the Dashboard need: none of it is loaded until one of them is shown
 UNSHOWN = ("dreamdesk.gui.views.history_view", "dreamdesk.gui.views.files_view", "dreamdesk.gui.views.settings_view", "dreamdesk.gui.views.snapshots_view",
            "dreamdesk.gui.views.archive_view", "dreamdesk.gui.views.runs_view", "dreamdesk.gui.views.lint_view",
-           "dreamdesk.engine.lint", "dreamdesk.gui.views.prompt_view", "dreamdesk.gui.views.charts_view",
+           "dreamdesk.engine.lint.memory_lint", "dreamdesk.gui.views.prompt_view", "dreamdesk.gui.views.charts_view",
            "dreamdesk.gui.widgets.diff_view", "dreamdesk.gui.widgets.highlighter", "pygments.lexers.markup", "PySide6.QtCharts",
            "dreamdesk.engine.dream.run")      # (the run state the dashboard shows has its own module)
 # what the window's frame paints without (issue 14 row 3): the engine, the Dashboard, the Engine panel,
 # the worker lanes, the log file's handlers; loaded right after the first paint
-FRAME_WITHOUT = ("dreamdesk.engine.workspace", "dreamdesk.engine.history", "dreamdesk.engine.config", "msgspec", "dreamdesk.gui.views.dashboard",
+FRAME_WITHOUT = ("dreamdesk.engine.home.workspace", "dreamdesk.engine.home.history", "dreamdesk.engine.home.config", "msgspec", "dreamdesk.gui.views.dashboard",
                  "dreamdesk.gui.views.engine_panel", "dreamdesk.gui.worker", "dreamdesk.engine.llm", "logging.handlers")
 TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "lint", "prompt", "charts")
 

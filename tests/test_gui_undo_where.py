@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from test_gui_app import grab
 from test_gui_archive_runs import Dialogs, select_ids
 
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.home.workspace import Workspace
 
 
 class Asks(Dialogs):

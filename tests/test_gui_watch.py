@@ -11,10 +11,10 @@ from pathlib import Path
 
 from conftest import open_window
 from gui_waits import counters_shown
-from dreamdesk.engine import watch as watch_mod
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.entries import split_entries
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery import watch as watch_mod
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.text.entries import split_entries
+from dreamdesk.engine.home.workspace import Workspace
 
 # docs/screenshots only when asked (DREAMDESK_SCREENSHOTS=1, to refresh the committed images); a
 # normal run never writes into the repository

@@ -35,7 +35,7 @@ def test_a_failure_nobody_wants_is_dropped_without_a_word(qtbot, gui_engine):
     gui_engine.notice.connect(notices.append)
 
     def boom():
-        from dreamdesk.engine.problems import WorkspaceError
+        from dreamdesk.engine.core.problems import WorkspaceError
         raise WorkspaceError("refused")
     assert _run(qtbot, gui_engine, boom, lambda: False) == [] and notices == []
     assert _run(qtbot, gui_engine, boom, lambda: True) == [("progress", {"step": 1}), ("failed", "refused")]

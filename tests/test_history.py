@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import tree_state
-from dreamdesk.engine.history import (
+from dreamdesk.engine.home.history import (
     TIMESTAMP_RE,
     HistoryEntry,
     append_entry,
@@ -22,7 +22,7 @@ from dreamdesk.engine.history import (
     parse_line,
     read_history,
 )
-from dreamdesk.engine.problems import ERROR, INFO, WARNING
+from dreamdesk.engine.core.problems import ERROR, INFO, WARNING
 
 TS = "2026-04-03 00:02"
 
@@ -486,7 +486,7 @@ def test_cap_keeps_malformed_lines_byte_for_byte(tmp_path):
 def test_cap_rewrite_keeps_a_line_appended_to_the_old_file_during_the_replace(tmp_path, monkeypatch):
     """The assistant appends without our lock. A line it writes through a descriptor opened on
     the old file just before the rename must reach the new file, not vanish with the old inode."""
-    import dreamdesk.engine.files as files
+    import dreamdesk.engine.disk.files as files
     memory = tmp_path / "memory"
     _seed(memory, 5, dream=4)
     real = files.atomic_write_bytes
@@ -587,7 +587,7 @@ def test_a_cursor_the_assistant_took_at_the_same_moment_moves_ours_and_both_entr
                                                                                          theirs_first):
     import subprocess
     import sys
-    import dreamdesk.engine.history as history_mod
+    import dreamdesk.engine.home.history as history_mod
     mem = tmp_path / "memory"
     mem.mkdir()
     (mem / "history.jsonl").write_text(

@@ -6,8 +6,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dreamdesk.engine.history as history
-from dreamdesk.engine.history import parse_history
+import dreamdesk.engine.home.history as history
+from dreamdesk.engine.home.history import parse_history
 
 scalars = st.one_of(st.integers(-5, 2**70), st.booleans(), st.none(), st.floats(allow_nan=True),
                     st.text(max_size=12), st.lists(st.integers(0, 3), max_size=2))

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamdesk.engine import clock, redact
+from dreamdesk.engine.core import clock, redact
 from dreamdesk.engine.cli import _column, main
-from dreamdesk.engine.history import read_history
-from dreamdesk.engine.json_stream import encode, write_object
-from dreamdesk.engine.prompt import in_prompt_cursors
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.history import read_history
+from dreamdesk.engine.core.json_stream import encode, write_object
+from dreamdesk.engine.assistants.prompt import in_prompt_cursors
+from dreamdesk.engine.home.workspace import Workspace
 
 SECRET = "sk-live-0123456789abcdef"
 
@@ -159,7 +159,7 @@ def test_the_json_encoder_matches_json_dumps():
 def test_memory_stays_flat_in_the_file_size(make_workspace, tmp_path, monkeypatch, as_json):
     """Structural (no wall time): the peak Python allocation while listing 8,000 entries is
     about that of 800 (read in 16 KiB blocks here); one dump of the whole took ten times more."""
-    monkeypatch.setattr("dreamdesk.engine.history.READ_BLOCK", 16 << 10)
+    monkeypatch.setattr("dreamdesk.engine.home.history.READ_BLOCK", 16 << 10)
     peaks = []
     for n in (800, 8000):
         text = "".join(entry(c, f"- [durable] fact {c} about tea and rain " * 4, key="cli:direct")

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamdesk.engine.history import HistoryReader, parse_history, read_history
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.history import HistoryReader, parse_history, read_history
+from dreamdesk.engine.home.workspace import Workspace
 
 
 def line(cursor, content="x", timestamp="2026-04-03 00:02") -> bytes:
@@ -275,7 +275,7 @@ def test_a_file_cut_short_and_grown_past_its_old_size_between_two_reads_is_read_
 
 
 def test_past_the_compared_prefix_an_append_is_read_at_the_seam(tmp_path, monkeypatch):
-    import dreamdesk.engine.history as history_mod
+    import dreamdesk.engine.home.history as history_mod
     monkeypatch.setattr(history_mod, "PREFIX_CHECKED", 0)       # (as a history of more than 4 MiB)
     path = tmp_path / "h.jsonl"
     path.write_bytes(b"".join(line(c, f"entry {c}") for c in range(1, 50)))

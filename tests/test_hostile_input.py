@@ -15,19 +15,19 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.recovery.archive import read_archive
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.consolidator import journal_path, run_consolidator
+from dreamdesk.engine.jobs.consolidator import journal_path, run_consolidator
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, load_state, run_dream
-from dreamdesk.engine.edits import save_edit
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.history import read_history
+from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.home.history import read_history
 from dreamdesk.engine.llm import LLMError, choose_model
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.service import serve
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.jobs.service import serve
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 REPO = Path(__file__).resolve().parent.parent
@@ -259,9 +259,9 @@ def test_session_message_with_an_unpaired_surrogate_compacts_raw_and_keeps_it_vi
 # -- 4. FIFOs and devices never hang ------------------------------------------------------------
 _API = textwrap.dedent("""
     import json, sys
-    from dreamdesk.engine.workspace import Workspace
-    from dreamdesk.engine.status import read_status
-    from dreamdesk.engine.prompt import build_prompt
+    from dreamdesk.engine.home.workspace import Workspace
+    from dreamdesk.engine.overview.status import read_status
+    from dreamdesk.engine.assistants.prompt import build_prompt
     ws = Workspace.open(sys.argv[1])
     st = read_status(ws)
     pv = build_prompt(ws, ws.history(), 0)
@@ -560,8 +560,8 @@ def test_serve_skips_consolidation_while_another_process_holds_the_job_lock(tmp_
     ws = Workspace.open(home)
     code = textwrap.dedent(f"""
         import sys
-        from dreamdesk.engine.workspace import Workspace
-        from dreamdesk.engine.restore import job_lock
+        from dreamdesk.engine.home.workspace import Workspace
+        from dreamdesk.engine.recovery.restore import job_lock
         with job_lock(Workspace.open({str(home)!r})):
             print("held", flush=True)
             sys.stdin.readline()
@@ -686,9 +686,9 @@ def test_model_never_sees_config_through_a_soul_md_link(soul_to_config, llm_serv
 
 
 def test_cli_archive_delete_needs_yes_and_scrubs(capsys, make_workspace):
-    from dreamdesk.engine.archive import read_archive
-    from dreamdesk.engine.edits import save_edit
-    from dreamdesk.engine.files import current_hash
+    from dreamdesk.engine.recovery.archive import read_archive
+    from dreamdesk.engine.recovery.edits import save_edit
+    from dreamdesk.engine.disk.files import current_hash
     root = make_workspace({"USER.md": "# U\n\n- secret diagnosis\n- keep\n"})
     ws = Workspace.open(root)
     res = save_edit(ws, "USER.md", "# U\n\n- keep\n", current_hash(root / "USER.md"))

@@ -1,4 +1,4 @@
-"""One JSON-lines reader (engine/jsonl.py) for history, archive, sessions and the restore log:
+"""One JSON-lines reader (engine/core/jsonl.py) for history, archive, sessions and the restore log:
 the shared splitting and decoding rules, and what each format's hook makes of a bad line. Also
 the msgspec shapes of the consolidator journal and schedule.json."""
 
@@ -10,15 +10,16 @@ from datetime import datetime, timedelta
 import msgspec
 import pytest
 
-from dreamdesk.engine import archive, jsonl, restore_log
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.consolidator import journal_path, run_consolidator
-from dreamdesk.engine.history import parse_history
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.restore_log import FileWrite, RestoreEntry
-from dreamdesk.engine.scheduler import Scheduler, schedule_path
-from dreamdesk.engine.sessions import read_session
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery import archive, restore_log
+from dreamdesk.engine.core import jsonl
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.jobs.consolidator import journal_path, run_consolidator
+from dreamdesk.engine.home.history import parse_history
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.recovery.restore_log import FileWrite, RestoreEntry
+from dreamdesk.engine.jobs.scheduler import Scheduler, schedule_path
+from dreamdesk.engine.home.sessions import read_session
+from dreamdesk.engine.home.workspace import Workspace
 
 BOM_WHY = "starts with a UTF-8 byte-order mark (BOM); nanobot's reader cannot parse it"
 

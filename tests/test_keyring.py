@@ -1,4 +1,4 @@
-"""The model API key lives in the OS keyring (engine/keychain.py, gui/settings_store.py): never
+"""The model API key lives in the OS keyring (engine/desktop/keychain.py, gui/settings_store.py): never
 in Dreamdesk's plain settings file; for this session only, said in words, where no keyring
 exists; a key an older Dreamdesk kept in plain text moves there once."""
 
@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from dreamdesk.engine import keychain, logs
+from dreamdesk.engine.desktop import keychain
+from dreamdesk.engine.core import logs
 
 KEY = "sk-keyring-TEST-5555aaaa"
 OLD = "sk-plaintext-OLD-7777bbbb"

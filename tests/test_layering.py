@@ -172,3 +172,38 @@ def test_nothing_outside_the_assistants_package_branches_on_the_assistants_kind(
     """What an assistant does with its home is asked of engine/assistants (Assistant's methods:
     build_prompt, history_in_prompt, uses_model_presets, repository_files, is_placeholder…)."""
     assert _kind_branches() == []
+
+
+# The engine's layers, lowest first: a module may import its own layer and those below it, never
+# one above (docs/architecture.md draws them). engine/__init__ and engine/cli sit on top of all.
+ENGINE_LAYERS = ["core", "text", "disk", "home", "assistants", "llm", "versions", "recovery", "dream", "lint",
+                 "jobs", "desktop", "overview", "cli"]
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "engine" and len(parts) > 1 else None
+
+
+def _upward_edges(edges: dict[str, set[str]]) -> list[str]:
+    rank = {name: i for i, name in enumerate(ENGINE_LAYERS)}
+    out = []
+    for here, targets in edges.items():
+        for there in targets:
+            a, b = _layer(here), _layer(there)
+            if a in rank and b in rank and rank[b] > rank[a]:
+                out.append(f"{here} -> {there}")
+    return sorted(out)
+
+
+def test_each_engine_layer_imports_only_its_own_and_those_below():
+    edges, _private, _outside = _graph()
+    assert _upward_edges(edges) == []
+    assert sorted(p.name for p in (REPO / "engine").iterdir()
+                  if p.is_dir() and (p / "__init__.py").exists()) == sorted(set(ENGINE_LAYERS) - {"cli"})
+
+
+def test_the_layer_check_finds_an_upward_import():
+    """(the test above could not fail if it could not)"""
+    assert _upward_edges({"engine.core.clock": {"engine.dream.run", "engine.core.rules"}}) == [
+        "engine.core.clock -> engine.dream.run"]

@@ -1,4 +1,4 @@
-"""Memory lint (engine/lint.py, engine/stale_dates.py, engine/date_roles.py, engine/lint_copies.py):
+"""Memory lint (engine/lint/memory_lint.py, engine/text/stale_dates.py, engine/text/date_roles.py, engine/lint/lint_copies.py):
 each heuristic table-tested both ways, the similarity threshold re-measured on the demo and on
 generated documents, and the demo's known findings. (Precision and recall on the labelled set:
 tests/test_lint_labelled.py.)"""
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.lint import (_places, counts, lint, preference_reason, procedure_reason, similarity, words)
-from dreamdesk.engine.rules import LINT_ENTRY_CHARS, SIMILAR_PAIRS
-from dreamdesk.engine.stale_dates import past_dates
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.lint.memory_lint import (_places, counts, lint, preference_reason, procedure_reason, similarity, words)
+from dreamdesk.engine.core.rules import LINT_ENTRY_CHARS, SIMILAR_PAIRS
+from dreamdesk.engine.text.stale_dates import past_dates
+from dreamdesk.engine.home.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "resources" / "demo"
 TODAY = date(2026, 12, 2)          # a Wednesday
@@ -191,10 +191,10 @@ def test_a_copy_in_the_same_file_names_both_lines(make_workspace):
 def test_a_kind_under_the_bar_is_for_review_in_the_cli_and_is_never_fixed(demo_home, capsys, monkeypatch):
     import json
     from conftest import tree_state
-    from dreamdesk.engine import rules
+    from dreamdesk.engine.core import rules
     from dreamdesk.engine.cli import main
-    from dreamdesk.engine.lint_fixes import fix_finding
-    from dreamdesk.engine.problems import WorkspaceError
+    from dreamdesk.engine.lint.lint_fixes import fix_finding
+    from dreamdesk.engine.core.problems import WorkspaceError
     monkeypatch.setenv(clock.TODAY_ENV, "2026-12-02")
     monkeypatch.setitem(rules.LINT_PRECISION, "past-date", 0.9)
     before = tree_state(demo_home)
@@ -395,6 +395,6 @@ def test_the_demo_with_its_recorded_runs_gives_the_same_findings(history_home, t
     home = tmp_path / "home"
     shutil.copytree(history_home, home, symlinks=True)
     ws = Workspace.open(home)
-    from dreamdesk.engine.lint import _provenance_days
+    from dreamdesk.engine.lint.memory_lint import _provenance_days
     assert _provenance_days(ws)                       # the recorded runs do date some entries
     assert [f.id for f in lint(ws, TODAY)] == [f.id for f in lint(Workspace.open(DEMO), TODAY)]

@@ -1,4 +1,4 @@
-"""Memory-lint fixes (engine/lint_fixes.py): each goes through the normal edit path — what leaves
+"""Memory-lint fixes (engine/lint/lint_fixes.py): each goes through the normal edit path — what leaves
 USER.md / MEMORY.md is archived, a snapshot comes first, and its undo puts the bytes back exactly."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from datetime import date
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.lint import lint
-from dreamdesk.engine.lint_fixes import fix_finding
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.restore import undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.lint.memory_lint import lint
+from dreamdesk.engine.lint.lint_fixes import fix_finding
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.recovery.restore import undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 TODAY = date(2026, 12, 2)
 BOM = "\ufeff"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 
 from conftest import print_in_summary
-from dreamdesk.engine.lint import FIX, KINDS, REVIEW, _places, action, lint
-from dreamdesk.engine.rules import LINT_PRECISION, LINT_PRECISION_BAR
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.lint.memory_lint import FIX, KINDS, REVIEW, _places, action, lint
+from dreamdesk.engine.core.rules import LINT_PRECISION, LINT_PRECISION_BAR
+from dreamdesk.engine.home.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 LABELLED = Path(__file__).with_name("fixtures") / "lint_labelled.jsonl"

@@ -6,7 +6,7 @@ from contextlib import closing
 
 import pytest
 
-from dreamdesk.engine.config import load
+from dreamdesk.engine.home.config import load
 from dreamdesk.engine.llm import Cancelled, LLMError, choose_model, make_client
 from dreamdesk.engine.llm.anthropic import AnthropicClient
 from dreamdesk.engine.llm.openai import OpenAIClient

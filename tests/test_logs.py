@@ -1,4 +1,4 @@
-"""Dreamdesk's log file (engine/logs.py): where it is, what goes in, that it stays small, and
+"""Dreamdesk's log file (engine/core/logs.py): where it is, what goes in, that it stays small, and
 that no known secret ever reaches it, whichever way it was logged."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from conftest import logging_into
-from dreamdesk.engine import logs, redact
+from dreamdesk.engine.core import logs, redact
 
 KEY = "sk-live-LOGTEST-0123456789abcdef"
 
@@ -96,7 +96,7 @@ def test_without_a_log_file_the_engine_adds_nothing_to_stderr(make_workspace, tm
     import sys
     from pathlib import Path
     ws = make_workspace({"USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n"})
-    code = ("import sys; from dreamdesk.engine.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.workspace import Workspace\n"
+    code = ("import sys; from dreamdesk.engine.versions.snapshots import SnapshotStore, SnapshotError; from dreamdesk.engine.home.workspace import Workspace\n"
             "store = SnapshotStore(Workspace.open(sys.argv[1]))\nstore.snapshot('first')\n"
             "open(store.git_dir / 'index', 'wb').write(b'DIRC garbage')\n"
             "try:\n    store.snapshot('edit: x')\nexcept SnapshotError as e:\n    print('ERR', e)\n")

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.config import load
+from dreamdesk.engine.home.config import load
 from dreamdesk.engine.llm import LLMError, Overrides, make_client, resolve_model
 from dreamdesk.engine.llm.anthropic import AnthropicClient
 from dreamdesk.engine.llm.openai import OpenAIClient

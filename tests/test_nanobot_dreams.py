@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 from conftest import tree_state
 from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts, match_commits, started_at
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 WID = "ab" * 16
 UTC = timezone.utc

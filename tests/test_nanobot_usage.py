@@ -17,7 +17,7 @@ from conftest import tree_state
 from dreamdesk.engine.assistants.nanobot_dreams import DreamTranscript
 from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 UTC = timezone.utc
 # nanobot 0.3.5's llm_calls columns (nanobot/llm_usage/store.py)

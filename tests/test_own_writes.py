@@ -1,4 +1,4 @@
-"""Dreamdesk's own writes, as they left the disk (engine/own_writes.py, issue 27): the watcher
+"""Dreamdesk's own writes, as they left the disk (engine/disk/own_writes.py, issue 27): the watcher
 takes a path still as our write left it for that write's echo, and anything another writer did
 after it for a change."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from dreamdesk.engine import changes, own_writes
-from dreamdesk.engine.files import append_durably, atomic_write_text, make_dirs, remove
+from dreamdesk.engine.disk import changes, own_writes
+from dreamdesk.engine.disk.files import append_durably, atomic_write_text, make_dirs, remove
 
 
 def test_a_path_as_our_write_left_it_is_its_echo(tmp_path):

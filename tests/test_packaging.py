@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from dreamdesk.engine.desktop_files import ICON_SIZES
+from dreamdesk.engine.desktop.desktop_files import ICON_SIZES
 
 DESKTOP_FILES = REPO / "resources" / "desktop"
 DESKTOP = DESKTOP_FILES / "dreamdesk.desktop"

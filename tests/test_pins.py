@@ -7,16 +7,16 @@ import json
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine import pins
+from dreamdesk.engine.recovery import pins
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, load_state, run_dream
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.restore import undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.state import workspace_state_dir
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.recovery.restore import undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.core.state import workspace_state_dir
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 USER = ("# User\r\n\r\n## Identity\r\n- Name: Maya Lindqvist\r\n- Lives in Porto\r\n\r\n"

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dreamdesk.engine.diffs import diff_texts
-from dreamdesk.engine.prepared_diff import _wrap_walk, prepare, wrap_columns
+from dreamdesk.engine.text.diffs import diff_texts
+from dreamdesk.engine.text.prepared_diff import _wrap_walk, prepare, wrap_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD = "# Memory\n\n## Home\n- [durable] Lives in Ghent\n- Has a NAS\n- Backups at 02:00\n"
@@ -65,10 +65,10 @@ def test_a_line_of_one_column_characters_wraps_where_the_column_walk_would():
 
 def test_pygments_lexers_are_imported_by_the_first_diff_not_by_the_modules():
     code = ("import sys\n"
-            "import dreamdesk.engine.prepared_diff, dreamdesk.gui.widgets.diff_view, dreamdesk.gui.views.files_view, dreamdesk.gui.views.snapshots_view\n"
+            "import dreamdesk.engine.text.prepared_diff, dreamdesk.gui.widgets.diff_view, dreamdesk.gui.views.files_view, dreamdesk.gui.views.snapshots_view\n"
             "print('pygments.lexers.markup' in sys.modules)\n"
-            "from dreamdesk.engine.diffs import diff_texts\n"
-            "dreamdesk.engine.prepared_diff.prepare([diff_texts('a\\n', '# b\\n', 'USER.md')])\n"
+            "from dreamdesk.engine.text.diffs import diff_texts\n"
+            "dreamdesk.engine.text.prepared_diff.prepare([diff_texts('a\\n', '# b\\n', 'USER.md')])\n"
             "print('pygments.lexers.markup' in sys.modules)\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Who uses a file or a repository right now, as /proc tells (engine/processes.py): the processes
+"""Who uses a file or a repository right now, as /proc tells (engine/disk/processes.py): the processes
 that hold a file open, whatever order /proc lists them in and however a descriptor vanishes
 while it is read; a git process by the repository it was given (--git-dir, GIT_DIR) or started
 in. Real processes where a real one can show it; a /proc entry made in a folder where only a
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamdesk.engine import processes
+from dreamdesk.engine.disk import processes
 from lock_holder import HOLD, git_waiting, holding
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc here")

@@ -1,10 +1,10 @@
 import json
 
-from dreamdesk.engine.history import read_history
-from dreamdesk.engine.prompt import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, build_prompt, has_real_content,
+from dreamdesk.engine.home.history import read_history
+from dreamdesk.engine.assistants.prompt import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, build_prompt, has_real_content,
                            select_pending)
-from dreamdesk.engine.tokens import estimate_tokens
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.tokens import estimate_tokens
+from dreamdesk.engine.home.workspace import Workspace
 
 NANOBOT_TEMPLATE = """# Long-term Memory
 

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine.archive import write_memory
+from dreamdesk.engine.recovery.archive import write_memory
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.commit_cache import cache_file
-from dreamdesk.engine.commit_log import CACHE_NAME, assistant_runs, load_history
-from dreamdesk.engine.entries import removed_entries
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.prunes import all_prunes
-from dreamdesk.engine.restore import undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.textform import normalise
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.commit_cache import cache_file
+from dreamdesk.engine.versions.commit_log import CACHE_NAME, assistant_runs, load_history
+from dreamdesk.engine.text.entries import removed_entries
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.recovery.prunes import all_prunes
+from dreamdesk.engine.recovery.restore import undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.text.textform import normalise
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import NANOBOT_GITIGNORE, git, head
 
 BOM = "\ufeff".encode()

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, tree_state
-from dreamdesk.engine.archive import read_archive
+from dreamdesk.engine.recovery.archive import read_archive
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.files import LockHeld
-from dreamdesk.engine.problems import ConflictError, UnsafePathError, WorkspaceError
-from dreamdesk.engine.restore import restore_snapshot, undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk.files import LockHeld
+from dreamdesk.engine.core.problems import ConflictError, UnsafePathError, WorkspaceError
+from dreamdesk.engine.recovery.restore import restore_snapshot, undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import DREAM_SOUL, DREAM_USER, INIT_USER, build_nanobot_repo, git
 
 FACTS = [f"- fact {i}: something about Inès" for i in range(1, 21)]
@@ -354,8 +354,8 @@ def test_held_job_lock_makes_restore_raise(history, brief_job_lock_wait):
     code = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from dreamdesk.engine.workspace import Workspace
-        from dreamdesk.engine.restore import job_lock
+        from dreamdesk.engine.home.workspace import Workspace
+        from dreamdesk.engine.recovery.restore import job_lock
         with job_lock(Workspace.open({str(root)!r})):
             print("held", flush=True)
             sys.stdin.readline()
@@ -497,8 +497,8 @@ def test_a_restore_that_cannot_archive_refuses_before_writing_anything(make_work
 
 
 def test_a_restore_stopped_part_way_says_what_landed_and_how_to_undo(history, monkeypatch):
-    import dreamdesk.engine.restore as restore_mod
-    from dreamdesk.engine.problems import ConflictError
+    import dreamdesk.engine.recovery.restore as restore_mod
+    from dreamdesk.engine.core.problems import ConflictError
     root, ws, v1, v2 = history
     before = {rel: read(root, rel) for rel in MEMORY_FILES}
     real = restore_mod.write_memory

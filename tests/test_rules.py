@@ -1,4 +1,4 @@
-"""engine/rules.py, row by row: which paths are memory files (and that Dream, the listing, a pin
+"""engine/core/rules.py, row by row: which paths are memory files (and that Dream, the listing, a pin
 and a restore all follow that one rule), a size against its budget at each boundary (and the
 Dream prompt saying the same state), a history entry's status, and how a cursor's text reads."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdesk.engine import rules
+from dreamdesk.engine.core import rules
 from dreamdesk.engine.dream.prompts import files_text
 from dreamdesk.engine.dream.tools import ToolError, normalise_path
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 MEMORY_PATHS = [
     ("SOUL.md", True, "soul"),
@@ -99,8 +99,8 @@ def test_cursor_value(text, value):
 
 def test_a_superscript_dream_cursor_in_a_snapshot_reads_as_no_cursor(make_workspace):
     """restore --move-cursor on a snapshot whose .dream_cursor holds '²': no crash, cursor kept."""
-    from dreamdesk.engine.restore import restore_snapshot
-    from dreamdesk.engine.snapshots import SnapshotStore
+    from dreamdesk.engine.recovery.restore import restore_snapshot
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
     root = make_workspace({"SOUL.md": "s\n", "USER.md": "u\n", "memory/MEMORY.md": "m\n",
                            "memory/.dream_cursor": "²"})
     ws = Workspace.open(root)

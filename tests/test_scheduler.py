@@ -12,15 +12,15 @@ import pytest
 
 from conftest import tree_state
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.config import BelowFloorError, load, set_value
+from dreamdesk.engine.home.config import BelowFloorError, load, set_value
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
-from dreamdesk.engine.files import LockHeld
-from dreamdesk.engine.history import append_entry
+from dreamdesk.engine.disk.files import LockHeld
+from dreamdesk.engine.home.history import append_entry
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, WAITING_IDLE, Scheduler,
+from dreamdesk.engine.jobs.scheduler import (BELOW, COOLING, DISABLED, QUEUED, RUNNING, WAITING_IDLE, Scheduler,
                               floor_confirmation_text, schedule_path)
-from dreamdesk.engine.service import HistoryWatcher, serve
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.jobs.service import HistoryWatcher, serve
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 T0 = datetime(2026, 11, 29, 9, 0).astimezone()
@@ -180,7 +180,7 @@ def test_idle_wait_restarted_by_a_line_from_another_process(make_workspace):
     w = HistoryWatcher(ws, seen.set)
     w.start()
     try:
-        code = ("from dreamdesk.engine.history import append_entry; import sys;"
+        code = ("from dreamdesk.engine.home.history import append_entry; import sys;"
                 f"append_entry({str(ws.memory_dir)!r}, 'from the assistant')")
         subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
         assert seen.wait(5)
@@ -372,7 +372,7 @@ def test_serve_stops_cleanly_on_sigterm(make_workspace):
 
 
 def test_a_config_json_caught_mid_save_is_not_a_settings_change(make_workspace):
-    from dreamdesk.engine.service import _schedule_settings
+    from dreamdesk.engine.jobs.service import _schedule_settings
     ws = make(make_workspace, {"intervalH": 3})
     assert _schedule_settings(ws) == (True, "interval", 3)
     (ws.home or ws.root).joinpath("config.json").write_text('{"agents": {"defaults": {"dream": {"interv')

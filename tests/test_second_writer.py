@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from dreamdesk.engine import files
-from dreamdesk.engine.archive import append_records, read_archive, write_memory
-from dreamdesk.engine.files import LateWrite, content_hash
-from dreamdesk.engine.problems import ConflictError
-from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk import files
+from dreamdesk.engine.recovery.archive import append_records, read_archive, write_memory
+from dreamdesk.engine.disk.files import LateWrite, content_hash
+from dreamdesk.engine.core.problems import ConflictError
+from dreamdesk.engine.recovery.restore import restore_archive_entry, restore_snapshot
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
 MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n- Backups at 03:00.\n"

@@ -10,14 +10,14 @@ import shutil
 import pytest
 
 from conftest import DEMO_HOME, tree_state
-from dreamdesk.engine.consolidator import compact_now
-from dreamdesk.engine.files import FileLock, LockHeld
+from dreamdesk.engine.jobs.consolidator import compact_now
+from dreamdesk.engine.disk.files import FileLock, LockHeld
 from dreamdesk.engine.llm import choose_model
 from dreamdesk.engine.llm.machine import DEMO_REPLAY, MachineModel, choose_for_machine, machine_overrides
 from dreamdesk.engine.llm.replay import forces_review, starts_with_review
-from dreamdesk.engine.read_only import ReadOnlyKind
-from dreamdesk.engine.state import lock_path
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk.read_only import ReadOnlyKind
+from dreamdesk.engine.core.state import lock_path
+from dreamdesk.engine.home.workspace import Workspace
 
 CORE = {"SOUL.md": "I am Jenny.\n", "USER.md": "# User\n", "memory/MEMORY.md": "# Memory\n"}
 

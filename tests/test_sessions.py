@@ -1,7 +1,7 @@
 import base64
 import json
 
-from dreamdesk.engine.sessions import find_sessions, read_session, scan_sessions
+from dreamdesk.engine.home.sessions import find_sessions, read_session, scan_sessions
 
 
 def session_file(path, key, messages, last_consolidated=0, extra_lines=()):
@@ -117,8 +117,8 @@ def test_a_broken_workspace_id_is_said_in_words(tmp_path):
 
 
 def test_status_carries_the_binding_problem(tmp_path):
-    from dreamdesk.engine.status import read_status
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.overview.status import read_status
+    from dreamdesk.engine.home.workspace import Workspace
     ws = nanobot_home(tmp_path, marker=tmp_path / "elsewhere")
     (ws / ".nanobot" / "workspace-id").unlink()
     (ws / "USER.md").write_text("# User\n")
@@ -129,7 +129,7 @@ def test_status_carries_the_binding_problem(tmp_path):
 def test_only_the_checkpoint_marker_is_hidden_from_memory_not_a_subagents_result():
     """nanobot archives hidden messages such as a subagent's result; only the summary
     checkpoint's continuation marker (hidden, with its fixed text) stays out."""
-    from dreamdesk.engine.sessions import CHECKPOINT_TEXT, archivable
+    from dreamdesk.engine.home.sessions import CHECKPOINT_TEXT, archivable
     assert archivable({"role": "user", "content": "done: 3 files", "_hidden_history": {"kind": "subagent_result"}})
     assert not archivable({"role": "user", "content": CHECKPOINT_TEXT, "_hidden_history": True})
     assert not archivable({"role": "user", "content": "/status", "_command": True})
@@ -145,7 +145,7 @@ def test_a_marker_with_a_nul_byte_is_skipped_not_a_crash(tmp_path):
 
 def test_a_gateway_record_with_an_impossible_pid_is_not_running(tmp_path):
     import json
-    from dreamdesk.engine.gateway import running_assistant
+    from dreamdesk.engine.home.gateway import running_assistant
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "gateway.json").write_text(json.dumps({"pid": 99999999999999999999, "clients": {"a": {"pid": -4}}}))
     (tmp_path / "run" / "api.1234.json").write_text("{not json")

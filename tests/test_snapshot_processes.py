@@ -5,9 +5,9 @@ while HEAD stays where it was."""
 import shutil
 import time
 
-from dreamdesk.engine import git_head
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk import git_head
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 from test_commit_cache import watched
 

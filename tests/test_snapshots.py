@@ -12,12 +12,12 @@ import pytest
 
 from conftest import tree_state
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.edits import save_edit
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.restore import restore_snapshot
-from dreamdesk.engine.snapshots import GITIGNORE as GITIGNORE_NOW
-from dreamdesk.engine.snapshots import SnapshotError, SnapshotStore, kind_of
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.recovery.restore import restore_snapshot
+from dreamdesk.engine.versions.snapshots import GITIGNORE as GITIGNORE_NOW
+from dreamdesk.engine.versions.snapshots import SnapshotError, SnapshotStore, kind_of
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import (DREAM_SOUL, DREAM_USER, INIT_SOUL, INIT_USER, NANOBOT_GITIGNORE, build_nanobot_repo,
                           git, git_env, head)
 
@@ -225,7 +225,7 @@ def test_a_repository_from_before_stops_tracking_skill_secrets(tmp_path):
     """A workspace snapshotted by an earlier version (all of skills/ tracked, the old allow-list):
     the next snapshot untracks everything in a skill folder but SKILL.md, keeps the working
     files, and upgrades the unchanged allow-list."""
-    from dreamdesk.engine.snapshots import OLD_GITIGNORE
+    from dreamdesk.engine.versions.snapshots import OLD_GITIGNORE
     root = tmp_path / "ws"
     write(root, "USER.md", "# User\n")
     write(root, "skills/github/SKILL.md", "# GitHub\n")

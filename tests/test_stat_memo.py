@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dreamdesk.engine.archive import append_records, archive_dir, archive_files_parsed, read_archive
+from dreamdesk.engine.recovery.archive import append_records, archive_dir, archive_files_parsed, read_archive
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.records import list_runs, records_parsed, save_record, scrub_text
-from dreamdesk.engine.prunes import all_prunes
-from dreamdesk.engine.stat_memo import forget_all
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.prunes import all_prunes
+from dreamdesk.engine.disk.stat_memo import forget_all
+from dreamdesk.engine.home.workspace import Workspace
 from test_commit_cache import watched
 from test_prunes import build
 

@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dreamdesk.engine.archive import plan_entry_restore, read_archive, write_memory
-from dreamdesk.engine.budgets import measure
+from dreamdesk.engine.recovery.archive import plan_entry_restore, read_archive, write_memory
+from dreamdesk.engine.home.budgets import measure
 from dreamdesk.engine.cli import main
 from dreamdesk.engine.dream.tools import DiskBackend, Sandbox
-from dreamdesk.engine.edits import save_edit
-from dreamdesk.engine.files import current_hash
-from dreamdesk.engine.prompt import build_prompt
-from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.disk.files import current_hash
+from dreamdesk.engine.assistants.prompt import build_prompt
+from dreamdesk.engine.recovery.restore import restore_archive_entry, restore_snapshot
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import git
 
 BOM = "\ufeff"
@@ -108,7 +108,7 @@ def test_the_final_newline_is_the_editor_s_own(make_workspace):
                                 st.sampled_from(["\r\n", "\n", "\r"])), max_size=8),
        bom=st.booleans(), final=st.booleans())
 def test_writing_back_the_shown_text_gives_back_the_bytes(lines, bom, final):
-    from dreamdesk.engine.textform import KEEP_ENDINGS, KEEP_FORM, fit, normalise
+    from dreamdesk.engine.text.textform import KEEP_ENDINGS, KEEP_FORM, fit, normalise
     raw = (BOM if bom else "") + "".join(c + e for c, e in lines)
     if lines and not final:
         raw = raw[:-len(lines[-1][1])]

@@ -8,14 +8,14 @@ import os
 import pytest
 
 from conftest import pending_files, tree_state
-from dreamdesk.engine import token_ceiling
+from dreamdesk.engine.home import token_ceiling
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.cursors import read_cursor
+from dreamdesk.engine.home.cursors import read_cursor
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import turn
 
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine import restore_log
-from dreamdesk.engine.archive import append_records, read_archive
+from dreamdesk.engine.recovery import restore_log
+from dreamdesk.engine.recovery.archive import append_records, read_archive
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.files import content_hash as sha256
-from dreamdesk.engine.problems import ConflictError, WorkspaceError
-from dreamdesk.engine.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.state import workspace_state_dir
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk.files import content_hash as sha256
+from dreamdesk.engine.core.problems import ConflictError, WorkspaceError
+from dreamdesk.engine.recovery.restore import UndoChanged, plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.core.state import workspace_state_dir
+from dreamdesk.engine.home.workspace import Workspace
 
 USER = "# User\n\n## Facts\n- Lives in Lyon.\n- Has a cat.\n"
 MEMORY = "# Memory\n\n## Homelab\n- Proxmox on the NUC.\n"
@@ -162,7 +162,7 @@ def test_undo_puts_back_crlf_bom_and_missing_final_newline_byte_for_byte(ws):
 def assistant_appends_after_the_plan(monkeypatch, target: Path, line: str) -> None:
     """The assistant (a real second process) appends `line` to `target` once the undo has planned,
     before it writes."""
-    from dreamdesk.engine import restore
+    from dreamdesk.engine.recovery import restore
     real_plan = restore.plan_undo
 
     def plan_then_the_assistant_appends(*args, **kw):
@@ -292,7 +292,7 @@ def test_no_restore_to_undo(ws):
 # -- the archive folded: one entry per text, and whether it is back ---------------------------------
 
 def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys):
-    from dreamdesk.engine.archive import folded_archive, write_memory
+    from dreamdesk.engine.recovery.archive import folded_archive, write_memory
     v1 = snap(ws)
     state, _ = ws.read_file("USER.md")
     write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")   # the cat leaves
@@ -326,7 +326,7 @@ def test_round_trips_fold_into_one_entry_that_says_whether_it_is_back(ws, capsys
 
 
 def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
-    from dreamdesk.engine.archive import folded_archive, write_memory
+    from dreamdesk.engine.recovery.archive import folded_archive, write_memory
     state, _ = ws.read_file("USER.md")
     write_memory(ws, "USER.md", "# User\n\n## Facts\n- Lives in Lyon.\n", state.hash, "edit")
     write(ws, "USER.md", USER)
@@ -336,7 +336,7 @@ def test_an_entry_typed_back_by_hand_is_back_without_a_date(ws):
 
 def test_replaced_by_is_the_same_for_a_file_restore_a_hunk_restore_and_an_undo(ws, make_workspace):
     """One rule on every path: the entry that the same write put in the removed one's place."""
-    from dreamdesk.engine.archive import write_memory
+    from dreamdesk.engine.recovery.archive import write_memory
     results = {}
     for how in ("file", "hunk", "undo"):
         w = Workspace.open(make_workspace({"USER.md": USER, "memory/MEMORY.md": MEMORY, "SOUL.md": "s\n"},

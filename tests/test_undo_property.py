@@ -11,12 +11,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.files import MISSING_HASH, content_hash
-from dreamdesk.engine.problems import WorkspaceError
-from dreamdesk.engine.restore import plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.disk.files import MISSING_HASH, content_hash
+from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.recovery.restore import plan_undo, recent_restores, restore_archive_entry, restore_snapshot, undo_restore
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 FACTS = ["Lives in Lyon.", "Has a cat.", "Likes tea.", "Works at ACME.", "Plays chess.", "Runs on Sundays."]

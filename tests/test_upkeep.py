@@ -1,4 +1,4 @@
-"""engine/upkeep.py: the one Qt-free loop `serve` and the window drive — what is due now
+"""engine/jobs/upkeep.py: the one Qt-free loop `serve` and the window drive — what is due now
 (a scheduled Dream, the watch's look, its commit check), on an injected clock, no sleeps."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from dreamdesk.engine.scheduler import Scheduler
-from dreamdesk.engine.upkeep import CANCEL, COMMITS, OBSERVE, REQUEUE, SCHEDULE, START, Upkeep
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.jobs.scheduler import Scheduler
+from dreamdesk.engine.jobs.upkeep import CANCEL, COMMITS, OBSERVE, REQUEUE, SCHEDULE, START, Upkeep
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
 T0 = datetime(2026, 11, 29, 9, 0).astimezone()

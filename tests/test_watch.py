@@ -12,11 +12,11 @@ import threading
 import pytest
 
 from conftest import REPO, tree_state
-from dreamdesk.engine import watch
-from dreamdesk.engine.archive import read_archive, write_memory
+from dreamdesk.engine.recovery import watch
+from dreamdesk.engine.recovery.archive import read_archive, write_memory
 from dreamdesk.engine.cli import main
-from dreamdesk.engine.restore import restore_record
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.restore import restore_record
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
 USER = ("# User\n\n## Identity\n- Inès, data engineer in Ghent.\n- Partner Joris teaches physics.\n\n"
@@ -40,7 +40,7 @@ def ws(make_workspace) -> Workspace:
 
 
 def observe_in_subprocess(root) -> subprocess.Popen:
-    code = "import sys; from dreamdesk.engine import watch; from dreamdesk.engine.workspace import Workspace; " \
+    code = "import sys; from dreamdesk.engine.recovery import watch; from dreamdesk.engine.home.workspace import Workspace; " \
            "print(len(watch.observe(Workspace.open(sys.argv[1]))))"
     return subprocess.Popen([sys.executable, "-c", code, str(root)], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
@@ -255,13 +255,13 @@ def test_observing_from_two_threads_archives_once(ws):
     assert len(events) == 1 and len(outside(ws)) == 7      # 5 items and 2 headings
 
 
-@pytest.mark.parametrize("entry", ["dreamdesk.engine.edits", "dreamdesk.engine.restore", "dreamdesk.engine.lint_fixes",
+@pytest.mark.parametrize("entry", ["dreamdesk.engine.recovery.edits", "dreamdesk.engine.recovery.restore", "dreamdesk.engine.lint.lint_fixes",
                                    "dreamdesk.engine.dream.run"])
 def test_every_write_operation_brings_the_watchs_guard_with_it(entry):
     """Workspace.write_file wraps our writes in the guards registered with it (the watch's, so our
     write is never another writer's); a process that only imports a write operation has it."""
     import subprocess
     import sys
-    code = (f"import {entry}; from dreamdesk.engine import workspace;"     # (the watch is not imported here)
+    code = (f"import {entry}; from dreamdesk.engine.home import workspace;"     # (the watch is not imported here)
             "assert [g.__qualname__ for g in workspace._WRITE_GUARDS] == ['own_write'], workspace._WRITE_GUARDS")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).returncode == 0

@@ -11,9 +11,9 @@ import threading
 from pathlib import Path
 
 from conftest import REPO
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.config import set_value
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.home.config import set_value
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import build_nanobot_repo, git, head
 
 USER = "# User\n\n## Identity\n- Inès, data engineer in Ghent.\n\n## Preferences\n- Tea.\n- Cycling.\n- Sci-fi.\n"

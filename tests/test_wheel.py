@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from dreamdesk.engine.desktop_files import DESKTOP_ID
+from dreamdesk.engine.desktop.desktop_files import DESKTOP_ID
 
 # what the build reads (packaging/: MANIFEST.in grafts it into the sdist)
 BUILD_INPUTS = ("pyproject.toml", "README.md", "MANIFEST.in", "dreamdesk", "engine", "gui", "resources", "packaging")

@@ -4,11 +4,11 @@ import os
 import pytest
 
 from conftest import tree_state
-from dreamdesk.engine.budgets import budget_state, measure
-from dreamdesk.engine.files import MISSING_HASH
-from dreamdesk.engine.problems import ConflictError, UnsafePathError, WorkspaceError
-from dreamdesk.engine.status import read_status
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.budgets import budget_state, measure
+from dreamdesk.engine.disk.files import MISSING_HASH
+from dreamdesk.engine.core.problems import ConflictError, UnsafePathError, WorkspaceError
+from dreamdesk.engine.overview.status import read_status
+from dreamdesk.engine.home.workspace import Workspace
 
 
 def test_open_workspace_folder(make_workspace):
@@ -133,14 +133,14 @@ def test_opening_writes_nothing(demo_home):
     ws = Workspace.open(demo_home)
     st = read_status(ws)
     assert st.files and st.history.entries
-    from dreamdesk.engine.prompt import build_prompt
+    from dreamdesk.engine.assistants.prompt import build_prompt
     build_prompt(ws, st.history, st.dream_cursor)
     ws.config().providers()
     assert tree_state(demo_home) == before
 
 
 def test_percent_label_never_reads_past_the_state():
-    from dreamdesk.engine.budgets import budget_state, percent_label
+    from dreamdesk.engine.home.budgets import budget_state, percent_label
     assert percent_label(2687, 3000) == "89%" and budget_state(2687, 3000) == "ok"      # 89.57 %: not "90%"
     assert percent_label(2700, 3000) == "90%" and budget_state(2700, 3000) == "near"
     assert percent_label(3000, 3000) == "100%" and budget_state(3000, 3000) == "near"
@@ -152,7 +152,7 @@ def test_percent_label_never_reads_past_the_state():
 
 
 def test_a_skill_folder_without_skill_md_is_reported(make_workspace):
-    from dreamdesk.engine.status import read_status
+    from dreamdesk.engine.overview.status import read_status
     root = make_workspace({"SOUL.md": "# S\n", "skills/good/SKILL.md": "# Good\n", "skills/draft/notes.md": "x\n"})
     st = read_status(Workspace.open(root))
     assert [(p.file, p.severity) for p in st.problems if p.file.startswith("skills/")] == [("skills/draft", "info")]

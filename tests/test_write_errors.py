@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, open_window
-from dreamdesk.engine.files import atomic_write_text
-from dreamdesk.engine.oserrors import describe
+from dreamdesk.engine.disk.files import atomic_write_text
+from dreamdesk.engine.disk.oserrors import describe
 
 READ_ONLY = "Could not write memory/MEMORY.md: the folder memory/ is read-only (permission denied)."
 
@@ -68,8 +68,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def _snapshot_with_other_memory(home: Path) -> str:
-    from dreamdesk.engine.snapshots import SnapshotStore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(home)
     store = SnapshotStore(ws)
     now = (ws.root / "memory" / "MEMORY.md").read_bytes()
@@ -77,8 +77,8 @@ def _snapshot_with_other_memory(home: Path) -> str:
 
 
 def _archived_from_memory(home: Path) -> str:
-    from dreamdesk.engine.archive import read_archive
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery.archive import read_archive
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(home)
     now = (ws.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
     return next(r.id for r in read_archive(ws).records if r.file == "memory/MEMORY.md" and r.text not in now)

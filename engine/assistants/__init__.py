@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..files import read_bytes
+from ..disk.files import read_bytes
 from . import nanobot_git, nanobot_templates
 from .nanobot_templates import is_template
 

@@ -3,12 +3,12 @@ MEMORY.md (unless an untouched template), the wikis and the pending history, cap
 
 from __future__ import annotations
 
-from ..history import History
-from ..problems import Problem
-from ..prompt_parts import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, PromptPart, PromptPreview, has_real_content,
+from ..home.history import History
+from ..core.problems import Problem
+from .prompt_parts import (PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, PromptPart, PromptPreview, has_real_content,
                             render_entry, select_pending, wikis_block)
-from ..textform import injected_text
-from ..workspace import Workspace
+from ..text.textform import injected_text
+from ..home.workspace import Workspace
 
 
 def build(ws: Workspace, history: History, dream_cursor: int) -> PromptPreview:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import Iterable, Sequence
 
-from .. import clock
-from ..problems import WARNING, Problem
-from ..sessions import Session, scan_sessions
+from ..core import clock
+from ..core.problems import WARNING, Problem
+from ..home.sessions import Session, scan_sessions
 
 KEY = re.compile(r"dream:(\d{8}-\d{6})")
 KEY_FORMAT = "%Y%m%d-%H%M%S"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from ..history import History
-from ..problems import Problem
-from ..prompt_parts import PromptPart, PromptPreview
-from ..textform import injected_text
-from ..workspace import Workspace
+from ..home.history import History
+from ..core.problems import Problem
+from .prompt_parts import PromptPart, PromptPreview
+from ..text.textform import injected_text
+from ..home.workspace import Workspace
 from .nanobot_templates import current_soul_from_legacy, is_template
 
 

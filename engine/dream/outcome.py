@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..rules import BUDGET_KEYS, REFUSAL_WARN_RUNS
+from ..core.rules import BUDGET_KEYS, REFUSAL_WARN_RUNS
 from .policy import HOLD_LIMIT, Decision
 from .runtypes import ReviewInfo
 from .tools import Refusal

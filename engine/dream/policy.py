@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..rules import NEAR_FRACTION, REFUSAL_WARN_RUNS
+from ..core.rules import NEAR_FRACTION, REFUSAL_WARN_RUNS
 
 RETENTION_TAGS = ("[permanent]", "[durable]", "[correction]")
 HOLD_LIMIT = 4             # after this many held runs on one batch, advance anyway

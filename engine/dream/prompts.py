@@ -3,8 +3,8 @@ the batch of history entries with their cursors."""
 
 from __future__ import annotations
 
-from ..history import HistoryEntry
-from ..rules import NEAR, OVER, budget_state
+from ..home.history import HistoryEntry
+from ..core.rules import NEAR, OVER, budget_state
 
 ENTRY_CHARS = 500
 BATCH_SIZE = 20
@@ -80,7 +80,7 @@ hold: where the prompt names a tool or a file you do not have, use the closest t
 
 
 def pass_instructions(pass_name: str, own_prompt: str | None = None, edited: str | None = None) -> str:
-    """A pass's job. The person's edit in Dreamdesk (dream_prompts.py) comes first; else the
+    """A pass's job. The person's edit in Dreamdesk (prompt_edits.py) comes first; else the
     assistant's own Dream prompt replaces the consolidation pass's (the pass that does what the
     assistant's single Dream pass does); the other passes keep theirs."""
     if edited:
@@ -93,7 +93,7 @@ def pass_instructions(pass_name: str, own_prompt: str | None = None, edited: str
 def build_messages(pass_name: str, files: dict[str, str | None], budgets: dict[str, int],
                    batch: list[HistoryEntry], skills: list[str], own_prompt: str | None = None,
                    closed: list[str] = (), edited: str | None = None) -> list[dict]:
-    """`closed`: the areas (dream_scope.AREAS) the person closed to Dream in this workspace;
+    """`closed`: the areas (write_scope.AREAS) the person closed to Dream in this workspace;
     `edited`: the person's instructions for this pass, if they replaced Dreamdesk's."""
     system = COMMON + "\n\n" + pass_instructions(pass_name, own_prompt, edited)
     user = ("Current memory files:\n\n" + files_text(files, budgets)

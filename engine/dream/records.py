@@ -11,17 +11,17 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..archive import read_archive
-from ..assistant_repo import hide_own_files
-from ..clock import from_iso
-from ..entries import contains_entry, split_entries
-from ..files import FileLock, atomic_write_text, read_bytes
-from ..problems import Problem, WorkspaceError
-from ..read_only import ReadOnlyKind
-from ..workspace import Workspace
-from ..state import lock_path
-from ..stat_memo import MemoShelf
-from ..textform import normalise
+from ..recovery.archive import read_archive
+from ..assistants.home_repo import hide_own_files
+from ..core.clock import from_iso
+from ..text.entries import contains_entry, split_entries
+from ..disk.files import FileLock, atomic_write_text, read_bytes
+from ..core.problems import Problem, WorkspaceError
+from ..disk.read_only import ReadOnlyKind
+from ..home.workspace import Workspace
+from ..core.state import lock_path
+from ..disk.stat_memo import MemoShelf
+from ..text.textform import normalise
 from .runtypes import RecordError, RunRecord, copy_record, decode_record, record_json
 
 RETENTION_DAYS = 30
@@ -56,7 +56,7 @@ def save_record(ws: Workspace, record: RunRecord | dict) -> None:
             raise WorkspaceError(f"refusing to write a run record: {exc}") from None
     if not isinstance(record.id, str) or not _ID.match(record.id):
         raise WorkspaceError(f"refusing to write a run record with the id {record.id!r}")
-    from ..redact import scrub
+    from ..core.redact import scrub
     text = json.dumps(record_json(record), indent=2, ensure_ascii=False)
     hide_own_files(ws)
     atomic_write_text(ws.dreams_dir / f"{record.id}.json", scrub(text) + "\n")
@@ -96,7 +96,7 @@ def records_parsed(ws: Workspace) -> int:
 
 def list_runs(ws: Workspace) -> tuple[list[RunRecord], list[Problem]]:
     """All run records, newest first. Only files new or changed since the last listing are parsed
-    (engine/stat_memo.py). Each record is a copy of its top level, for the caller to change;
+    (engine/disk/stat_memo.py). Each record is a copy of its top level, for the caller to change;
     the lists and objects inside are shared with the memo: copy one before changing it."""
     d = ws.dreams_dir
     runs, problems = [], []
@@ -124,7 +124,7 @@ def _interrupted(ws: Workspace, runs: list[RunRecord]) -> None:
     from start to end) was cut short: it reads as interrupted. The file is left as it is."""
     if not any(r.status == "running" for r in runs):
         return
-    from ..files import lock_is_held
+    from ..disk.files import lock_is_held
     if lock_is_held(lock_path(ws.root, "job")):
         return
     for r in runs:
@@ -328,7 +328,7 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
     """Erase an archived entry (the user's explicit deletion): drop its line from the archive
     file (atomically) and its text from every run record. Snapshots keep old file versions;
     that is said in the result. An entry known only from a commit is refused: git history stays."""
-    from ..prunes import delete_refusal
+    from ..recovery.prunes import delete_refusal
     if refusal := delete_refusal(record_id):
         raise WorkspaceError(refusal)
     arc = read_archive(ws)
@@ -347,7 +347,7 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
             raise WorkspaceError(f"archive entry {record_id} is no longer in {rec.source}")
         for i in hits:
             lines[i] = tomb.encode("utf-8")
-        from ..files import atomic_write_bytes
+        from ..disk.files import atomic_write_bytes
         atomic_write_bytes(path, b"\n".join(lines))
     n = scrub_text(ws, rec.text, rec.file)
     return {"id": record_id, "records_scrubbed": n,

@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from .. import dream_prompts, dream_scope, token_ceiling
-from ..cursors import read_cursor, write_cursor
-from ..diffs import diff_texts
+from . import prompt_edits, write_scope
+from ..home import token_ceiling
+from ..home.cursors import read_cursor, write_cursor
+from ..text.diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
-from ..problems import ConflictError, WorkspaceError
-from ..restore import job_lock
-from ..snapshots import NoGit, SnapshotError, SnapshotStore
-from ..workspace import Workspace
+from ..core.problems import ConflictError, WorkspaceError
+from ..recovery.restore import job_lock
+from ..versions.snapshots import NoGit, SnapshotError, SnapshotStore
+from ..home.workspace import Workspace
 from . import records
 from .outcome import RunFacts, render_notes, render_outcome, snapshot_note
 from .policy import Decision, Sizes, decide
@@ -237,7 +238,7 @@ def _one_pass(client: LLMClient, name: str, msgs: list[dict], log: _Log, cancel:
     except ConflictError as exc:
         return PassResult(name, ended="error", error=f"{exc} (someone else wrote it during the run)")
     except OSError as exc:          # a read-only memory/, a full disk: said in words
-        from ..oserrors import describe
+        from ..disk.oserrors import describe
         return PassResult(name, ended="error", error=describe(exc))
     except Exception as exc:  # noqa: BLE001
         return PassResult(name, ended="error", error=f"internal error in the {name} pass: "
@@ -291,7 +292,7 @@ def _run(ws: Workspace, client: LLMClient, options: DreamOptions, cancel: thread
         return DreamResult(None, "nothing", NOTHING_TO_PROCESS, dream_cursor, dream_cursor)
     cursors = [e.cursor for e in batch]
     # the person's scope and pass instructions (unreadable: said before anything is written)
-    scope, edits = dream_scope.load(ws.root), dream_prompts.load_edits(ws.root)
+    scope, edits = write_scope.load(ws.root), prompt_edits.load_edits(ws.root)
     ceiling = token_ceiling.load(ws.root) if options.max_tokens is None else options.max_tokens or None
     started, dry = now(), options.dry_run
     run_id = None if dry else records.new_run_id(ws, started)
@@ -389,8 +390,8 @@ def _commit(ws: Workspace, store: SnapshotStore, record: RunRecord, decision: De
 def apply_preview(ws: Workspace, preview: dict, now: Callable[[], datetime] | None = None) -> list[str]:
     """Write exactly what a dry run previewed, as a recorded manual run, or refuse (nothing
     written) if the preview did not complete or any of its files changed since."""
-    from ..archive import write_memory
-    from ..files import current_hash, resolve_inside
+    from ..recovery.archive import write_memory
+    from ..disk.files import current_hash, resolve_inside
     if preview.get("status") not in ("completed", "wrote-nothing", "held"):
         raise WorkspaceError(f"this dry run did not complete ({preview.get('status')}); there is nothing safe to apply")
     now = now or (lambda: datetime.now().astimezone())

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from .. import redact
-from ..assistant_repo import hide_own_files
-from ..files import atomic_write_text, read_bytes
-from ..workspace import Workspace
+from ..core import redact
+from ..assistants.home_repo import hide_own_files
+from ..disk.files import atomic_write_text, read_bytes
+from ..home.workspace import Workspace
 from .runtypes import RunState, decode_state, state_json
 
 

@@ -5,7 +5,7 @@ history.jsonl, cursors, config, archive, `..`, absolute paths, symlinks out — 
 an error the model sees. Budgets bind these tools only: a write that would leave a file over
 its budget and larger than before is refused; shrinking is always allowed; an absolute cap of
 64,000 characters holds whatever the budget. A write that would remove or rewrite an entry the
-user pinned (engine/pins.py) is refused whatever pass makes it. Every write that removes entries from USER.md or
+user pinned (engine/recovery/pins.py) is refused whatever pass makes it. Every write that removes entries from USER.md or
 MEMORY.md is archived first (the backend goes through archive.write_memory).
 """
 
@@ -18,15 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from ..archive import ArchiveRecord, write_memory
-from ..entries import insert_entry, removed_entries, split_entries
-from ..files import UnsafePathError, current_hash, resolve_inside
-from ..dream_scope import Scope
-from ..pins import is_present, pinned_texts
-from ..problems import ConflictError, WorkspaceError
-from ..rules import ABSOLUTE_CAP, ARCHIVED_FILES, CORE_FILES, OVER, budget_state, is_memory_path
-from ..workspace import Workspace
-from ..textform import normalise
+from ..recovery.archive import ArchiveRecord, write_memory
+from ..text.entries import insert_entry, removed_entries, split_entries
+from ..disk.files import UnsafePathError, current_hash, resolve_inside
+from .write_scope import Scope
+from ..recovery.pins import is_present, pinned_texts
+from ..core.problems import ConflictError, WorkspaceError
+from ..core.rules import ABSOLUTE_CAP, ARCHIVED_FILES, CORE_FILES, OVER, budget_state, is_memory_path
+from ..home.workspace import Workspace
+from ..text.textform import normalise
 
 CORE = CORE_FILES
 _ALIASES = {"MEMORY.md": "memory/MEMORY.md", "memory/USER.md": "USER.md", "memory/SOUL.md": "SOUL.md"}
@@ -314,7 +314,7 @@ class Sandbox:
         except WorkspaceError as exc:
             msg = f"refused: {exc}"
         except OSError as exc:
-            from ..oserrors import describe
+            from ..disk.oserrors import describe
             msg = describe(exc)
             if msg not in self.io_errors:
                 self.io_errors.append(msg)

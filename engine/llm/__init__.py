@@ -21,7 +21,7 @@ def choose_model(cfg, *, base_url: str | None = None, model: str | None = None,
 
 
 def make_client(choice: ModelChoice, api_key: str, **kw) -> LLMClient:
-    from .. import redact
+    from ..core import redact
     redact.register(api_key)
     redact.register_url(choice.base_url)
     if choice.kind == "replay":

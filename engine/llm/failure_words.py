@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .. import redact
+from ..core import redact
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import time
 
 import httpx
 
-from .. import redact
+from ..core import redact
 from .base import Cancelled, LLMError
 from .failure_words import connection_failure, status_failure
 from .session import Session

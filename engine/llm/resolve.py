@@ -23,9 +23,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import redact
-from ..config import redact_url
-from ..config_keys import lookup
+from ..core import redact
+from ..home.config import redact_url
+from ..core.config_keys import lookup
 from .base import LLMError
 from .providers import BACKEND_API, PROVIDERS, ROUTE_PREFIXES, SDK_DEFAULT_BASES, ProviderSpec, find_by_name, prefix_key, snake
 

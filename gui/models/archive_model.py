@@ -14,10 +14,10 @@ from __future__ import annotations
 import html
 import re
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.archive import ArchivedEntry, ArchiveRecord, fold, search
-from dreamdesk.engine.entries import heading_label
-from dreamdesk.engine.prunes import from_label, who
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.recovery.archive import ArchivedEntry, ArchiveRecord, fold, search
+from dreamdesk.engine.text.entries import heading_label
+from dreamdesk.engine.recovery.prunes import from_label, who
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
 from .base import TableModel, blend, rich_tooltip, theme

@@ -14,8 +14,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from datetime import tzinfo
 
-from dreamdesk.engine import clock, rules
-from dreamdesk.engine.history import BadLine, History, HistoryEntry
+from dreamdesk.engine.core import clock, rules
+from dreamdesk.engine.home.history import BadLine, History, HistoryEntry
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette, QSortFilterProxyModel, Qt
 from .base import FLAGS, RIGHT, TableModel, blend, rich_tooltip, theme

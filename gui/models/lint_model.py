@@ -1,8 +1,8 @@
-"""The Lint tab's rows: one finding each (engine/lint.py), its cells made when asked for."""
+"""The Lint tab's rows: one finding each (engine/lint/memory_lint.py), its cells made when asked for."""
 
 from __future__ import annotations
 
-from dreamdesk.engine.lint_findings import FIX, REVIEW
+from dreamdesk.engine.lint.lint_findings import FIX, REVIEW
 
 from ..qt import QModelIndex
 from .base import DISPLAY, TOOLTIP, TableModel, rich_tooltip

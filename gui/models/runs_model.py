@@ -1,5 +1,5 @@
 """The Dream runs table: Dreamdesk's memory/dreams/<run id>.json records (spec section 5) and the
-assistant's runs (its snapshot commits), newest first as engine.dream_runs.every_run returns
+assistant's runs (its snapshot commits), newest first as engine.dream.run_list.every_run returns
 them, each marked by who ran it. A run's short tuple of display strings is made the first time
 one of its cells is asked for (a paint asks for the rows in sight only), then kept."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dreamdesk.engine import clock
+from dreamdesk.engine.core import clock
 from dreamdesk.engine.dream.records import counted_refusals
-from dreamdesk.engine.dream_runs import cursor_move
+from dreamdesk.engine.dream.run_list import cursor_move
 
 from ..qt import QApplication, QColor, QFont, QModelIndex, QPalette
 from .base import ALIGNMENT, DISPLAY, FONT, FOREGROUND, RIGHT, TOOLTIP, TableModel, blend, rich_tooltip, theme

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import html
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.snapshots import AUTHOR_NAME, Snapshot
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.versions.snapshots import AUTHOR_NAME, Snapshot
 
 from ..qt import QAbstractTableModel, QColor, QModelIndex, QPalette, QRect, QSize, QStyle, QStyleOptionViewItem, Qt
 from ..widgets.table_fit import ElidingDelegate

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, undo_restore
-from dreamdesk.engine.rules import ARCHIVED_FILES
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, undo_restore
+from dreamdesk.engine.core.rules import ARCHIVED_FILES
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..worker import Engine
 

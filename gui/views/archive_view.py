@@ -12,15 +12,15 @@ import html
 import logging
 from datetime import date, timedelta
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.archive import Archive, ArchivedEntry, ArchiveRecord
-from dreamdesk.engine.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS
-from dreamdesk.engine.oserrors import explain
-from dreamdesk.engine.prune_restores import PINNED, Placement, pin_records, plan_placements, read_every_prune
-from dreamdesk.engine.prunes import delete_refusal, from_label, restore_prune, who
-from dreamdesk.engine.restore import RestoreResult
-from dreamdesk.engine.rules import ARCHIVED_FILES
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.recovery.archive import Archive, ArchivedEntry, ArchiveRecord
+from dreamdesk.engine.recovery.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS
+from dreamdesk.engine.disk.oserrors import explain
+from dreamdesk.engine.recovery.prune_restores import PINNED, Placement, pin_records, plan_placements, read_every_prune
+from dreamdesk.engine.recovery.prunes import delete_refusal, from_label, restore_prune, who
+from dreamdesk.engine.recovery.restore import RestoreResult
+from dreamdesk.engine.core.rules import ARCHIVED_FILES
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_ID, COL_NOW, COL_REPLACED, COL_RUN, COL_TEXT,

@@ -11,9 +11,9 @@ from PySide6.QtCharts import (QBarCategoryAxis, QBarSeries, QBarSet, QChart, QCh
                               QScatterSeries, QValueAxis)
 
 from dreamdesk.engine.dream.records import list_runs
-from dreamdesk.engine.dream_runs import DayTokens, tokens_by_day, tokens_by_week
-from dreamdesk.engine.snapshots import SizePoint, SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.dream.run_list import DayTokens, tokens_by_day, tokens_by_week
+from dreamdesk.engine.versions.snapshots import SizePoint, SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
                   QtCore)

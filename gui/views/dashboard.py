@@ -7,8 +7,8 @@ import json
 from html import escape
 from typing import TYPE_CHECKING
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.scheduler import DISABLED
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.jobs.scheduler import DISABLED
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)

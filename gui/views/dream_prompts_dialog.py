@@ -1,13 +1,13 @@
 """Dream → Edit Dream Prompts…: what Dreamdesk's Dream tells each pass in this workspace, edited
 per pass with Dreamdesk's default one click away; the rules every pass follows and the
 assistant's own prompts/dream.md shown beside them, read-only. Reads and writes go through the
-engine's lanes (engine/dream_prompts.py decides; this only renders and dispatches)."""
+engine's lanes (engine/dream/prompt_edits.py decides; this only renders and dispatches)."""
 
 from __future__ import annotations
 
-from dreamdesk.engine import dream_prompts
+from dreamdesk.engine.dream import prompt_edits
 from dreamdesk.engine.llm.resolve import PROMPT_REL, assistant_dream_prompt
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..qt import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
                   QPlainTextEdit, QPushButton, Qt, QVBoxLayout, QWidget)
@@ -15,9 +15,9 @@ from ..worker import Engine
 
 RULES = "rules"                       # the list's first row: the shared rules (never edited here)
 OWN = "own"                          # the assistant's prompts/dream.md, when it exists
-SOURCES = {dream_prompts.EDITED: "edited here", dream_prompts.DEFAULT: "Dreamdesk's default",
-           dream_prompts.ASSISTANTS: f"the assistant's {PROMPT_REL}"}
-SHORT = {dream_prompts.EDITED: "edited", dream_prompts.DEFAULT: "default", dream_prompts.ASSISTANTS: PROMPT_REL}
+SOURCES = {prompt_edits.EDITED: "edited here", prompt_edits.DEFAULT: "Dreamdesk's default",
+           prompt_edits.ASSISTANTS: f"the assistant's {PROMPT_REL}"}
+SHORT = {prompt_edits.EDITED: "edited", prompt_edits.DEFAULT: "default", prompt_edits.ASSISTANTS: PROMPT_REL}
 
 
 class DreamPromptsDialog(QDialog):
@@ -25,7 +25,7 @@ class DreamPromptsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Dream prompts")
         self.engine, self.ws = engine, ws
-        self.prompts: dict[str, dream_prompts.PassPrompt] = {}
+        self.prompts: dict[str, prompt_edits.PassPrompt] = {}
         self.texts: dict[str, str] = {}          # RULES / OWN / pass -> the text shown
         self.drafts: dict[str, str] = {}         # pass -> an edit not saved yet
         self._showing: str | None = None
@@ -67,14 +67,14 @@ class DreamPromptsDialog(QDialog):
     def reload(self) -> None:
         root = self.ws.root
         self.engine.read("read Dream prompts",
-                         lambda ctx: (dream_prompts.pass_prompts(root), assistant_dream_prompt(root)),
+                         lambda ctx: (prompt_edits.pass_prompts(root), assistant_dream_prompt(root)),
                          self._loaded, lambda msg, tb: self.note.setText(f"The Dream prompts cannot be read: {msg}"))
 
     def _loaded(self, result) -> None:
         prompts, own = result
         keep = self._showing
         self.prompts = {p.name: p for p in prompts}
-        self.texts = {RULES: dream_prompts.shared_rules(), **{p.name: p.text for p in prompts}}
+        self.texts = {RULES: prompt_edits.shared_rules(), **{p.name: p.text for p in prompts}}
         self.list.blockSignals(True)
         self.list.clear()
         self._add(RULES, "Rules every pass follows")
@@ -153,7 +153,7 @@ class DreamPromptsDialog(QDialog):
         root, text = self.ws.root, self.drafts[key]
         self.save_button.setEnabled(False)
 
-        def done(p: dream_prompts.PassPrompt) -> None:
+        def done(p: prompt_edits.PassPrompt) -> None:
             self.drafts.pop(key, None)
             self.note.setText(f"Saved: the {key} pass now uses {SOURCES[p.source]}.")
             self.reload()
@@ -161,7 +161,7 @@ class DreamPromptsDialog(QDialog):
         def failed(message: str, tb: str) -> None:
             self.note.setText(f"Not saved: {message}")
             self._buttons()
-        self.engine.write(f"save the {key} pass's prompt", lambda ctx: dream_prompts.set_pass(root, key, text),
+        self.engine.write(f"save the {key} pass's prompt", lambda ctx: prompt_edits.set_pass(root, key, text),
                           done, failed)
 
     # -- closing --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dreamdesk.engine.llm import LLMError, make_client
 from dreamdesk.engine.llm.machine import MachineModel, choose_for_machine, describe_choice
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
@@ -178,7 +178,7 @@ class EnginePanel(QWidget):
         self.engine.read("describe the model", describe, show)
 
     def show_scope(self, scope, ceiling: int | None, error: str | None) -> None:
-        """The workspace's Dream scope (dream_scope.Scope) and token ceiling, or why they cannot be read."""
+        """The workspace's Dream scope (write_scope.Scope) and token ceiling, or why they cannot be read."""
         if error:
             self.scope_label.setText(f"Scope: {error}")
             return
@@ -313,7 +313,7 @@ class EnginePanel(QWidget):
         lines: list[str] = []
 
         def job(ctx):
-            from dreamdesk.engine.consolidator import compact_now
+            from dreamdesk.engine.jobs.consolidator import compact_now
             try:
                 choice, key = choose_for_machine(ws, machine_model(), demo)
                 client = None if choice.kind == "replay" else make_client(choice, key)
@@ -333,7 +333,7 @@ class EnginePanel(QWidget):
             elif log:      # why nothing was compacted (the assistant is running, …) beats the generic line
                 text = log[-1]
             else:
-                from dreamdesk.engine.consolidator import nothing_to_compact
+                from dreamdesk.engine.jobs.consolidator import nothing_to_compact
                 text = nothing_to_compact()
             self._say(ws, outcome=text, progress="Idle.")
             self.finished.emit("compact")

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from dreamdesk.engine.budgets import budget_state, percent_label
-from dreamdesk.engine.diffs import diff_texts
-from dreamdesk.engine.edits import save_edit
-from dreamdesk.engine.files import read_state
-from dreamdesk.engine.prepared_diff import prepare
-from dreamdesk.engine.read_only import ReadOnly, ReadOnlyKind
-from dreamdesk.engine.problems import ConflictError
-from dreamdesk.engine.textform import BOM, normalise, prompt_chars
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.budgets import budget_state, percent_label
+from dreamdesk.engine.text.diffs import diff_texts
+from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.disk.files import read_state
+from dreamdesk.engine.text.prepared_diff import prepare
+from dreamdesk.engine.disk.read_only import ReadOnly, ReadOnlyKind
+from dreamdesk.engine.core.problems import ConflictError
+from dreamdesk.engine.text.textform import BOM, normalise, prompt_chars
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..errors import report_error
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
@@ -357,7 +357,7 @@ class FilesView(QWidget):
     # -- blame ------------------------------------------------------------------------------
     def entry_at(self, line_no: int):
         """The entry of the editor's text holding line `line_no` (0-based), or None."""
-        from dreamdesk.engine.entries import split_entries
+        from dreamdesk.engine.text.entries import split_entries
         if self.loaded is None:
             return None
         rev = self.editor.document().revision()
@@ -423,7 +423,7 @@ class FilesView(QWidget):
 
     def toggle_pin(self) -> None:
         """Pin (or unpin) the entry at the cursor, on the writer lane."""
-        from dreamdesk.engine import pins
+        from dreamdesk.engine.recovery import pins
         entry, why = self._pin_target()
         ws, path = self.ws, self.loaded.path if self.loaded else None
         if entry is None or ws is None or self._pin_busy:

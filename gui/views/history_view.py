@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import tzinfo
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.history import BadLine, History, HistoryEntry
-from dreamdesk.engine.prompt import select_pending
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.home.history import BadLine, History, HistoryEntry
+from dreamdesk.engine.assistants.prompt import select_pending
 
 from ..models.history_model import COL_CONTENT, COL_STATUS, IN_PROMPT, NO_SESSION, HistoryFilterProxy, HistoryModel
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Qt,

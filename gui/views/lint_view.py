@@ -1,5 +1,5 @@
-"""The Lint tab: what engine/lint.py finds in the memory files, the selected finding in full,
-and a Fix button that applies its fix on the writer lane (engine/lint_fixes.py: archived,
+"""The Lint tab: what engine/lint/memory_lint.py finds in the memory files, the selected finding in full,
+and a Fix button that applies its fix on the writer lane (engine/lint/lint_fixes.py: archived,
 snapshotted, undoable from the Snapshots tab). A finding for review (a kind with no fix, or one
 measured under the precision bar: engine/lint_findings.action) has no Fix: it says what to check.
 The view renders and dispatches; the engine decides."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import html
 
-from dreamdesk.engine.lint import FIX, REVIEW, Finding, counts, lint
-from dreamdesk.engine.lint_fixes import fix_finding
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.lint.memory_lint import FIX, REVIEW, Finding, counts, lint
+from dreamdesk.engine.lint.lint_fixes import fix_finding
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,

@@ -6,12 +6,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from dreamdesk.engine import clock
+from dreamdesk.engine.core import clock
 
 from ..qt import QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
 
 if TYPE_CHECKING:      # (engine.pins loads markdown-it and the snapshot store)
-    from dreamdesk.engine.pins import PinState
+    from dreamdesk.engine.recovery.pins import PinState
 
 ALERT_COLOUR = "#d64541"
 

@@ -3,7 +3,7 @@ stacked bar of the total, and the pending entries cut by the 50 / ~8,000-token c
 
 from __future__ import annotations
 
-from dreamdesk.engine.prompt import PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, PromptPreview
+from dreamdesk.engine.assistants.prompt import PENDING_MAX_ENTRIES, PENDING_MAX_TOKENS, PromptPreview
 
 from ..qt import (QColor, QFontDatabase, QHeaderView, QLabel, QPainter, QPalette, QPlainTextEdit,
                   QSizePolicy, QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)

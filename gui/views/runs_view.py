@@ -12,13 +12,13 @@ import html
 import json
 from datetime import tzinfo
 
-from dreamdesk.engine import clock
-from dreamdesk.engine.diffs import diff_texts
-from dreamdesk.engine.entries import heading_label
+from dreamdesk.engine.core import clock
+from dreamdesk.engine.text.diffs import diff_texts
+from dreamdesk.engine.text.entries import heading_label
 from dreamdesk.engine.dream import records
-from dreamdesk.engine.dream_runs import assistant_run_detail, every_run
-from dreamdesk.engine.prunes import restore_prune
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.dream.run_list import assistant_run_detail, every_run
+from dreamdesk.engine.recovery.prunes import restore_prune
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..models.base import blend, theme
 from ..models.history_model import preview
@@ -391,7 +391,7 @@ def _entry_where(path: str, heading: str | None) -> str:
 
 
 def assistant_run_html(d, peer_diff: str | None, mono: str, c: dict[str, str]) -> str:
-    """The detail pane for one of the assistant's runs (engine.dream_runs.AssistantRunDetail)."""
+    """The detail pane for one of the assistant's runs (engine.dream.run_list.AssistantRunDetail)."""
     e = html.escape
     rec = d.rec
     out = [f"<h3 style='margin-bottom:2px'>{e(rec.kind)} · commit {e(rec.sha[:8])} · "

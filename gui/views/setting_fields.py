@@ -1,10 +1,10 @@
-"""A config.json setting's field, built from its row in the engine's table (engine/config.py
+"""A config.json setting's field, built from its row in the engine's table (engine/home/config.py
 SETTINGS): the widget for its kind, its range, unit and step, its label, and its tooltip from its
 doc and range. The form shows what the schema says; nothing is restated here."""
 
 from __future__ import annotations
 
-from dreamdesk.engine.config import Setting
+from dreamdesk.engine.home.config import Setting
 
 from ..qt import QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QSpinBox, QWidget
 

@@ -6,12 +6,13 @@ the model Dream uses."""
 
 from __future__ import annotations
 
-from dreamdesk.engine import config as config_mod
-from dreamdesk.engine import dream_scope, token_ceiling
-from dreamdesk.engine.config import REVIEW_FLOOR
-from dreamdesk.engine.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
-from dreamdesk.engine.scheduler import floor_confirmation_text
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home import config as config_mod
+from dreamdesk.engine.dream import write_scope
+from dreamdesk.engine.home import token_ceiling
+from dreamdesk.engine.home.config import REVIEW_FLOOR
+from dreamdesk.engine.core.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, UNBUDGETED, USER, budget_state
+from dreamdesk.engine.jobs.scheduler import floor_confirmation_text
+from dreamdesk.engine.home.workspace import Workspace
 
 from .. import settings_store
 from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
@@ -425,7 +426,7 @@ class SettingsView(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("Dreamdesk's Dream may write:"))
         self.scope_boxes: dict[str, QCheckBox] = {}
-        for area in dream_scope.AREAS:
+        for area in write_scope.AREAS:
             box = self.scope_boxes[area] = QCheckBox(area)
             box.setChecked(True)
             box.setEnabled(False)        # until a workspace's scope is read
@@ -495,7 +496,7 @@ class SettingsView(QWidget):
         said = f"Dreamdesk's Dream may {'again' if on else 'no longer'} write {area} in this workspace"
 
         def job(ctx):
-            return dream_scope.change(ws.root, open_=[area] if on else [], close=[] if on else [area])
+            return write_scope.change(ws.root, open_=[area] if on else [], close=[] if on else [area])
 
         def failed(message: str, tb: str) -> None:
             self.status.emit(f"Dream's scope not changed: {message}")

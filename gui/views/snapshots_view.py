@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamdesk.engine.cursors import read_cursor
-from dreamdesk.engine.diffs import FileDiff
-from dreamdesk.engine.prepared_diff import PreparedDiff, prepare
-from dreamdesk.engine.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
-from dreamdesk.engine.restore_log import RestoreEntry
-from dreamdesk.engine.rules import ARCHIVED_FILES, cursor_value
-from dreamdesk.engine.snapshots import Snapshot, SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.cursors import read_cursor
+from dreamdesk.engine.text.diffs import FileDiff
+from dreamdesk.engine.text.prepared_diff import PreparedDiff, prepare
+from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
+from dreamdesk.engine.recovery.restore_log import RestoreEntry
+from dreamdesk.engine.core.rules import ARCHIVED_FILES, cursor_value
+from dreamdesk.engine.versions.snapshots import Snapshot, SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 from ..models.snapshots_model import COL_FILES, COL_KIND, SnapshotsModel, TimelineDelegate, badge_of, when
 from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox,

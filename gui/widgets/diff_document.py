@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from dreamdesk.engine.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, wrap_columns
+from dreamdesk.engine.text.prepared_diff import PreparedDiff, PreparedFile, PreparedHunk, PreparedLine, wrap_columns
 
 from ..qt import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 from .diff_look import DiffLook

@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Callable
 
-from dreamdesk.engine.prepared_diff import PreparedDiff, PreparedFile, prepare
+from dreamdesk.engine.text.prepared_diff import PreparedDiff, PreparedFile, prepare
 
 from ..qt import (QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTextCursor, QTextOption, QTimer, Signal,
                   isValid)

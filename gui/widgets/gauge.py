@@ -3,8 +3,8 @@ child widgets, so a dashboard of many files stays cheap."""
 
 from __future__ import annotations
 
-from dreamdesk.engine.budgets import percent_label
-from dreamdesk.engine.rules import NEAR_FRACTION
+from dreamdesk.engine.home.budgets import percent_label
+from dreamdesk.engine.core.rules import NEAR_FRACTION
 
 from ..qt import QColor, QPainter, QPalette, QSizePolicy, Qt, QWidget
 

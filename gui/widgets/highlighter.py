@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dreamdesk.engine.markdown_styles import styles
+from dreamdesk.engine.text.markdown_styles import styles
 
 from ..qt import QColor, QFont, QPalette, QSyntaxHighlighter, QTextCharFormat
 

@@ -15,12 +15,12 @@ import time
 
 import pytest
 
-from dreamdesk.engine.commit_cache import cache_file
-from dreamdesk.engine.commit_log import CACHE_NAME, load_history
-from dreamdesk.engine.prunes import all_prunes
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.stat_memo import forget_all
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.commit_cache import cache_file
+from dreamdesk.engine.versions.commit_log import CACHE_NAME, load_history
+from dreamdesk.engine.recovery.prunes import all_prunes
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.disk.stat_memo import forget_all
+from dreamdesk.engine.home.workspace import Workspace
 
 pytestmark = pytest.mark.bench
 COMMITS = 5000

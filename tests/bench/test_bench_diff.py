@@ -12,8 +12,8 @@ import pytest
 from bench_harness import interleave, publish, table
 from markdown_versions import two_versions
 
-from dreamdesk.engine.diffs import diff_texts
-from dreamdesk.engine.prepared_diff import prepare
+from dreamdesk.engine.text.diffs import diff_texts
+from dreamdesk.engine.text.prepared_diff import prepare
 
 pytestmark = pytest.mark.bench
 ROUNDS = 9

@@ -23,7 +23,7 @@ import pytest
 from bench_harness import Row, publish, table
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm import choose_model, make_client
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from llm_server import ScriptedLLMServer, turn
 
 pytestmark = pytest.mark.bench

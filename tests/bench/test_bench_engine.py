@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from dreamdesk.engine.history import parse_history
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.history import parse_history
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 pytestmark = pytest.mark.bench
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from bench_harness import Row, interleave, publish, table
 
-from dreamdesk.engine.history import HistoryReader, read_history
+from dreamdesk.engine.home.history import HistoryReader, read_history
 
 pytestmark = pytest.mark.bench
 LINES = 100_000

@@ -1,6 +1,6 @@
 """Benchmark (issue 14 row 8, design item 2): the Dream runs tab at 1,000 run records, against a
 bare loop that json.loads the same 1,000 files, interleaved A,B,A,B. Rows: list_runs with nothing
-kept (a first open), list_runs again (the records kept by their stat, engine/stat_memo.py), and
+kept (a first open), list_runs again (the records kept by their stat, engine/disk/stat_memo.py), and
 a load of the tab (refresh: the records read on the reader thread, then the rows shown).
 Target: the tab load ≤ 100 ms. Run with `python -m pytest -m bench tests/bench/test_bench_runs.py`
 (the table prints without -s, with the machine and its load).
@@ -18,9 +18,9 @@ import pytest
 from bench_harness import interleave, publish, table
 
 from dreamdesk.engine.dream import records
-from dreamdesk.engine.stat_memo import forget_all
-from dreamdesk.engine.workspace import Workspace
-from dreamdesk.engine.resources import resource
+from dreamdesk.engine.disk.stat_memo import forget_all
+from dreamdesk.engine.home.workspace import Workspace
+from dreamdesk.engine.core.resources import resource
 from dreamdesk.gui.app import build_demo_copy
 from dreamdesk.gui.qt import QApplication
 from dreamdesk.gui.views.runs_view import RunsView
@@ -33,7 +33,7 @@ TAB_LOAD_LIMIT = 0.100
 
 def write_runs(ws: Workspace, n: int = RUNS) -> None:
     """n run records after the demo's (their templates), the older ones pruned; dated 10 s back so
-    they count as settled (engine/stat_memo.py), as a workspace's records are between two looks."""
+    they count as settled (engine/disk/stat_memo.py), as a workspace's records are between two looks."""
     tmpl = [json.loads(p.read_text(encoding="utf-8"))
             for p in sorted(resource("demo-history", "memory", "dreams").glob("r-*.json"))]
     start = datetime(2026, 1, 1, 3, 0, 0).astimezone()

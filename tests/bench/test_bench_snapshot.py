@@ -11,8 +11,8 @@ import pytest
 from bench_harness import interleave, publish, table
 from test_bench_commit_log import build_history
 
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from nanobot_repo import NANOBOT_GITIGNORE, git_env
 
 pytestmark = pytest.mark.bench

@@ -20,7 +20,7 @@ from bench_harness import Row, interleave, publish, table
 
 from conftest import open_window
 from gui_waits import settled
-from dreamdesk.engine.changes import EVERYTHING, from_paths
+from dreamdesk.engine.disk.changes import EVERYTHING, from_paths
 
 pytestmark = pytest.mark.bench
 ROUNDS = 5
@@ -131,7 +131,7 @@ def test_an_outside_write_until_the_gauge_shows_it(homes, qtbot, qapp, tmp_path)
 
 
 def test_the_dashboards_read_at_1000_runs_and_100k_history(homes, qtbot):
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     from dreamdesk.gui.workspace_state import StateReader
     home = homes["1,000 runs"]
     grow(home, history=True, runs=False)

@@ -40,7 +40,7 @@ def test_dream_then_nanobot_reads_and_logs_it(nanobot, nanobot_home, llm_server)
 def test_dry_run_writes_nothing_and_its_apply_is_read_back(nanobot, nanobot_home, llm_server):
     from dreamdesk.engine.dream.run import DreamOptions, apply_preview, run_dream
     from dreamdesk.engine.llm import choose_model, make_client
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
 
     home = nanobot_home
     srv = llm_server(SCRIPT, default=turn(content="nothing to add"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 
 from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts, match_commits
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 
 from .nanobot_checks import tree_state
 from .nanobot_dream_runs import RUNS

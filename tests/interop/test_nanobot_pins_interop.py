@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdesk.engine.pins import pin_alerts, restore_pin
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.pins import pin_alerts, restore_pin
+from dreamdesk.engine.home.workspace import Workspace
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk_json
 from .nanobot_dream_runs import RUNS

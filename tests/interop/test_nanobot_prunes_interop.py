@@ -5,7 +5,7 @@ from USER.md / MEMORY.md once, restoring each brings it back byte for byte and n
 the home afterwards, and none of the reading writes a byte.
 
 The expectations are computed here with the git CLI (`git log`, `git show REV:PATH`) and the
-whole-file entry rules (engine.entries.removed_entries), not with engine/commit_log.py's
+whole-file entry rules (engine.entries.removed_entries), not with engine/versions/commit_log.py's
 incremental walk, and for nanobot's three scripted runs also from the script's known edits."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections import Counter
 
 import pytest
 
-from dreamdesk.engine.entries import removed_entries
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.text.entries import removed_entries
+from dreamdesk.engine.home.workspace import Workspace
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts, tree_state
 from .nanobot_dream_runs import RUNS

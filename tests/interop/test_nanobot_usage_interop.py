@@ -11,8 +11,8 @@ import pytest
 
 from dreamdesk.engine.assistants.nanobot_dreams import find_transcripts
 from dreamdesk.engine.assistants.nanobot_usage import NONE_MESSAGE, read_dream_usage, usage_by_day, usage_by_run
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 
 from .nanobot_checks import dreamdesk, dreamdesk_json, tree_state
 from .nanobot_dream_runs import RUNS

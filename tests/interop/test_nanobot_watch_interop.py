@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from llm_server import turn
-from dreamdesk.engine.archive import read_archive
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.recovery.archive import read_archive
+from dreamdesk.engine.home.workspace import Workspace
 from test_watch_serve import Serve
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk_json, tree_state

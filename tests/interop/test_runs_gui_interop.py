@@ -12,7 +12,7 @@ from conftest import open_window   # tests/conftest.py (this folder's conftest i
 from gui_waits import first_paint
 from test_gui_archive_runs import anchor_point, grab
 
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TOKENS,
                                    COL_TRIGGER)
 from dreamdesk.gui.qt import Qt

@@ -81,7 +81,7 @@ def test_every_write_leaves_nanobots_repository_holding_only_its_files(nanobot, 
 def test_a_dry_run_its_apply_and_a_hunk_restore_leave_only_nanobots_files(nanobot, nanobot_home, llm_server):
     from dreamdesk.engine.dream.run import DreamOptions, apply_preview, run_dream
     from dreamdesk.engine.llm import choose_model, make_client
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.home.workspace import Workspace
     home, ws = nanobot_home, nanobot_home.ws
     state = repo(ws)
     srv = llm_server(SCRIPT, default=turn(content="nothing to add"))
@@ -154,8 +154,8 @@ def test_a_home_an_earlier_dreamdesk_filled_is_cleaned_on_the_first_write_keepin
     assert now["status"] <= before["status"], now["status"] - before["status"]
     release = [line for line in git(ws, "log", "--format=%s").splitlines() if "leave" in line]
     assert release and not release[0].startswith("dream:")          # never offered by /dream-log
-    from dreamdesk.engine.snapshots import SnapshotStore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    from dreamdesk.engine.home.workspace import Workspace
     store = SnapshotStore(Workspace.open(home.path))
     assert "Publish on Fridays." in store.file_at(legacy, "skills/blog/SKILL.md")
     assert "Old fact" in store.file_at(legacy, "memory/archive/2026-11.jsonl")
@@ -180,10 +180,10 @@ def test_skills_pins_and_lint_fixes_leave_only_nanobots_files_and_every_offered_
     """Skills restored and undone exactly from Dreamdesk's own store; a pin restore and a lint
     fix with its undo; after all of it, every version nanobot's /dream-log offers restores with
     its /dream-restore (each on a copy of the home), keeping every archive entry and run."""
-    from dreamdesk.engine.lint import lint
-    from dreamdesk.engine.lint_fixes import fix_finding
-    from dreamdesk.engine.pins import list_pins, restore_pin
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.lint.memory_lint import lint
+    from dreamdesk.engine.lint.lint_fixes import fix_finding
+    from dreamdesk.engine.recovery.pins import list_pins, restore_pin
+    from dreamdesk.engine.home.workspace import Workspace
     home, ws = nanobot_home, nanobot_home.ws
     skill = ws / "skills" / "blog" / "SKILL.md"
     skill.parent.mkdir(parents=True, exist_ok=True)

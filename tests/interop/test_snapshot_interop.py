@@ -5,9 +5,9 @@ and nanobot's own /dream-log names it afterwards."""
 
 import subprocess
 
-from dreamdesk.engine.git_index import index_paths
-from dreamdesk.engine.snapshots import SnapshotStore
-from dreamdesk.engine.workspace import Workspace
+from dreamdesk.engine.disk.git_index import index_paths
+from dreamdesk.engine.versions.snapshots import SnapshotStore
+from dreamdesk.engine.home.workspace import Workspace
 from test_commit_cache import watched
 
 

@@ -1,9 +1,9 @@
 """Mutation testing of the engine's rules with mutmut: the one command (README, "Mutation testing").
 
-    python tests/mutation/run_mutmut.py [--tree DIR] [--max-children N] [--module engine/pins.py ...]
+    python tests/mutation/run_mutmut.py [--tree DIR] [--max-children N] [--module engine/recovery/pins.py ...]
 
 mutmut names a mutant after its file's path and switches it on by its module's name, so a file's
-path must be its module's: engine/pins.py is imported as dreamdesk.engine.pins (pyproject's
+path must be its module's: engine/recovery/pins.py is imported as dreamdesk.engine.recovery.pins (pyproject's
 package-dir), which mutmut cannot follow. This lays out a tree as the package is installed
 (dreamdesk/engine, dreamdesk/gui, dreamdesk/resources, beside tests/, resources/ and
 pyproject.toml, whose [tool.mutmut] says what is mutated and which tests run), runs `mutmut run`
@@ -32,18 +32,18 @@ LAYOUT = {"dreamdesk/__init__.py": "dreamdesk/__init__.py", "dreamdesk/__main__.
 # The rules issue 26 names, by module: their functions' mutants are run ("*": every function;
 # "Class.method" for a method). Functions that only format or list are left out.
 RULES = {
-    "engine/pins.py": ["is_present", "pin_states", "pin_alerts", "pinned_texts"],
+    "engine/recovery/pins.py": ["is_present", "pin_states", "pin_alerts", "pinned_texts"],
     "engine/dream/tools.py": ["Sandbox._unpinned", "Sandbox._commit"],        # the sandbox's guard
-    "engine/dream_scope.py": ["*"],
+    "engine/dream/write_scope.py": ["*"],
     "engine/dream/run.py": ["run_pass"],                                      # the token ceiling
-    "engine/token_ceiling.py": ["*"],
-    "engine/commit_log.py": ["watched", "_load", "_cached", "_Walk.extends", "_Walk.run", "_Walk.records",
+    "engine/home/token_ceiling.py": ["*"],
+    "engine/versions/commit_log.py": ["watched", "_load", "_cached", "_Walk.extends", "_Walk.run", "_Walk.records",
                              "_Walk._analyse", "_Walk._file", "_blob", "_text", "_cursor", "assistant_runs",
                              "CommitRecord.removed", "CommitRecord.added", "CommitRecord.changed_memory"],
-    "engine/files.py": ["_checked_replace", "_settled_bytes", "_open_for_writing"],   # the late-write check
-    "engine/restore.py": ["_entry_to_undo", "plan_undo", "undo_restore", "_write_back"],
-    "engine/git_repair.py": ["*"],
-    "engine/processes.py": ["*"],
+    "engine/disk/files.py": ["_checked_replace", "_settled_bytes", "_open_for_writing"],   # the late-write check
+    "engine/recovery/restore.py": ["_entry_to_undo", "plan_undo", "undo_restore", "_write_back"],
+    "engine/disk/git_repair.py": ["*"],
+    "engine/disk/processes.py": ["*"],
 }
 CAUGHT = ("killed", "timeout", "segfault")      # the tests did not pass with the mutant in
 SEP = "\u01c1"                  # mutmut's separator in a method's name: x\u01c1Class\u01c1method
@@ -78,7 +78,7 @@ def build_tree(tree: Path) -> None:
 
 
 def module_of(function_key: str) -> str:
-    """dreamdesk.engine.pins.x_is_present -> engine/pins.py (a method's key reads .x<SEP>Class...)."""
+    """dreamdesk.engine.recovery.pins.x_is_present -> engine/recovery/pins.py (a method's key reads .x<SEP>Class...)."""
     module = re.split(rf"\.x(?:_|{SEP})", function_key, maxsplit=1)[0]
     return module.removeprefix("dreamdesk.").replace(".", "/") + ".py"
 

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))     # this checkout
 def main() -> None:
     op, home = sys.argv[1], Path(sys.argv[2])
     from dreamdesk.engine.cli import main as cli
-    from dreamdesk.engine.restore import restore_archive_entry, restore_snapshot
-    from dreamdesk.engine.snapshots import SnapshotStore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery.restore import restore_archive_entry, restore_snapshot
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(home)
     target = sys.argv[3] if len(sys.argv) > 3 else ""
     print("ready", flush=True)
@@ -36,7 +36,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from dreamdesk.engine.problems import WorkspaceError
+    from dreamdesk.engine.core.problems import WorkspaceError
     try:
         main()
     except WorkspaceError as exc:        # a refusal, said as the CLI says it

@@ -39,10 +39,10 @@ TOTALS: dict[str, int] = {}
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> dict:
     """The demo home with its month of history, and what each operation acts on."""
-    from dreamdesk.engine.archive import read_archive
-    from dreamdesk.engine.demo_history import build_demo_history
-    from dreamdesk.engine.snapshots import SnapshotStore
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery.archive import read_archive
+    from dreamdesk.engine.desktop.demo_history import build_demo_history
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    from dreamdesk.engine.home.workspace import Workspace
     home = tmp_path_factory.mktemp("kill-template") / "demo"
     shutil.copytree(DEMO_HOME, home, symlinks=True)
     build_demo_history(home, REPO / "resources" / "demo-history")
@@ -81,8 +81,8 @@ def _run_to_end(op: str, home: Path, target: str) -> tuple[int, str, float, dict
 def check_rerun(op: str, said: dict, home: Path, label: str) -> None:
     """The run right after the kill snapshotted before it wrote (so it can be undone), and a
     compaction converged: run once more, it finds nothing and leaves no journal."""
-    from dreamdesk.engine.consolidator import journal_path
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.jobs.consolidator import journal_path
+    from dreamdesk.engine.home.workspace import Workspace
     if op == "dream":
         rec = said.get("record")
         assert said.get("status") == "nothing" or (rec and rec.get("snapshot_before") and not rec.get("snapshot_error")), \
@@ -98,7 +98,7 @@ def check_rerun(op: str, said: dict, home: Path, label: str) -> None:
 
 
 def _state(home: Path) -> dict:
-    from dreamdesk.engine.textform import normalise
+    from dreamdesk.engine.text.textform import normalise
     ws_root = home / "workspace"
     out = {}
     for rel in ("USER.md", "memory/MEMORY.md"):
@@ -108,12 +108,12 @@ def _state(home: Path) -> dict:
 
 
 def check_invariants(home: Path, before: dict, label: str) -> None:
-    from dreamdesk.engine.archive import read_archive
+    from dreamdesk.engine.recovery.archive import read_archive
     from dreamdesk.engine.dream.records import list_runs
-    from dreamdesk.engine.entries import removed_entries
-    from dreamdesk.engine.git_repair import half_made
-    from dreamdesk.engine.history import read_history
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.text.entries import removed_entries
+    from dreamdesk.engine.disk.git_repair import half_made
+    from dreamdesk.engine.home.history import read_history
+    from dreamdesk.engine.home.workspace import Workspace
     ws = Workspace.open(home)
     now = _state(home)
     archived = {(r.file, r.text) for r in read_archive(ws).records}
@@ -134,7 +134,7 @@ def check_invariants(home: Path, before: dict, label: str) -> None:
 
 
 def _before(home: Path) -> dict:
-    from dreamdesk.engine.history import read_history
+    from dreamdesk.engine.home.history import read_history
     ws_root = home / "workspace"
     return {"files": _state(home), "bad_lines": len(read_history(ws_root / "memory/history.jsonl").bad_lines),
             "dream_cursor": int((ws_root / "memory/.dream_cursor").read_text().strip() or 0)}

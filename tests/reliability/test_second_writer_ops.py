@@ -69,9 +69,9 @@ RACES_SLOW = 10
 def _race(template: dict, home: Path, op: str) -> int:  # noqa: F811
     """One run of `op` from start to end with the assistant writing every 20 ms (often enough to
     land between Dreamdesk's check and its rename, rarely enough that some writes get there)."""
-    from dreamdesk.engine.archive import read_archive
-    from dreamdesk.engine.history import read_history
-    from dreamdesk.engine.workspace import Workspace
+    from dreamdesk.engine.recovery.archive import read_archive
+    from dreamdesk.engine.home.history import read_history
+    from dreamdesk.engine.home.workspace import Workspace
     home = _copy(template, home)
     ws_root = home / "workspace"
     bad_before = len(read_history(ws_root / "memory/history.jsonl").bad_lines)

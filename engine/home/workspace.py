@@ -1,0 +1,179 @@
+"""Locating and reading a workspace. Opening writes nothing, ever: every method here that
+writes says so in its name (write_*), and none is called on open."""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from typing import Callable, ContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import config as config_mod
+from .cursors import read_cursor
+from ..disk.files import FileState, checked_write, read_state, resolve_inside, symlink_outside
+from .history import History, HistoryReader
+from ..core.problems import INFO, WARNING, Problem, WorkspaceError
+from ..disk.read_only import ReadOnly, ReadOnlyKind
+from ..core.rules import WORKSPACE_MARKERS, kind_of_memory_path, memory_paths
+
+_MARKERS = WORKSPACE_MARKERS
+
+
+def _looks_like_workspace(p: Path) -> bool:
+    return any((p / m).exists() for m in _MARKERS)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFile:
+    path: str          # relative to the workspace, forward slashes
+    kind: str          # soul | user | memory | skill
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+
+# Wrapped around each write of Dreamdesk's own: the guards the layers above register (the watch's
+# own_write, so that our write is never taken for another writer's). A registry, not an import:
+# the watch archives and snapshots through the workspace, so it sits above it. engine/recovery/restore.py
+# imports the watch, and every write operation takes restore's job lock.
+_WRITE_GUARDS: list[Callable[["Workspace", str], ContextManager]] = []
+
+
+def guard_writes(guard: Callable[["Workspace", str], ContextManager]) -> None:
+    """Wrap every later Workspace.write_file in `guard(ws, rel)` (once, however often asked)."""
+    if guard not in _WRITE_GUARDS:
+        _WRITE_GUARDS.append(guard)
+
+
+class Workspace:
+    """A workspace folder (and the home around it, when there is one)."""
+
+    def __init__(self, root: Path, home: Path | None, config_path: Path | None):
+        self.root = Path(root)
+        self.home = Path(home) if home else None
+        self.config_path = config_path
+        self.history_reader = HistoryReader(self.history_path)   # shared by every history() call
+
+    # -- locating -----------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "Workspace":
+        """Open a home folder or a workspace folder; reads only, raises WorkspaceError."""
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise WorkspaceError(f"{path}: no such folder")
+        if not p.is_dir():
+            raise WorkspaceError(f"{path}: not a folder (open the workspace or the home that holds it)")
+        p = p.absolute()
+        inner = p / "workspace"
+        if inner.is_dir() and (_looks_like_workspace(inner) or (p / "config.json").is_file()):
+            root, home = inner, p
+        elif _looks_like_workspace(p):
+            root = p
+            parent = p.parent
+            home = parent if ((parent / "config.json").is_file() or (parent / "sessions").is_dir()) else None
+        else:
+            raise WorkspaceError(f"{path}: does not look like an assistant workspace "
+                                 "(no SOUL.md, USER.md, AGENTS.md or memory/ here or in ./workspace)")
+        cfg = None
+        for cand in (root / "config.json", home / "config.json" if home else None):
+            if cand is not None and (cand.exists() or cand.is_symlink()):   # a folder there is reported
+                cfg = cand
+                break
+        return cls(root, home, cfg)
+
+    # -- paths --------------------------------------------------------------------------
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def dreams_dir(self) -> Path:
+        """Dream's run records, state.json and schedule.json."""
+        return self.memory_dir / "dreams"
+
+    @property
+    def history_path(self) -> Path:
+        return self.memory_dir / "history.jsonl"
+
+    @property
+    def cursor_path(self) -> Path:
+        return self.memory_dir / ".cursor"
+
+    @property
+    def dream_cursor_path(self) -> Path:
+        return self.memory_dir / ".dream_cursor"
+
+    @property
+    def config_create_path(self) -> Path:
+        """Where a config.json is created when none exists."""
+        return self.config_path or ((self.home or self.root) / "config.json")
+
+    @property
+    def config_display(self) -> str:
+        if self.config_path is None:
+            return "config.json"
+        if self.home and self.config_path.parent == self.home:
+            return "../config.json"
+        return "config.json"
+
+    def rel(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    # -- reading ------------------------------------------------------------------------
+    def config(self) -> config_mod.Config:
+        return config_mod.load(self.config_path, self.config_display)
+
+    def history(self) -> History:
+        """What read_history gives, read incrementally while the file only grows."""
+        return self.history_reader.read()
+
+    def cursors(self) -> tuple[int, int, list[Problem]]:
+        cur, p1 = read_cursor(self.cursor_path, "memory/.cursor")
+        dream, p2 = read_cursor(self.dream_cursor_path, "memory/.dream_cursor")
+        return cur, dream, [p for p in (p1, p2) if p]
+
+    def memory_files(self) -> list[MemoryFile]:
+        return [MemoryFile(rel, kind_of_memory_path(rel)) for rel in memory_paths(self.root)]
+
+    def read_file(self, rel: str) -> tuple[FileState, list[Problem]]:
+        """Read a workspace file for display. Links that lead outside are read but reported."""
+        state, problems, _ = self.read_for_edit(rel)
+        return state, problems
+
+    def read_for_edit(self, rel: str) -> tuple[FileState, list[Problem], ReadOnly | None]:
+        """read_file, and why the file may be shown but not saved (None: it may be saved)."""
+        problems: list[Problem] = []
+        target = self.root / rel
+        outside = symlink_outside(self.root, rel)
+        why = ReadOnly(ReadOnlyKind.LINK_OUTSIDE, rel, str(outside)) if outside else None
+        if outside:
+            problems.append(Problem(rel, f"is a symlink leading outside the workspace ({outside}); "
+                                         "shown read-only, Dreamdesk never writes through it", severity=WARNING))
+        if target.is_dir():
+            problems.append(Problem(rel, "is a folder, not a file"))
+            return FileState("", None, False), problems, why or ReadOnly(ReadOnlyKind.FOLDER, rel)
+        try:
+            state = read_state(target)
+        except OSError as exc:
+            problems.append(Problem(rel, f"cannot be read ({exc.strerror})"))
+            return FileState("", None, False), problems, why or ReadOnly(ReadOnlyKind.UNREADABLE, rel, str(exc.strerror))
+        if not state.exists:
+            problems.append(Problem(rel, "missing", severity=INFO))
+        elif state.decode_error:
+            problems.append(Problem(rel, f"{state.decode_error}; shown with replacement characters", severity=WARNING))
+            why = why or ReadOnly(ReadOnlyKind.NOT_UTF8, rel, state.decode_error)
+        return state, problems, why
+
+    # -- writing (never called on open) ---------------------------------------------------
+    def write_file(self, rel: str, text: str, expected_hash: str) -> str:
+        """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
+        target = resolve_inside(self.root, rel)
+        with ExitStack() as guards:
+            for guard in _WRITE_GUARDS:
+                guards.enter_context(guard(self, rel))
+            return checked_write(target, text, expected_hash, display=rel)

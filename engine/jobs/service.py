@@ -1,0 +1,202 @@
+"""`dreamdesk serve`: the Consolidator and the Dream scheduler for one workspace, headless, in
+the foreground. One log line per decision, never a secret; SIGINT/SIGTERM stop it cleanly (a
+running Dream is cancelled, which holds its cursor; every write is atomic)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Callable
+
+from .consolidator import run_consolidator
+from ..dream.run import DreamOptions, run_dream
+from ..disk.file_watch import FileWatch
+from ..disk.files import LockHeld
+from ..llm import LLMClient, LLMError
+from ..recovery.restore import job_lock
+from .scheduler import Scheduler
+from .upkeep import HISTORY, SCHEDULE, Upkeep
+from ..home.workspace import Workspace
+
+
+class _FileEvents:
+    """The workspace's file watch (engine/disk/file_watch.py, the window's too): a change to one of
+    `targets` (absolute path → relative name) calls `on_event(name)` on watchdog's thread.
+    start() returns once the watch runs."""
+
+    def __init__(self, ws: Workspace, targets: dict[str, str], on_event: Callable[[str], None]):
+        self.watch = FileWatch(ws.root, lambda path, _complete: on_event(targets[path]) if path in targets else None)
+
+    def start(self) -> None:
+        self.watch.start()
+        self.watch.wait_started()
+
+    def stop(self) -> None:
+        self.watch.stop()
+
+
+class HistoryWatcher(_FileEvents):
+    """A real append to history.jsonl (the file grew, or an atomic save brought a cursor above
+    the last one seen) calls `on_change`. Reads are not activity: serve's own Consolidator reads
+    the file at start and every minute, which would restart the idle wait forever."""
+
+    def __init__(self, ws: Workspace, on_change: Callable[[], None]):
+        from ..home.history import AppendDetector
+        appended = AppendDetector(ws.history_path)
+        super().__init__(ws, {str(ws.history_path): HISTORY},
+                         lambda _name: on_change() if appended.check() else None)
+
+
+class RemovalWatch:
+    """`serve --watch`: what other writers remove from USER.md and memory/MEMORY.md is archived
+    (engine/recovery/watch.py). Events only tell the upkeep loop (engine/jobs/upkeep.py); its observe compares
+    content hashes, so a read or a touch is never a change, and all archiving happens on serve's
+    one thread."""
+
+    def __init__(self, ws: Workspace, upkeep: Upkeep, log: Callable[[str], None]):
+        from ..core.rules import ARCHIVED_FILES
+        self.upkeep, self.log = upkeep, log
+        def changed(rel: str) -> None:
+            upkeep.outside_change({rel})
+
+        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ARCHIVED_FILES}, changed)
+
+    def start(self) -> None:
+        """Once this returns, every removal is archived: the files are remembered (or caught up
+        with) before serve says the watch is on."""
+        self.events.start()
+        self.upkeep.watch_on()
+        _run(self.upkeep, self.upkeep.due(busy=True), self.report, self.log)    # (the scheduler: not yet)
+        self.log("watch: on (what other writers remove from USER.md and memory/MEMORY.md is archived)")
+
+    def report(self, events) -> None:
+        for e in events:
+            self.log(f"watch: {e.message}" + ("" if e.later else f" (archived: {', '.join(e.ids)})"))
+
+    def stop(self) -> None:
+        self.events.stop()
+
+
+def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,  # noqa: C901 (16; issue 27)
+          log: Callable[[str], None], now: Callable[[], datetime] | None = None,
+          tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True,
+          watch_removals: bool = False) -> int:
+    """`watch`: the history activity watcher (the activity trigger); `watch_removals`: the
+    opt-in watch that archives what other writers remove (`serve --watch`)."""
+    now = now or (lambda: datetime.now().astimezone())
+    sched = Scheduler(ws)
+    sched.start(now())
+    # the watch looks for commits every tick, as serve did before the loop was shared
+    upkeep = Upkeep(ws, sched, now, commit_every=timedelta(seconds=tick_seconds))
+    upkeep.schedule_started(upkeep.schedule_on())
+    watcher = None
+    if watch and ws.memory_dir.is_dir():
+        watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
+        watcher.start()
+    log(f"serving {ws.root}")
+    removals = None
+    if watch_removals:
+        removals = RemovalWatch(ws, upkeep, log)
+        removals.start()
+    settings = _schedule_settings(ws)
+    last_text = None
+    last_compact: float | None = None
+    import time
+    try:
+        while not stop.is_set():
+            t = now()
+            mono = time.monotonic()
+            if last_compact is None or mono - last_compact >= consolidate_every:
+                last_compact = mono
+                _consolidate(ws, make_client, stop, t, log)
+            # Dream turned on/off or its interval edited in config.json (by Dreamdesk, the
+            # assistant or a text editor) applies at once, as the GUI's Settings do
+            now_settings = _schedule_settings(ws)
+            if now_settings is not None:
+                if settings is not None and now_settings != settings:
+                    sched.settings_changed(t)
+                    log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
+                settings = now_settings
+            st = sched.status(t)
+            if st.text != last_text:
+                log(f"schedule: {st.text}")
+                last_text = st.text
+            _run(upkeep, upkeep.due(), removals.report if removals else None, log,
+                 lambda trigger: _dream(ws, sched, make_client, trigger, stop, now, log))
+            stop.wait(tick_seconds)
+    finally:
+        if watcher:
+            watcher.stop()
+        if removals:
+            removals.stop()
+        log("stopped")
+    return 0
+
+
+def _run(upkeep: Upkeep, due: list[str], report, log: Callable[[str], None],
+         dream: Callable[[str], None] | None = None) -> None:
+    """The upkeep loop's due jobs, here on serve's thread, one after the other."""
+    for kind in due:
+        try:
+            if kind == SCHEDULE:
+                trigger = upkeep.run(kind)
+                if trigger and dream:
+                    dream(trigger)
+            else:
+                _guarded(lambda k=kind: report(upkeep.run(k)), log)  # type: ignore[misc]
+        finally:
+            upkeep.done(kind)
+
+
+def _dream(ws: Workspace, sched: Scheduler, make_client, trigger: str, stop: threading.Event,
+           now: Callable[[], datetime], log: Callable[[str], None]) -> None:
+    log(f"dream: starting ({trigger})")
+    try:
+        client = make_client()
+        res = run_dream(ws, client, DreamOptions(trigger=trigger), cancel=stop, progress=sched.progress)
+        log(f"dream: {res.outcome}")
+        sched.finished(now(), res.outcome, res.outcome if res.status == "failed" else None)
+    except LockHeld as exc:
+        log(f"dream: not started: {exc}")
+        sched.finished(now(), error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
+        log(f"dream: failed: {type(exc).__name__}: {exc}")
+        sched.finished(now(), error=str(exc))
+
+
+def _consolidate(ws: Workspace, make_client, stop: threading.Event, t: datetime,
+                 log: Callable[[str], None]) -> None:
+    try:
+        with job_lock(ws):
+            client = _client_or_none(make_client, log)
+            run_consolidator(ws, client, cancel=stop, now=t, log=log)
+    except LockHeld as exc:
+        log(f"consolidator: skipped, {exc}")
+    except Exception as exc:  # noqa: BLE001 - one bad session must not stop the service
+        log(f"consolidator: {type(exc).__name__}: {exc}")
+
+
+def _guarded(fn: Callable[[], None], log: Callable[[str], None]) -> None:
+    try:
+        fn()
+    except LockHeld as exc:
+        log(f"watch: skipped, {exc}")
+    except Exception as exc:  # noqa: BLE001 - logged, and the service goes on
+        log(f"watch: {type(exc).__name__}: {exc}")
+
+
+def _schedule_settings(ws: Workspace) -> tuple | None:
+    """None while config.json cannot be read as it is (mid-save, broken): its defaults are not
+    the user's settings, and reacting to them would push the next dream back for nothing."""
+    cfg = ws.config()
+    if any(p.severity == "error" for p in cfg.problems):
+        return None
+    return bool(cfg.get("enabled")), cfg.get("schedule"), cfg.get("intervalH")
+
+
+def _client_or_none(make_client: Callable[[], LLMClient], log: Callable[[str], None]) -> LLMClient | None:
+    try:
+        return make_client()
+    except LLMError as exc:
+        log(f"consolidator: no model ({exc}); compaction falls back to [RAW] entries")
+        return None

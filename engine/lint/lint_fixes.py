@@ -1,0 +1,137 @@
+"""The one-click fixes of memory lint (engine/lint/memory_lint.py), through the normal edit path: a snapshot
+first (a failing one writes nothing), what leaves USER.md / MEMORY.md archived (reason edit), the
+file's own line endings, BOM and final newline kept, an `edit:` commit, and a line in the restore
+log, so `dreamdesk restore PATH --undo ID` (or the Snapshots tab) puts the bytes back exactly.
+
+A fix acts on the entry the lint saw: when its file no longer holds it there (or at all), nothing
+is written and the caller is told to lint again. A removal must take exactly that entry out (every
+other entry kept, word for word); a move writes the addition before the removal, so a failure in
+between leaves a copy, never a loss."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..recovery.archive import write_memory
+from ..text.entries import contains_entry, dedent_entry, has_heading, insert_entry, split_entries
+from ..disk.files import MISSING_HASH, resolve_inside
+from .memory_lint import MOVE, REMOVE, REVIEW, REWRITE, Finding, Place
+from ..core.problems import WorkspaceError
+from ..recovery.restore import RestoreResult, job_lock, log_restore
+from ..recovery.restore_log import FileWrite
+from ..core.rules import ARCHIVED_FILES, USER, is_memory_path
+from ..versions.snapshots import SnapshotError, SnapshotStore
+from ..text.textform import KEEP_FORM, fit, normalise
+from ..home.workspace import Workspace
+
+
+def fix_finding(ws: Workspace, finding: Finding, store: SnapshotStore | None = None) -> RestoreResult:
+    """Apply the finding's fix; returns the record a restore returns (its id undoes it)."""
+    if finding.fix not in (REMOVE, MOVE, REWRITE):
+        raise WorkspaceError(f"{finding.kind} in {finding.target.file} has no automatic fix; edit it in the Files tab")
+    if finding.action == REVIEW:
+        raise WorkspaceError(f"not a one-click fix: {finding.review_note}; nothing was written")
+    store = store or SnapshotStore(ws)
+    with job_lock(ws):
+        plan = _plan(ws, finding)
+        what = f"lint fix: {finding.fix_label[0].lower()}{finding.fix_label[1:]}"
+        result = RestoreResult(finding.id, None, None)
+        try:
+            result.undo = store.snapshot(f"snapshot: before {what}") or store.head()
+        except SnapshotError as exc:
+            raise WorkspaceError(f"not fixed: the snapshot taken before every fix failed ({exc})") from None
+        result.warnings += store.notes
+        for rel, (expected, text) in plan:
+            after = _write(ws, rel, text, expected, result)
+            result.files.append(rel)
+            result.writes.append(FileWrite(rel, expected, after))
+        try:
+            result.commit = store.snapshot(f"edit: {', '.join(result.files)} ({what})", with_summary=True)
+        except SnapshotError as exc:
+            result.warnings.append(f"the fix was not committed to snapshots: {exc}")
+        log_restore(ws, result, what, "lint", [])
+        return result
+
+
+def _plan(ws: Workspace, finding: Finding) -> list[tuple[str, tuple[str, str]]]:
+    """(file, (hash it was read with, new normalised text)) for each write, in order."""
+    t = finding.target
+    if not is_memory_path(t.file):
+        raise WorkspaceError(f"{t.file}: not a memory file Dreamdesk edits")
+    if len(finding.places) > 1:
+        kept = finding.places[0]
+        if not contains_entry(_read(ws, kept.file)[1], kept.text):
+            raise WorkspaceError(f"the copy to keep is no longer in {kept.file}; nothing was removed (lint again)")
+    state_hash, text = _read(ws, t.file)
+    plan = []
+    if finding.fix == MOVE:
+        plan.append((finding.move_to, _added(ws, finding.move_to, t)))
+    plan.append((t.file, (state_hash, _without(text, t, finding.rewrite_to if finding.fix == REWRITE else None))))
+    return plan
+
+
+def _read(ws: Workspace, rel: str) -> tuple[str, str]:
+    resolve_inside(ws.root, rel)
+    state, _ = ws.read_file(rel)
+    if state.exists and state.decode_error:
+        raise WorkspaceError(f"{rel} is {state.decode_error}; fix it by hand first (nothing was written)")
+    return (state.hash if state.exists else MISSING_HASH), (normalise(state.text) if state.exists else "")
+
+
+def _without(text: str, place: Place, instead: str | None = None) -> str:
+    """`text` without the entry at `place` (and the blank line it leaves doubled), or with
+    `instead` in its place (a rewrite)."""
+    lines = text.split("\n")
+    start, end = _locate(text, place)
+    out = lines[:start] + (instead.split("\n") if instead is not None else []) + lines[end:]
+    if instead is None and 0 < start < len(out) and not out[start - 1].strip() and not out[start].strip():
+        del out[start]
+    new = "\n".join(out)
+    want = Counter(e.text for e in split_entries(text))
+    want[place.text] -= 1
+    if instead is not None:
+        want[instead] += 1
+    if Counter(e.text for e in split_entries(new)) != +want:
+        raise WorkspaceError(f"taking that entry out of {place.file} would change the entries around it; "
+                             "nothing was written (edit it in the Files tab)")
+    return new
+
+
+def _locate(text: str, place: Place) -> tuple[int, int]:
+    """Where the entry is now: where the lint saw it, else the one entry with its text."""
+    found = [e for e in split_entries(text) if e.text == place.text]
+    at = [(e.start, e.end) for e in found if (e.start, e.end) == (place.start, place.end)]
+    if at:
+        return at[0]
+    if len(found) == 1:
+        return found[0].start, found[0].end
+    raise WorkspaceError(f"{place.file} changed since the lint: the entry at {place.lines} is not there as it was; "
+                         "nothing was written (lint again)")
+
+
+def _added(ws: Workspace, rel: str, place: Place) -> tuple[str, str]:
+    """The file `rel` with the entry added: under "## Preferences" in USER.md when it has one, at
+    the end of a skill, and a new skill made with the header nanobot reads."""
+    state_hash, text = _read(ws, rel)
+    entry = dedent_entry(place.text)
+    if state_hash == MISSING_HASH and rel.startswith("skills/"):
+        name = rel.split("/")[1]
+        title = (place.heading or "").lstrip("#").strip() or name.replace("-", " ").capitalize()
+        return state_hash, (f"---\nname: {name}\ndescription: {title} (moved from {place.file} by Dreamdesk's lint)\n"
+                            f"---\n\n# {title}\n\n{entry}\n")
+    heading = "## Preferences" if rel == USER and has_heading(text, "## Preferences") else None
+    if rel == USER and heading is None:
+        heading = place.heading
+    new = insert_entry(text, entry, heading)
+    if not contains_entry(new, entry):
+        raise WorkspaceError(f"the entry could not be added to {rel} as it is; nothing was written")
+    return state_hash, new
+
+
+def _write(ws: Workspace, rel: str, text: str, expected: str, result: RestoreResult) -> str:
+    if rel in ARCHIVED_FILES:
+        after, records = write_memory(ws, rel, text, expected, "edit", form=KEEP_FORM)
+        result.archived.extend(records)
+        return after
+    old = ws.read_file(rel)[0]
+    return ws.write_file(rel, fit(old.text if old.exists else None, text, KEEP_FORM), expected)
