@@ -11,7 +11,7 @@ from .qt import (QAbstractItemView, QAction, QDialog, QDialogButtonBox, QHeaderV
                  Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 # Keys that are no window action: a button's key acts only while its tab (or dialog) is shown.
-# tests/test_gui_help.py checks this list against the buttons of every tab, both ways (a button's
+# tests/gui/test_gui_help.py checks this list against the buttons of every tab, both ways (a button's
 # underlined letter is not listed: the note says it).
 BUTTON_KEYS = (("Snapshots tab", "Unified diff", "Alt+U"),
                ("Snapshots tab", "Side by side diff", "Alt+S"),

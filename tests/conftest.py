@@ -13,7 +13,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from fake_templates import fake_templates  # noqa: E402,F401  (a fixture: stand-ins for nanobot's templates)
+from helpers.fake_templates import fake_templates  # noqa: E402,F401  (a fixture: stand-ins for nanobot's templates)
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
@@ -184,7 +184,7 @@ def tree_state(root: Path) -> dict[str, tuple[bytes | None, int]]:
 @pytest.fixture
 def llm_server():
     """Start scripted chat-completions servers on 127.0.0.1; all are stopped after the test."""
-    from llm_server import ScriptedLLMServer
+    from helpers.llm_server import ScriptedLLMServer
 
     servers = []
 
@@ -243,7 +243,7 @@ def open_window(qtbot, home: Path):
     qtbot.waitExposed(win)
     assert win.open_workspace(str(home))
     qtbot.waitUntil(lambda: win.state is not None, timeout=10000)
-    from gui_waits import jobs_done
+    from helpers.gui_waits import jobs_done
     jobs_done(qtbot, win.engine)          # what opening queued (the watch's first look) is done too
     return win
 

@@ -116,7 +116,7 @@ cursor_value = whole_number     # .cursor and .dream_cursor hold a bare whole nu
 SIMILAR_PAIRS = 0.25
 NEAR_DUPLICATE_PAIRS = 0.5
 NEAR_DUPLICATE_WORDS = 0.6
-# The precision of each finding kind, as tests/test_lint_labelled.py measures it on
+# The precision of each finding kind, as tests/engine/lint/test_lint_labelled.py measures it on
 # tests/fixtures/lint_labelled.jsonl, rounded down to a whole percent (the test fails when a figure
 # here is not what it measures). A kind whose fix removes or moves text is offered in one click only from
 # LINT_PRECISION_BAR; below it, its findings are shown for review (engine/lint_findings.action).

@@ -2,7 +2,7 @@
 it would make, and whether that fix is offered in one click or the finding is for review.
 
 A fix that removes or moves text is offered only for a kind whose measured precision
-(rules.LINT_PRECISION, measured by tests/test_lint_labelled.py) reaches rules.LINT_PRECISION_BAR;
+(rules.LINT_PRECISION, measured by tests/engine/lint/test_lint_labelled.py) reaches rules.LINT_PRECISION_BAR;
 any other finding is shown for review: read it, and edit by hand if it is right. The GUI, the CLI
 and lint_fixes.fix_finding all ask action() here, so a kind measured below the bar is demoted
 everywhere by changing its figure."""

@@ -13,7 +13,7 @@ clause, from the date before it, and after it up to the next comma or "and"):
    imperative first word, "tomorrow"): a plan;
 6. none of these: not a plan. A bare weekday ("on Friday") needs a word of intent (3): it is as
    often a routine as a plan.
-The word lists are measured on tests/fixtures/lint_labelled.jsonl (tests/test_lint_labelled.py)."""
+The word lists are measured on tests/fixtures/lint_labelled.jsonl (tests/engine/lint/test_lint_labelled.py)."""
 
 from __future__ import annotations
 

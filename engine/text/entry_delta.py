@@ -7,7 +7,7 @@ that starts a top-level block (or a top-level list item: nanobot's lists are tig
 indentation: no fence, HTML block or paragraph runs through it, so what follows it reads the
 same whatever came before. The end point is checked in the new version too (its
 changed lines may open a fence that runs on); when it does not hold, the whole file is parsed.
-removed_entries on the whole texts is the rule; tests/test_entry_delta.py proves the two agree.
+removed_entries on the whole texts is the rule; tests/engine/text/test_entry_delta.py proves the two agree.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ entry list or parse is kept at all: a version is its lines. The step from one ve
 next compares only the lines between the shared prefix and the shared suffix, unless an entry
 that came or went there has a twin outside them (then the whole files, as entry_delta.step
 does). A version that stops being flat is parsed once and goes on through entry_delta.step.
-tests/test_entry_delta.py proves `advance` equal to entries.removed_entries.
+tests/engine/text/test_entry_delta.py proves `advance` equal to entries.removed_entries.
 """
 
 from __future__ import annotations

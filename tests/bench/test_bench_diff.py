@@ -10,7 +10,7 @@ import difflib
 
 import pytest
 from bench_harness import interleave, publish, table
-from markdown_versions import two_versions
+from helpers.markdown_versions import two_versions
 
 from dreamdesk.engine.text.diffs import diff_texts
 from dreamdesk.engine.text.prepared_diff import prepare

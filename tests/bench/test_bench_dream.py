@@ -24,7 +24,7 @@ from bench_harness import Row, publish, table
 from dreamdesk.engine.dream.run import DreamOptions, run_dream
 from dreamdesk.engine.llm import choose_model, make_client
 from dreamdesk.engine.home.workspace import Workspace
-from llm_server import ScriptedLLMServer, turn
+from helpers.llm_server import ScriptedLLMServer, turn
 
 pytestmark = pytest.mark.bench
 ROUNDS = 7

@@ -2,7 +2,7 @@
 repository against `git add <file>` + `git commit -q -m …` on an equal repository, interleaved
 A,B,A,B; target ≤ 1.2×. Run with `python -m pytest -m bench tests/bench/test_bench_snapshot.py`
 (the table prints without -s). The default run counts the git processes instead
-(tests/test_snapshot_processes.py: two, `add` and `commit`)."""
+(tests/engine/versions/test_snapshot_processes.py: two, `add` and `commit`)."""
 
 import subprocess
 import time
@@ -13,7 +13,7 @@ from test_bench_commit_log import build_history
 
 from dreamdesk.engine.versions.snapshots import SnapshotStore
 from dreamdesk.engine.home.workspace import Workspace
-from nanobot_repo import NANOBOT_GITIGNORE, git_env
+from helpers.nanobot_repo import NANOBOT_GITIGNORE, git_env
 
 pytestmark = pytest.mark.bench
 COMMITS = 500

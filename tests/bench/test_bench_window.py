@@ -19,7 +19,7 @@ from big_workspace import HISTORY_LINES, grow
 from bench_harness import Row, interleave, publish, table
 
 from conftest import open_window
-from gui_waits import settled
+from helpers.gui_waits import settled
 from dreamdesk.engine.disk.changes import EVERYTHING, from_paths
 
 pytestmark = pytest.mark.bench

@@ -319,7 +319,7 @@ def _plans(session, base: Path) -> dict:
 def _dreamed_batch(_nanobot_session, tmp_path_factory, request):
     """Every dreamed home the selected tests use, built in one go on first use (their runs in
     turns: see build_dreamed_homes): the shared one of each form, and each marked test's own."""
-    from llm_server import ScriptedLLMServer
+    from helpers.llm_server import ScriptedLLMServer
 
     plans = _plans(request.session, tmp_path_factory.mktemp("dreamed"))
     srv = ScriptedLLMServer(default=None).start()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from llm_server import turn
+from helpers.llm_server import turn
 
 
 def _edit(path: str, old: str, new: str) -> tuple[str, dict]:

@@ -2,7 +2,7 @@
 on a home nanobot made: afterwards nanobot reads everything back right, and its own /dream-log
 shows the run."""
 
-from llm_server import turn
+from helpers.llm_server import turn
 from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts, tree_state
 
 SCRIPT = [

@@ -5,7 +5,7 @@ save dropped are named on the Dashboard (item 4)."""
 import json
 
 from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
-from gui_waits import jobs_done
+from helpers.gui_waits import jobs_done
 
 from .nanobot_checks import assert_nanobot_fine
 

@@ -4,7 +4,7 @@ model preset, the provider nanobot matches and its API base, and the user's `pro
 
 import json
 
-from llm_server import turn
+from helpers.llm_server import turn
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from llm_server import turn
+from helpers.llm_server import turn
 from dreamdesk.engine.recovery.archive import read_archive
 from dreamdesk.engine.home.workspace import Workspace
-from test_watch_serve import Serve
+from helpers.serve_process import Serve
 
 from .nanobot_checks import assert_nanobot_fine, dreamdesk_json, tree_state
 from .nanobot_dream_runs import RUNS

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from llm_server import turn
+from helpers.llm_server import turn
 from .nanobot_checks import (assert_nanobot_fine, compacted_twice, dreamdesk, dreamdesk_json, session,
                             tree_state)
 from .conftest import Home

@@ -5,7 +5,7 @@ change and /dream-restore of it undoes exactly the restore (issue 10, item 9).""
 
 import pytest
 
-from llm_server import turn
+from helpers.llm_server import turn
 from .nanobot_checks import assert_nanobot_fine, dreamdesk, dreamdesk_json, memory_texts
 
 

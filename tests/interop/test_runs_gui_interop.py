@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 from conftest import open_window   # tests/conftest.py (this folder's conftest is interop.conftest)
-from gui_waits import first_paint
-from test_gui_archive_runs import anchor_point, grab
+from helpers.gui_waits import first_paint
+from helpers.archive_table import anchor_point
+from helpers.screens import grab
 
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.gui.models.runs_model import (COL_BATCH, COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TOKENS,

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from llm_server import turn
+from helpers.llm_server import turn
 from .nanobot_checks import dreamdesk, dreamdesk_json
 
 # nanobot 0.3.5's GitStore: tracked_files (nanobot/agent/memory.py) and the .gitignore its init commits

@@ -8,7 +8,7 @@ import subprocess
 from dreamdesk.engine.disk.git_index import index_paths
 from dreamdesk.engine.versions.snapshots import SnapshotStore
 from dreamdesk.engine.home.workspace import Workspace
-from test_commit_cache import watched
+from helpers.git_probe import watched
 
 
 def _ls_files(git_dir) -> list[str]:
