@@ -436,7 +436,7 @@ def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
     return value
 
 
-def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,  # noqa: C901 (19; issue 27)
+def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,
                create_at: Path | None = None, before_write: Callable[[], None] | None = None) -> Config:
     """The write funnel: validate every value, apply them to the file as it is now on disk, write
     once, atomically.
@@ -450,51 +450,11 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
     for key, value in updates.items():
         setting = find_setting(key)
         typed[setting.path] = _typed(setting, value, confirm_below_floor=confirm_below_floor)
-
-    path = cfg.path if cfg.path is not None else create_at
-    if path is None:
-        raise WorkspaceError("no config.json to write and nowhere to create one")
-    # a config.json that is a symlink (say, into a dotfiles repository) is written where it
-    # leads, so the link stays a link
-    path = Path(os.path.realpath(path))
-    if path.is_dir():
-        raise WorkspaceError(f"{cfg.display} is a folder, not a file")
+    path = _write_target(cfg, create_at)
     state = read_state(path)
-    if state.exists:
-        if state.decode_error:
-            raise WorkspaceError(f"{cfg.display} is {state.decode_error}; fix it by hand first, Dreamdesk will not rewrite it")
-        try:
-            raw = parse_strict(state.text)
-        except json.JSONDecodeError as exc:
-            raise WorkspaceError(f"{cfg.display} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                                 "fix it by hand first, Dreamdesk will not rewrite a file it cannot read") from None
-        except _Unfaithful as exc:
-            raise WorkspaceError(f"{cfg.display} cannot be rewritten faithfully: {exc}; change it by hand") from None
-        except (ValueError, RecursionError) as exc:
-            raise WorkspaceError(f"{cfg.display} cannot be read ({type(exc).__name__}); fix it by hand first") from None
-        if not isinstance(raw, dict):
-            raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
-    else:
-        raw = {}
+    raw = _rewritable(cfg, state) if state.exists else {}
     for spath, value in typed.items():
-        node = raw
-        parts = spath.split(".")
-        for part in parts[:-1]:
-            for cand in (part, snake(part)):
-                if cand in node:
-                    nxt = node[cand]
-                    if not isinstance(nxt, dict):
-                        raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
-                                             "fix it by hand first")
-                    node = nxt
-                    break
-            else:
-                node[part] = {}
-                node = node[part]
-        leaf = parts[-1]
-        if leaf not in node and snake(leaf) in node:
-            leaf = snake(leaf)
-        node[leaf] = value
+        _put(cfg, raw, spath, value)
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
     if before_write is not None:
         before_write()
@@ -505,6 +465,59 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
         except OSError:
             pass
     return load(path, cfg.display)
+
+
+def _write_target(cfg: Config, create_at: Path | None) -> Path:
+    path = cfg.path if cfg.path is not None else create_at
+    if path is None:
+        raise WorkspaceError("no config.json to write and nowhere to create one")
+    # a config.json that is a symlink (say, into a dotfiles repository) is written where it
+    # leads, so the link stays a link
+    path = Path(os.path.realpath(path))
+    if path.is_dir():
+        raise WorkspaceError(f"{cfg.display} is a folder, not a file")
+    return path
+
+
+def _rewritable(cfg: Config, state) -> dict:
+    """The file's JSON object, or the reason in words it will not be rewritten."""
+    if state.decode_error:
+        raise WorkspaceError(f"{cfg.display} is {state.decode_error}; fix it by hand first, Dreamdesk will not rewrite it")
+    try:
+        raw = parse_strict(state.text)
+    except json.JSONDecodeError as exc:
+        raise WorkspaceError(f"{cfg.display} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                             "fix it by hand first, Dreamdesk will not rewrite a file it cannot read") from None
+    except _Unfaithful as exc:
+        raise WorkspaceError(f"{cfg.display} cannot be rewritten faithfully: {exc}; change it by hand") from None
+    except (ValueError, RecursionError) as exc:
+        raise WorkspaceError(f"{cfg.display} cannot be read ({type(exc).__name__}); fix it by hand first") from None
+    if not isinstance(raw, dict):
+        raise WorkspaceError(f"{cfg.display}: top level is not a JSON object; Dreamdesk will not rewrite it")
+    return raw
+
+
+def _put(cfg: Config, raw: dict, spath: str, value: Any) -> None:
+    """Set the dotted path in the parsed file, under the key spelling it already uses
+    (camelCase or snake_case), creating the objects on the way."""
+    node = raw
+    parts = spath.split(".")
+    for part in parts[:-1]:
+        for cand in (part, snake(part)):
+            if cand in node:
+                nxt = node[cand]
+                if not isinstance(nxt, dict):
+                    raise WorkspaceError(f"{cfg.display}: {cand} is not an object ({json.dumps(nxt)}); "
+                                         "fix it by hand first")
+                node = nxt
+                break
+        else:
+            node[part] = {}
+            node = node[part]
+    leaf = parts[-1]
+    if leaf not in node and snake(leaf) in node:
+        leaf = snake(leaf)
+    node[leaf] = value
 
 
 # -- what Dreamdesk wrote, remembered in its own per-workspace state ---------------------------

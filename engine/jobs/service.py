@@ -5,6 +5,7 @@ running Dream is cancelled, which holds its cursor; every write is atomic)."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta
 from typing import Callable
 
@@ -77,60 +78,68 @@ class RemovalWatch:
         self.events.stop()
 
 
-def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,  # noqa: C901 (16; issue 27)
+def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.Event,
           log: Callable[[str], None], now: Callable[[], datetime] | None = None,
           tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True,
           watch_removals: bool = False) -> int:
     """`watch`: the history activity watcher (the activity trigger); `watch_removals`: the
     opt-in watch that archives what other writers remove (`serve --watch`)."""
-    now = now or (lambda: datetime.now().astimezone())
+    clock = now or (lambda: datetime.now().astimezone())
     sched = Scheduler(ws)
-    sched.start(now())
+    sched.start(clock())
     # the watch looks for commits every tick, as serve did before the loop was shared
-    upkeep = Upkeep(ws, sched, now, commit_every=timedelta(seconds=tick_seconds))
+    upkeep = Upkeep(ws, sched, clock, commit_every=timedelta(seconds=tick_seconds))
     upkeep.schedule_started(upkeep.schedule_on())
     watcher = None
     if watch and ws.memory_dir.is_dir():
-        watcher = HistoryWatcher(ws, lambda: sched.note_activity(now()))
+        watcher = HistoryWatcher(ws, lambda: sched.note_activity(clock()))
         watcher.start()
     log(f"serving {ws.root}")
-    removals = None
-    if watch_removals:
-        removals = RemovalWatch(ws, upkeep, log)
+    removals = RemovalWatch(ws, upkeep, log) if watch_removals else None
+    if removals:
         removals.start()
-    settings = _schedule_settings(ws)
-    last_text = None
+    follow = _ScheduleFollow(ws, sched, log)
     last_compact: float | None = None
-    import time
     try:
         while not stop.is_set():
-            t = now()
+            t = clock()
             mono = time.monotonic()
             if last_compact is None or mono - last_compact >= consolidate_every:
                 last_compact = mono
                 _consolidate(ws, make_client, stop, t, log)
-            # Dream turned on/off or its interval edited in config.json (by Dreamdesk, the
-            # assistant or a text editor) applies at once, as the GUI's Settings do
-            now_settings = _schedule_settings(ws)
-            if now_settings is not None:
-                if settings is not None and now_settings != settings:
-                    sched.settings_changed(t)
-                    log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
-                settings = now_settings
-            st = sched.status(t)
-            if st.text != last_text:
-                log(f"schedule: {st.text}")
-                last_text = st.text
+            follow.tick(t)
             _run(upkeep, upkeep.due(), removals.report if removals else None, log,
-                 lambda trigger: _dream(ws, sched, make_client, trigger, stop, now, log))
+                 lambda trigger: _dream(ws, sched, make_client, trigger, stop, clock, log))
             stop.wait(tick_seconds)
     finally:
-        if watcher:
-            watcher.stop()
-        if removals:
-            removals.stop()
+        for w in (watcher, removals):
+            if w:
+                w.stop()
         log("stopped")
     return 0
+
+
+class _ScheduleFollow:
+    """Dream turned on/off or its interval edited in config.json (by Dreamdesk, the assistant or
+    a text editor) applies at once, as the GUI's Settings do; the schedule's line is logged when
+    it changes."""
+
+    def __init__(self, ws: Workspace, sched: Scheduler, log: Callable[[str], None]) -> None:
+        self.ws, self.sched, self.log = ws, sched, log
+        self.settings = _schedule_settings(ws)
+        self.last_text: str | None = None
+
+    def tick(self, t: datetime) -> None:
+        now_settings = _schedule_settings(self.ws)
+        if now_settings is not None:
+            if self.settings is not None and now_settings != self.settings:
+                self.sched.settings_changed(t)
+                self.log("settings: enabled={}, schedule={}, intervalH={}".format(*now_settings))
+            self.settings = now_settings
+        st = self.sched.status(t)
+        if st.text != self.last_text:
+            self.log(f"schedule: {st.text}")
+            self.last_text = st.text
 
 
 def _run(upkeep: Upkeep, due: list[str], report, log: Callable[[str], None],

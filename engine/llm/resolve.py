@@ -213,20 +213,45 @@ def _usable(spec: ProviderSpec, b: _Block) -> bool:
     return spec.keyless or bool(b.api_key)
 
 
-def _auto(provs: _Providers, model: str) -> tuple[_Block | None, ProviderSpec | None, str]:  # noqa: C901 (18; issue 27)
+_Pick = tuple[_Block | None, ProviderSpec | None, str]
+
+
+def _auto(provs: _Providers, model: str) -> _Pick:
+    """nanobot's "auto" provider: the first of its rules, in its order, that names a provider."""
     low = model.lower()
-    norm = low.replace("-", "_")
     prefix = low.split("/", 1)[0] if "/" in low else ""
-    nprefix = prefix.replace("-", "_")
     prefixed = find_by_name(prefix) if prefix else None
-    chat = [s for s in PROVIDERS if not s.is_transcription_only]
-    for spec in chat:
+    for rule in (lambda: _by_prefix(provs, prefix), lambda: _by_keyword(provs, low, prefixed),
+                 lambda: None if prefixed is not None else _local_server(provs),
+                 lambda: _first_keyed(provs), lambda: _first_custom(provs)):
+        if (picked := rule()) is not None:
+            return picked
+    return None, None, f"provider \"auto\": no provider in config.json can serve {model}"
+
+
+def _chat_specs() -> list[ProviderSpec]:
+    return [s for s in PROVIDERS if not s.is_transcription_only]
+
+
+def _by_prefix(provs: _Providers, prefix: str) -> _Pick | None:
+    """The model's prefix (`deepseek/…`) names a usable provider, or a custom one."""
+    if not prefix:
+        return None
+    nprefix = prefix.replace("-", "_")
+    for spec in _chat_specs():
         b = provs.get(spec)
-        if prefix and nprefix == spec.name and _usable(spec, b):
+        if nprefix == spec.name and _usable(spec, b):
             return b, spec, f"provider \"auto\": the model's prefix {prefix}/ names {spec.name}"
-    if prefix and (custom := provs.custom_named(nprefix)):
+    if custom := provs.custom_named(nprefix):
         return custom, None, f"provider \"auto\": the model's prefix {prefix}/ names the custom provider {custom.name}"
-    for spec in chat:
+    return None
+
+
+def _by_keyword(provs: _Providers, low: str, prefixed: ProviderSpec | None) -> _Pick | None:
+    """The model name holds a keyword of a usable provider (a local one only where it has a base
+    and the prefix names no other)."""
+    norm = low.replace("-", "_")
+    for spec in _chat_specs():
         b = provs.get(spec)
         kw = next((k for k in spec.keywords if k.lower() in low or k.lower().replace("-", "_") in norm), None)
         if kw is None:
@@ -235,27 +260,39 @@ def _auto(provs: _Providers, model: str) -> tuple[_Block | None, ProviderSpec | 
             continue
         if _usable(spec, b):
             return b, spec, f"provider \"auto\": the model name contains {kw!r}, a keyword of {spec.name}"
-    if prefixed is None:
-        first = None
-        for spec in (s for s in PROVIDERS if s.is_local):
-            b = provs.get(spec)
-            if not b.api_base:
-                continue
-            if spec.detect_by_base_keyword and spec.detect_by_base_keyword in b.api_base:
-                return b, spec, f"provider \"auto\": {spec.name} is a configured local server"
-            first = first or (b, spec)
-        if first:
-            return first[0], first[1], f"provider \"auto\": {first[1].name} is the first configured local server"
+    return None
+
+
+def _local_server(provs: _Providers) -> _Pick | None:
+    """A configured local server: the one its base address names, else the first."""
+    first = None
+    for spec in (s for s in PROVIDERS if s.is_local):
+        b = provs.get(spec)
+        if not b.api_base:
+            continue
+        if spec.detect_by_base_keyword and spec.detect_by_base_keyword in b.api_base:
+            return b, spec, f"provider \"auto\": {spec.name} is a configured local server"
+        first = first or (b, spec)
+    if first:
+        return first[0], first[1], f"provider \"auto\": {first[1].name} is the first configured local server"
+    return None
+
+
+def _first_keyed(provs: _Providers) -> _Pick | None:
     for spec in PROVIDERS:
         if spec.is_oauth or spec.is_transcription_only:
             continue
         b = provs.get(spec)
         if b.api_key:
             return b, spec, f"provider \"auto\": no provider named by the model has a key; {spec.name} is the first that has one"
+    return None
+
+
+def _first_custom(provs: _Providers) -> _Pick | None:
     for b in provs.custom.values():
         if b.api_base:
             return b, None, f"provider \"auto\": the custom provider {b.name} is the first with an apiBase"
-    return None, None, f"provider \"auto\": no provider in config.json can serve {model}"
+    return None
 
 
 def _wire_model(spec: ProviderSpec | None, block: _Block, model: str, api: str) -> str:

@@ -288,48 +288,44 @@ class HistoryModel(TableModel):
             return self._error_data(self.history.bad_lines[i], col, role)
         return self._marker_data(i, col, role)
 
-    def _entry_data(self, e: HistoryEntry, col: int, role):  # noqa: C901 (19; issue 27)
+    def _entry_data(self, e: HistoryEntry, col: int, role):
         if role == Qt.DisplayRole:
-            if col == COL_CURSOR:
-                return str(e.cursor)
-            if col == COL_TIME:
-                return clock.show_history(e.timestamp, self.home_zone)
-            if col == COL_SESSION:
-                return e.session_key or "—"
-            if col == COL_CONTENT:
-                return preview(e.content)
-            return self.status(e)
+            return self._entry_text(e, col)
         if role == Qt.ToolTipRole:
-            if col == COL_CONTENT:
-                return rich_tooltip(e.content)
-            if col == COL_STATUS:
-                st = self.status(e)
-                return {DREAMED: f"Dream has processed it (cursor {e.cursor} ≤ .dream_cursor {self.dream_cursor})",
-                        PENDING: "Not yet dreamed; older than what fits in the next prompt's pending block",
-                        IN_PROMPT: "Not yet dreamed; injected into the next chat's pending-history block"}[st]
-            if col == COL_SESSION and e.session_key is None:
-                return "No session_key (older format)"
-            return f"Line {e.line} of memory/history.jsonl"
+            return self._entry_tip(e, col)
         if role == Qt.ForegroundRole:
             st = self.status(e)
             if st == DREAMED:
                 return self._colors["dim"]
-            if st == IN_PROMPT and col == COL_STATUS:
-                return self._colors["prompt_fg"]
-            return None
+            return self._colors["prompt_fg"] if st == IN_PROMPT and col == COL_STATUS else None
         if role == Qt.FontRole:
-            if col == COL_STATUS and e.cursor > self.dream_cursor and e.cursor in self.in_prompt:
-                return self._bold
-            return None
+            in_prompt = col == COL_STATUS and e.cursor > self.dream_cursor and e.cursor in self.in_prompt
+            return self._bold if in_prompt else None
         if role == Qt.TextAlignmentRole and col == COL_CURSOR:
             return RIGHT
-        if role == EntryRole:
-            return e
-        if role == KindRole:
-            return "entry"
-        if role == CursorRole:
-            return e.cursor
-        return None
+        return {EntryRole: e, KindRole: "entry", CursorRole: e.cursor}.get(role)
+
+    def _entry_text(self, e: HistoryEntry, col: int) -> str:
+        if col == COL_CURSOR:
+            return str(e.cursor)
+        if col == COL_TIME:
+            return clock.show_history(e.timestamp, self.home_zone)
+        if col == COL_SESSION:
+            return e.session_key or "—"
+        if col == COL_CONTENT:
+            return preview(e.content)
+        return self.status(e)
+
+    def _entry_tip(self, e: HistoryEntry, col: int) -> str:
+        if col == COL_CONTENT:
+            return rich_tooltip(e.content)
+        if col == COL_STATUS:
+            return {DREAMED: f"Dream has processed it (cursor {e.cursor} ≤ .dream_cursor {self.dream_cursor})",
+                    PENDING: "Not yet dreamed; older than what fits in the next prompt's pending block",
+                    IN_PROMPT: "Not yet dreamed; injected into the next chat's pending-history block"}[self.status(e)]
+        if col == COL_SESSION and e.session_key is None:
+            return "No session_key (older format)"
+        return f"Line {e.line} of memory/history.jsonl"
 
     def _error_data(self, b: BadLine, col: int, role):
         if role == Qt.DisplayRole:

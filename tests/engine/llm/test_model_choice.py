@@ -62,6 +62,10 @@ NANOBOT_035 = [
      ("gemini", "openai", "https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.5-pro")),
     ({"agents": {"defaults": {"model": "anthropic/claude-x"}}, "providers": {"minimaxAnthropic": {"apiKey": "m"}}},
      ("minimax_anthropic", "anthropic", "https://api.minimax.io/anthropic", "claude-x")),
+    # (2026-12-06) no prefix, no keyword, no local server: a provider with a key before a custom one with a base
+    ({"agents": {"defaults": {"model": "mystery-model"}},
+      "providers": {"openai": {"apiKey": "k"}, "myProxy": {"apiBase": "http://proxy/v1"}}},
+     ("openai", "openai", "https://api.openai.com/v1", "mystery-model")),
 ]
 
 
