@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..qt import (QAbstractItemView, QColor, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QPalette,
+from ..qt import (QAbstractItemView, QColor, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QPainter, QPalette,
                   QSplitter, Qt, QTableView, QTimer, QWidget)
 from ..worker import Latest
 
@@ -38,7 +38,29 @@ def setup_table(table: QTableView, model, selection: QAbstractItemView.Selection
     show_focus(table)
 
 
-FOCUS_FRAME = "QTableView:focus { border: 1px solid palette(highlight); }"
+class _FocusFrame(QWidget):
+    """A 1-pixel frame in the palette's highlight colour over a table while it has the focus.
+    Painted, not a style sheet: a style sheet on the table would stop a palette set on one of
+    its parents (a dark one, say) from reaching it."""
+
+    def __init__(self, table: QTableView):
+        super().__init__(table)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.hide()
+        table.installEventFilter(self)
+
+    def eventFilter(self, table, event) -> bool:  # noqa: N802 (Qt name)
+        if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut, QEvent.Type.Resize):
+            self.setGeometry(table.rect())
+            self.setVisible(table.hasFocus())
+            self.raise_()
+        return False
+
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.ColorRole.Highlight))
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
 
 
 class _FocusRow(QObject):
@@ -59,7 +81,7 @@ class _FocusRow(QObject):
 def show_focus(table: QTableView) -> None:
     """Keyboard focus a person can see on a table (issue 25.12): a frame in the highlight colour
     while it has the focus, and the current row selected when Tab brings the focus in."""
-    table.setStyleSheet(FOCUS_FRAME)
+    _FocusFrame(table)
     table.installEventFilter(_FocusRow(table))
 
 
