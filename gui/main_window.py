@@ -174,7 +174,10 @@ class MainWindow(QMainWindow):
         open workspace and the last state), its splitter put back as the user left it."""
         if hasattr(view, "status"):
             view.status.connect(self.show_message)
-        getattr(self, f"_wire_{name}", lambda _v: None)(view)
+        wire = {"history": self._wire_history, "files": self._wire_files, "settings": self._wire_settings,
+                "charts": self._wire_charts, "archive": self._wire_archive, "runs": self._wire_runs}.get(name)
+        if wire is not None:
+            wire(view)
         self.ctx.add_view(name, view)
         if self._splitters_restored and hasattr(view, "splitter"):
             window_layout.restore(name, view)
