@@ -62,6 +62,10 @@ class WorkspaceWatcher(QObject):
     def stop(self) -> None:
         self._watch.stop()
 
+    @property
+    def running(self) -> bool:
+        return self._watch.running
+
     @Slot()
     def _on_started(self) -> None:
         self.looked = True

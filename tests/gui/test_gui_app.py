@@ -832,7 +832,7 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     ws = main_window.ws
     assert not schedule_path(ws).exists()                  # opening scheduled nothing
     view.schedule_here.setChecked(True)
-    qtbot.waitUntil(lambda: main_window._tick.isActive() and schedule_path(ws).exists(), timeout=5000)
+    qtbot.waitUntil(lambda: main_window.ctx.upkeep_timer.isActive() and schedule_path(ws).exists(), timeout=5000)
     first = main_window.scheduler.deadline
     view.interval.setValue(5)
     view.apply_button.click()
@@ -842,16 +842,16 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
     view.apply_button.click()
     qtbot.waitUntil(lambda: main_window.scheduler.status(first).state == "disabled", timeout=5000)
     view.schedule_here.setChecked(False)
-    assert not main_window._tick.isActive()
+    assert not main_window.ctx.upkeep_timer.isActive()
 
 
 @pytest.fixture
 def ticking_window(gui_env, qtbot, demo_home, monkeypatch):
     """The main window on the demo, asking the scheduler every 50 ms instead of every second
-    (gui.main_window.SCHEDULER_TICK_MS): a run made due is started at the next tick."""
-    from dreamdesk.gui import main_window as main_window_mod
+    (gui.context.SCHEDULER_TICK_MS): a run made due is started at the next tick."""
+    from dreamdesk.gui import context as context_mod
     from conftest import open_window
-    monkeypatch.setattr(main_window_mod, "SCHEDULER_TICK_MS", 50)
+    monkeypatch.setattr(context_mod, "SCHEDULER_TICK_MS", 50)
     win = open_window(qtbot, demo_home)
     yield win
     win.close()
@@ -865,7 +865,7 @@ def test_a_failed_scheduled_run_leaves_its_error_for_why_not_dreaming(ticking_wi
     srv = llm_server(default={"status": 401, "body": {"error": {"message": "bad key"}}})
     _use_server(win, srv.url)
     win.settings.schedule_here.setChecked(True)
-    qtbot.waitUntil(lambda: win._tick.isActive(), timeout=5000)
+    qtbot.waitUntil(lambda: win.ctx.upkeep_timer.isActive(), timeout=5000)
     sched = win.scheduler
     win.engine.write("test: make it due", lambda ctx: sched._set_deadline(datetime.now().astimezone()
                                                                               - timedelta(minutes=1)),
@@ -884,7 +884,7 @@ def test_scheduling_turned_off_while_the_writer_is_busy_stays_off(main_window, q
     win.settings.schedule_here.setChecked(False)            # and the user changes their mind
     release.set()
     qtbot.waitUntil(lambda: not win.engine.busy, timeout=5000)     # the start job and its callback are done
-    assert not win._tick.isActive()
+    assert not win.ctx.upkeep_timer.isActive()
 
 
 def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thread(ticking_window, demo_home,
@@ -905,7 +905,7 @@ def test_a_due_scheduled_dream_runs_and_the_scheduler_never_works_on_the_gui_thr
             return result
         setattr(sched, name, spy)
     win.settings.schedule_here.setChecked(True)
-    qtbot.waitUntil(lambda: win._tick.isActive(), timeout=5000)
+    qtbot.waitUntil(lambda: win.ctx.upkeep_timer.isActive(), timeout=5000)
     win.engine.write("test: make it due", lambda ctx: sched._set_deadline(datetime.now().astimezone()
                                                                               - timedelta(minutes=1)),
                      lambda _r: None)

@@ -110,7 +110,7 @@ def test_a_session_is_told_in_the_log_opened_job_and_dream_outcome(gui_env, qtbo
 
     def has(logger: str, text: str) -> bool:
         return any(f"INFO {logger}" in ln and text in ln for ln in lines)
-    assert has("dreamdesk.gui.main_window", f"workspace opened: {ws}")
+    assert has("dreamdesk.gui.context", f"workspace opened: {ws}")
     assert has("dreamdesk.gui.worker [dreamdesk-writer]:", "dream: started") and has("dreamdesk.gui.worker", "dream: done in")
     assert has("dreamdesk.gui.views.engine_panel", f"Dream (manual) of {ws} with ") and has("dreamdesk.gui.views.engine_panel",
                                                                                 "Dream completed")

@@ -74,8 +74,8 @@ def test_an_outside_memory_write_reads_no_history(gui_env, qtbot, demo_home, mon
 def test_a_job_reports_what_it_wrote_and_the_views_follow(gui_env, qtbot, demo_home, monkeypatch):
     win, _ = open_counting(qtbot, demo_home, monkeypatch)
     seen = []
-    real_apply = win.apply
-    monkeypatch.setattr(win, "apply", lambda ch: seen.append(ch) or real_apply(ch))
+    real_apply = win.ctx.apply
+    monkeypatch.setattr(win.ctx, "apply", lambda ch: seen.append(ch) or real_apply(ch))
     from dreamdesk.engine.disk.files import atomic_write_text
     target = win.ws.root / "USER.md"
     text = target.read_text(encoding="utf-8") + "- added by a job\n"
@@ -215,8 +215,8 @@ def test_each_view_reads_again_on_exactly_the_changes_it_declares(main_window):
     win.tabs.setCurrentIndex(0)
     for f in fields(Changes):
         value = frozenset({"USER.md"}) if f.name == "files" else True
-        win._unshown.clear()
+        win.ctx.stale.clear()
         win.apply(Changes(**{f.name: value}))
-        assert {n for n in READS_ON if n in win._unshown} == {n for n, parts in READS_ON.items() if f.name in parts}, \
+        assert {n for n in READS_ON if n in win.ctx.stale} == {n for n, parts in READS_ON.items() if f.name in parts}, \
             f.name
     assert READS_ON["lint"] == ("files", "skills", "config", "runs") and "cursors" in READS_ON["snapshots"]

@@ -55,7 +55,7 @@ def test_the_watch_toggle_archives_and_the_status_line_leads_to_the_entries(gui_
     win.close()
     # the opt-in is remembered for this workspace
     again = open_window(qtbot, demo_home)
-    assert again.settings.watch_here.isChecked() and again._watching
+    assert again.settings.watch_here.isChecked() and again.ctx.upkeep.watching
     again.settings.watch_here.setChecked(False)
     qtbot.waitUntil(lambda: not watch_mod.watching(again.ws), timeout=10000)
     again.close()
