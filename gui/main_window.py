@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
 changes_mod, clock, problems_mod = LaterModule("dreamdesk.engine.disk.changes"), LaterModule("dreamdesk.engine.core.clock"), LaterModule("dreamdesk.engine.core.problems")
 workspace_mod, errors = LaterModule("dreamdesk.engine.home.workspace"), LaterModule("dreamdesk.gui.errors")
-config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.home.config"), LaterModule("dreamdesk.engine.recovery.pins"), LaterModule("dreamdesk.engine.recovery.watch")
+watch_mod = LaterModule("dreamdesk.engine.recovery.watch")
 Scheduler = later("dreamdesk.engine.jobs.scheduler", "Scheduler")                  # noqa: F811
 upkeep_mod = LaterModule("dreamdesk.engine.jobs.upkeep")
 StateReader = later("dreamdesk.gui.workspace_state", "StateReader")           # noqa: F811
@@ -608,62 +608,55 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
+        from .operations.settings import reapply
         self.dashboard.show_lost_error("")
 
-        def done(result) -> None:
-            _cfg, lost = result
-            self.show_message(f"Re-applied {len(lost)} setting(s) to config.json" if lost
-                              else "Nothing to re-apply: config.json holds every setting Dreamdesk wrote")
-            self._settings_changed()
-
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self.dashboard.show_lost_error(f"Not re-applied: {message}")
             self.apply(changes_mod.Changes(config=True))
 
-        self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
+        reapply(Initiator(self.engine, "dashboard", self.show_message), ws, done=lambda _r: self._settings_changed(),
+                failed=failed)
 
     def _forget_lost_settings(self) -> None:
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
+        from .operations.settings import forget
         self.dashboard.show_lost_error("")
         lost = [x.path for x in (self.state.status.lost_settings if self.state else [])]
-
-        def done(gone) -> None:
-            self.show_message(f"Forgot {len(gone)} setting(s); config.json untouched")
-
-        self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
-                          lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
+        forget(Initiator(self.engine, "dashboard", self.show_message), ws, lost,
+               failed=lambda message: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
 
     def restore_pin(self, pin_id: str) -> None:
         """The pin alert's Restore: the one way a pinned entry comes back (never on its own)."""
-        self._pin_job("restore pinned entry", lambda ws: pins_mod.restore_pin(ws, pin_id),
-                      lambda r: (f"Restored the pinned entry into {', '.join(r.files)}; undo from Snapshots"
-                                 if r.files else "; ".join(r.warnings) or "Nothing to restore"))
+        from .operations.pin import restore_pinned
+        self._pin_job("restore pinned entry", lambda by, ws, **on: restore_pinned(by, ws, pin_id, **on))
 
     def unpin(self, pin_id: str) -> None:
-        self._pin_job("unpin", lambda ws: pins_mod.unpin_id(ws, pin_id),
-                      lambda p: f"Unpinned in {p.file}; the entry itself is unchanged")
+        from .operations.pin import unpin_id
+        self._pin_job("unpin", lambda by, ws, **on: unpin_id(by, ws, pin_id, **on))
 
-    def _pin_job(self, what: str, fn, said) -> None:
+    def _pin_job(self, what: str, start) -> None:
+        """`start(by, ws, **on)`: the pin operation, from gui/operations/pin.py."""
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
         boxes = (self.dashboard.pin_alerts, self.dashboard.pin_list)
         for box in boxes:
             box.show_error("")
             box.set_busy(True)
 
-        def done(result) -> None:
-            self.show_message(said(result))
-            self.apply(changes_mod.Changes(state=True))     # the boxes' busy state ends with the next read
-
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
             self.dashboard.pin_alerts.show()
             self.apply(changes_mod.Changes(state=True))
-
-        self.engine.write(what, lambda ctx: fn(ws), done, failed)
+        # (the boxes' busy state ends with the next read)
+        start(Initiator(self.engine, "dashboard", self.show_message), ws,
+              done=lambda _r: self.apply(changes_mod.Changes(state=True)), failed=failed)
 
     def _settings_changed(self) -> None:
         # turning Dream on or off, or a new interval, applies at once to a running schedule
@@ -719,7 +712,9 @@ class MainWindow(QMainWindow):
         else:
             upkeep.watch_off()
             if by_user:
-                self.engine.write(f"{WATCH_JOB}off", lambda ctx: watch_mod.forget_watch(ws), lambda _r: None)
+                from .operations.run import Initiator
+                from .operations.watch import watch_off
+                watch_off(Initiator(self.engine, "settings", self.show_message), ws)
         self._keep_ticking()
 
     @property
@@ -801,21 +796,17 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from dreamdesk.engine.recovery.restore import restore_record
-        rec = watch_mod.as_record(file, removal)
-
-        def done(result) -> None:
-            self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
-        self.engine.write("restore an entry removed since you last looked",
-                          lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
-                          lambda msg, tb: self.show_message(f"Not restored: {msg}"))
+        from .operations.archive_restore import restore_removed
+        from .operations.run import Initiator
+        restore_removed(Initiator(self.engine, "dashboard", self.show_message), ws, file, removal)
 
     def _got_it(self) -> None:
         ws, shown = self.ws, self.state.since if self.state else None
         if ws is None or shown is None:
             return
-        self.engine.write(f"{WATCH_JOB}got it", lambda ctx: watch_mod.remember_looked(ws, shown),
-                          lambda _r: None)           # its change record (Dreamdesk's state) reads the box again
+        from .operations.run import Initiator
+        from .operations.watch import got_it
+        got_it(Initiator(self.engine, "dashboard", self.show_message), ws, shown)   # its change record reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
