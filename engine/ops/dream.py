@@ -4,7 +4,6 @@ CLI from its options); the run's outcome is what the person is told."""
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import Callable
 
@@ -15,8 +14,6 @@ from ..llm.base import LLMClient
 from ..llm.resolve import ModelChoice
 from .result import OpResult, perform
 
-log = logging.getLogger(__name__)
-
 
 def dream(ws: Workspace, client: LLMClient, choice: ModelChoice, initiator: str, *,
           options: DreamOptions | None = None, cancel: threading.Event | None = None,
@@ -26,10 +23,7 @@ def dream(ws: Workspace, client: LLMClient, choice: ModelChoice, initiator: str,
     options = options or DreamOptions()
 
     def work() -> DreamResult:
-        result = dream_run.run_dream(ws, client, options, cancel=cancel, progress=progress, model_label=choice.describe(),
-                           choice=choice)
-        log.info("%s of %s with %s: %s, %s tokens", "dry run" if options.dry_run else options.trigger, ws.root,
-                 choice.describe(), result.status, result.tokens.total)
-        return result
+        return dream_run.run_dream(ws, client, options, cancel=cancel, progress=progress,
+                                   model_label=choice.describe(), choice=choice)
 
-    return perform(ws, "dream", initiator, work, lambda r: r.outcome)
+    return perform(ws, "dry run" if options.dry_run else "dream", initiator, work, lambda r: r.outcome)

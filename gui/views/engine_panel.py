@@ -229,9 +229,16 @@ class EnginePanel(QWidget):
         self._say(ws, line=f"— {what} started", outcome="", progress=f"{what}: starting…")
         self._job_ws = ws
         self._set_running(True)
+
+        def done(r) -> None:
+            d = r.value
+            log.info("%s (%s) of %s with %s: %s, %s tokens; %s", what, trigger, ws.root, (d.record or {}).get("model"),
+                     d.status, d.tokens.total, d.outcome)
+            self._dream_done(d, dry_run, ws)
+
         self.job = run_dream(self._by(ws), ws, self._chooser(ws), what, trigger=trigger, dry_run=dry_run, review=review,
-                             done=lambda r: self._dream_done(r.value, dry_run, ws),
-                             failed=lambda msg: self._failed(msg, ws), progress=lambda ev: self._on_progress(ev, ws))
+                             done=done, failed=lambda msg: self._failed(msg, ws),
+                             progress=lambda ev: self._on_progress(ev, ws))
 
     def _by(self, ws: Workspace) -> Initiator:
         """The panel as the operations' initiator: what it is told goes to the status bar only while
