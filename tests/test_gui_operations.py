@@ -188,8 +188,9 @@ FAILURE = [
 
 
 @pytest.mark.parametrize("name, start, line", SUCCESS, ids=[c[0] for c in SUCCESS])
-def test_each_operation_says_its_success_once(qtbot, gui_engine, said, ws, demo_home, llm_server, name, start, line):
-    context = llm_server if name == "dream" else demo_home
+def test_each_operation_says_its_success_once(qtbot, gui_engine, said, ws, request, name, start, line):
+    context = {"dream": "llm_server", "compact": "demo_home"}.get(name)       # what the case needs besides ws
+    context = request.getfixturevalue(context) if context else None
     _run(qtbot, gui_engine, said, lambda by: start(by, ws, context))
     if line is None:                    # ("Got it" has nothing to say: the box it answers empties)
         assert said.lines == [] and said.boxes == []
