@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 from datetime import date
 from pathlib import Path
 
@@ -75,6 +76,14 @@ def test_a_pin_is_dreamdesks_own_state_and_says_so_in_the_clis_words(ws):
     assert again.message.startswith("Already pinned in USER.md") and not again.changes     # no change, no write
     gone = pin.unpin_id(ws, p.id, GUI_VIEW)
     assert gone.message == "Unpinned in USER.md: - Lives in Porto" and gone.changes == Changes(state=True)
+
+
+def test_the_log_says_who_asked_and_what_changed_but_never_quotes_an_entry(ws, caplog):
+    caplog.set_level(logging.INFO, logger="dreamdesk.engine.ops")
+    pin.pin(ws, "USER.md", GUI_VIEW, text="Lives in Porto")
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("dreamdesk.engine.ops")]
+    assert lines == ["pin (asked by files): changed state"]
+    assert "Porto" not in caplog.text
 
 
 def test_an_edit_names_the_file_its_archive_and_its_snapshot(ws):

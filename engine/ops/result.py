@@ -37,9 +37,9 @@ def perform(ws: Workspace, name: str, initiator: str, work: Callable[[], T],
     with recording() as written:
         value = work()
     changes = relative_changes(written, ws.root, ws.config_path, workspace_state_dir(ws.root))
-    result = OpResult(value, changes, say(value), initiator)
-    log.info("%s (asked by %s): %s; changed %s", name, initiator, one_line(result.message), changes.describe())
-    return result
+    # the log names what changed, never the message: it may quote an entry (a log is attached to bug reports)
+    log.info("%s (asked by %s): changed %s", name, initiator, changes.describe())
+    return OpResult(value, changes, say(value), initiator)
 
 
 def one_line(text: str) -> str:
