@@ -627,18 +627,14 @@ def cmd_dream(args) -> int:
     import threading
 
     from .dream.run import DreamOptions
-    from .llm import LLMError, make_client, resolve_model
-    from .ops.dream import dream
+    from .llm import resolve_model
+    from .ops.dream import dream, model
 
     ws = _open(args.path)
     if args.max_tokens:                # (before the model is looked for: bad input first)
         from .home.token_ceiling import check
         check(args.max_tokens)
-    try:
-        choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
-        client = make_client(choice, key, timeout=args.timeout)
-    except LLMError as exc:
-        raise WorkspaceError(str(exc)) from None
+    choice, client = model(lambda: resolve_model(ws.config(), _overrides(args), ws.root), timeout=args.timeout)
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *a: cancel.set())
 

@@ -218,6 +218,20 @@ def test_an_archive_restore_that_failed_for_one_entry_says_it_in_one_dialog(qtbo
     assert said.boxes == [("Restore failed", "Not restored: a-nope: no archive entry with id a-nope")]
 
 
+def test_a_bug_in_an_operation_is_never_silent_its_dialog_keeps_the_traceback(qtbot, gui_engine, said, monkeypatch):
+    """A view's failure callback handles what it expects; a bug still gets the dialog any job's gets."""
+    from PySide6.QtWidgets import QMessageBox
+    details = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: details.append((box.windowTitle(), box.detailedText())) or 0)
+    seen = []
+    run_op(Initiator(gui_engine, "lint", said.show), "lint fix x", lambda ctx, who: 1 / 0, failure="Not fixed",
+           failed=seen.append)
+    jobs_done(qtbot, gui_engine)
+    assert said.lines == ["Not fixed: division by zero"] and seen == ["division by zero"]
+    (title, traceback), = details
+    assert title == "lint fix x failed" and "ZeroDivisionError" in traceback
+
+
 def test_the_initiator_reaches_the_engine(qtbot, gui_engine, said, ws):
     got = []
     by = Initiator(gui_engine, "files", said.show)

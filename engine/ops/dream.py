@@ -7,12 +7,26 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from typing import Any
+
+from ..core.problems import WorkspaceError
 from ..dream import run as dream_run
 from ..dream.run import DreamOptions, DreamResult
 from ..home.workspace import Workspace
+from ..llm import LLMError, make_client
 from ..llm.base import LLMClient
 from ..llm.resolve import ModelChoice
 from .result import OpResult, perform
+
+
+def model(choose: Callable[[], tuple[ModelChoice, str]], **client_options: Any) -> tuple[ModelChoice, LLMClient]:
+    """The model a front end chose (`choose`: its choice and key) and a client for it; no model to
+    be had is the person's to fix, said in words (WorkspaceError), never a crash."""
+    try:
+        choice, key = choose()
+        return choice, make_client(choice, key, **client_options)
+    except LLMError as exc:
+        raise WorkspaceError(str(exc)) from None
 
 
 def dream(ws: Workspace, client: LLMClient, choice: ModelChoice, initiator: str, *,

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from dreamdesk.engine.dream.run import DreamOptions
 from dreamdesk.engine.home.workspace import Workspace
-from dreamdesk.engine.llm import ModelChoice, make_client
+from dreamdesk.engine.llm import ModelChoice
 from dreamdesk.engine.llm.replay import forces_review
 from dreamdesk.engine.ops import dream as dream_op
 
@@ -23,9 +23,8 @@ def run_dream(by: Initiator, ws: Workspace, choose: Choose, what: str, *, trigge
     """`what`: "Dream", "Review" or "Dry run" (the job's name, and the failure's)."""
 
     def op(ctx, who):
-        choice, key = choose()
+        choice, client = dream_op.model(choose)
         options = DreamOptions(trigger=trigger, dry_run=dry_run, force_review=review or forces_review(choice))
-        return dream_op.dream(ws, make_client(choice, key), choice, who, options=options, cancel=ctx.cancel,
-                              progress=ctx.progress)
+        return dream_op.dream(ws, client, choice, who, options=options, cancel=ctx.cancel, progress=ctx.progress)
 
     return run_op(by, what.lower(), op, failure=f"{what} failed", **on)

@@ -16,7 +16,7 @@ from typing import Any, Callable, TypeVar
 
 from dreamdesk.engine.ops.result import OpResult, one_line
 
-from ..worker import Engine, Job, JobContext
+from ..worker import BUG, EXPECTED, Engine, Job, JobContext
 
 T = TypeVar("T")
 Done = Callable[[OpResult[Any]], None]
@@ -37,7 +37,8 @@ def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]
            progress: Callable[[dict], None] | None = None) -> Job:
     """Run `op(ctx, initiator)` on the writer lane as the job `what`. Success: the message (and
     `hint`'s words for this front end, a key that undoes it), then `done`. Failure: "`failure`:
-    why", then `failed(why)` (what the view shows in place), then with `title` a dialog."""
+    why", then `failed(why)` (what the view shows in place), then with `title` a dialog; without
+    one, an OS error's dialog in words and a bug's with its traceback, as any job's (never silent)."""
 
     def finished(result: OpResult[T]) -> None:
         said = one_line(result.message) + (hint(result) if hint else "")
@@ -48,14 +49,17 @@ def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]
         if refresh is not None and not by.engine.routed:
             refresh()
 
-    def fail(message: str, _tb: str) -> None:
+    def fail(message: str, tb: str, kind: str) -> None:
         by.status(f"{failure}: {message}")
         if failed is not None:
             failed(message)
         if title is not None:
             dialog(by)(title, message)
+        elif kind != EXPECTED:
+            from .. import errors
+            errors.report_error(f"{what} failed", message, tb if kind == BUG else "")
 
-    return by.engine.write(what, lambda ctx: op(ctx, by.name), finished, fail, progress)
+    return by.engine.write(what, lambda ctx: op(ctx, by.name), finished, on_progress=progress, failed_kind=fail)
 
 
 def dialog(by: Initiator) -> Callable[[str, str], None]:
