@@ -1,7 +1,7 @@
 """Running one user operation from the window (issue 27): the engine's operation (engine/ops) on
 the writer lane, its success said (the operation's message, on one line, in the status bar) and
-its failure reported (that line, and where asked a dialog in words) in this one place, with who
-asked passed to the engine as the operation's initiator.
+its failure reported (that line; a dialog in words where asked, and for an OS error or a bug as
+for any job) in this one place, with who asked passed to the engine as the operation's initiator.
 
 What an operation wrote reaches the views as the lane's change record: the window routes every
 job's record (MainWindow.apply, by tab_views.READS_ON), and that record is the operation's own
