@@ -24,6 +24,7 @@ from .assistants.prompt import build_prompt
 from .core.rules import KEEP_LAST, whole_number
 from .core.problems import ConflictError, Problem, WorkspaceError
 from .home.workspace import Workspace
+from .ops.result import CLI
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -252,13 +253,10 @@ def cmd_config(args) -> int:
 
 
 def _config_set(path: str, key: str, value: str, args) -> int:
+    from .ops.settings import set_settings
     ws = _open(path)
-    cfg = ws.config()
-    if not cfg.readable:
-        bad = next(p for p in cfg.problems if p.severity == "error")
-        raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
+    new = set_settings(ws, {key: value}, CLI, confirm_below_floor=args.confirm_below_floor).value
     setting = config_mod.find_setting(key)
-    new = config_mod.write_settings(ws, {key: value}, confirm_below_floor=args.confirm_below_floor)
     val = new.values[setting.path]
     if args.json:
         _dump({"key": setting.path, "value": val, "path": str(new.path)})
@@ -268,8 +266,8 @@ def _config_set(path: str, key: str, value: str, args) -> int:
 
 
 def _config_reapply(path: str, args) -> int:
-    ws = _open(path)
-    new, lost = config_mod.reapply(ws)
+    from .ops.settings import reapply
+    new, lost = reapply(_open(path), CLI).value
     if args.json:
         _dump({"reapplied": [x.to_json() for x in lost], "path": str(new.path) if new.path else None})
     elif not lost:
@@ -282,8 +280,8 @@ def _config_reapply(path: str, args) -> int:
 
 
 def _config_forget(path: str, keys: list[str], args) -> int:
-    ws = _open(path)
-    gone = config_mod.forget(ws, keys or None)
+    from .ops.settings import forget
+    gone = forget(_open(path), keys or None, CLI).value
     if args.json:
         _dump({"forgotten": gone})
     elif gone:
@@ -340,7 +338,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_restore(args) -> int:
-    from .recovery.restore import restore_snapshot
+    from .ops.restore import restore
     if args.list or args.undo is not None:
         if args.rev or args.file or args.hunk or args.cursor:
             raise UsageError("dreamdesk restore: --list and --undo take no REV, --file, --hunk or --cursor")
@@ -359,7 +357,7 @@ def cmd_restore(args) -> int:
         path = f
     if args.hunk_id and hunk is None:
         raise UsageError("dreamdesk restore: --hunk-id goes with --hunk FILE:N")
-    result = restore_snapshot(ws, args.rev, path, hunk, move_cursor=args.cursor, hunk_id=args.hunk_id)
+    result = restore(ws, args.rev, CLI, path=path, hunk=hunk, hunk_id=args.hunk_id, move_cursor=args.cursor).value
     if args.json:
         _dump(result.to_json())
         return EXIT_OK
@@ -397,10 +395,11 @@ def _restore_list(args) -> int:
 
 
 def _restore_undo(args) -> int:
-    from .recovery.restore import UndoChanged, undo_restore
+    from .ops.restore import undo
+    from .recovery.restore import UndoChanged
     ws = _open(args.path)
     try:
-        result = undo_restore(ws, args.undo or None, force=args.force)
+        result = undo(ws, CLI, args.undo or None, force=args.force).value
     except UndoChanged as exc:
         if args.json:
             _dump({"error": str(exc), "plan": exc.plan.to_json()})
@@ -430,7 +429,6 @@ def _restore_undo(args) -> int:
 def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
     from .recovery.archive import search
     from .recovery.prunes import all_prunes, from_label
-    from .recovery.restore import job_lock
     rest = list(args.args)
     if rest and rest[0] == "delete":
         if len(rest) != 3:
@@ -438,10 +436,8 @@ def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
         if not args.yes:
             raise UsageError("dreamdesk archive delete: this erases the entry from the archive and the run "
                              "records for good; add --yes to confirm")
-        from .dream.records import delete_archive_entry
-        ws = _open(rest[1])
-        with job_lock(ws):
-            out = delete_archive_entry(ws, rest[2])
+        from .ops.archive_delete import delete_entries
+        out = delete_entries(_open(rest[1]), [rest[2]], CLI).value[0]
         if args.json:
             _dump(out)
         else:
@@ -509,34 +505,34 @@ def _entry_args(args, command: str) -> tuple[str | None, int | None]:
 
 
 def cmd_pin(args) -> int:
-    from .recovery.pins import pin
+    from .ops.pin import pin
     text, line = _entry_args(args, "pin")
-    ws = _open(args.path)
-    p, new = pin(ws, args.file, text, line)
+    done = pin(_open(args.path), args.file, CLI, text=text, line=line)
+    p, new = done.value
     if args.json:
         _dump(p.to_json() | {"new": new})
     else:
-        print(f"{'Pinned' if new else 'Already pinned'} in {p.file}: " + p.text.replace("\n", "\n    "))
+        print(done.message)
     return EXIT_OK
 
 
 def cmd_unpin(args) -> int:
-    from .recovery.pins import unpin
+    from .ops.pin import unpin
     text, line = _entry_args(args, "unpin")
-    ws = _open(args.path)
-    p = unpin(ws, args.file, text, line)
+    done = unpin(_open(args.path), args.file, CLI, text=text, line=line)
     if args.json:
-        _dump(p.to_json())
+        _dump(done.value.to_json())
     else:
-        print(f"Unpinned in {p.file}: " + p.text.replace("\n", "\n    "))
+        print(done.message)
     return EXIT_OK
 
 
 def cmd_scope(args) -> int:
     from .dream import write_scope
+    from .ops.settings import change_scope
     ws = _open(args.path)
     if args.close or args.open:
-        scope = write_scope.change(ws.root, args.close or [], args.open or [])
+        scope = change_scope(ws, CLI, close=args.close or [], open_=args.open or []).value
     else:
         scope = write_scope.load(ws.root)
     if args.json:
@@ -548,11 +544,12 @@ def cmd_scope(args) -> int:
 
 def cmd_ceiling(args) -> int:
     from .home import token_ceiling
+    from .ops.settings import set_ceiling
     ws = _open(args.path)
     if args.tokens is not None and args.off:
         raise UsageError("dreamdesk ceiling: --tokens or --off, not both")
     if args.tokens is not None or args.off:
-        tokens = token_ceiling.save(ws.root, None if args.off else args.tokens)
+        tokens = set_ceiling(ws, None if args.off else args.tokens, CLI).value
     else:
         tokens = token_ceiling.load(ws.root)
     if args.json:
@@ -567,6 +564,7 @@ def cmd_prompts(args) -> int:
     from pathlib import Path
 
     from .dream import prompt_edits
+    from .ops.settings import reset_pass_prompt, set_pass_prompt
     ws = _open(args.path)
     if args.set and args.reset:
         raise UsageError("dreamdesk prompts: --set or --reset, not both")
@@ -576,9 +574,9 @@ def cmd_prompts(args) -> int:
             text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"dreamdesk prompts: cannot read {source}: {exc}") from None
-        prompt_edits.set_pass(ws.root, name, text)
+        set_pass_prompt(ws, name, text, CLI)
     elif args.reset:
-        prompt_edits.reset_pass(ws.root, args.reset)
+        reset_pass_prompt(ws, args.reset, CLI)
     prompts = prompt_edits.pass_prompts(ws.root)
     if args.json:
         _dump({"rules": prompt_edits.shared_rules(), "passes": [p.to_json() for p in prompts]})
@@ -610,13 +608,13 @@ def cmd_pins(args) -> int:
 
 
 def _archive_restore(path: str, record_id: str, args) -> int:
-    from .recovery.prunes import restore_prune
-    ws = _open(path)
-    result = restore_prune(ws, record_id)
+    from .ops.archive_restore import restore_entry
+    done = restore_entry(_open(path), record_id, CLI)
+    result = done.value
     if args.json:
         _dump(result.to_json())
     elif result.files:
-        print(f"Restored {record_id} into {result.files[0]}.")
+        print(done.message)
         if result.id:
             print(f"Undo with: dreamdesk restore {path} --undo {result.id}")
     for w in result.warnings:
@@ -628,18 +626,15 @@ def cmd_dream(args) -> int:
     import signal
     import threading
 
-    from .dream.run import DreamOptions, run_dream
-    from .llm import LLMError, make_client, resolve_model
+    from .dream.run import DreamOptions
+    from .llm import resolve_model
+    from .ops.dream import dream, model
 
     ws = _open(args.path)
     if args.max_tokens:                # (before the model is looked for: bad input first)
         from .home.token_ceiling import check
         check(args.max_tokens)
-    try:
-        choice, key = resolve_model(ws.config(), _overrides(args), ws.root)
-        client = make_client(choice, key, timeout=args.timeout)
-    except LLMError as exc:
-        raise WorkspaceError(str(exc)) from None
+    choice, client = model(lambda: resolve_model(ws.config(), _overrides(args), ws.root), timeout=args.timeout)
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *a: cancel.set())
 
@@ -651,9 +646,9 @@ def cmd_dream(args) -> int:
             print(f"  [{what}] {ev['tool']}: {'ok' if ev['ok'] else 'refused'} — {ev['message']}", file=sys.stderr)
 
     try:
-        result = run_dream(ws, client, DreamOptions(trigger="manual", dry_run=args.dry_run,
-                                                    force_review=args.review, max_tokens=args.max_tokens),
-                           cancel=cancel, progress=progress, model_label=choice.describe(), choice=choice)
+        options = DreamOptions(trigger="manual", dry_run=args.dry_run, force_review=args.review,
+                               max_tokens=args.max_tokens)
+        result = dream(ws, client, choice, CLI, options=options, cancel=cancel, progress=progress).value
     finally:
         signal.signal(signal.SIGINT, previous)
     if args.json:
@@ -718,19 +713,20 @@ def _client_factory(ws: Workspace, args):
 
 
 def cmd_compact(args) -> int:
-    from .jobs.consolidator import compact_now, nothing_to_compact
+    from .jobs.consolidator import nothing_to_compact
     from .llm import LLMError
+    from .ops.compact import compact, no_sessions
 
     ws = _open(args.path)
-    if ws.home is None:
-        raise WorkspaceError(f"{args.path}: no home folder with sessions/ around this workspace; nothing to compact")
+    if ws.home is None:                  # (before the model is looked for, as the path was given)
+        raise WorkspaceError(no_sessions(args.path))
     try:
         client = _client_factory(ws, args)()
     except LLMError as exc:
         print(f"dreamdesk: no model ({exc}); messages are kept as [RAW] entries", file=sys.stderr)
         client = None
-    lines: list[str] = []
-    results = compact_now(ws, client, only=args.session, log=lines.append)
+    done = compact(ws, client, CLI, only=args.session).value
+    results, lines = done.results, done.log
     if args.json:
         _dump({"results": [r.to_json() for r in results], "log": lines})
     else:

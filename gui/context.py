@@ -353,7 +353,9 @@ class AppContext(QObject):
         else:
             upkeep.watch_off()
             if by_user:
-                self.engine.write(f"{WATCH_JOB}off", lambda ctx: watch_mod.forget_watch(ws), lambda _r: None)
+                from .operations.run import Initiator
+                from .operations.watch import watch_off
+                watch_off(Initiator(self.engine, "settings", self.message.emit), ws)
         self._keep_ticking()
 
     def _keep_ticking(self) -> None:

@@ -14,7 +14,6 @@ from . import window_asks, window_layout, window_menus
 from .qt import (QApplication, QFileDialog, QLabel, QMainWindow, QTabWidget, QTimer, Qt, QtWidgets, QWidget)
 from .later import LaterModule, later
 from .tab_views import TABS, LazyTab, TabViews, swap_tab
-from .job_names import WATCH_JOB
 from .typing_keys import TypingKeys
 from .widgets.status_line import Clock, Counters
 from .widgets.watch_note import WatchNote
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 # The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
 # is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
 changes_mod, errors = LaterModule("dreamdesk.engine.disk.changes"), LaterModule("dreamdesk.gui.errors")
-config_mod, pins_mod, watch_mod = LaterModule("dreamdesk.engine.home.config"), LaterModule("dreamdesk.engine.recovery.pins"), LaterModule("dreamdesk.engine.recovery.watch")
 report_error = later("dreamdesk.gui.errors", "report_error")
 undo_last_restore = later("dreamdesk.gui.operations.undo_restore", "undo_last_restore")
 UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
@@ -342,62 +340,55 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
+        from .operations.settings import reapply
         self.dashboard.show_lost_error("")
 
-        def done(result) -> None:
-            _cfg, lost = result
-            self.show_message(f"Re-applied {len(lost)} setting(s) to config.json" if lost
-                              else "Nothing to re-apply: config.json holds every setting Dreamdesk wrote")
-            self._settings_changed()
-
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self.dashboard.show_lost_error(f"Not re-applied: {message}")
             self.apply(changes_mod.Changes(config=True))
 
-        self.engine.write("re-apply settings", lambda ctx: config_mod.reapply(ws), done, failed)
+        reapply(Initiator(self.engine, "dashboard", self.show_message), ws, done=lambda _r: self._settings_changed(),
+                failed=failed)
 
     def _forget_lost_settings(self) -> None:
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
+        from .operations.settings import forget
         self.dashboard.show_lost_error("")
         lost = [x.path for x in (self.state.status.lost_settings if self.state else [])]
-
-        def done(gone) -> None:
-            self.show_message(f"Forgot {len(gone)} setting(s); config.json untouched")
-
-        self.engine.write("forget lost settings", lambda ctx: config_mod.forget(ws, lost), done,
-                          lambda message, tb: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
+        forget(Initiator(self.engine, "dashboard", self.show_message), ws, lost,
+               failed=lambda message: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
 
     def restore_pin(self, pin_id: str) -> None:
         """The pin alert's Restore: the one way a pinned entry comes back (never on its own)."""
-        self._pin_job("restore pinned entry", lambda ws: pins_mod.restore_pin(ws, pin_id),
-                      lambda r: (f"Restored the pinned entry into {', '.join(r.files)}; undo from Snapshots"
-                                 if r.files else "; ".join(r.warnings) or "Nothing to restore"))
+        from .operations.pin import restore_pinned
+        self._pin_job("restore pinned entry", lambda by, ws, **on: restore_pinned(by, ws, pin_id, **on))
 
     def unpin(self, pin_id: str) -> None:
-        self._pin_job("unpin", lambda ws: pins_mod.unpin_id(ws, pin_id),
-                      lambda p: f"Unpinned in {p.file}; the entry itself is unchanged")
+        from .operations.pin import unpin_id
+        self._pin_job("unpin", lambda by, ws, **on: unpin_id(by, ws, pin_id, **on))
 
-    def _pin_job(self, what: str, fn, said) -> None:
+    def _pin_job(self, what: str, start) -> None:
+        """`start(by, ws, **on)`: the pin operation, from gui/operations/pin.py."""
         ws = self.ws
         if ws is None:
             return
+        from .operations.run import Initiator
         boxes = (self.dashboard.pin_alerts, self.dashboard.pin_list)
         for box in boxes:
             box.show_error("")
             box.set_busy(True)
 
-        def done(result) -> None:
-            self.show_message(said(result))
-            self.apply(changes_mod.Changes(state=True))     # the boxes' busy state ends with the next read
-
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
             self.dashboard.pin_alerts.show()
             self.apply(changes_mod.Changes(state=True))
-
-        self.engine.write(what, lambda ctx: fn(ws), done, failed)
+        # (the boxes' busy state ends with the next read)
+        start(Initiator(self.engine, "dashboard", self.show_message), ws,
+              done=lambda _r: self.apply(changes_mod.Changes(state=True)), failed=failed)
 
     def _settings_changed(self) -> None:
         self.ctx.settings_changed()     # a running schedule follows Dream's settings at once
@@ -414,21 +405,17 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from dreamdesk.engine.recovery.restore import restore_record
-        rec = watch_mod.as_record(file, removal)
-
-        def done(result) -> None:
-            self.show_message(f"Restored into {file}" if result.files else "; ".join(result.warnings))
-        self.engine.write("restore an entry removed since you last looked",
-                          lambda ctx: restore_record(ws, rec, "an entry removed since you last looked"), done,
-                          lambda msg, tb: self.show_message(f"Not restored: {msg}"))
+        from .operations.archive_restore import restore_removed
+        from .operations.run import Initiator
+        restore_removed(Initiator(self.engine, "dashboard", self.show_message), ws, file, removal)
 
     def _got_it(self) -> None:
         ws, shown = self.ws, self.state.since if self.state else None
         if ws is None or shown is None:
             return
-        self.engine.write(f"{WATCH_JOB}got it", lambda ctx: watch_mod.remember_looked(ws, shown),
-                          lambda _r: None)           # its change record (Dreamdesk's state) reads the box again
+        from .operations.run import Initiator
+        from .operations.watch import got_it
+        got_it(Initiator(self.engine, "dashboard", self.show_message), ws, shown)   # its change record reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802

@@ -61,6 +61,9 @@ class Callbacks:
     failed: Callable[[str, str], None] | None = None
     progress: Callable[[dict], None] | None = None
     wanted: Callable[[], bool] | None = None
+    # told the failure's kind too (EXPECTED, OS, BUG), in place of `failed`: the caller says each
+    # kind its own way (gui/operations/run.py: a bug's dialog keeps its traceback)
+    failed_kind: Callable[[str, str, str], None] | None = None
 
     def still_wanted(self) -> bool:
         return self.wanted is None or bool(self.wanted())
@@ -174,16 +177,18 @@ class Engine(QObject):
 
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
                 on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
-                first: bool = False, wanted: Callable[[], bool] | None = None) -> Job:
+                first: bool = False, wanted: Callable[[], bool] | None = None,
+                failed_kind: Callable[[str, str, str], None] | None = None) -> Job:
         job = Job(next(self._ids), name)
-        self._callbacks[job.id] = Callbacks(job, on_done, on_failed, on_progress, wanted)
+        self._callbacks[job.id] = Callbacks(job, on_done, on_failed, on_progress, wanted, failed_kind)
         if lane is self.writer:
             self.running_writes[job.id] = job
         lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
-    def write(self, name, fn, on_done, on_failed=None, on_progress=None, wanted=None) -> Job:
-        return self._submit(self.writer, name, fn, on_done, on_failed, on_progress, wanted=wanted)
+    def write(self, name, fn, on_done, on_failed=None, on_progress=None, wanted=None, failed_kind=None) -> Job:
+        return self._submit(self.writer, name, fn, on_done, on_failed, on_progress, wanted=wanted,
+                            failed_kind=failed_kind)
 
     def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False, wanted=None) -> Job:
         """A read on the reader thread; `first`: before the reads already waiting (what is shown);
@@ -233,7 +238,9 @@ class Engine(QObject):
             cb = self._finish(job_id)
             if cb is None or not cb.still_wanted():
                 return                       # nobody waits for it any more (a newer request says its own)
-            if cb.failed:
+            if cb.failed_kind:
+                cb.failed_kind(message, tb, kind)
+            elif cb.failed:
                 cb.failed(message, tb)
             elif kind == EXPECTED:
                 self.notice.emit(f"{cb.job.name}: {message}")

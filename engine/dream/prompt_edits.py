@@ -23,6 +23,8 @@ from ..core.state import workspace_state_dir
 EDITS_NAME = "dream-prompts.json"
 MAX_CHARS = 8_000          # a pass's instructions: room for a page of guidance, not a second memory
 EDITED, DEFAULT, ASSISTANTS = "edited", "default", PROMPT_REL
+# each source in words, as the person is told which instructions a pass uses
+SOURCE_WORDS = {EDITED: "edited here", DEFAULT: "Dreamdesk's default", ASSISTANTS: f"the assistant's {PROMPT_REL}"}
 
 
 @dataclass(frozen=True, slots=True)

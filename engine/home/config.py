@@ -622,13 +622,19 @@ def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_fl
     return new
 
 
-def reapply(ws: "Workspace") -> tuple[Config, list[LostSetting]]:
-    """Write back every remembered key config.json lost, in one write. A cadence below the
-    review floor was confirmed when it was first written."""
+def writable(ws: "Workspace") -> Config:
+    """The workspace's config, or why Dreamdesk will not rewrite it (a file it cannot read)."""
     cfg = ws.config()
     if not cfg.readable:
         bad = next(p for p in cfg.problems if p.severity == "error")
         raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")
+    return cfg
+
+
+def reapply(ws: "Workspace") -> tuple[Config, list[LostSetting]]:
+    """Write back every remembered key config.json lost, in one write. A cadence below the
+    review floor was confirmed when it was first written."""
+    cfg = writable(ws)
     lost = lost_settings(ws.root, cfg)
     if not lost:
         return cfg, []

@@ -5,14 +5,16 @@ since that the undo would drop), then undo on the writer lane."""
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from dreamdesk.engine.core import clock
-from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, undo_restore
 from dreamdesk.engine.core.rules import ARCHIVED_FILES
 from dreamdesk.engine.home.workspace import Workspace
+from dreamdesk.engine.ops import restore as restore_op
+from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores
 
-from ..worker import Engine
+from ..worker import Engine, Job
+from .run import Initiator, run_op
 
 
 class Asks(Protocol):
@@ -78,13 +80,6 @@ def undo_question(plan: UndoPlan, last: bool) -> tuple[str, str]:
     return title, text
 
 
-def undone_note(result: RestoreResult) -> str:
-    note = "Undid the last restore: " + (", ".join(result.files) or "no files")
-    if result.cursor:
-        note += f"; .dream_cursor {result.cursor[0]} → {result.cursor[1]}"
-    return note + "".join(f" ({w})" for w in result.warnings)
-
-
 def undo_last_restore(engine: Engine, ws: Workspace, parent, asks: Asks, status: Callable[[str], None],
                       done: Callable[[RestoreResult], None] | None = None) -> None:
     """The newest restore that can still be undone (a no-op saying so when there is none)."""
@@ -105,7 +100,7 @@ def undo_last_restore(engine: Engine, ws: Workspace, parent, asks: Asks, status:
 
 def run_undo(engine: Engine, ws: Workspace, plan: UndoPlan, parent, asks: Asks, status: Callable[[str], None],
              done: Callable[[RestoreResult], None] | None = None, last: bool = True,
-             together: list[str] | None = None) -> bool:
+             together: list[str] | None = None, initiator: str = "gui") -> bool:
     """Ask, then undo on the writer lane. `together`: the ids of restores made by one action
     (an Archive restore of several entries), undone newest first after this one question (the
     plan is the newest's). False when the person said no (nothing was written)."""
@@ -117,39 +112,28 @@ def run_undo(engine: Engine, ws: Workspace, plan: UndoPlan, parent, asks: Asks, 
     if not asks.confirm(parent, title, text):
         status("Undo cancelled; nothing was written")
         return False
-    accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
-
-    def job(ctx) -> RestoreResult:
-        # the newest as asked; each older one then finds its files as it left them
-        results = [undo_restore(ws, rid, accept=accept if rid == plan.entry.id else None) for rid in reversed(ids)]
-        return _merged(results)
-
-    def finished(result: RestoreResult) -> None:
-        status(undone_note(result))
-        if done is not None:
-            done(result)
-
-    def failed(message: str, tb: str) -> None:
-        status(f"Undo failed: {message}")
-        asks.error(parent, "Undo failed", f"The undo of {plan.entry.what} failed.\n\n{message}")
-
-    engine.write(f"undo of {plan.entry.what}", job, finished, failed)
+    by = Initiator(engine, initiator, status, lambda title, text: asks.error(parent, title, text))
+    undo(by, ws, plan, ids, done=None if done is None else (lambda result: done(result.value)))
     return True
 
 
-def _merged(results: list[RestoreResult]) -> RestoreResult:
-    """One result for undos run together: every file any of them wrote, every warning."""
-    out = results[0]
-    for r in results[1:]:
-        out.files = sorted(set(out.files) | set(r.files))
-        out.warnings = out.warnings + r.warnings
-        out.cursor = out.cursor or r.cursor
-    return out
+def undo(by: Initiator, ws: Workspace, plan: UndoPlan, ids: list[str] | None = None, **on: Any) -> Job:
+    """Undo the restore `plan` was made for (or `ids`, oldest first, ending with it) on the writer
+    lane, writing over a file changed since only as the person saw it (nothing newer)."""
+    accept = {f.path: f.current_hash for f in plan.changed}
+    if ids and len(ids) > 1:
+        def op(ctx, who):
+            return restore_op.undo_together(ws, ids, who, accept)
+    else:
+        def op(ctx, who):
+            return restore_op.undo(ws, who, plan.entry.id, accept=accept)
+    return run_op(by, f"undo of {plan.entry.what}", op, failure="Undo failed", title="Undo failed", **on)
 
 
 def undo_together(engine: Engine, ws: Workspace, ids: list[str], parent, asks: Asks,
-                  status: Callable[[str], None], done: Callable[[RestoreResult], None] | None = None) -> None:
+                  status: Callable[[str], None], done: Callable[[RestoreResult], None] | None = None,
+                  initiator: str = "gui") -> None:
     """Undo the restores one action made (ids oldest first), after one question."""
     engine.read("plan undo", lambda ctx: plan_undo(ws, ids[-1]),
-                lambda p: run_undo(engine, ws, p, parent, asks, status, done, together=ids),
+                lambda p: run_undo(engine, ws, p, parent, asks, status, done, together=ids, initiator=initiator),
                 lambda msg, tb: asks.error(parent, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))

@@ -15,16 +15,18 @@ from datetime import date, timedelta
 from dreamdesk.engine.core import clock
 from dreamdesk.engine.recovery.archive import Archive, ArchivedEntry, ArchiveRecord
 from dreamdesk.engine.recovery.archive_kinds import COMMIT_REASONS, ORIGINS, REASONS
-from dreamdesk.engine.disk.oserrors import explain
-from dreamdesk.engine.recovery.prune_restores import PINNED, Placement, pin_records, plan_placements, read_every_prune
-from dreamdesk.engine.recovery.prunes import delete_refusal, from_label, restore_prune, who
-from dreamdesk.engine.recovery.restore import RestoreResult
+from dreamdesk.engine.ops.archive_restore import Restores, too_many
+from dreamdesk.engine.ops.result import OpResult
+from dreamdesk.engine.recovery.prune_restores import Placement, plan_placements, read_every_prune
+from dreamdesk.engine.recovery.prunes import delete_refusal, from_label, who
 from dreamdesk.engine.core.rules import ARCHIVED_FILES
 from dreamdesk.engine.home.workspace import Workspace
 
-from ..errors import report_error
 from ..models.archive_model import (COL_ARCHIVED, COL_FILE, COL_FROM, COL_ID, COL_NOW, COL_REPLACED, COL_RUN, COL_TEXT,
                                     PLACEHOLDER_TIP, ArchiveFilterProxy, ArchiveModel, archived_label)
+from ..operations.archive_delete import delete_entries
+from ..operations.archive_restore import restore_entries
+from ..operations.run import Initiator
 from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
@@ -37,7 +39,6 @@ log = logging.getLogger(__name__)
 
 SEARCH_DEBOUNCE_MS = 200
 RESTORE_KEY = "Ctrl+Shift+R"
-MAX_RESTORE = 100          # entries per restore (each one is planned, snapshotted and committed)
 LISTED = 20                # placements spelled out in the confirmation
 ALL_FILES = "All files"
 ALL_REASONS = "All reasons"
@@ -364,9 +365,8 @@ class ArchiveView(QWidget):
         ws = self.ws
         if not ids or ws is None or self.busy:
             return
-        if len(ids) > MAX_RESTORE:
-            self.status.emit(f"{len(ids):,} entries are selected; restore at most {MAX_RESTORE} at a time "
-                             "(each one takes a snapshot first)")
+        if why := too_many(ids):
+            self.status.emit(why)
             return
         self._set_busy(True)
         self.engine.read("plan archive restore", lambda ctx: plan_placements(ws, ids),
@@ -379,8 +379,9 @@ class ArchiveView(QWidget):
         if ws is not self.ws:
             self._set_busy(False)
             return
-        if not todo and to_pin:
-            self._pin_only(ws, to_pin)
+        if not todo and to_pin:           # all back already: pin them, nothing to restore
+            restore_entries(self._by(), ws, [], [p.id for p in to_pin], done=self._restored,
+                            failed=lambda _msg: self._set_busy(False))
             return
         if not todo:
             self._set_busy(False)
@@ -395,60 +396,22 @@ class ArchiveView(QWidget):
             self._set_busy(False)
             self.status.emit("Restore cancelled; nothing was written")
             return
-        ids = [p.id for p in todo]
-        pin_ids = [p.id for p in to_pin]
+        restore_entries(self._by(), ws, [p.id for p in todo], [p.id for p in to_pin], done=self._restored,
+                        failed=lambda _msg: self._set_busy(False), refresh=self.refresh)
 
-        def job(ctx) -> list[tuple[str, RestoreResult | None, str | None]]:
-            results = []
-            for rid in ids:
-                if ctx.cancel.is_set():
-                    break
-                try:
-                    results.append((rid, restore_prune(ws, rid), None))
-                except Exception as exc:  # noqa: BLE001 - one failing entry must not hide the others
-                    log.error("restoring archive entry %s failed", rid, exc_info=True)
-                    results.append((rid, None, explain(exc)))
-            failed = {rid for rid, _res, err in results if err}
-            return results + pin_records(ws, [i for i in pin_ids if i not in failed])
+    def _by(self) -> Initiator:
+        return Initiator(self.engine, "archive", self.status.emit)
 
-        self.engine.write(f"restore {_plural(n, 'archive entry', 'archive entries')}", job,
-                          self._restored, lambda msg, tb: self._failed("Restore failed", msg))
-
-    def _pin_only(self, ws: Workspace, placements: list[Placement]) -> None:
-        """Restore and pin of entries that are all back already: pin them, nothing to restore."""
-        ids = [p.id for p in placements]
-        self.engine.write("pin archive entries", lambda ctx: pin_records(ws, ids), self._restored,
-                          lambda msg, tb: self._failed("Not pinned", msg))
-
-    def _restored(self, results) -> None:
+    def _restored(self, result: OpResult[Restores]) -> None:
         self._set_busy(False)
-        pinned = [rid for rid, res, _err in results if res == PINNED]
-        results = [r for r in results if r[1] != PINNED]
-        done = [(rid, res) for rid, res, err in results if res is not None and res.files]
-        errors = [f"{rid}: {err}" for rid, _res, err in results if err]
-        warnings = [w for _rid, res, _err in results if res is not None for w in res.warnings]
-        parts = []
-        if done:
-            files = sorted({f for _rid, res in done for f in res.files})
-            self._undoable = [res.id for _rid, res in done if res.id]
-            parts.append(f"Restored {_plural(len(done), 'entry', 'entries')} to {', '.join(files)}"
-                         + (" (Undo restore, or Ctrl+Alt+Z, takes it back)" if self._undoable else ""))
-        if errors:
-            parts.append("not restored: " + "; ".join(errors))
-        if warnings:
-            parts.append("; ".join(warnings))
-        if pinned:
-            parts.append(f"pinned {_plural(len(pinned), 'entry', 'entries')}")
-        self.status.emit(". ".join(parts) or "Nothing was restored")
-        if errors:   # a failure is said where it cannot be missed, not only in the status bar
-            report_error("Restore failed", ("Not restored:\n" if len(errors) > 1 else "Not restored: ")
-                         + "\n".join(errors))
-        for rid, _res in done:
+        done = result.value
+        if done.restored:
+            self._undoable = done.undoable
+            self._update_buttons()
+        for rid, _res in done.restored:
             self.restored.emit(rid)
-        if pinned:
+        if done.pinned:
             self.pinsChanged.emit()
-        if not self.engine.routed:
-            self.refresh()          # (in the window, the job's change record refreshes this view)
 
     def delete_selected(self) -> None:
         """Erase entries (a privacy deletion): the one action that removes from the archive. Every
@@ -478,18 +441,8 @@ class ArchiveView(QWidget):
             return
         self._set_busy(True)
 
-        def job(ctx):
-            from dreamdesk.engine.dream.records import delete_archive_entry
-            return [delete_archive_entry(ws, rid) for rid in ids]
-
-        def done(results) -> None:
-            self._set_busy(False)
-            self.status.emit(f"Deleted {_plural(len(results), 'archived entry', 'archived entries')}; "
-                             f"scrubbed {sum(r['records_scrubbed'] for r in results)} run record(s)")
-            if not self.engine.routed:
-                self.refresh()
-
-        self.engine.write("delete archive entries", job, done, lambda msg, tb: self._failed("Delete failed", msg))
+        delete_entries(self._by(), ws, ids, done=lambda _r: self._set_busy(False),
+                       failed=lambda _msg: self._set_busy(False), refresh=self.refresh)
 
     def _failed(self, what: str, msg: str) -> None:
         self._set_busy(False)
@@ -615,7 +568,7 @@ class ArchiveView(QWidget):
             if not self.engine.routed:
                 self.refresh()
 
-        undo_together(self.engine, ws, ids, self, self.undo_asks, self.status.emit, done)
+        undo_together(self.engine, ws, ids, self, self.undo_asks, self.status.emit, done, initiator="archive")
         return True
 
     def _update_buttons(self) -> None:

@@ -9,14 +9,15 @@ from dreamdesk.engine.dream import prompt_edits
 from dreamdesk.engine.llm.resolve import PROMPT_REL, assistant_dream_prompt
 from dreamdesk.engine.home.workspace import Workspace
 
+from ..operations.run import Initiator
+from ..operations.settings import set_pass_prompt
 from ..qt import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
                   QPlainTextEdit, QPushButton, Qt, QVBoxLayout, QWidget)
 from ..worker import Engine
 
 RULES = "rules"                       # the list's first row: the shared rules (never edited here)
 OWN = "own"                          # the assistant's prompts/dream.md, when it exists
-SOURCES = {prompt_edits.EDITED: "edited here", prompt_edits.DEFAULT: "Dreamdesk's default",
-           prompt_edits.ASSISTANTS: f"the assistant's {PROMPT_REL}"}
+SOURCES = prompt_edits.SOURCE_WORDS
 SHORT = {prompt_edits.EDITED: "edited", prompt_edits.DEFAULT: "default", prompt_edits.ASSISTANTS: PROMPT_REL}
 
 
@@ -150,19 +151,15 @@ class DreamPromptsDialog(QDialog):
         key = self._showing
         if key not in self.drafts:
             return
-        root, text = self.ws.root, self.drafts[key]
+        text = self.drafts[key]
         self.save_button.setEnabled(False)
 
-        def done(p: prompt_edits.PassPrompt) -> None:
+        def done(_result) -> None:
             self.drafts.pop(key, None)
-            self.note.setText(f"Saved: the {key} pass now uses {SOURCES[p.source]}.")
             self.reload()
-
-        def failed(message: str, tb: str) -> None:
-            self.note.setText(f"Not saved: {message}")
-            self._buttons()
-        self.engine.write(f"save the {key} pass's prompt", lambda ctx: prompt_edits.set_pass(root, key, text),
-                          done, failed)
+        # (the outcome, and why it failed, is said in the note under the list)
+        set_pass_prompt(Initiator(self.engine, "prompts", self.note.setText), self.ws, key, text, done=done,
+                        failed=lambda _msg: self._buttons())
 
     # -- closing --------------------------------------------------------------------------------
     def reject(self) -> None:

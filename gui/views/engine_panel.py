@@ -8,11 +8,12 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dreamdesk.engine.llm import LLMError, make_client
+from dreamdesk.engine.llm import LLMError
 from dreamdesk.engine.llm.machine import MachineModel, choose_for_machine, describe_choice
 from dreamdesk.engine.home.workspace import Workspace
 
 from .. import settings_store
+from ..operations.run import Initiator
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.follow import EndFollow
@@ -222,28 +223,35 @@ class EnginePanel(QWidget):
     def run_dream(self, dry_run: bool = False, review: bool = False, trigger: str = "manual") -> None:
         if self.ws is None or self.running:
             return
+        from ..operations.dream import run_dream
         ws = self.ws
-        demo = settings_store.demo_home()
         what = "Dry run" if dry_run else "Review" if review else "Dream"
-
-        def job(ctx):
-            from dreamdesk.engine.dream.run import DreamOptions, run_dream
-            from dreamdesk.engine.llm.replay import forces_review
-            choice, key = choose_for_machine(ws, machine_model(), demo)
-            client = make_client(choice, key)
-            force = review or forces_review(choice)
-            result = run_dream(ws, client, DreamOptions(trigger=trigger, dry_run=dry_run, force_review=force),
-                               cancel=ctx.cancel, progress=ctx.progress, model_label=choice.describe(),
-                               choice=choice)
-            log.info("%s (%s) of %s with %s: %s, %s tokens; %s", what, trigger, ws.root, choice.describe(),
-                     result.status, result.tokens.total, result.outcome)
-            return result
-
         self._say(ws, line=f"— {what} started", outcome="", progress=f"{what}: starting…")
         self._job_ws = ws
         self._set_running(True)
-        self.job = self.engine.write(what.lower(), job, lambda r: self._dream_done(r, dry_run, ws),
-                                     lambda msg, tb: self._failed(msg, tb, ws), lambda ev: self._on_progress(ev, ws))
+
+        def done(r) -> None:
+            d = r.value
+            log.info("%s (%s) of %s with %s: %s, %s tokens; %s", what, trigger, ws.root, (d.record or {}).get("model"),
+                     d.status, d.tokens.total, d.outcome)
+            self._dream_done(d, dry_run, ws)
+
+        self.job = run_dream(self._by(ws), ws, self._chooser(ws), what, trigger=trigger, dry_run=dry_run, review=review,
+                             done=done, failed=lambda msg: self._failed(msg, ws),
+                             progress=lambda ev: self._on_progress(ev, ws))
+
+    def _by(self, ws: Workspace) -> Initiator:
+        """The panel as the operations' initiator: what it is told goes to the status bar only while
+        `ws` is the workspace shown."""
+        def status(text: str) -> None:
+            if self.ws is not None and ws.root == self.ws.root:
+                self.status.emit(text)
+        return Initiator(self.engine, "engine", status)
+
+    @staticmethod
+    def _chooser(ws: Workspace):
+        demo = settings_store.demo_home()
+        return lambda: choose_for_machine(ws, machine_model(), demo)
 
     def _on_progress(self, ev: dict, ws: Workspace) -> None:
         if "pass" in ev:
@@ -283,72 +291,46 @@ class EnginePanel(QWidget):
                 self._previewing = False
             if apply and result.diffs and complete:
                 self._apply(result.preview, ws)
-        if self.ws is not None and ws.root == self.ws.root:
-            self.status.emit(result.outcome)
         self.finished.emit("dry run" if dry_run else "dream")
 
     def _apply(self, preview: dict, ws: Workspace) -> None:
+        from ..operations.dry_run import apply_dry_run
         self._job_ws = ws
         self._set_running(True)
 
-        def job(ctx) -> str:
-            from dreamdesk.engine.dream.run import apply_preview, load_state
-            apply_preview(ws, preview)
-            # the run it recorded says what the dry run said (a held cursor, a refused write)
-            return str((load_state(ws).get("last_run") or {}).get("outcome") or "Applied the dry run.")
-
-        def done(outcome: str):
+        def done(result) -> None:
             self.job = None
             self._set_running(False)
-            self._say(ws, outcome=outcome)
+            self._say(ws, outcome=result.message)     # the run it recorded says what the dry run said
             self.finished.emit("apply")
 
-        self.job = self.engine.write("apply dry run", job, done, lambda msg, tb: self._failed(msg, tb, ws))
+        self.job = apply_dry_run(self._by(ws), ws, preview, done=done, failed=lambda msg: self._failed(msg, ws))
 
     def run_compact(self) -> None:
         if self.ws is None or self.running:
             return
+        from ..operations.compact import compact
         ws = self.ws
-        demo = settings_store.demo_home()
-        lines: list[str] = []
 
-        def job(ctx):
-            from dreamdesk.engine.jobs.consolidator import compact_now
-            try:
-                choice, key = choose_for_machine(ws, machine_model(), demo)
-                client = None if choice.kind == "replay" else make_client(choice, key)
-            except LLMError:
-                client = None
-            return compact_now(ws, client, cancel=ctx.cancel, log=lines.append), lines
-
-        def done(res) -> None:
+        def done(result) -> None:
             self.job = None
             self._set_running(False)
-            results, log = res
-            for line in log:
+            for line in result.value.log:
                 self._say(ws, line="  " + line)
-            if results:
-                text = (f"Compacted {sum(r.messages for r in results)} message(s) into "
-                        f"{sum(len(r.entries) for r in results)} history entr(ies).")
-            elif log:      # why nothing was compacted (the assistant is running, …) beats the generic line
-                text = log[-1]
-            else:
-                from dreamdesk.engine.jobs.consolidator import nothing_to_compact
-                text = nothing_to_compact()
-            self._say(ws, outcome=text, progress="Idle.")
+            self._say(ws, outcome=result.message, progress="Idle.")
             self.finished.emit("compact")
 
         self._say(ws, line="— Compact started", progress="Compacting…")
         self._job_ws = ws
         self._set_running(True)
-        self.job = self.engine.write("compact", job, done, lambda msg, tb: self._failed(msg, tb, ws))
+        self.job = compact(self._by(ws), ws, self._chooser(ws), done=done, failed=lambda msg: self._failed(msg, ws))
 
     def cancel(self) -> None:
         if self.job is not None:
             self.job.cancel.set()
             self._say(self._job_ws, progress="Cancelling… (the cursor stays where it is)")
 
-    def _failed(self, message: str, tb: str, ws: Workspace) -> None:
+    def _failed(self, message: str, ws: Workspace) -> None:
         self.job = None
         self.last_status, self.last_outcome = "failed", f"Failed: {message}"
         self._set_running(False)

@@ -8,15 +8,17 @@ from typing import Callable
 
 from dreamdesk.engine.home.budgets import budget_state, percent_label
 from dreamdesk.engine.text.diffs import diff_texts
-from dreamdesk.engine.recovery.edits import save_edit
 from dreamdesk.engine.disk.files import read_state
 from dreamdesk.engine.text.prepared_diff import prepare
 from dreamdesk.engine.disk.read_only import ReadOnly, ReadOnlyKind
-from dreamdesk.engine.core.problems import ConflictError
+from dreamdesk.engine.ops.edit import Saved
+from dreamdesk.engine.ops.result import OpResult
 from dreamdesk.engine.text.textform import BOM, normalise, prompt_chars
 from dreamdesk.engine.home.workspace import Workspace
 
-from ..errors import report_error
+from ..operations.edit import save_edit
+from ..operations.pin import pin_entry, unpin_entry
+from ..operations.run import Initiator
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
                   QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.context_menu import show_and_free
@@ -423,7 +425,6 @@ class FilesView(QWidget):
 
     def toggle_pin(self) -> None:
         """Pin (or unpin) the entry at the cursor, on the writer lane."""
-        from dreamdesk.engine.recovery import pins
         entry, why = self._pin_target()
         ws, path = self.ws, self.loaded.path if self.loaded else None
         if entry is None or ws is None or self._pin_busy:
@@ -433,24 +434,19 @@ class FilesView(QWidget):
         text, line = entry.text, entry.start + 1
         unpin = (path, text) in self.pinned
 
-        def job(ctx):
-            if unpin:
-                return pins.unpin(ws, path, text=text)
-            return pins.pin(ws, path, line=line)[0]
-
-        def done(p) -> None:
+        def done(result) -> None:
+            p = result.value if unpin else result.value[0]
             self._set_pin_busy(False)
             (self.pinned.discard if unpin else self.pinned.add)((p.file, p.text))
             self._update_blame()
-            self.status.emit(f"{'Unpinned' if unpin else 'Pinned'} in {p.file}: {' '.join(p.text.split())[:80]}")
             self.pinsChanged.emit()
 
-        def failed(message: str, tb: str) -> None:
-            self._set_pin_busy(False)
-            report_error("Not pinned" if not unpin else "Not unpinned", message)
-
         self._set_pin_busy(True)
-        self.engine.write("unpin entry" if unpin else "pin entry", job, done, failed)
+        by = Initiator(self.engine, "files", self.status.emit)
+        if unpin:
+            unpin_entry(by, ws, path, text, done=done, failed=lambda _msg: self._set_pin_busy(False))
+        else:
+            pin_entry(by, ws, path, line, done=done, failed=lambda _msg: self._set_pin_busy(False))
 
     def _set_pin_busy(self, busy: bool) -> None:
         self._pin_busy = busy
@@ -502,41 +498,23 @@ class FilesView(QWidget):
         ws, path, text, bom = self.ws, self.loaded.path, self.editor_text(), self.loaded.bom
         expected = overwrite_hash or self.loaded.hash
 
-        def job(ctx):
-            try:
-                return save_edit(ws, path, text, expected)
-            except ConflictError:
-                state, _ = ws.read_file(path)
-                return ("conflict", normalise(state.text), state.hash, state.text.startswith(BOM))
-
-        def done(result) -> None:
+        def done(result: OpResult[Saved]) -> None:
+            saved, disk = result.value.edit, result.value.conflict
             current = self.ws is ws and self.loaded is not None and self.loaded.path == path
-            if isinstance(result, tuple) and result[0] == "conflict":
+            if disk is not None:
                 if current:
-                    self._conflict(result[1], result[2], result[3], on_saved)
-                else:
-                    self.status.emit(f"{path} changed on disk before your edit was saved; nothing was written")
+                    self._conflict(disk.text, disk.hash, disk.bom, on_saved)
                 return
-            if current:   # the editor still shows what was saved (not another file or workspace)
-                self.loaded = Loaded(path, text, result.hash, bom=bom)
+            if current and saved is not None:   # the editor still shows what was saved (not another file or workspace)
+                self.loaded = Loaded(path, text, saved.hash, bom=bom)
                 if self.editor_text() == text:
                     self.editor.document().setModified(False)
                 self._show_banner(False)
                 self._update_size()
-            note = f"Saved {path}"
-            if result.archived:
-                note += f"; {len(result.archived)} removed entr{'y' if len(result.archived) == 1 else 'ies'} archived"
-            for w in result.warnings:
-                note += f" ({w})"
-            self.status.emit(note)
             if on_saved:
                 on_saved()
-
-        def failed(message: str, tb: str) -> None:   # the edit stays in the editor, unsaved
-            self.status.emit(f"Not saved: {message}")
-            report_error(f"{path} was not saved", message)
-
-        self.engine.write(f"save {path}", job, done, failed)
+        # (a failure leaves the edit in the editor, unsaved)
+        save_edit(Initiator(self.engine, "files", self.status.emit), ws, path, text, expected, done=done)
 
     def _conflict(self, disk_text: str, disk_hash: str, disk_bom: bool,
                   on_saved: Callable[[], None] | None = None) -> None:

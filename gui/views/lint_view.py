@@ -9,9 +9,10 @@ from __future__ import annotations
 import html
 
 from dreamdesk.engine.lint.memory_lint import FIX, REVIEW, Finding, counts, lint
-from dreamdesk.engine.lint.lint_fixes import fix_finding
 from dreamdesk.engine.home.workspace import Workspace
 
+from ..operations.lint_fix import fix_finding
+from ..operations.run import Initiator
 from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
                   QWidget, Signal)
@@ -88,19 +89,15 @@ class LintView(QWidget):
         self.fixing = True
         self._show_selected()
 
-        def done(result) -> None:
+        def done(_result) -> None:
             self.fixing = False
-            kept = f"; {len(result.archived)} archived" if result.archived else ""
-            self.status.emit(f"Fixed: {finding.fix_label}{kept}. Undo it with Ctrl+Alt+Z (Edit → Undo Last Restore).")
-            if not self.engine.routed:
-                self.refresh()          # (in the window, the job's change record refreshes this view)
 
-        def failed(message: str, _tb: str) -> None:
+        def failed(_message: str) -> None:
             self.fixing = False
-            self.status.emit(f"Not fixed: {message}")
             self.refresh()
-
-        self.engine.write(f"lint fix {finding.id}", lambda ctx: fix_finding(ws, finding), done, failed)
+        # (in the window, the job's change record refreshes this view; alone, the operation does)
+        fix_finding(Initiator(self.engine, "lint", self.status.emit), ws, finding, done=done, failed=failed,
+                    refresh=self.refresh)
 
     # -- internals -----------------------------------------------------------------------------
     def _set_findings(self, findings: list[Finding]) -> None:

@@ -17,12 +17,13 @@ from dreamdesk.engine.text.diffs import diff_texts
 from dreamdesk.engine.text.entries import heading_label
 from dreamdesk.engine.dream import records
 from dreamdesk.engine.dream.run_list import assistant_run_detail, every_run
-from dreamdesk.engine.recovery.prunes import restore_prune
 from dreamdesk.engine.home.workspace import Workspace
 
 from ..models.base import blend, theme
 from ..models.history_model import preview
 from ..models.runs_model import COL_ID, COL_STATUS, RunsModel, duration_label, is_assistant, time_label
+from ..operations.archive_restore import restore_entry
+from ..operations.run import Initiator
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..worker import Engine, Latest
@@ -648,23 +649,19 @@ class RunsView(QWidget):
             self.status.emit("Restore cancelled; nothing was written")
             return
         self.restoring = True
-        self.engine.write(f"restore {prune_id}", lambda ctx: restore_prune(ws, prune_id),
-                          lambda result: self._restore_done(prune_id, gone.path, result),
-                          lambda msg, tb: self._restore_failed(prune_id, msg))
+        restore_entry(Initiator(self.engine, "runs", self.status.emit), ws, prune_id,
+                      done=lambda result: self._restore_done(prune_id, result.value),
+                      failed=self._restore_failed)
 
-    def _restore_done(self, prune_id: str, path: str, result) -> None:
+    def _restore_failed(self, _message: str) -> None:
+        self.restoring = False
+
+    def _restore_done(self, prune_id: str, result) -> None:
         self.restoring = False
         if result.files:
-            self.status.emit(f"Restored {prune_id} to {path} (Ctrl+Alt+Z undoes it)")
             self.restored.emit(prune_id)
-        else:
-            self.status.emit("; ".join(result.warnings) or "Nothing was restored")
         if self.shown is not None and is_assistant(self.shown):
             self._load_assistant_detail(self.shown)
-
-    def _restore_failed(self, prune_id: str, msg: str) -> None:
-        self.restoring = False
-        self.status.emit(f"{prune_id} was not restored: {msg}")
 
     def _show_error(self, run_id, msg: str) -> None:
         self.shown, self._shown_diff, self.shown_assistant = None, None, None

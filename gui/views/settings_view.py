@@ -15,6 +15,8 @@ from dreamdesk.engine.jobs.scheduler import floor_confirmation_text
 from dreamdesk.engine.home.workspace import Workspace
 
 from .. import settings_store
+from ..operations.run import Initiator
+from ..operations.settings import change_scope, set_ceiling, set_settings
 from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                   QLineEdit, QMessageBox, QObject, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS
@@ -391,27 +393,25 @@ class SettingsView(QWidget):
         self._applying = True
         self._form_changed()
 
-        def job(ctx):
-            return config_mod.write_settings(ws, changes, confirm_below_floor=confirm)
-
-        def done(cfg) -> None:
+        def done(result) -> None:
             self._applying = False
             if ws is self.ws:
-                self.cfg = cfg
+                self.cfg = result.value
                 self._shown.update(changes)
                 self._write_error = ""
                 self._form_changed()
-            said = ", ".join(f"{config_mod.find_setting(k).name} = {v}" for k, v in changes.items())
-            self.status.emit(f"{said} written to {cfg.path}")
             self.changed.emit()
 
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self._applying = False
             self._write_error = f"Not written: {message}"
             self._form_changed()
             self.changed.emit()   # re-read the file; the edits stay in the form
 
-        self.engine.write("apply settings", job, done, failed)
+        set_settings(self._by(), ws, changes, confirm, done=done, failed=failed)
+
+    def _by(self) -> Initiator:
+        return Initiator(self.engine, "settings", self.status.emit)
 
     def revert(self) -> None:
         """The form back to what config.json holds."""
@@ -480,12 +480,7 @@ class SettingsView(QWidget):
         if ws is None:
             return
         self.ceiling_button.setEnabled(False)
-        said = (f"Each of Dreamdesk's Dream runs here now stops after {value:,} tokens" if value else
-                "Dreamdesk's Dream runs here have no token ceiling now")
-        self.engine.write("set the token ceiling", lambda ctx: token_ceiling.save(ws.root, value or None),
-                          lambda _t: self.status.emit(said),
-                          lambda message, tb: (self.status.emit(f"Token ceiling not set: {message}"),
-                                               self._ceiling_changed()))
+        set_ceiling(self._by(), ws, value or None, failed=lambda _msg: self._ceiling_changed())
 
     def _scope_toggled(self, area: str, on: bool) -> None:
         ws = self.ws
@@ -493,17 +488,12 @@ class SettingsView(QWidget):
             return
         for box in self.scope_boxes.values():
             box.setEnabled(False)            # one change at a time: the next read shows the result
-        said = f"Dreamdesk's Dream may {'again' if on else 'no longer'} write {area} in this workspace"
 
-        def job(ctx):
-            return write_scope.change(ws.root, open_=[area] if on else [], close=[] if on else [area])
-
-        def failed(message: str, tb: str) -> None:
-            self.status.emit(f"Dream's scope not changed: {message}")
+        def failed(_message: str) -> None:
             if self.state is not None:
                 self._show_scope(self.state)
         # (its change record, Dreamdesk's state, brings the next read and with it the boxes)
-        self.engine.write("change Dream's scope", job, lambda _scope: self.status.emit(said), failed)
+        change_scope(self._by(), ws, area, on, failed=failed)
 
     def _schedule_toggled(self, on: bool) -> None:
         if self.ws is not None:

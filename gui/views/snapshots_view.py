@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from dreamdesk.engine.home.cursors import read_cursor
 from dreamdesk.engine.text.diffs import FileDiff
 from dreamdesk.engine.text.prepared_diff import PreparedDiff, prepare
-from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores, restore_snapshot, undo_restore
+from dreamdesk.engine.ops.result import OpResult
+from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores
 from dreamdesk.engine.recovery.restore_log import RestoreEntry
 from dreamdesk.engine.core.rules import ARCHIVED_FILES, cursor_value
 from dreamdesk.engine.versions.snapshots import Snapshot, SnapshotStore
@@ -30,7 +31,9 @@ from ..qt import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLa
                   QPalette, QPushButton, QSplitter, QStackedWidget, Qt, QTableView, QTimer, QToolButton, QVBoxLayout,
                   QWidget, Signal)
 from ..widgets.diff_view import PREPARING, SPLIT, UNIFIED, DiffView
-from ..operations.undo_restore import UndoAsks, preview, undo_question, when as when_iso
+from ..operations.restore import restore_snapshot
+from ..operations.run import Initiator
+from ..operations.undo_restore import UndoAsks, preview, undo, undo_question, when as when_iso
 from ..widgets.table_fit import ColumnFit, RowsFit
 from ..worker import Engine, Latest
 from .common import read_latest, show_focus
@@ -621,7 +624,7 @@ class SnapshotsView(QWidget):
             self.status.emit("Restore cancelled; nothing was written")
             return
         ws = self.ws
-        self._run_restore(f"snapshot {sha[:8]}", lambda ctx: restore_snapshot(ws, sha, move_cursor=move))
+        self._run_restore(f"snapshot {sha[:8]}", lambda by, **on: restore_snapshot(by, ws, sha, move_cursor=move, **on))
 
     def restore_file(self, path: str) -> None:
         shown = self._guard()
@@ -642,7 +645,7 @@ class SnapshotsView(QWidget):
             self.status.emit("Restore cancelled; nothing was written")
             return
         ws = self.ws
-        self._run_restore(f"{path} from {sha[:8]}", lambda ctx: restore_snapshot(ws, sha, path=path))
+        self._run_restore(f"{path} from {sha[:8]}", lambda by, **on: restore_snapshot(by, ws, sha, path=path, **on))
 
     def restore_hunk(self, path: str, n: int) -> None:
         shown = self._guard()
@@ -670,7 +673,7 @@ class SnapshotsView(QWidget):
             return
         ws, shown_id = self.ws, hunk.id       # the engine refuses if hunk n is no longer this change
         self._run_restore(f"{path} hunk {n} from {sha[:8]}",
-                          lambda ctx: restore_snapshot(ws, sha, path=path, hunk=n, hunk_id=shown_id))
+                          lambda by, **on: restore_snapshot(by, ws, sha, path=path, hunk=n, hunk_id=shown_id, **on))
 
     def undo_last(self) -> None:
         if self.recent:
@@ -693,44 +696,29 @@ class SnapshotsView(QWidget):
         if not self.dialogs.confirm(self, title, text):
             self.status.emit("Undo cancelled; nothing was written")
             return
-        accept = {f.path: f.current_hash for f in plan.changed}   # exactly what was shown, nothing newer
-        self._run_restore(f"undo of {plan.entry.what}", lambda ctx: undo_restore(ws, plan.entry.id, accept=accept),
-                          undo=True)
+        self._run_restore(f"undo of {plan.entry.what}", lambda by, **on: undo(by, ws, plan, **on))
 
-    def _run_restore(self, what: str, job, undo: bool = False) -> None:
+    def _run_restore(self, what: str, start) -> None:
+        """`start(by, **on)`: the restore's (or undo's) operation, from gui/operations."""
         queued = self.engine.busy
         self.busy = True
         self._update_buttons()
         self.status.emit(f"Restoring {what}…" + (" (after the job that is running now)" if queued else ""))
         ws = self.ws
 
-        def done(result: RestoreResult) -> None:
+        def done(result: OpResult[RestoreResult]) -> None:
             self.busy = False
             if ws is self.ws:
-                self.last_restore = result
+                self.last_restore = result.value
                 self.last_restore_what = what
-            if result.files or result.cursor:
-                note = ("Undid the last restore" if undo else f"Restored {what}") + ": " + \
-                    (", ".join(result.files) or "no files")
-                if result.cursor:
-                    note += f"; .dream_cursor {result.cursor[0]} → {result.cursor[1]}"
-                if result.archived:
-                    note += f"; {_plural(len(result.archived), 'removed entry', 'removed entries')} archived"
-            else:
-                note = f"Nothing to restore for {what}: the files already matched"
-            for w in result.warnings:
-                note += f" ({w})"
-            self.status.emit(note)
             self._update_buttons()
-            if not self.engine.routed:
-                self.refresh()          # (in the window, the job's change record refreshes this view)
             self.restored.emit(what)
 
-        def failed(message: str, tb: str) -> None:
+        def failed(message: str) -> None:
             self.busy = False
             self._update_buttons()
-            self.status.emit(f"Restore failed: {message}")
-            self.dialogs.error(self, "Restore failed", f"Restoring {what} failed.\n\n{message}")
             self.refresh()
 
-        self.engine.write(f"restore {what}", job, done, failed)
+        by = Initiator(self.engine, "snapshots", self.status.emit, lambda title, text: self.dialogs.error(self, title, text))
+        # (in the window, the job's change record refreshes this view; alone, the operation does)
+        start(by, done=done, failed=failed, refresh=self.refresh)

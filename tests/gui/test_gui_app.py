@@ -1286,7 +1286,7 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
         ctx.cancel.wait(10)
         ended.set()
 
-    from dreamdesk.gui.main_window import WATCH_JOB
+    from dreamdesk.gui.job_names import WATCH_JOB
     job = win.engine.write("dream", dream, lambda result: None)
     win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None)
     assert win.engine.busy

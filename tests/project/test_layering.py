@@ -177,7 +177,7 @@ def test_nothing_outside_the_assistants_package_branches_on_the_assistants_kind(
 # The engine's layers, lowest first: a module may import its own layer and those below it, never
 # one above (docs/architecture.md draws them). engine/__init__ and engine/cli sit on top of all.
 ENGINE_LAYERS = ["core", "text", "disk", "home", "assistants", "llm", "versions", "recovery", "dream", "lint",
-                 "jobs", "desktop", "overview", "cli"]
+                 "jobs", "desktop", "overview", "ops", "cli"]
 
 
 def _layer(module: str) -> str | None:
