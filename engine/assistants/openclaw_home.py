@@ -60,26 +60,31 @@ class OpenClawHome:
 
 # -- the config -------------------------------------------------------------------------------------
 def read_config(path: Path) -> tuple[dict, str | None]:
-    """openclaw.json as OpenClaw parses it (JSON, else JSON5: comments, trailing commas, unquoted
-    keys); a file that does not parse, or is no object, is a problem in words and reads as {}."""
+    """openclaw.json as OpenClaw parses it (parse_config); absent: {} and no problem."""
     try:
         raw = read_bytes(path, limit=_CONFIG_READ_CAP).decode("utf-8")
     except FileNotFoundError:
         return {}, None
     except (OSError, UnicodeDecodeError) as e:
         return {}, f"{path.name} could not be read ({e}): its settings are ignored here, and OpenClaw cannot start on it"
+    return parse_config(raw, path.name)
+
+
+def parse_config(raw: str, name: str = CONFIG_NAME) -> tuple[dict, str | None]:
+    """parseConfigJson5: JSON, else JSON5 (comments, trailing commas, unquoted keys); text that
+    does not parse, or is no object, is a problem in words and reads as {}."""
     try:
         parsed = json.loads(raw)
     except ValueError:
         try:
             parsed = json5.loads(raw)
         except ValueError as e:
-            return {}, (f"{path.name} is not valid JSON5 ({e}): OpenClaw refuses it too; "
+            return {}, (f"{name} is not valid JSON5 ({e}): OpenClaw refuses it too; "
                         "its settings are ignored here and the default workspace is shown")
     if not isinstance(parsed, dict):
-        return {}, f"{path.name} holds a {type(parsed).__name__}, not an object: its settings are ignored here"
+        return {}, f"{name} holds a {type(parsed).__name__}, not an object: its settings are ignored here"
     if _has_include(parsed):
-        return parsed, f"{path.name} has $include directives: the included files are not read here"
+        return parsed, f"{name} has $include directives: the included files are not read here"
     return parsed, None
 
 
