@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..disk.files import read_bytes
@@ -69,11 +69,18 @@ class Injected:
     content: str | None     # the text injected; None: left out (see `note`)
     trimmed: Trimmed | None = None
     note: str = ""
-    cut: tuple[CutEntry, ...] = field(default=())
 
     @property
     def is_cut(self) -> bool:
         return self.trimmed is not None and self.trimmed.truncated
+
+    @property
+    def cut(self) -> tuple[CutEntry, ...]:
+        """The entries the cut hides: asked for, not computed with the preview (parsing a long
+        file's entries costs more than the rest of the preview; the parse is cached by text)."""
+        if not self.is_cut or self.source.content is None or self.trimmed is None:
+            return ()
+        return cut_entries(self.source.content, self.trimmed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +254,7 @@ def _one(src: SourceFile, limits: Limits, left: int) -> Injected:
     if not content:
         return Injected(src, cap, file_cap, left, length, None, trimmed, note="empty: not injected")
     note = _cut_note(trimmed, file_cap, cap) if trimmed.truncated else ""
-    return Injected(src, cap, file_cap, left, length, content, trimmed, note, cut_entries(src.content, trimmed))
+    return Injected(src, cap, file_cap, left, length, content, trimmed, note)
 
 
 def _cut_note(trimmed: Trimmed, file_cap: int, cap: int) -> str:
