@@ -9,5 +9,5 @@ from pathlib import Path
 
 _checkout = Path(__file__).resolve().parent.parent
 if not (Path(__file__).parent / "engine").is_dir() and (_checkout / "engine" / "__init__.py").is_file() \
-        and (_checkout / "gui" / "launcher.py").is_file():
+        and (_checkout / "gui" / "app" / "launcher.py").is_file():
     __path__.append(str(_checkout))   # noqa: F821 (a package's __path__): dreamdesk.engine -> engine/

@@ -2,6 +2,6 @@
 
 import sys
 
-from dreamdesk.gui.launcher import main
+from dreamdesk.gui.app.launcher import main
 
 sys.exit(main())

@@ -1003,7 +1003,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-# the console script (gui/launcher.py) starts the desktop app for these two; the rest is this CLI
+# the console script (gui/app/launcher.py) starts the desktop app for these two; the rest is this CLI
 USAGE = ("dreamdesk [open PATH] [--new-window]\n       dreamdesk COMMAND PATH [options]\n"
          "       dreamdesk --version")
 DESCRIPTION = """See, audit and repair what your assistant remembers.

@@ -4,7 +4,7 @@ steps (packaging/build_bundle.sh, packaging/ci_install_checks.sh) run it.
     python3 packaging/smoke_start.py [--resources-under DIR] [--png FILE] -- COMMAND...
 
 COMMAND is how that Dreamdesk is started (dist/dreamdesk/dreamdesk, or a venv's bin/dreamdesk).
-In a new, empty user folder it starts the app offscreen with DREAMDESK_SMOKE (gui/smoke.py): the
+In a new, empty user folder it starts the app offscreen with DREAMDESK_SMOKE (gui/app/smoke.py): the
 demo is copied, the window reads it and draws its charts, and the app quits with 0. Then
 `COMMAND status <the demo copy> --json` must list the memory files. --resources-under: the app
 must have read its resources from inside DIR (the bundle's own copy, not a checkout's).
@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-TIMEOUT_S = 180        # the app gives up by itself after 90 s (gui/smoke.py); this is for a hang
+TIMEOUT_S = 180        # the app gives up by itself after 90 s (gui/app/smoke.py); this is for a hang
 
 
 class SmokeFailed(Exception):

@@ -129,7 +129,7 @@ def log_file(tmp_path):
 @pytest.fixture(scope="session")
 def history_home(tmp_path_factory) -> Path:
     """The demo with its recorded past (snapshots, runs, archive), built once; tests copy it."""
-    from dreamdesk.gui.app import build_demo_copy
+    from dreamdesk.gui.app.app import build_demo_copy
     return build_demo_copy(tmp_path_factory.mktemp("demo-data"))
 
 
@@ -226,9 +226,9 @@ def show_view(qtbot, view, ws, size: tuple[int, int] = (1200, 720)):
 
 def open_window(qtbot, home: Path):
     """The real main window, shown, on `home` (registered as the demo, so it plays offline)."""
-    from dreamdesk.gui import settings_store
-    from dreamdesk.gui.main_window import MainWindow
-    from dreamdesk.gui.window_fit import LAPTOP, first_size
+    from dreamdesk.gui.app import settings_store
+    from dreamdesk.gui.window.main_window import MainWindow
+    from dreamdesk.gui.window.window_fit import LAPTOP, first_size
 
     settings_store.set_demo_home(str(home))
     win = MainWindow()
@@ -251,7 +251,7 @@ def open_window(qtbot, home: Path):
 @pytest.fixture
 def gui_engine(qtbot):
     """The window's worker lanes on their own, for a view tested without the window."""
-    from dreamdesk.gui.worker import Engine
+    from dreamdesk.gui.context.worker import Engine
     e = Engine()
     yield e
     e.shutdown()

@@ -1,5 +1,5 @@
 """The one file-watch adapter (watchdog), Qt-free: `dreamdesk serve` and the window's watcher
-(gui/watcher.py) both watch a workspace through it (issue 27).
+(gui/context/watcher.py) both watch a workspace through it (issue 27).
 
 It watches the workspace root shallowly (never into .git or .dreamdesk), memory/ and skills/
 deeply, and the folders of a few files outside the workspace (the home's config.json). When

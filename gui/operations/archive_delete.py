@@ -7,7 +7,7 @@ from typing import Any
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops.archive_delete import delete_entries as delete_op
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 

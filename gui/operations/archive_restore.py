@@ -11,7 +11,7 @@ from dreamdesk.engine.ops import archive_restore as op
 from dreamdesk.engine.ops.result import OpResult
 from dreamdesk.engine.text.entries import Removal
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, dialog, run_op
 
 UNDO_HINT = " (Undo restore, or Ctrl+Alt+Z, takes it back)"

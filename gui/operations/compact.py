@@ -9,7 +9,7 @@ from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.llm import LLMError, make_client
 from dreamdesk.engine.ops import compact as compact_op
 
-from ..worker import Job
+from ..context.worker import Job
 from .dream import Choose
 from .run import Initiator, run_op
 

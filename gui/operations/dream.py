@@ -12,7 +12,7 @@ from dreamdesk.engine.llm import ModelChoice
 from dreamdesk.engine.llm.replay import forces_review
 from dreamdesk.engine.ops import dream as dream_op
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 Choose = Callable[[], tuple[ModelChoice, str]]

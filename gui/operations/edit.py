@@ -8,7 +8,7 @@ from typing import Any
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops import edit as edit_op
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 

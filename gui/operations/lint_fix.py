@@ -8,7 +8,7 @@ from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.lint.lint_findings import Finding
 from dreamdesk.engine.ops.lint_fix import fix
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops import restore as restore_op
 
-from ..worker import Job
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 

@@ -4,7 +4,7 @@ its failure reported (that line; a dialog in words where asked, and for an OS er
 for any job) in this one place, with who asked passed to the engine as the operation's initiator.
 
 What an operation wrote reaches the views as the lane's change record: the window routes every
-job's record (MainWindow.apply, by tab_views.READS_ON), and that record is the operation's own
+job's record (MainWindow.apply, by view_feed.READS_ON), and that record is the operation's own
 `OpResult.changes` (both are built from the paths the job wrote, engine/disk/changes.py). Handing
 the result's record on again would read it twice; a view used on its own, with no window routing
 records (`Engine.routed` False), is refreshed here instead."""
@@ -16,7 +16,7 @@ from typing import Any, Callable, TypeVar
 
 from dreamdesk.engine.ops.result import OpResult, one_line
 
-from ..worker import BUG, EXPECTED, Engine, Job, JobContext
+from ..context.worker import BUG, EXPECTED, Engine, Job, JobContext
 
 T = TypeVar("T")
 Done = Callable[[OpResult[Any]], None]
@@ -56,7 +56,7 @@ def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]
         if title is not None:
             dialog(by)(title, message)
         elif kind != EXPECTED:
-            from .. import errors
+            from ..app import errors
             errors.report_error(f"{what} failed", message, tb if kind == BUG else "")
 
     return by.engine.write(what, lambda ctx: op(ctx, by.name), finished, on_progress=progress, failed_kind=fail)
@@ -65,5 +65,5 @@ def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]
 def dialog(by: Initiator) -> Callable[[str, str], None]:
     if by.error is not None:
         return by.error
-    from .. import errors                  # (looked up now: tests replace it)
+    from ..app import errors                  # (looked up now: tests replace it)
     return errors.report_error

@@ -13,7 +13,7 @@ from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops import restore as restore_op
 from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores
 
-from ..worker import Engine, Job
+from ..context.worker import Engine, Job
 from .run import Initiator, run_op
 
 

@@ -11,8 +11,8 @@ from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops import watch as op
 from dreamdesk.engine.recovery.watch import SinceLooked
 
-from ..job_names import WATCH_JOB
-from ..worker import Job
+from ..context.job_names import WATCH_JOB
+from ..context.worker import Job
 from .run import Initiator, run_op
 
 

@@ -31,7 +31,7 @@ from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from .common import (detail_splitter, empty_notice, link_color, read_latest, reset_filters, select_source_row,
                      setup_table, type_to_search)
 
@@ -624,7 +624,7 @@ class ArchiveView(QWidget):
 
     # -- which columns show (the header's context menu; remembered) --------------------------------
     def _restore_hidden_columns(self) -> None:
-        from .. import settings_store
+        from ..app import settings_store
         saved = settings_store.settings().value(HIDDEN_KEY)
         hidden = {int(c) for c in saved if str(c).isdigit()} if isinstance(saved, list) else set(HIDDEN_BY_DEFAULT)
         for col in range(self.proxy.columnCount()):
@@ -645,7 +645,7 @@ class ArchiveView(QWidget):
         self.column_menu().popup(self.table.horizontalHeader().mapToGlobal(pos))
 
     def set_column_shown(self, col: int, shown: bool) -> None:
-        from .. import settings_store
+        from ..app import settings_store
         if col in ALWAYS_SHOWN:
             return
         self.table.setColumnHidden(col, not shown)

@@ -17,7 +17,7 @@ from dreamdesk.engine.home.workspace import Workspace
 
 from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
                   QtCore)
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from .common import read_latest
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..qt import (QAbstractItemView, QColor, QComboBox, QEvent, QHeaderView, QLabel, QLineEdit, QObject, QPainter, QPalette,
                   QSplitter, Qt, QTableView, QTimer, QWidget)
-from ..worker import Latest
+from ..context.worker import Latest
 
 
 def setup_table(table: QTableView, model, selection: QAbstractItemView.SelectionMode,

@@ -16,7 +16,7 @@ from ..widgets.gauge import Gauge
 from .pins_panel import PinAlertBox, PinListBox
 
 if TYPE_CHECKING:      # (importing it would load the whole engine before the window paints)
-    from ..workspace_state import WorkspaceState
+    from ..context.workspace_state import WorkspaceState
 
 
 class Dashboard(QWidget):

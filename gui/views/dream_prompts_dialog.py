@@ -13,7 +13,7 @@ from ..operations.run import Initiator
 from ..operations.settings import set_pass_prompt
 from ..qt import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
                   QPlainTextEdit, QPushButton, Qt, QVBoxLayout, QWidget)
-from ..worker import Engine
+from ..context.worker import Engine
 
 RULES = "rules"                       # the list's first row: the shared rules (never edited here)
 OWN = "own"                          # the assistant's prompts/dream.md, when it exists

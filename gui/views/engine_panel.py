@@ -12,12 +12,12 @@ from dreamdesk.engine.llm import LLMError
 from dreamdesk.engine.llm.machine import MachineModel, choose_for_machine, describe_choice
 from dreamdesk.engine.home.workspace import Workspace
 
-from .. import settings_store
+from ..app import settings_store
 from ..operations.run import Initiator
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.follow import EndFollow
-from ..worker import Engine
+from ..context.worker import Engine
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel,
 from ..widgets.context_menu import show_and_free
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from .common import read_latest
 
 # Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,

@@ -16,7 +16,7 @@ from ..operations.run import Initiator
 from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
                   QWidget, Signal)
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, read_latest, select_row_only, setup_table
 

@@ -26,7 +26,7 @@ from ..operations.archive_restore import restore_entry
 from ..operations.run import Initiator
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from ..widgets.table_fit import ColumnFit, RowsFit
 from .common import select_row_only, detail_splitter, empty_notice, link_color, read_latest, setup_table
 

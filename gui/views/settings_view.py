@@ -14,14 +14,14 @@ from dreamdesk.engine.core.rules import BUDGET_KEYS, MEMORY, NEAR, OVER, SOUL, U
 from dreamdesk.engine.jobs.scheduler import floor_confirmation_text
 from dreamdesk.engine.home.workspace import Workspace
 
-from .. import settings_store
+from ..app import settings_store
 from ..operations.run import Initiator
 from ..operations.settings import change_scope, set_ceiling, set_settings
 from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                   QLineEdit, QMessageBox, QObject, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS
-from ..worker import Engine
-from ..workspace_state import WorkspaceState
+from ..context.worker import Engine
+from ..context.workspace_state import WorkspaceState
 from .setting_fields import check_field, number_field
 
 BUDGET_FILES = tuple((rel, BUDGET_KEYS[rel]) for rel in (MEMORY, USER, SOUL))   # the order the form shows

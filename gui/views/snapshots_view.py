@@ -35,7 +35,7 @@ from ..operations.restore import restore_snapshot
 from ..operations.run import Initiator
 from ..operations.undo_restore import UndoAsks, preview, undo, undo_question, when as when_iso
 from ..widgets.table_fit import ColumnFit, RowsFit
-from ..worker import Engine, Latest
+from ..context.worker import Engine, Latest
 from .common import read_latest, show_focus
 
 DIFF_DEBOUNCE_MS = 120

@@ -21,7 +21,7 @@ from dreamdesk.engine.text.prepared_diff import PreparedDiff, PreparedFile, prep
 
 from ..qt import (QEvent, QFontDatabase, QMenu, QRect, QStyle, QTextBrowser, QTextCursor, QTextOption, QTimer, Signal,
                   isValid)
-from ..worker import Latest
+from ..context.worker import Latest
 from .diff_document import FILE_HREF, HUNK_HREF, SPLIT, UNIFIED, DiffDocument, layout_key
 from .diff_look import DiffColours, DiffLook
 from .context_menu import show_and_free

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..qt import QLabel
 
 if TYPE_CHECKING:
-    from ..workspace_state import WorkspaceState
+    from ..context.workspace_state import WorkspaceState
 
 
 class Counters(QLabel):

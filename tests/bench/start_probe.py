@@ -81,7 +81,7 @@ def main(kind: str, idle: float | None) -> None:
         win.show()
         app.exec()
     else:
-        from dreamdesk.gui.app import run
+        from dreamdesk.gui.app.app import run
         run()
 
 

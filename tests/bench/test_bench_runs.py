@@ -21,7 +21,7 @@ from dreamdesk.engine.dream import records
 from dreamdesk.engine.disk.stat_memo import forget_all
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.core.resources import resource
-from dreamdesk.gui.app import build_demo_copy
+from dreamdesk.gui.app.app import build_demo_copy
 from dreamdesk.gui.qt import QApplication
 from dreamdesk.gui.views.runs_view import RunsView
 

@@ -30,7 +30,7 @@ WRITES = 20
 @pytest.fixture
 def homes(gui_env, tmp_path):
     """Three demo homes (with their recorded past): as shipped, with a 100k history, with 1,000 runs."""
-    from dreamdesk.gui.app import build_demo_copy
+    from dreamdesk.gui.app.app import build_demo_copy
     out = {}
     for name, hist, runs in (("demo", False, False), ("100k history", True, False), ("1,000 runs", False, True)):
         home = build_demo_copy(tmp_path / name.replace(" ", "_").replace(",", ""))
@@ -132,7 +132,7 @@ def test_an_outside_write_until_the_gauge_shows_it(homes, qtbot, qapp, tmp_path)
 
 def test_the_dashboards_read_at_1000_runs_and_100k_history(homes, qtbot):
     from dreamdesk.engine.home.workspace import Workspace
-    from dreamdesk.gui.workspace_state import StateReader
+    from dreamdesk.gui.context.workspace_state import StateReader
     home = homes["1,000 runs"]
     grow(home, history=True, runs=False)
     ws = Workspace.open(home / "workspace")

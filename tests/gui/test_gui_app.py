@@ -391,7 +391,7 @@ def test_tabbing_through_settings_never_rewrites_config_json(gui_env, qtbot, dem
 
 
 def _use_server(win, url):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     settings_store.set_model_override(settings_store.ModelOverride(True, url, "test-model", "sk-gui-test-77"))
     win.panel.set_workspace(win.ws)
 
@@ -490,7 +490,7 @@ def test_restore_and_archive_actions_have_keys_that_act_on_the_visible_tab(gui_e
     from PySide6.QtTest import QTest
 
     from conftest import open_window, tree_state
-    from dreamdesk.gui.app import ensure_demo_copy
+    from dreamdesk.gui.app.app import ensure_demo_copy
     home = ensure_demo_copy(tmp_path / "data")
     win = open_window(qtbot, home)
     shortcuts = {a.shortcut().toString() for a in win.actions()}
@@ -543,7 +543,7 @@ def test_every_splitter_is_remembered(gui_env, qtbot, demo_home):
         wanted[name] = splitter.sizes()
     size = win.size()
     win.close()
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.window.main_window import MainWindow
     again = MainWindow()
     qtbot.addWidget(again)
     again.resize(size)            # offscreen's 800×800 screen clamps a restored geometry; a desktop would not
@@ -568,7 +568,7 @@ def test_a_run_s_source_link_opens_that_history_row_in_the_window(gui_env, qtbot
 
     from conftest import open_window
     from dreamdesk.engine.dream.records import list_runs
-    from dreamdesk.gui.app import ensure_demo_copy
+    from dreamdesk.gui.app.app import ensure_demo_copy
     home = ensure_demo_copy(tmp_path / "data")
     win = open_window(qtbot, home)
     run = next(r for r in list_runs(win.ws)[0] if any(f.get("sources") for f in r.created))
@@ -589,7 +589,7 @@ def test_open_the_demo_builds_the_copy_off_the_gui_thread(main_window, qtbot, mo
     import threading
 
     import dreamdesk.engine.desktop.demo_copy as app_mod
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     real, threads = app_mod.build_demo_copy, []
 
     def spy(*a, **kw):
@@ -814,7 +814,7 @@ def test_model_override_key_stays_out_of_the_workspace(main_window, demo_home, q
 def test_demo_with_its_recorded_past(gui_env, qtbot, tmp_path):
     """What a fresh install shows: the demo copy with its history, then the recorded run."""
     from conftest import open_window
-    from dreamdesk.gui.app import ensure_demo_copy
+    from dreamdesk.gui.app.app import ensure_demo_copy
     win = open_window(qtbot, ensure_demo_copy(tmp_path / "data"))
     win.tabs.setCurrentWidget(win.charts)
     qtbot.waitUntil(lambda: "size" in win.charts.series, timeout=10000)
@@ -849,7 +849,7 @@ def test_scheduling_opt_in_applies_settings_at_once(main_window, demo_home, qtbo
 def ticking_window(gui_env, qtbot, demo_home, monkeypatch):
     """The main window on the demo, asking the scheduler every 50 ms instead of every second
     (gui.context.SCHEDULER_TICK_MS): a run made due is started at the next tick."""
-    from dreamdesk.gui import context as context_mod
+    from dreamdesk.gui.context import app_context as context_mod
     from conftest import open_window
     monkeypatch.setattr(context_mod, "SCHEDULER_TICK_MS", 50)
     win = open_window(qtbot, demo_home)
@@ -1007,7 +1007,7 @@ def test_a_failed_dry_run_offers_no_apply(main_window, demo_home, qtbot, llm_ser
 
 
 def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
-    from dreamdesk.gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.context.watcher import WorkspaceWatcher
     watcher = WorkspaceWatcher(tmp_path / "gone")               # a folder that is not there to watch
     with qtbot.waitSignal(watcher.failed, timeout=5000) as blocker:
         watcher.start()
@@ -1018,7 +1018,7 @@ def test_a_watcher_that_cannot_start_says_so(qtbot, tmp_path):
 def test_the_home_config_outside_the_workspace_is_watched_too(qtbot, tmp_path):
     """The assistant's own config save (in the home, beside the workspace) reaches the window at
     once, so a setting it dropped shows on the Dashboard without a reload."""
-    from dreamdesk.gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.context.watcher import WorkspaceWatcher
     ws = tmp_path / "home" / "workspace"
     (ws / "memory").mkdir(parents=True)
     cfg = tmp_path / "home" / "config.json"
@@ -1195,9 +1195,9 @@ def test_a_splitter_never_shown_is_not_restored_squeezed(gui_env, qtbot, demo_ho
     """Issue 17.2: a start where the Prompt tab was never shown saved that splitter unlaid-out;
     the next start restored it and the parts table shrank to about a row and a half."""
     from conftest import open_window
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.window.main_window import MainWindow
 
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     win = open_window(qtbot, demo_home)          # the Dashboard only: Prompt is never shown
     size = win.size()
     unlaid = win.prompt.splitter.saveState()
@@ -1286,7 +1286,7 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
         ctx.cancel.wait(10)
         ended.set()
 
-    from dreamdesk.gui.job_names import WATCH_JOB
+    from dreamdesk.gui.context.job_names import WATCH_JOB
     job = win.engine.write("dream", dream, lambda result: None)
     win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None)
     assert win.engine.busy
@@ -1320,7 +1320,7 @@ def test_a_finished_write_is_reported_at_once_and_a_burst_is_gathered(qtbot, tmp
     ten minutes and the watcher's clock is the test's: only "at once" can be seen here."""
     from types import SimpleNamespace
 
-    from dreamdesk.gui import watcher as watcher_mod
+    from dreamdesk.gui.context import watcher as watcher_mod
     clock = [10_000.0]
     monkeypatch.setattr(watcher_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     ws = tmp_path / "ws"

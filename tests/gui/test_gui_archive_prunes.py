@@ -21,7 +21,7 @@ from dreamdesk.gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TE
 from dreamdesk.gui.qt import Qt
 from dreamdesk.engine.recovery.prune_restores import plan_placements, read_every_prune
 from dreamdesk.gui.views.archive_view import ArchiveView
-from dreamdesk.gui.worker import Engine
+from dreamdesk.gui.context.worker import Engine
 from helpers.nanobot_repo import git
 
 MISO = "- Has a cat named Miso."

@@ -33,7 +33,7 @@ from dreamdesk.engine.recovery.prune_restores import plan_placements
 from dreamdesk.gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for
 from dreamdesk.gui.views.history_view import HistoryView
 from dreamdesk.gui.views.runs_view import RunsView
-from dreamdesk.gui.worker import Engine
+from dreamdesk.gui.context.worker import Engine
 from helpers.screens import grab
 from helpers.archive_table import Dialogs, anchor_point, cell, select_ids, shown_ids
 

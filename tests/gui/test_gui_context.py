@@ -41,7 +41,7 @@ class FakeView:
 
 @pytest.fixture
 def ctx(gui_env, qtbot):
-    from dreamdesk.gui.context import AppContext
+    from dreamdesk.gui.context.app_context import AppContext
     shown: set = set()
     context = AppContext(shown=lambda view: view in shown)
     context.shown_views = shown            # the test says which views are on screen

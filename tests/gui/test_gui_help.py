@@ -20,7 +20,7 @@ def _dreamdesk(*args: str) -> subprocess.CompletedProcess:
     """The console entry point in a subprocess (no display needed: these never open a window)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("QT_QPA_PLATFORM", None)
-    return subprocess.run([sys.executable, "-m", "dreamdesk.gui.launcher", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dreamdesk.gui.app.launcher", *args], capture_output=True, text=True,
                           timeout=60, env=env, cwd=REPO)
 
 
@@ -43,7 +43,7 @@ def test_help_says_what_no_arguments_and_open_do_and_lists_the_commands():
 
 
 def test_version_is_the_installed_one_or_says_it_is_not_installed(capsys, monkeypatch):
-    from dreamdesk.gui.launcher import main
+    from dreamdesk.gui.app.launcher import main
     proc = _dreamdesk("--version")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"dreamdesk {metadata.version('dreamdesk')}\n", "")
 
@@ -76,7 +76,7 @@ def test_about_shows_versions_and_where_things_live_selectable_and_copyable(main
     from PySide6.QtCore import QSettings, Qt, qVersion
 
     from dreamdesk.engine.core import logs
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     dialog = main_window.about_dialog()
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -119,7 +119,7 @@ def test_shortcuts_list_every_action_of_the_window_and_opens_from_its_key(main_w
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from dreamdesk.gui.shortcuts import Row, ShortcutsDialog
+    from dreamdesk.gui.window.shortcuts import Row, ShortcutsDialog
     dialog = main_window.shortcuts_dialog()
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -166,8 +166,8 @@ def _button_keys(widget) -> set[tuple[str, str]]:
 
 def test_the_buttons_keys_listed_are_the_buttons_keys_of_every_tab(main_window, gui_engine):
     """The keys that are no action are kept by hand: this keeps them true, both ways."""
-    from dreamdesk.gui.shortcuts import BUTTON_KEYS
-    from dreamdesk.gui.tab_views import TABS
+    from dreamdesk.gui.window.shortcuts import BUTTON_KEYS
+    from dreamdesk.gui.window.tab_views import TABS
     from dreamdesk.gui.views.engine_panel import DryRunDialog
     views = {f"{title} tab": main_window.views.get(name) for name, title, *_ in TABS}
     views["Dry run"] = DryRunDialog("", [], gui_engine)

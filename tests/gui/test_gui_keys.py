@@ -9,7 +9,7 @@ import json
 import pytest
 
 from dreamdesk.gui.qt import QApplication, QKeySequence, QPalette, Qt
-from dreamdesk.gui.tab_views import TABS, TAB_KEYS
+from dreamdesk.gui.window.tab_views import TABS, TAB_KEYS
 
 
 @pytest.fixture

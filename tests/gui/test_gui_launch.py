@@ -10,8 +10,8 @@ from conftest import DEMO_HOME, tree_state
 
 
 def test_first_start_copies_the_demo_and_never_touches_the_shipped_one(gui_env, tmp_path):
-    from dreamdesk.gui import settings_store
-    from dreamdesk.gui.app import ensure_demo_copy
+    from dreamdesk.gui.app import settings_store
+    from dreamdesk.gui.app.app import ensure_demo_copy
     shipped = tree_state(DEMO_HOME)
     dest = ensure_demo_copy(tmp_path / "data")
     assert (dest / "workspace" / "USER.md").read_bytes() == (DEMO_HOME / "workspace" / "USER.md").read_bytes()
@@ -30,7 +30,7 @@ def test_first_start_copies_the_demo_and_never_touches_the_shipped_one(gui_env, 
 
 
 def test_launcher_dispatches_cli_commands_without_qt(capsys):
-    from dreamdesk.gui.launcher import main
+    from dreamdesk.gui.app.launcher import main
     assert main(["status", str(DEMO_HOME), "--json"]) == 0
     assert '"pending": 25' in capsys.readouterr().out
     assert main(["open"]) == 2 and "usage" in capsys.readouterr().err
@@ -43,7 +43,7 @@ def test_a_half_installed_pyside6_gets_a_clear_message_not_a_traceback(tmp_path)
     # (-S keeps the real site-packages, whose regular package would win, off the path)
     (tmp_path / "PySide6").mkdir()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(__file__).parents[2])]))
-    code = "import sys; from dreamdesk.gui.launcher import main; sys.exit(main([]))"
+    code = "import sys; from dreamdesk.gui.app.launcher import main; sys.exit(main([]))"
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=30,
                           env=env)
     assert proc.returncode == 1, proc.stderr
@@ -56,7 +56,7 @@ def test_without_a_display_the_app_says_so_in_one_line():
     import subprocess
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     env["PYTHONPATH"] = str(Path(__file__).parents[2])
-    proc = subprocess.run([sys.executable, "-c", "import sys; from dreamdesk.gui.launcher import main; sys.exit(main([]))"],
+    proc = subprocess.run([sys.executable, "-c", "import sys; from dreamdesk.gui.app.launcher import main; sys.exit(main([]))"],
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 1 and proc.stderr.startswith("dreamdesk: no display") and proc.stderr.count("\n") == 1
 
@@ -71,7 +71,7 @@ def test_engine_never_imports_qt():
 
 
 def test_reopens_the_last_workspace(main_window, demo_home):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     assert settings_store.last_workspace() == str(demo_home)
     assert str(demo_home) in settings_store.recent_workspaces()
     texts = [a.text() for a in main_window.recent_menu.actions()]
@@ -93,7 +93,7 @@ def test_drop_a_folder_opens_it(main_window, tmp_path, make_workspace, qtbot):
 
 
 def test_crash_handler_keeps_the_unsaved_edit(main_window, qtbot, gui_env):
-    from dreamdesk.gui.errors import install_excepthook
+    from dreamdesk.gui.app.errors import install_excepthook
     main_window.tabs.setCurrentWidget(main_window.files)
     main_window.files.open_path("USER.md")
     qtbot.waitUntil(lambda: main_window.files.loaded is not None and main_window.files.loaded.path == "USER.md",
@@ -124,7 +124,7 @@ def _launch(tmp_path: Path, *args: str):
     conf.write_text(f"[General]\nlast={DEMO_HOME}\n")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "xdg-config"),
                XDG_DATA_HOME=str(tmp_path / "xdg-data"), PYTHONPATH=str(Path(__file__).parents[2]))
-    code = "import sys; from dreamdesk.gui.launcher import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from dreamdesk.gui.app.launcher import main; sys.exit(main(sys.argv[1:]))"
     before = conf.read_bytes()
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=30, env=env)
     assert conf.read_bytes() == before                      # the last workspace is untouched
@@ -153,8 +153,8 @@ def test_open_help_prints_help_without_a_window(tmp_path, flag):
 
 
 def test_the_open_dialog_refuses_a_folder_that_is_no_workspace(main_window, tmp_path, monkeypatch, demo_home):
-    from dreamdesk.gui import main_window as mw
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.window import main_window as mw
+    from dreamdesk.gui.app import settings_store
     shown = []
     monkeypatch.setattr(mw, "report_error", lambda title, message, details="": shown.append((title, message, details)))
     picked = tmp_path / "empty"

@@ -33,7 +33,7 @@ def boxes(gui_env, qapp, monkeypatch):
 
 @pytest.mark.qt_log_ignore("dreamdesk-qt-probe")
 def test_a_qt_warning_lands_in_the_log_file(qapp, log_file):
-    from dreamdesk.gui import qt_messages
+    from dreamdesk.gui.app import qt_messages
     from dreamdesk.gui.qt import QtCore
     previous = qt_messages.install()
     try:
@@ -45,7 +45,7 @@ def test_a_qt_warning_lands_in_the_log_file(qapp, log_file):
 
 
 def _crash(exc: BaseException) -> None:
-    from dreamdesk.gui.errors import install_excepthook
+    from dreamdesk.gui.app.errors import install_excepthook
     old = sys.excepthook
     install_excepthook()
     try:
@@ -59,14 +59,14 @@ def _crash(exc: BaseException) -> None:
 
 def test_the_crash_dialog_has_the_traceback_the_log_tail_and_where_the_log_is(boxes, log_file):
     redact.register(KEY)
-    logging.getLogger("dreamdesk.gui.worker").info("dream: started")
+    logging.getLogger("dreamdesk.gui.context.worker").info("dream: started")
     _crash(KeyError(f"no field 'model' (key {KEY})"))
     (title, text, details), = boxes
     assert title == "Dreamdesk hit an unexpected error"
     assert f"The log file (attach it to a bug report):\n{log_file}" in text
     assert details.startswith("Traceback (most recent call last)") and "KeyError" in details
     tail = details.split("The log's last lines:\n", 1)[1]
-    assert "dream: started" in tail and "ERROR dreamdesk.gui.errors" in tail
+    assert "dream: started" in tail and "ERROR dreamdesk.gui.app.errors" in tail
     assert KEY not in text + details and KEY not in log_file.read_text(encoding="utf-8")
 
 
@@ -110,7 +110,7 @@ def test_a_session_is_told_in_the_log_opened_job_and_dream_outcome(gui_env, qtbo
 
     def has(logger: str, text: str) -> bool:
         return any(f"INFO {logger}" in ln and text in ln for ln in lines)
-    assert has("dreamdesk.gui.context", f"workspace opened: {ws}")
-    assert has("dreamdesk.gui.worker [dreamdesk-writer]:", "dream: started") and has("dreamdesk.gui.worker", "dream: done in")
+    assert has("dreamdesk.gui.context.app_context", f"workspace opened: {ws}")
+    assert has("dreamdesk.gui.context.worker [dreamdesk-writer]:", "dream: started") and has("dreamdesk.gui.context.worker", "dream: done in")
     assert has("dreamdesk.gui.views.engine_panel", f"Dream (manual) of {ws} with ") and has("dreamdesk.gui.views.engine_panel",
                                                                                 "Dream completed")

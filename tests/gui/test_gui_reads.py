@@ -15,8 +15,8 @@ def parses(win) -> int:
 
 
 def open_counting(qtbot, home, monkeypatch):
-    from dreamdesk.gui.watcher import WorkspaceWatcher
-    from dreamdesk.gui.worker import Engine
+    from dreamdesk.gui.context.watcher import WorkspaceWatcher
+    from dreamdesk.gui.context.worker import Engine
     reads, looks = [], []
     real_read, real_start = Engine.read, WorkspaceWatcher.start
     monkeypatch.setattr(Engine, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
@@ -117,7 +117,7 @@ def test_read_latest_runs_only_the_newest_and_drops_another_workspaces(qtbot, gu
     import threading
 
     from dreamdesk.gui.views.common import read_latest
-    from dreamdesk.gui.worker import Latest
+    from dreamdesk.gui.context.worker import Latest
     view, latest = _View(gui_engine, "ws-a"), Latest()
     gate, ran, applied = threading.Event(), [], []
     gui_engine.read("block the lane", lambda ctx: gate.wait(5), lambda _r: None)
@@ -204,11 +204,11 @@ def test_a_read_for_the_workspace_left_is_never_shown(gui_env, qtbot, demo_home,
 
 
 def test_each_view_reads_again_on_exactly_the_changes_it_declares(main_window):
-    """The window routes a change record by the views' declared interests (tab_views.READS_ON),
+    """The window routes a change record by the views' declared interests (view_feed.READS_ON),
     not by a matrix of its own (issue 27)."""
     from dataclasses import fields
 
-    from dreamdesk.gui.tab_views import READS_ON
+    from dreamdesk.gui.context.view_feed import READS_ON
     win = main_window
     for name in READS_ON:
         win.views.get(name)                     # built, and hidden: a change marks it for its next showing

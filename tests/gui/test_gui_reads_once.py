@@ -56,7 +56,7 @@ def gauge_shows(win, rel: str) -> bool:
 
 @pytest.fixture
 def state_reads(monkeypatch):
-    from dreamdesk.gui.workspace_state import StateReader
+    from dreamdesk.gui.context.workspace_state import StateReader
     return counting(monkeypatch, StateReader, "read")
 
 
@@ -99,7 +99,7 @@ def test_another_writers_change_during_a_run_is_read_at_once_and_the_run_once_af
     import threading
 
     from dreamdesk.engine.dream import run as run_mod
-    from dreamdesk.gui.workspace_state import StateReader
+    from dreamdesk.gui.context.workspace_state import StateReader
     win = open_window(qtbot, demo_home)
     settle(qtbot, win)
     state_reads.clear()
@@ -219,7 +219,7 @@ def test_a_restore_and_its_undo_refresh_snapshots_once_each(gui_env, qtbot, hist
 def test_the_watchs_first_look_reports_only_what_changed_before_it_ran(qtbot, tmp_path):
     """Not the whole workspace (that was a second full read at every open): what changed between
     the watcher's start (before the open's read) and the moment the watch really runs."""
-    from dreamdesk.gui.watcher import WorkspaceWatcher
+    from dreamdesk.gui.context.watcher import WorkspaceWatcher
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     (ws / "memory" / "MEMORY.md").write_text("# M\n")

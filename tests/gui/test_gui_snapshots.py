@@ -75,7 +75,7 @@ def history(make_workspace):
 
 @pytest.fixture
 def engine(qapp):
-    from dreamdesk.gui.worker import Engine
+    from dreamdesk.gui.context.worker import Engine
     e = Engine()
     yield e
     e.shutdown()

@@ -22,7 +22,7 @@ UNSHOWN = ("dreamdesk.gui.views.history_view", "dreamdesk.gui.views.files_view",
 # what the window's frame paints without (issue 14 row 3): the engine, the Dashboard, the Engine panel,
 # the worker lanes, the log file's handlers; loaded right after the first paint
 FRAME_WITHOUT = ("dreamdesk.engine.home.workspace", "dreamdesk.engine.home.history", "dreamdesk.engine.home.config", "msgspec", "dreamdesk.gui.views.dashboard",
-                 "dreamdesk.gui.views.engine_panel", "dreamdesk.gui.worker", "dreamdesk.engine.llm", "logging.handlers")
+                 "dreamdesk.gui.views.engine_panel", "dreamdesk.gui.context.worker", "dreamdesk.engine.llm", "logging.handlers")
 TAB_VIEWS = ("history", "files", "settings", "snapshots", "archive", "runs", "lint", "prompt", "charts")
 
 # `dreamdesk` as the launcher starts it (gui.app.run), watched from outside: at its first paint,
@@ -77,7 +77,7 @@ def shown():
 
 probe = FirstPaint()
 app.installEventFilter(probe)
-from dreamdesk.gui.app import run
+from dreamdesk.gui.app.app import run
 run()
 """
 
@@ -124,7 +124,7 @@ def test_the_start_paints_the_frame_first_and_loads_no_tab_until_one_is_shown(tm
     assert "PySide6.QtCharts" not in seen["loaded after"] and "dreamdesk.gui.views.archive_view" not in seen["loaded after"]
     # the start was logged, in the log folder the environment names (tests/conftest.py)
     log_text = (Path(os.environ["DREAMDESK_LOG_DIR"]) / "dreamdesk.log").read_text(encoding="utf-8")
-    assert "INFO dreamdesk.gui.app" in log_text and f"workspace opened: {seen['workspace']}" in log_text
+    assert "INFO dreamdesk.gui.app.app" in log_text and f"workspace opened: {seen['workspace']}" in log_text
 
 
 def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
@@ -147,8 +147,8 @@ def test_a_tab_built_late_gets_the_workspace_it_missed(main_window, qtbot):
 
 
 def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
-    from dreamdesk.gui import settings_store
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.app import settings_store
+    from dreamdesk.gui.window.main_window import MainWindow
     from helpers.screens import grab
     win = MainWindow()
     qtbot.addWidget(win)
@@ -165,7 +165,7 @@ def test_the_first_start_shows_the_window_then_the_demo(gui_env, qtbot):
 
 
 def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot, monkeypatch):
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.window.main_window import MainWindow
     blocked = gui_env / "a file"
     blocked.write_text("not a folder")
     monkeypatch.setenv("XDG_DATA_HOME", str(blocked))        # the data folder cannot be made
@@ -187,8 +187,8 @@ def test_the_first_start_says_in_the_window_why_there_is_no_demo(gui_env, qtbot,
 def test_a_window_that_never_paints_still_opens_its_workspace(gui_env, qtbot, demo_home, monkeypatch):
     """The start opens the workspace at the first paint; a window that does not paint (started
     minimised) opens it all the same, a moment later (FIRST_PAINT_WAIT_MS, shortened here)."""
-    from dreamdesk.gui import main_window as main_window_mod
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.window import main_window as main_window_mod
+    from dreamdesk.gui.window.main_window import MainWindow
     monkeypatch.setattr(main_window_mod, "FIRST_PAINT_WAIT_MS", 20)
     win = MainWindow()
     qtbot.addWidget(win)                                 # never shown

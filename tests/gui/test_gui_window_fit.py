@@ -24,7 +24,7 @@ def _inside(outer, inner) -> bool:
 @pytest.mark.parametrize("screen", [(1280, 720), (1280, 680), (800, 800), (1920, 1080), (2560, 1440), (640, 400)])
 def test_the_first_size_fits_the_available_area_and_keeps_a_minimum(screen):
     from dreamdesk.gui.qt import QRect
-    from dreamdesk.gui.window_fit import MARGIN, MINIMUM, PREFERRED, first_geometry, first_size
+    from dreamdesk.gui.window.window_fit import MARGIN, MINIMUM, PREFERRED, first_geometry, first_size
     w, h = screen
     available = QRect(0, 24, w, h)                      # (a panel above, as some desktops have)
     size = first_size(available)
@@ -39,10 +39,10 @@ def test_the_first_size_fits_the_available_area_and_keeps_a_minimum(screen):
 
 
 def test_the_first_start_fits_the_screen_the_window_is_on(gui_env, qtbot, demo_home):
-    from dreamdesk.gui import settings_store
-    from dreamdesk.gui.main_window import MainWindow
+    from dreamdesk.gui.app import settings_store
+    from dreamdesk.gui.window.main_window import MainWindow
     from dreamdesk.gui.qt import QRect
-    from dreamdesk.gui.window_fit import first_size
+    from dreamdesk.gui.window.window_fit import first_size
     settings_store.set_demo_home(str(demo_home))
     win = MainWindow()                  # no saved geometry: a first start (open_window resizes; not here)
     qtbot.addWidget(win)
@@ -81,7 +81,7 @@ def step(i):
         # a window left taller than this screen (saved on a bigger one) comes back on it
         win.setGeometry(100, 100, 1280, 900)
         win._save_settings()
-        from dreamdesk.gui.main_window import MainWindow
+        from dreamdesk.gui.window.main_window import MainWindow
         again = MainWindow()
         again.show()
         QTimer.singleShot(200, lambda: restarted(again))
@@ -109,13 +109,13 @@ def record(i):
     step(i + 1)
 
 later(lambda: window() is not None and window().state is not None, lambda: step(0))
-from dreamdesk.gui.app import run
+from dreamdesk.gui.app.app import run
 run()
 """
 
 
 def test_on_a_1280x720_screen_every_tab_keeps_the_status_bar_on_screen(tmp_path, history_home):
-    from dreamdesk.gui.window_fit import LAPTOP
+    from dreamdesk.gui.window.window_fit import LAPTOP
     home = tmp_path / "xdg-data" / "dreamdesk" / "demo"
     shutil.copytree(history_home, home, symlinks=True)
     conf = tmp_path / "xdg-config" / "Dreamdesk" / "Dreamdesk.conf"

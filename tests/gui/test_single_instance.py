@@ -17,8 +17,8 @@ import pytest
 
 from conftest import REPO
 
-from dreamdesk.gui import single_instance
-from dreamdesk.gui.single_instance import address, hand_over
+from dreamdesk.gui.app import single_instance
+from dreamdesk.gui.app.single_instance import address, hand_over
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stale-socket cases make a Unix socket by hand")
 
@@ -32,7 +32,7 @@ def other(make_workspace, tmp_path):
 
 @pytest.fixture
 def server(main_window):
-    from dreamdesk.gui.instance_server import InstanceServer
+    from dreamdesk.gui.app.instance_server import InstanceServer
     s = InstanceServer(main_window)
     assert s.listen()
     yield s
@@ -88,7 +88,7 @@ def test_a_plain_second_start_only_brings_the_window_forward(qtbot, main_window,
 
 
 def test_a_stale_socket_does_not_block_the_start(qtbot, main_window, other):
-    from dreamdesk.gui.instance_server import InstanceServer
+    from dreamdesk.gui.app.instance_server import InstanceServer
     stale_socket(address())
     assert hand_over(str(other)) is False                    # nobody answers there: this start opens its own
     s = InstanceServer(main_window)
@@ -101,7 +101,7 @@ def test_a_stale_socket_does_not_block_the_start(qtbot, main_window, other):
 
 
 def test_the_console_script_hands_over_and_says_so(qtbot, main_window, server, other, capsys):
-    from dreamdesk.gui.launcher import main
+    from dreamdesk.gui.app.launcher import main
     code = in_thread(main, ["open", str(other)])
     qtbot.waitUntil(lambda: code == [0] and main_window.ws.root == other, timeout=5000)
     assert capsys.readouterr().out == f"Opened {other} in the window of the Dreamdesk already running.\n"
@@ -115,7 +115,7 @@ def test_the_console_script_hands_over_and_says_so(qtbot, main_window, server, o
 
 def test_a_live_app_keeps_its_address(qtbot, main_window, server, other):
     """Two starts at the same moment: the later one does not take the address from the first."""
-    from dreamdesk.gui.instance_server import InstanceServer
+    from dreamdesk.gui.app.instance_server import InstanceServer
     late = InstanceServer(main_window)
     assert not late.listen()
     said = in_thread(hand_over, str(other))
@@ -169,7 +169,7 @@ def look():
     QTimer.singleShot(20, look)
 
 QTimer.singleShot(0, look)
-from dreamdesk.gui.launcher import main
+from dreamdesk.gui.app.launcher import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -201,7 +201,7 @@ class App:
 
 
 def second_start(env, *argv) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dreamdesk.gui.launcher", *argv], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dreamdesk.gui.app.launcher", *argv], capture_output=True, text=True,
                           env=env, cwd=str(REPO), timeout=60)
 
 

@@ -1,4 +1,4 @@
-"""The smoke start CI gives the bundle and the wheel (gui/smoke.py, packaging/smoke_start.py): a
+"""The smoke start CI gives the bundle and the wheel (gui/app/smoke.py, packaging/smoke_start.py): a
 first start that copies the demo, shows it with every tab and the charts, and quits with 0; and
 one that cannot get there quits with 1 and says why, instead of hanging or passing."""
 
@@ -30,7 +30,7 @@ def test_the_smoke_start_of_a_missing_program_fails_in_words(tmp_path):
 
 
 def _watched(qapp, qtbot, **kw):
-    from dreamdesk.gui import smoke
+    from dreamdesk.gui.app import smoke
     ended = []
     never_reads = SimpleNamespace(state=None)          # a window whose workspace read never comes back
     smoke.watch(qapp, never_reads, "1", done=lambda code, text: ended.append((code, text)), **kw)
@@ -45,7 +45,7 @@ def test_a_start_that_never_reads_its_workspace_fails_after_the_timeout(qapp, qt
 
 def test_an_error_logged_during_the_smoke_start_fails_it_at_once(qapp, qtbot):
     ended = _watched(qapp, qtbot, timeout_s=60)
-    logging.getLogger("dreamdesk.gui.worker").error("read workspace: failed")
+    logging.getLogger("dreamdesk.gui.context.worker").error("read workspace: failed")
     qtbot.waitUntil(lambda: bool(ended), timeout=5000)
     assert ended == [(1, "dreamdesk: smoke start failed: an error was logged: read workspace: failed")]
     assert not any(type(h).__name__ == "_ErrorsSeen" for h in logging.getLogger("dreamdesk").handlers)

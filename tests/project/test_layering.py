@@ -207,3 +207,21 @@ def test_the_layer_check_finds_an_upward_import():
     """(the test above could not fail if it could not)"""
     assert _upward_edges({"engine.core.clock": {"engine.dream.run", "engine.core.rules"}}) == [
         "engine.core.clock -> engine.dream.run"]
+
+
+# The GUI's direction: the window is the shell on top; the context, the operations and the views
+# never reach up into it (nor into the app's start-up), so each can be built and tested alone.
+GUI_BELOW_THE_WINDOW = ("gui.context", "gui.operations", "gui.views", "gui.models", "gui.widgets")
+
+
+def _into_the_shell(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{here} -> {there}" for here, targets in edges.items() for there in targets
+                  if here.startswith(GUI_BELOW_THE_WINDOW)
+                  and (there.startswith("gui.window") or there in ("gui.app.app", "gui.app.launcher")))
+
+
+def test_no_gui_module_below_the_window_imports_the_window():
+    edges, _private, _outside = _graph()
+    assert _into_the_shell(edges) == []
+    assert _into_the_shell({"gui.views.lint_view": {"gui.window.main_window"}}) == [
+        "gui.views.lint_view -> gui.window.main_window"]

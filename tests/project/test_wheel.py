@@ -51,7 +51,7 @@ def test_the_wheel_holds_one_namespace_with_its_resources(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"dreamdesk", wheel.name.split("-py3")[0] + ".dist-info"}, tops   # no top-level engine/ or gui/
-    for needed in ("dreamdesk/__main__.py", "dreamdesk/engine/cli.py", "dreamdesk/gui/launcher.py",
+    for needed in ("dreamdesk/__main__.py", "dreamdesk/engine/cli.py", "dreamdesk/gui/app/launcher.py",
                    "dreamdesk/resources/demo/workspace/memory/.cursor",            # dotfiles too
                    "dreamdesk/resources/demo/workspace/memory/.dream_cursor",
                    "dreamdesk/resources/demo-history/manifest.json", "dreamdesk/resources/icons/dreamdesk.png",
@@ -65,7 +65,7 @@ def test_the_wheel_holds_one_namespace_with_its_resources(wheel):
         for py in (REPO / folder).rglob("*.py"):
             assert f"dreamdesk/{py.relative_to(REPO).as_posix()}" in names, py
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "dreamdesk = dreamdesk.gui.launcher:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "dreamdesk = dreamdesk.gui.app.launcher:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 # `python -m dreamdesk` from the installed wheel, watched until the demo it copied has been read

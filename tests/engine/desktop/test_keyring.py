@@ -1,4 +1,4 @@
-"""The model API key lives in the OS keyring (engine/desktop/keychain.py, gui/settings_store.py): never
+"""The model API key lives in the OS keyring (engine/desktop/keychain.py, gui/app/settings_store.py): never
 in Dreamdesk's plain settings file; for this session only, said in words, where no keyring
 exists; a key an older Dreamdesk kept in plain text moves there once."""
 
@@ -19,7 +19,7 @@ def _settings_file_text(gui_env) -> str:
     """Dreamdesk's settings file as it is on disk."""
     from pathlib import Path
 
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     s = settings_store.settings()
     s.sync()
     path = Path(s.fileName())     # (a private one: gui_env; cleared after each test)
@@ -32,7 +32,7 @@ def _restart() -> None:
 
 
 def test_the_key_goes_to_the_keyring_not_the_settings_file(gui_env, memory_keyring):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     kept = settings_store.set_model_override(settings_store.ModelOverride(True, "http://127.0.0.1:9/v1", "m", KEY))
     assert kept.in_keyring and kept.note == ""
     assert memory_keyring == {(keychain.SERVICE, keychain.ACCOUNT): KEY}
@@ -44,7 +44,7 @@ def test_the_key_goes_to_the_keyring_not_the_settings_file(gui_env, memory_keyri
 
 
 def test_an_empty_key_deletes_it_from_the_keyring(gui_env, memory_keyring):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     settings_store.set_model_override(settings_store.ModelOverride(True, "http://x/v1", "m", KEY))
     settings_store.set_model_override(settings_store.ModelOverride(True, "http://x/v1", "m", ""))
     assert memory_keyring == {}
@@ -53,7 +53,7 @@ def test_an_empty_key_deletes_it_from_the_keyring(gui_env, memory_keyring):
 
 
 def test_without_a_keyring_the_key_is_kept_for_this_session_only_and_said_so(gui_env):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     kept = settings_store.set_model_override(settings_store.ModelOverride(True, "http://x/v1", "m", KEY))
     assert not kept.in_keyring and "for this session only" in kept.note
     assert settings_store.model_override().api_key == KEY          # usable now
@@ -95,13 +95,13 @@ def test_the_settings_view_with_a_keyring_shows_no_warning(gui_env, qtbot, gui_e
 
 
 def _old_settings(value: str) -> None:
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     settings_store.settings().setValue(settings_store.OLD_KEY, value)
     settings_store.settings().sync()
 
 
 def test_an_old_plain_text_key_moves_to_the_keyring_once(gui_env, memory_keyring):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     _old_settings(OLD)
     assert settings_store.move_key_to_keyring()
     assert memory_keyring == {(keychain.SERVICE, keychain.ACCOUNT): OLD}
@@ -113,7 +113,7 @@ def test_an_old_plain_text_key_moves_to_the_keyring_once(gui_env, memory_keyring
 
 
 def test_an_old_key_stays_where_it_was_when_no_keyring_takes_it(gui_env):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     _old_settings(OLD)
     assert not settings_store.move_key_to_keyring()
     assert OLD in _settings_file_text(gui_env)            # not lost: the keyring write failed
@@ -122,7 +122,7 @@ def test_an_old_key_stays_where_it_was_when_no_keyring_takes_it(gui_env):
 
 
 def test_a_key_from_the_keyring_never_reaches_the_log(gui_env, memory_keyring, log_file):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     memory_keyring[(keychain.SERVICE, keychain.ACCOUNT)] = KEY      # stored by an earlier run
     settings_store.settings().setValue(settings_store.KEY_GIVEN, True)
     key = settings_store.model_override().api_key
@@ -134,7 +134,7 @@ def test_a_key_from_the_keyring_never_reaches_the_log(gui_env, memory_keyring, l
 
 @pytest.mark.parametrize("value", ["", OLD])
 def test_opening_the_app_moves_nothing_it_should_not(gui_env, memory_keyring, value):
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     if value:
         _old_settings(value)
     settings_store.move_key_to_keyring()
@@ -144,7 +144,7 @@ def test_opening_the_app_moves_nothing_it_should_not(gui_env, memory_keyring, va
 def test_the_keyring_is_asked_only_once_a_key_was_given(gui_env, memory_keyring, monkeypatch):
     """Finding keyring's backend costs ~12 MiB and may wake the OS's key store: a machine where no
     key was ever given never asks it; one where a key was given asks it only when the key is used."""
-    from dreamdesk.gui import settings_store
+    from dreamdesk.gui.app import settings_store
     from dreamdesk.gui.views.engine_panel import machine_model
     asked = []
     real = keychain.load

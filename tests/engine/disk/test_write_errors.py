@@ -254,7 +254,7 @@ def test_gui_archive_restore_into_a_read_only_memory_folder(home, qtbot, boxes, 
 
 
 def test_an_unexpected_error_says_it_in_words_with_the_traceback_in_the_details(boxes, caplog):
-    from dreamdesk.gui.errors import install_excepthook
+    from dreamdesk.gui.app.errors import install_excepthook
     caplog.set_level(logging.ERROR)
     old = sys.excepthook
     install_excepthook()

@@ -3,7 +3,7 @@ screen it opens on (a 1280×720 laptop included) and centred there. A saved geom
 
 from __future__ import annotations
 
-from .qt import QRect, QSize
+from ..qt import QRect, QSize
 
 PREFERRED = QSize(1280, 820)    # room for the dashboard's gauges and the engine dock side by side
 MINIMUM = QSize(760, 520)       # below this the tabs and the dock crowd each other out

@@ -18,7 +18,7 @@ import time
 import traceback
 from typing import Callable
 
-from .qt import QApplication, QTimer
+from ..qt import QApplication, QTimer
 
 ENV = "DREAMDESK_SMOKE"
 TIMEOUT_S = 90.0          # a first start copies the demo with git: seconds on a loaded CI machine
@@ -36,7 +36,7 @@ def watch(app: QApplication, win, setting: str, *, timeout_s: float = TIMEOUT_S,
     quit_with = done or (lambda code, text: _quit(app, win, code, text))
     deadline = time.monotonic() + timeout_s
     errors = _ErrorsSeen()
-    app.dreamdesk_quiet_errors = True          # gui/errors.py: to stderr, never a modal dialog
+    app.dreamdesk_quiet_errors = True          # gui/app/errors.py: to stderr, never a modal dialog
 
     def done(code: int, text: str) -> None:
         logging.getLogger("dreamdesk").removeHandler(errors)

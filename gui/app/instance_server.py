@@ -1,4 +1,4 @@
-"""The running app's side of gui/single_instance.py: a QLocalServer that takes a second start's
+"""The running app's side of gui/app/single_instance.py: a QLocalServer that takes a second start's
 request and does it in this process's windows (open a workspace, or a new window, then raise it)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from . import settings_store
-from .qt import QApplication, QObject, Qt, QTimer, isValid
+from ..qt import QApplication, QObject, Qt, QTimer, isValid
 from .single_instance import BAD, MAX_REQUEST, OK, address, is_live, parse
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class InstanceServer(QObject):
     def new_window(self, path: str | None):
         """A second main window in this process, on `path` (None: the last workspace, else the
         demo), and whether `path` opened."""
-        from .main_window import MainWindow
+        from ..window.main_window import MainWindow
         win = MainWindow()
         win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.windows.append(win)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import settings_store
-from .qt import QAction, QKeySequence, QMenu, Qt
+from ..app import settings_store
+from ..qt import QAction, QKeySequence, QMenu, Qt
 from .tab_views import TAB_KEYS, TABS
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .qt import QEvent, QKeySequence, QObject, QtWidgets
+from ..qt import QEvent, QKeySequence, QObject, QtWidgets
 
 
 class TypingKeys(QObject):

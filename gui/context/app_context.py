@@ -1,8 +1,8 @@
 """The application context (issue 27): what a window works on, with no widget of its own. It owns
-the open workspace, the worker lanes (gui/worker.py), the state reader (gui/workspace_state.py),
-the file watcher (gui/watcher.py), the upkeep loop's timer (engine/jobs/upkeep.py: scheduled
+the open workspace, the worker lanes (gui/context/worker.py), the state reader (gui/context/workspace_state.py),
+the file watcher (gui/context/watcher.py), the upkeep loop's timer (engine/jobs/upkeep.py: scheduled
 Dreams and the watch) and the routing of each change record to the views that declared interest
-in it (tab_views.READS_ON), each once.
+in it (view_feed.READS_ON), each once.
 
 The window is its shell: it builds the frame, asks the person, hands the context each tab view
 when built (`add_view`) and says which is shown (`view_shown`), and renders what the signals
@@ -24,10 +24,10 @@ from dreamdesk.engine.jobs import upkeep as upkeep_mod
 from dreamdesk.engine.jobs.scheduler import Scheduler
 from dreamdesk.engine.recovery import watch as watch_mod
 
-from . import settings_store, view_feed
+from ..app import settings_store
+from . import view_feed
 from .job_names import SCHEDULE_JOB, WATCH_JOB
-from .qt import QObject, QTimer, Signal, Slot
-from .tab_views import READS_ON
+from ..qt import QObject, QTimer, Signal, Slot
 from .watcher import WorkspaceWatcher
 from .worker import Coalesced, Engine
 from .workspace_state import StateReader, WorkspaceState, state_reads
@@ -84,7 +84,7 @@ class AppContext(QObject):
         self.watcher: WorkspaceWatcher | None = None
         self.runner: DreamRunner | None = None
         self.last_change: watch_mod.WatchEvent | None = None    # the watch's last word, for the window's link
-        self.reads_on: dict[str, tuple[str, ...]] = dict(READS_ON)   # what each self-reading view re-reads on
+        self.reads_on: dict[str, tuple[str, ...]] = dict(view_feed.READS_ON)   # what each self-reading view re-reads on
         self.views: dict[str, Any] = {}          # the tab views built so far, by name
         self.stale: set[str] = set()             # built views whose data changed while hidden
         self._reads = Coalesced()
@@ -353,8 +353,8 @@ class AppContext(QObject):
         else:
             upkeep.watch_off()
             if by_user:
-                from .operations.run import Initiator
-                from .operations.watch import watch_off
+                from ..operations.run import Initiator
+                from ..operations.watch import watch_off
                 watch_off(Initiator(self.engine, "settings", self.message.emit), ws)
         self._keep_ticking()
 

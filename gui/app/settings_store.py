@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from dreamdesk.engine.desktop import keychain
 
-from .qt import QSettings
+from ..qt import QSettings
 
 OLD_KEY = "model/apiKey"      # where Dreamdesk kept the key in plain text before the keyring
 KEY_GIVEN = "model/keyGiven"  # a key was given: only then is the keyring asked (importing keyring and

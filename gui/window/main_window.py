@@ -1,7 +1,7 @@
 """The main window, the application's shell: tabs over the workspace, the engine dock, menus with
 shortcuts for every action, the status bar, QSettings for geometry and splitters, drag-and-drop of
 a folder, the questions it asks. What it works on (the workspace, the lanes, the state read, the
-watch, the scheduler, the routing of changes) is the application context's (gui/context.py)."""
+watch, the scheduler, the routing of changes) is the application context's (gui/context/app_context.py)."""
 
 from __future__ import annotations
 
@@ -11,26 +11,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import window_asks, window_layout, window_menus
-from .qt import (QApplication, QFileDialog, QLabel, QMainWindow, QTabWidget, QTimer, Qt, QtWidgets, QWidget)
-from .later import LaterModule, later
+from ..qt import (QApplication, QFileDialog, QLabel, QMainWindow, QTabWidget, QTimer, Qt, QtWidgets, QWidget)
+from ..app.later import LaterModule, later
 from .tab_views import TABS, LazyTab, TabViews, swap_tab
 from .typing_keys import TypingKeys
-from .widgets.status_line import Clock, Counters
-from .widgets.watch_note import WatchNote
+from ..widgets.status_line import Clock, Counters
+from ..widgets.watch_note import WatchNote
 from .window_fit import first_geometry
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from dreamdesk.engine.home.workspace import Workspace
-    from .context import AppContext
-    from .worker import Engine
-    from .workspace_state import WorkspaceState
+    from ..context.app_context import AppContext
+    from ..context.worker import Engine
+    from ..context.workspace_state import WorkspaceState
 
 # The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
-# is imported: what follows is loaded by fill(), right after that paint (gui/later.py)
-changes_mod, errors = LaterModule("dreamdesk.engine.disk.changes"), LaterModule("dreamdesk.gui.errors")
-report_error = later("dreamdesk.gui.errors", "report_error")
+# is imported: what follows is loaded by fill(), right after that paint (gui/app/later.py)
+changes_mod, errors = LaterModule("dreamdesk.engine.disk.changes"), LaterModule("dreamdesk.gui.app.errors")
+report_error = later("dreamdesk.gui.app.errors", "report_error")
 undo_last_restore = later("dreamdesk.gui.operations.undo_restore", "undo_last_restore")
 UndoAsks = later("dreamdesk.gui.operations.undo_restore", "UndoAsks")
 
@@ -56,7 +56,7 @@ class OfContext:
 
 
 class MainWindow(QMainWindow):
-    # the tab views, built when first shown or used (gui/tab_views.py); built(name) says which are
+    # the tab views, built when first shown or used (gui/window/tab_views.py); built(name) says which are
     history, files, settings, snapshots = LazyTab(), LazyTab(), LazyTab(), LazyTab()
     archive, runs, lint, prompt, charts = LazyTab(), LazyTab(), LazyTab(), LazyTab(), LazyTab()
     # what the context holds, as the window's tests and dialogs read it
@@ -120,9 +120,9 @@ class MainWindow(QMainWindow):
         Imports the engine (~0.1 s)."""
         if self.filled:
             return
-        from .context import AppContext
-        from .views.dashboard import Dashboard
-        from .views.engine_panel import EnginePanel
+        from ..context.app_context import AppContext
+        from ..views.dashboard import Dashboard
+        from ..views.engine_panel import EnginePanel
         self.ctx = AppContext(engine, self, shown=lambda view: self.tabs.currentWidget() is view)
         self.views.engine = self.ctx.engine
         self.dashboard = Dashboard()
@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
         if self.ws is None:
             self.show_message("Open a workspace first: Dream's prompts are kept per workspace")
             return None
-        from .views.dream_prompts_dialog import DreamPromptsDialog
+        from ..views.dream_prompts_dialog import DreamPromptsDialog
         dialog = DreamPromptsDialog(self.engine, self.ws, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
         self.status_label.show_state(state)
         self.clock_label.show_zone(state)
 
-    # -- refreshing: the context routes every change record (gui/context.py) -------------------
+    # -- refreshing: the context routes every change record (gui/context/app_context.py) -------------------
     def refresh(self) -> None:
         """Read the whole workspace again (F5)."""
         self.ctx.refresh()
@@ -340,8 +340,8 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from .operations.run import Initiator
-        from .operations.settings import reapply
+        from ..operations.run import Initiator
+        from ..operations.settings import reapply
         self.dashboard.show_lost_error("")
 
         def failed(message: str) -> None:
@@ -355,8 +355,8 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from .operations.run import Initiator
-        from .operations.settings import forget
+        from ..operations.run import Initiator
+        from ..operations.settings import forget
         self.dashboard.show_lost_error("")
         lost = [x.path for x in (self.state.status.lost_settings if self.state else [])]
         forget(Initiator(self.engine, "dashboard", self.show_message), ws, lost,
@@ -364,11 +364,11 @@ class MainWindow(QMainWindow):
 
     def restore_pin(self, pin_id: str) -> None:
         """The pin alert's Restore: the one way a pinned entry comes back (never on its own)."""
-        from .operations.pin import restore_pinned
+        from ..operations.pin import restore_pinned
         self._pin_job("restore pinned entry", lambda by, ws, **on: restore_pinned(by, ws, pin_id, **on))
 
     def unpin(self, pin_id: str) -> None:
-        from .operations.pin import unpin_id
+        from ..operations.pin import unpin_id
         self._pin_job("unpin", lambda by, ws, **on: unpin_id(by, ws, pin_id, **on))
 
     def _pin_job(self, what: str, start) -> None:
@@ -376,7 +376,7 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from .operations.run import Initiator
+        from ..operations.run import Initiator
         boxes = (self.dashboard.pin_alerts, self.dashboard.pin_list)
         for box in boxes:
             box.show_error("")
@@ -405,16 +405,16 @@ class MainWindow(QMainWindow):
         ws = self.ws
         if ws is None:
             return
-        from .operations.archive_restore import restore_removed
-        from .operations.run import Initiator
+        from ..operations.archive_restore import restore_removed
+        from ..operations.run import Initiator
         restore_removed(Initiator(self.engine, "dashboard", self.show_message), ws, file, removal)
 
     def _got_it(self) -> None:
         ws, shown = self.ws, self.state.since if self.state else None
         if ws is None or shown is None:
             return
-        from .operations.run import Initiator
-        from .operations.watch import got_it
+        from ..operations.run import Initiator
+        from ..operations.watch import got_it
         got_it(Initiator(self.engine, "dashboard", self.show_message), ws, shown)   # its change record reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------

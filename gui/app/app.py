@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from . import qt_messages, settings_store
-from .qt import QApplication
+from ..qt import QApplication
 
 from dreamdesk.engine.desktop.demo_copy import build_demo_copy, demo_source  # noqa: F401  (the start's names)
 
@@ -35,7 +35,7 @@ def set_icon(app: QApplication) -> None:
     from dreamdesk.engine.core.resources import resource
     icon = resource("icons", "dreamdesk.png")
     if icon.is_file():
-        from .qt import QtGui
+        from ..qt import QtGui
         app.setWindowIcon(QtGui.QIcon(str(icon)))
 
 
@@ -44,7 +44,7 @@ def run(path: str | None = None) -> int:
     the rest of the window load right after that paint, then the workspace is read off the GUI
     thread (the demo copy, on a first start, is built off it too)."""
     app = make_app()
-    from .main_window import MainWindow
+    from ..window.main_window import MainWindow
     target = path or settings_store.last_workspace()
     # only when nobody named a path (the launcher checked it)
     demo = path is None and (target is None or not Path(target).exists())
@@ -53,7 +53,7 @@ def run(path: str | None = None) -> int:
     win.show()
     win.after_first_paint(lambda: _start(app, win, None if demo else target))
     from . import smoke
-    if smoke.requested():                 # CI's smoke start of the bundle and the wheel (gui/smoke.py)
+    if smoke.requested():                 # CI's smoke start of the bundle and the wheel (gui/app/smoke.py)
         smoke.watch(app, win, smoke.requested())
     return app.exec()
 

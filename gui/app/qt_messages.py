@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from .qt import QtCore
+from ..qt import QtCore
 
 log = logging.getLogger("dreamdesk.gui.qt")
 

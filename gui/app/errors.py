@@ -14,7 +14,7 @@ from typing import Callable
 from dreamdesk.engine.core import logs, redact
 from dreamdesk.engine.disk.oserrors import explain
 
-from .qt import QApplication, QMessageBox
+from ..qt import QApplication, QMessageBox
 
 log = logging.getLogger(__name__)
 

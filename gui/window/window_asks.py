@@ -4,7 +4,7 @@ call these; tests replace those methods)."""
 
 from __future__ import annotations
 
-from .qt import QMessageBox, QWidget
+from ..qt import QMessageBox, QWidget
 
 Button = QMessageBox.StandardButton
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 
-from . import settings_store
+from ..app import settings_store
 
 # the tab views whose splitter is remembered
 SPLITTERS = ("files", "history", "prompt", "snapshots", "archive", "runs", "lint")

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
               "or use the command line: dreamdesk --help", file=sys.stderr)
         return 1
     try:
-        from dreamdesk.gui.app import run   # absolute: PyInstaller runs this file as __main__
+        from dreamdesk.gui.app.app import run   # absolute: PyInstaller runs this file as __main__
     except ImportError as exc:   # no or broken Qt: say so; the CLI still works without it
         print(f"dreamdesk: cannot start the desktop app: {exc}", file=sys.stderr)
         return 1
@@ -70,11 +70,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _handed_over(path: str | None, new_window: bool) -> bool:
-    """A Dreamdesk already running took the request (gui/single_instance.py): say what it does."""
+    """A Dreamdesk already running took the request (gui/app/single_instance.py): say what it does."""
     import os
-    if os.environ.get("DREAMDESK_SMOKE"):      # a smoke start (gui/smoke.py) checks a start of its own
+    if os.environ.get("DREAMDESK_SMOKE"):      # a smoke start (gui/app/smoke.py) checks a start of its own
         return False
-    from dreamdesk.gui.single_instance import hand_over
+    from dreamdesk.gui.app.single_instance import hand_over
     if not hand_over(path, new_window):
         return False
     where = "a new window of" if new_window else "the window of"

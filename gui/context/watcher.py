@@ -14,7 +14,7 @@ from pathlib import Path
 from dreamdesk.engine.disk import own_writes
 from dreamdesk.engine.disk.file_watch import DEEP, FileWatch
 
-from .qt import QObject, QTimer, Signal, Slot
+from ..qt import QObject, QTimer, Signal, Slot
 
 DEBOUNCE_MS = 40
 

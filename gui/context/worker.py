@@ -29,7 +29,7 @@ from dreamdesk.engine.core import redact
 from dreamdesk.engine.disk.oserrors import explain
 from dreamdesk.engine.core.problems import WorkspaceError
 
-from .qt import QObject, QThread, Signal, Slot
+from ..qt import QObject, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class Engine(QObject):
             elif kind == EXPECTED:
                 self.notice.emit(f"{cb.job.name}: {message}")
             else:
-                from .errors import report_error
+                from ..app.errors import report_error
                 report_error(f"{cb.job.name} failed", message, tb if kind == BUG else "")
 
     @property

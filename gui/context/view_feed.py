@@ -1,5 +1,5 @@
 """What each tab view is handed, and by which of its methods: the open workspace, the state read,
-a fresh look when its data changed. The application context (gui/context.py) decides when; this
+a fresh look when its data changed. The application context (gui/context/app_context.py) decides when; this
 module knows each view's calls, so the context and the window never spell them out."""
 
 from __future__ import annotations
@@ -7,6 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dreamdesk.engine.disk.changes import EVERYTHING
+
+# What each view that reads for itself reads again on (the fields of engine.changes.Changes; the
+# other views are handed the workspace state when it is read). A run record, or the assistant's
+# Dream at work (its commit follows its files), for the runs; lint's findings read the memory
+# files, skills, config and Dream's provenance.
+READS_ON = {"archive": ("archive", "snapshots"),
+            "runs": ("runs", "snapshots", "files"),
+            "snapshots": ("snapshots", "files", "cursors"),
+            "lint": ("files", "skills", "config", "runs")}
 
 if TYPE_CHECKING:
     from dreamdesk.engine.disk.changes import Changes

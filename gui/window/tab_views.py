@@ -7,10 +7,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Callable
 
-from .qt import QTabWidget, QWidget
+from ..qt import QTabWidget, QWidget
 
 if TYPE_CHECKING:
-    from .worker import Engine
+    from ..context.worker import Engine
 
 # in tab order: (name, title, module in gui.views, class, built with the engine)
 TABS = (("history", "History", "history_view", "HistoryView", False),
@@ -22,14 +22,6 @@ TABS = (("history", "History", "history_view", "HistoryView", False),
         ("lint", "Lint", "lint_view", "LintView", True),
         ("prompt", "Prompt", "prompt_view", "PromptView", False),
         ("charts", "Charts", "charts_view", "ChartsView", True))
-# What each view that reads for itself reads again on (the fields of engine.changes.Changes; the
-# other views are handed the workspace state when it is read). A run record, or the assistant's
-# Dream at work (its commit follows its files), for the runs; lint's findings read the memory
-# files, skills, config and Dream's provenance.
-READS_ON = {"archive": ("archive", "snapshots"),
-            "runs": ("runs", "snapshots", "files"),
-            "snapshots": ("snapshots", "files", "cursors"),
-            "lint": ("files", "skills", "config", "runs")}
 # View menu keys of the Dashboard and these tabs, in tab order: the digit row from left to right,
 # so the tenth tab (Charts) is Ctrl+0 (issue 25.12: "Ctrl+10" is no key)
 TAB_KEYS = tuple(f"Ctrl+{digit}" for digit in "1234567890")
@@ -69,7 +61,7 @@ class TabViews:
 
     def _build(self, name: str) -> QWidget:
         _name, _title, module, cls, with_engine = next(t for t in TABS if t[0] == name)
-        kind = getattr(import_module(f".views.{module}", __package__), cls)
+        kind = getattr(import_module(f"..views.{module}", __package__), cls)
         view = kind(self.engine) if with_engine else kind()
         self._views[name] = view
         swap_tab(self.tabs, self._holders.pop(name), view)

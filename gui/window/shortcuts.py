@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, NamedTuple
 
-from .qt import (QAbstractItemView, QAction, QDialog, QDialogButtonBox, QHeaderView, QKeySequence, QLabel, QMenu,
+from ..qt import (QAbstractItemView, QAction, QDialog, QDialogButtonBox, QHeaderView, QKeySequence, QLabel, QMenu,
                  Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 # Keys that are no window action: a button's key acts only while its tab (or dialog) is shown.

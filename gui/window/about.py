@@ -10,8 +10,8 @@ from typing import Callable
 
 from dreamdesk.engine.desktop import installation
 
-from . import settings_store
-from .qt import (QApplication, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSettings, Qt, QtCore,
+from ..app import settings_store
+from ..qt import (QApplication, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSettings, Qt, QtCore,
                  QVBoxLayout, QWidget)
 
 DESCRIPTION = ("Dreamdesk shows, audits and repairs what an AI assistant remembers: its memory files against "
