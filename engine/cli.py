@@ -426,23 +426,10 @@ def _restore_undo(args) -> int:
     return EXIT_OK
 
 
-def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
-    from .recovery.archive import search
-    from .recovery.prunes import all_prunes, from_label
+def cmd_archive(args) -> int:
     rest = list(args.args)
     if rest and rest[0] == "delete":
-        if len(rest) != 3:
-            raise UsageError("dreamdesk archive delete: usage: dreamdesk archive delete PATH ID --yes")
-        if not args.yes:
-            raise UsageError("dreamdesk archive delete: this erases the entry from the archive and the run "
-                             "records for good; add --yes to confirm")
-        from .ops.archive_delete import delete_entries
-        out = delete_entries(_open(rest[1]), [rest[2]], CLI).value[0]
-        if args.json:
-            _dump(out)
-        else:
-            print(f"Deleted {rest[2]}; scrubbed {out['records_scrubbed']} run record(s). {out['note']}.")
-        return EXIT_OK
+        return _archive_delete(rest, args)
     if rest and rest[0] == "restore":
         if len(rest) != 3:
             raise UsageError("dreamdesk archive restore: usage: dreamdesk archive restore PATH ID")
@@ -453,14 +440,39 @@ def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
         raise UsageError("dreamdesk archive: usage: dreamdesk archive PATH [--search TEXT] | "
                          "dreamdesk archive restore PATH ID")
     for flag, day in (("--since", args.since), ("--until", args.until)):
-        if day is not None:
-            try:
-                ok = datetime.strptime(day, "%Y-%m-%d").date().isoformat() == day   # zero-padded, as compared
-            except ValueError:
-                ok = False
-            if not ok:
-                raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
-    ws = _open(rest[0])
+        _check_day(flag, day)
+    return _archive_list(_open(rest[0]), args)
+
+
+def _archive_delete(rest: list[str], args) -> int:
+    if len(rest) != 3:
+        raise UsageError("dreamdesk archive delete: usage: dreamdesk archive delete PATH ID --yes")
+    if not args.yes:
+        raise UsageError("dreamdesk archive delete: this erases the entry from the archive and the run "
+                         "records for good; add --yes to confirm")
+    from .ops.archive_delete import delete_entries
+    out = delete_entries(_open(rest[1]), [rest[2]], CLI).value[0]
+    if args.json:
+        _dump(out)
+    else:
+        print(f"Deleted {rest[2]}; scrubbed {out['records_scrubbed']} run record(s). {out['note']}.")
+    return EXIT_OK
+
+
+def _check_day(flag: str, day: str | None) -> None:
+    if day is None:
+        return
+    try:
+        ok = datetime.strptime(day, "%Y-%m-%d").date().isoformat() == day   # zero-padded, as compared
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
+
+
+def _archive_list(ws: Workspace, args) -> int:
+    from .recovery.archive import search
+    from .recovery.prunes import all_prunes
     arc, extra, folded = all_prunes(ws)
     every = arc.records + extra
     hits = {id(r) for r in search(every, args.search, args.file, args.reason, args.since, args.until, args.origin)}
@@ -471,28 +483,33 @@ def cmd_archive(args) -> int:  # noqa: C901 (20; issue 27)
                "problems": [p.to_json() for p in arc.problems]})
         return EXIT_OK
     # the assistant's untouched onboarding lines: one line at the end unless asked for (--json marks them)
-    folded = [] if args.templates else [e for e in found if e.placeholder]
-    found = [e for e in found if not e.placeholder] + ([] if folded else [e for e in found if e.placeholder])
-    if not found and not folded:
+    placeholders = [] if args.templates else [e for e in found if e.placeholder]
+    found = [e for e in found if not e.placeholder] + ([] if placeholders else [e for e in found if e.placeholder])
+    if not found and not placeholders:
         print("No archived entries" + (" match." if every else " yet."))
     for e in found:
-        r = e.latest
-        print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
-              + (f"  commit {r.commit[:8]}" if r.commit else "")
-              + (f"  (archived {len(e.archived)} times: {', '.join(r.id for r in e.archived[:-1])} before)"
-                 if len(e.archived) > 1 else ""))
-        print(f"    from {from_label(e)}")
-        print("    " + r.text.replace("\n", "\n    "))
-        if r.replaced_by:
-            print("    → replaced by: " + r.replaced_by.replace("\n", " "))
-        if e.back:
-            print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
-    if folded:
-        print(f"template placeholders ({len(folded)}): the assistant's onboarding text, never filled in; "
+        _print_archived(e)
+    if placeholders:
+        print(f"template placeholders ({len(placeholders)}): the assistant's onboarding text, never filled in; "
               "--templates lists them")
     for p in arc.problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     return EXIT_OK
+
+
+def _print_archived(e) -> None:
+    from .recovery.prunes import from_label
+    r = e.latest
+    print(f"{r.id}  {clock.show_iso(r.archived_at)}  {r.file}  {r.reason}{'  run ' + r.run if r.run else ''}"
+          + (f"  commit {r.commit[:8]}" if r.commit else "")
+          + (f"  (archived {len(e.archived)} times: {', '.join(r.id for r in e.archived[:-1])} before)"
+             if len(e.archived) > 1 else ""))
+    print(f"    from {from_label(e)}")
+    print("    " + r.text.replace("\n", "\n    "))
+    if r.replaced_by:
+        print("    → replaced by: " + r.replaced_by.replace("\n", " "))
+    if e.back:
+        print(f"    ← back in {r.file}" + (f" since {e.back_since[:16].replace('T', ' ')}" if e.back_since else ""))
 
 
 def _entry_args(args, command: str) -> tuple[str | None, int | None]:
@@ -777,9 +794,7 @@ def cmd_serve(args) -> int:
             signal.signal(sig, h)
 
 
-def cmd_runs(args) -> int:  # noqa: C901 (17; issue 27)
-    from .dream import records
-
+def cmd_runs(args) -> int:
     rest = list(args.args)
     ws = _open(rest[0]) if rest else None
     if not rest or len(rest) not in (1, 3) or (len(rest) == 3 and rest[1] != "show"):
@@ -787,41 +802,56 @@ def cmd_runs(args) -> int:  # noqa: C901 (17; issue 27)
     if len(rest) == 3 and not rest[2].startswith("r-"):
         return _show_commit_run(ws, rest[2], args)
     if len(rest) == 3:
-        rec = records.resolve(ws, records.load_run(ws, rest[2]))
-        if args.json:
-            _dump(rec)
-            return EXIT_OK
-        print(f"{rec['id']}  {rec.get('trigger')}  {rec.get('status')}  {clock.show_iso(rec.get('started'), True)} → "
-              f"{clock.show_iso(rec.get('finished'), True)}")
-        print(rec.get("outcome") or "")
-        b = rec.get("batch") or {}
-        print(f"Batch: cursors {b.get('first')}–{b.get('last')} ({b.get('count')} entries)")
-        for f in rec.get("created", []):
-            conf = f" ({f['confidence']})" if f.get("confidence") else ""
-            print(f"  + [{f.get('kind')}{conf}] {f.get('file')}: {f.get('text')}  — {f.get('status')}"
-                  + (f" in {f['removed_in_run']}" if f.get("removed_in_run") else "")
-                  + f"  sources {f.get('sources')}")
-        for f in rec.get("removed", []):
-            rb = f"  → {f['replaced_by']}" if f.get("replaced_by") else ""
-            print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
-        for r in rec.get("refused", []):
-            why = {"shrink-only": "the review pass only shrinks", "pin": "a pinned entry"}.get(
-                r.get("kind"), f"budget {r.get('budget') or 0:,}")
-            print(f"  ! refused {r['file']}: would be {r['size']:,} ({why})")
-        for p in rec.get("passes", []):
-            print(f"Pass {p['name']}: {p['iterations']} iteration(s), ended {p['ended']}, "
-                  f"{(p.get('tokens') or {}).get('total', 0):,} tokens")
-        for f, sz in (rec.get("sizes") or {}).items():
-            budget = f" / {sz['budget']:,}" if sz.get("budget") else ""
-            print(f"  {f}: {sz['before']:,} -> {sz['after']:,}{budget}")
-        um = rec.get("user_md")
-        if um:
-            from .text.diffs import diff_texts
-            print("USER.md (peer card) before -> after:")
-            sys.stdout.write(diff_texts(um.get("before"), um.get("after"), "USER.md").unified("before", "after"))
-        if rec.get("pruned_at"):
-            print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
+        return _show_run(ws, rest[2], args)
+    return _list_runs(ws, args)
+
+
+def _show_run(ws: Workspace, run_id: str, args) -> int:
+    from .dream import records
+    rec = records.resolve(ws, records.load_run(ws, run_id))
+    if args.json:
+        _dump(rec)
         return EXIT_OK
+    print(f"{rec['id']}  {rec.get('trigger')}  {rec.get('status')}  {clock.show_iso(rec.get('started'), True)} → "
+          f"{clock.show_iso(rec.get('finished'), True)}")
+    print(rec.get("outcome") or "")
+    b = rec.get("batch") or {}
+    print(f"Batch: cursors {b.get('first')}–{b.get('last')} ({b.get('count')} entries)")
+    _print_run_changes(rec)
+    for p in rec.get("passes", []):
+        print(f"Pass {p['name']}: {p['iterations']} iteration(s), ended {p['ended']}, "
+              f"{(p.get('tokens') or {}).get('total', 0):,} tokens")
+    for f, sz in (rec.get("sizes") or {}).items():
+        budget = f" / {sz['budget']:,}" if sz.get("budget") else ""
+        print(f"  {f}: {sz['before']:,} -> {sz['after']:,}{budget}")
+    um = rec.get("user_md")
+    if um:
+        from .text.diffs import diff_texts
+        print("USER.md (peer card) before -> after:")
+        sys.stdout.write(diff_texts(um.get("before"), um.get("after"), "USER.md").unified("before", "after"))
+    if rec.get("pruned_at"):
+        print(f"(pruned {rec['pruned_at']}: only facts that still exist are kept)")
+    return EXIT_OK
+
+
+def _print_run_changes(rec: dict) -> None:
+    """What a run created, removed and was refused, one line each."""
+    for f in rec.get("created", []):
+        conf = f" ({f['confidence']})" if f.get("confidence") else ""
+        print(f"  + [{f.get('kind')}{conf}] {f.get('file')}: {f.get('text')}  — {f.get('status')}"
+              + (f" in {f['removed_in_run']}" if f.get("removed_in_run") else "")
+              + f"  sources {f.get('sources')}")
+    for f in rec.get("removed", []):
+        rb = f"  → {f['replaced_by']}" if f.get("replaced_by") else ""
+        print(f"  - {f.get('file')}: {f.get('text')}  [{f.get('archive_id') or 'not archived'}]{rb}")
+    for r in rec.get("refused", []):
+        why = {"shrink-only": "the review pass only shrinks", "pin": "a pinned entry"}.get(
+            r.get("kind"), f"budget {r.get('budget') or 0:,}")
+        print(f"  ! refused {r['file']}: would be {r['size']:,} ({why})")
+
+
+def _list_runs(ws: Workspace, args) -> int:
+    from .dream import records
     from .dream.run_list import cursor_move, every_run, token_totals, tokens_by_day
     every, problems, side = every_run(ws)
     if args.json:     # (the usage store as the listing read it: one read of it)
