@@ -152,13 +152,15 @@ class MainWindow(QMainWindow):
         ctx.stateRead.connect(self._show_state)
         ctx.watched.connect(lambda e: self.watch_note.say(e.message))
         self.panel.status.connect(self.show_message)
-        dash.reapplyRequested.connect(self._reapply_settings)
-        dash.forgetRequested.connect(self._forget_lost_settings)
+        from .dashboard_actions import DashboardActions
+        acts = self.dashboard_actions = DashboardActions(self)
+        dash.reapplyRequested.connect(acts.reapply_settings)
+        dash.forgetRequested.connect(acts.forget_lost_settings)
         for box in (dash.pin_alerts, dash.pin_list):
-            box.restoreRequested.connect(self.restore_pin)
-            box.unpinRequested.connect(self.unpin)
-        dash.restoreSinceRequested.connect(self._restore_since)
-        dash.gotItRequested.connect(self._got_it)
+            box.restoreRequested.connect(acts.restore_pin)
+            box.unpinRequested.connect(acts.unpin)
+        dash.restoreSinceRequested.connect(acts.restore_since)
+        dash.gotItRequested.connect(acts.got_it)
         self.tabs.currentChanged.connect(self._tab_changed)
 
     # -- the tab views, built when first shown -------------------------------------------------
@@ -335,61 +337,6 @@ class MainWindow(QMainWindow):
                 self.undo_asks = UndoAsks()
             undo_last_restore(self.engine, self.ws, self, self.undo_asks, self.show_message)
 
-    def _reapply_settings(self) -> None:
-        """The Dashboard's Re-apply: write back what config.json lost, only because it was asked."""
-        ws = self.ws
-        if ws is None:
-            return
-        from ..operations.run import Initiator
-        from ..operations.settings import reapply
-        self.dashboard.show_lost_error("")
-
-        def failed(message: str) -> None:
-            self.dashboard.show_lost_error(f"Not re-applied: {message}")
-            self.apply(changes_mod.Changes(config=True))
-
-        reapply(Initiator(self.engine, "dashboard", self.show_message), ws, done=lambda _r: self._settings_changed(),
-                failed=failed)
-
-    def _forget_lost_settings(self) -> None:
-        ws = self.ws
-        if ws is None:
-            return
-        from ..operations.run import Initiator
-        from ..operations.settings import forget
-        self.dashboard.show_lost_error("")
-        lost = [x.path for x in (self.state.status.lost_settings if self.state else [])]
-        forget(Initiator(self.engine, "dashboard", self.show_message), ws, lost,
-               failed=lambda message: self.dashboard.show_lost_error(f"Not forgotten: {message}"))
-
-    def restore_pin(self, pin_id: str) -> None:
-        """The pin alert's Restore: the one way a pinned entry comes back (never on its own)."""
-        from ..operations.pin import restore_pinned
-        self._pin_job("restore pinned entry", lambda by, ws, **on: restore_pinned(by, ws, pin_id, **on))
-
-    def unpin(self, pin_id: str) -> None:
-        from ..operations.pin import unpin_id
-        self._pin_job("unpin", lambda by, ws, **on: unpin_id(by, ws, pin_id, **on))
-
-    def _pin_job(self, what: str, start) -> None:
-        """`start(by, ws, **on)`: the pin operation, from gui/operations/pin.py."""
-        ws = self.ws
-        if ws is None:
-            return
-        from ..operations.run import Initiator
-        boxes = (self.dashboard.pin_alerts, self.dashboard.pin_list)
-        for box in boxes:
-            box.show_error("")
-            box.set_busy(True)
-
-        def failed(message: str) -> None:
-            self.dashboard.pin_alerts.show_error(f"Not done ({what}): {message}")
-            self.dashboard.pin_alerts.show()
-            self.apply(changes_mod.Changes(state=True))
-        # (the boxes' busy state ends with the next read)
-        start(Initiator(self.engine, "dashboard", self.show_message), ws,
-              done=lambda _r: self.apply(changes_mod.Changes(state=True)), failed=failed)
-
     def _settings_changed(self) -> None:
         self.ctx.settings_changed()     # a running schedule follows Dream's settings at once
 
@@ -400,22 +347,6 @@ class MainWindow(QMainWindow):
             return
         self.tabs.setCurrentWidget(self.archive)
         self.archive.show_reason("outside", e.ids)
-
-    def _restore_since(self, file: str, removal) -> None:
-        ws = self.ws
-        if ws is None:
-            return
-        from ..operations.archive_restore import restore_removed
-        from ..operations.run import Initiator
-        restore_removed(Initiator(self.engine, "dashboard", self.show_message), ws, file, removal)
-
-    def _got_it(self) -> None:
-        ws, shown = self.ws, self.state.since if self.state else None
-        if ws is None or shown is None:
-            return
-        from ..operations.run import Initiator
-        from ..operations.watch import got_it
-        got_it(Initiator(self.engine, "dashboard", self.show_message), ws, shown)   # its change record reads the box again
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
