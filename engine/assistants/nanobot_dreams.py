@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from ..core import clock
 from ..core.problems import WARNING, Problem
-from ..home.sessions import Session, scan_sessions
+from .sessions import Session, scan_sessions
 
 KEY = re.compile(r"dream:(\d{8}-\d{6})")
 KEY_FORMAT = "%Y%m%d-%H%M%S"

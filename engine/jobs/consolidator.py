@@ -33,7 +33,7 @@ from ..assistants.prompt import build_prompt
 from ..core.rules import KEEP_LAST
 from ..home.gateway import running_assistant
 from ..core.state import workspace_state_dir
-from ..home.sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
+from ..assistants.sessions import OFFSET_KEYS, Session, archivable, assistant_session_lock, find_sessions, read_session
 from ..core.tokens import estimate_tokens
 from ..home.workspace import Workspace
 

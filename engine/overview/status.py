@@ -12,7 +12,7 @@ from ..home.config import Config, LostSetting, lost_problem, lost_settings
 from ..home.history import History
 from ..jobs.consolidator import compacted_through, read_ledger
 from ..core.problems import INFO, WARNING, Problem
-from ..home.sessions import Session, scan_sessions
+from ..assistants.sessions import Session, scan_sessions
 from ..home.workspace import Workspace
 
 

@@ -18,7 +18,7 @@ from dreamdesk.engine.home.history import parse_history
 from dreamdesk.engine.core.problems import WorkspaceError
 from dreamdesk.engine.recovery.restore_log import FileWrite, RestoreEntry
 from dreamdesk.engine.jobs.scheduler import Scheduler, schedule_path
-from dreamdesk.engine.home.sessions import read_session
+from dreamdesk.engine.assistants.sessions import read_session
 from dreamdesk.engine.home.workspace import Workspace
 
 BOM_WHY = "starts with a UTF-8 byte-order mark (BOM); nanobot's reader cannot parse it"

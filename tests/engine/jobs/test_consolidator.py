@@ -12,7 +12,7 @@ from dreamdesk.engine.core.rules import KEEP_LAST
 from dreamdesk.engine.jobs.consolidator import journal_path, plan_session, raw_entries, run_consolidator
 from dreamdesk.engine.home.history import read_history
 from dreamdesk.engine.llm.openai import OpenAIClient
-from dreamdesk.engine.home.sessions import find_sessions, read_session
+from dreamdesk.engine.assistants.sessions import find_sessions, read_session
 from dreamdesk.engine.home.workspace import Workspace
 from helpers.llm_server import client_threads, turn
 from helpers.sessions import NOW, write_session

@@ -1,7 +1,7 @@
 import base64
 import json
 
-from dreamdesk.engine.home.sessions import find_sessions, read_session, scan_sessions
+from dreamdesk.engine.assistants.sessions import find_sessions, read_session, scan_sessions
 
 
 def session_file(path, key, messages, last_consolidated=0, extra_lines=()):
@@ -129,7 +129,7 @@ def test_status_carries_the_binding_problem(tmp_path):
 def test_only_the_checkpoint_marker_is_hidden_from_memory_not_a_subagents_result():
     """nanobot archives hidden messages such as a subagent's result; only the summary
     checkpoint's continuation marker (hidden, with its fixed text) stays out."""
-    from dreamdesk.engine.home.sessions import CHECKPOINT_TEXT, archivable
+    from dreamdesk.engine.assistants.sessions import CHECKPOINT_TEXT, archivable
     assert archivable({"role": "user", "content": "done: 3 files", "_hidden_history": {"kind": "subagent_result"}})
     assert not archivable({"role": "user", "content": CHECKPOINT_TEXT, "_hidden_history": True})
     assert not archivable({"role": "user", "content": "/status", "_command": True})
