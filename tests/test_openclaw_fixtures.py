@@ -15,7 +15,7 @@ from interop.openclaw.driver import VERIFIED
 from interop.openclaw.oracles import consolidation_history, project_context, tree_state
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openclaw"
-HOMES = ("fresh", "dreamed", "over-cap")
+HOMES = ("fresh", "dreamed", "over-cap", "over-total")
 BOOTSTRAP_NAMES = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md")
 
 
@@ -134,6 +134,20 @@ def test_over_cap_cut_oracle():
         length = len((ws / name).read_text(encoding="utf-8").rstrip())
         assert f"[...truncated, read {name} for full content...]\n…(truncated {name}: kept " in ctx
         assert f" chars of {length})…" in ctx
+
+
+def test_over_total_cut_oracle():
+    """In over-total every file is under bootstrapMaxChars but together they pass
+    bootstrapTotalMaxChars (10,000): MEMORY.md, last, is cut 75/25 to what the others left."""
+    home = FIXTURES / "over-total" / "home"
+    total = json.loads((home / "openclaw.json").read_text())["agents"]["defaults"]["bootstrapTotalMaxChars"]
+    ctx = oracle("over-total", "project_context.txt")
+    injected = ctx.split(f"## {manifest('over-total')['original_home']}/workspace/MEMORY.md\n", 1)[1]
+    before = sum(len((home / "workspace" / n).read_text(encoding="utf-8").rstrip())
+                 for n in ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"))
+    assert total == 10000 and total - before - 1 <= len(injected) <= total - before
+    memory = (home / "workspace" / "MEMORY.md").read_text(encoding="utf-8").rstrip()
+    assert f"chars of {len(memory)})…" in injected and injected.startswith(memory[:100])
 
 
 @pytest.mark.parametrize("name", HOMES)

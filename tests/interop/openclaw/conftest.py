@@ -46,19 +46,30 @@ def openclaw_model():
     model.stop()
 
 
-@pytest.fixture(scope="session")
-def rebuilt(openclaw_launcher, openclaw_model, tmp_path_factory):
-    """Every fixture home built again by the real OpenClaw and stored as build_fixtures.py
-    stores it: {name: folder with home/, oracle/, manifest.json}. Built once a session, on
-    first use; tests only read them."""
-    from .build_fixtures import store, versions_of
-    from .homes import RECIPES
+class Rebuilt:
+    """Fixture homes built again by the real OpenClaw, each on first use, and stored as
+    build_fixtures.py stores them: rebuilt[name] is a folder with home/, oracle/, manifest.json."""
 
-    work = tmp_path_factory.mktemp("openclaw-homes")
-    out = tmp_path_factory.mktemp("openclaw-bundles")
-    versions = versions_of(openclaw_launcher, work)
-    bundles = {}
-    for name, recipe in RECIPES.items():
-        store(recipe(openclaw_launcher, work / name, openclaw_model), out / name, versions)
-        bundles[name] = out / name
-    return bundles
+    def __init__(self, launcher: str, model: OpenClawModel, work: Path, out: Path):
+        self.launcher, self.model, self.work, self.out = launcher, model, work, out
+        self.versions: dict | None = None
+        self.bundles: dict[str, Path] = {}
+
+    def __getitem__(self, name: str) -> Path:
+        from .build_fixtures import store, versions_of
+        from .homes import RECIPES
+
+        if name not in self.bundles:
+            if self.versions is None:
+                self.versions = versions_of(self.launcher, self.work)
+            store(RECIPES[name](self.launcher, self.work / name, self.model), self.out / name, self.versions)
+            self.bundles[name] = self.out / name
+        return self.bundles[name]
+
+
+@pytest.fixture(scope="session")
+def rebuilt(openclaw_launcher, openclaw_model, tmp_path_factory) -> Rebuilt:
+    """The fixture homes built again (each once a session, when a test first asks for it);
+    tests only read them."""
+    return Rebuilt(openclaw_launcher, openclaw_model, tmp_path_factory.mktemp("openclaw-homes"),
+                   tmp_path_factory.mktemp("openclaw-bundles"))

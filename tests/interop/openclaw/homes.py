@@ -8,6 +8,8 @@ them (what its model received, what each dreaming sweep changed, its own listing
   recalls left for the next sweep, one real private turn.
 - over-cap: bootstrapMaxChars lowered to 6,000 through OpenClaw's own config command, MEMORY.md
   over it and USER.md over its 4,000, then one real turn (both cut 75/25 in the prompt).
+- over-total: bootstrapTotalMaxChars lowered to 10,000; the files before MEMORY.md use most of
+  it, MEMORY.md is cut to what is left.
 """
 
 from __future__ import annotations
@@ -189,4 +191,21 @@ def build_over_cap(launcher: str, user: Path, model: OpenClawModel) -> BuiltHome
     return built
 
 
-RECIPES = {"fresh": build_fresh, "dreamed": build_dreamed, "over-cap": build_over_cap}
+OVER_TOTAL_MAX_CHARS = 10000
+
+
+def build_over_total(launcher: str, user: Path, model: OpenClawModel) -> BuiltHome:
+    """Every file under its own cap, their sum over bootstrapTotalMaxChars (10,000): the files
+    that come first use it up, MEMORY.md gets what is left (cut 75/25 to that)."""
+    oc = start(launcher, user, model)
+    today = dt.date.today()
+    built = BuiltHome("over-total", oc, today.isoformat())
+    oc.config_set("agents.defaults.bootstrapTotalMaxChars", str(OVER_TOTAL_MAX_CHARS))
+    oc.write("MEMORY.md", over_cap_memory())
+    oc.write("USER.md", USER_MD.format(**days(today)))
+    built.oracles["project_context"] = private_turn(oc, model)
+    built.oracles["memory_status"] = oc.status()
+    return built
+
+
+RECIPES = {"fresh": build_fresh, "dreamed": build_dreamed, "over-cap": build_over_cap, "over-total": build_over_total}
