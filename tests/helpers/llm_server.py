@@ -1,10 +1,13 @@
 """A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol (and Anthropic's
 /v1/messages) and answers from a script of turns and tool calls. The engine is tested through
 the network with it, never by monkeypatching the client. A script item {"raw": obj} is sent back
-verbatim as the JSON body (bytes as they are), for malformed answers."""
+verbatim as the JSON body (bytes as they are), for malformed answers. GET /v1/models lists one
+model and POST /v1/embeddings answers with vectors made from the text's hash (neither takes a
+script item): clients that check the model list or embed their memory run against it too."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +20,11 @@ def turn(*calls: tuple[str, dict | str], content: str | None = None, usage=(1000
     """A scripted assistant turn: turn(("read_file", {"path": "USER.md"}), ...) or turn(content="done")."""
     return {"content": content, "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}, **extra}
+
+
+def _route(path: str) -> str:
+    """The last part of a request's path: "models", "embeddings", "completions", "messages"."""
+    return path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 def client_threads() -> set[str]:
@@ -35,6 +43,8 @@ class ScriptedLLMServer:
         self.connections = 0                  # TCP connections accepted (keep-alive reuses one)
         self.open_connections = 0             # of those, the ones the client has not closed yet
         self.answered = 0                     # answers sent back (a held "delay" one counts once it goes)
+        self.embedded: list[dict] = []        # the /embeddings requests (answered apart from the script)
+        self.model_id = "scripted-model"      # the one model GET /models lists
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)   # a request came in, or a connection closed
         self._release = threading.Event()
@@ -61,9 +71,16 @@ class ScriptedLLMServer:
                     server._changed.notify_all()
                 super().finish()
 
+            def do_GET(self):
+                status, payload = server._get(self.path)
+                self._send(status, payload, {})
+
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if _route(self.path) == "embeddings":
+                    self._send(200, server._embed(body), {})
+                    return
                 with server._lock:
                     server.requests.append(body)
                     server.paths.append(self.path)
@@ -72,9 +89,7 @@ class ScriptedLLMServer:
                     item = server.script.pop(0) if server.script else server.default
                 if callable(item):
                     item = item(body)
-                delay = item.get("delay", 0)
-                if delay:
-                    server._release.wait(delay)
+                server._release.wait(item.get("delay") or 0)     # a held answer ("delay") waits here
                 if "raw" in item:   # a verbatim body (malformed answers): {"raw": {...}} or {"raw": b"..."}
                     raw = item["raw"]
                     self._send(200, raw if isinstance(raw, bytes) else json.dumps(raw).encode(), item.get("headers", {}))
@@ -180,6 +195,31 @@ class ScriptedLLMServer:
                   {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
                   {**head, "choices": [], "usage": whole["usage"]}]
         return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+    def _get(self, path: str) -> tuple[int, bytes]:
+        if _route(path) != "models":
+            return 404, b'{"error": {"message": "not found"}}'
+        models = [{"id": self.model_id, "object": "model", "owned_by": "scripted"}]
+        return 200, json.dumps({"object": "list", "data": models}).encode()
+
+    def _embed(self, body: dict) -> bytes:
+        with self._lock:
+            self.embedded.append(body)
+        return json.dumps(self._embeddings(body)).encode()
+
+    @staticmethod
+    def _embeddings(body: dict, dims: int = 16) -> dict:
+        """One unit vector per input, from its text's sha256: the same text, the same vector."""
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        data = []
+        for i, text in enumerate(texts):
+            raw = hashlib.sha256(str(text).encode()).digest()[:dims]
+            vec = [b / 255 - 0.5 for b in raw]
+            norm = sum(v * v for v in vec) ** 0.5 or 1.0
+            data.append({"object": "embedding", "index": i, "embedding": [v / norm for v in vec]})
+        return {"object": "list", "data": data, "model": body.get("model"),
+                "usage": {"prompt_tokens": 0, "total_tokens": 0}}
 
     def _anthropic(self, item: Turn) -> dict:
         blocks: list[dict] = []

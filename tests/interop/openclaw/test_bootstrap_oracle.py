@@ -110,7 +110,8 @@ def _toolchain() -> tuple[Path, Path] | str:
     folder = os.environ.get(ENV_VAR)
     if not folder:
         return f"set {ENV_VAR} to a folder with openclaw {'/'.join(VERIFIED)} and Node 24 installed (.ci/run makes one)"
-    modules = Path(folder) / "node_modules"
+    # .ci/run names its launcher, <folder>/openclaw; a folder works too
+    modules = (Path(folder).parent if Path(folder).is_file() else Path(folder)) / "node_modules"
     nodes = sorted(modules.glob("node-*/bin/node"))
     package = modules / "openclaw" / "package.json"
     if not nodes or not package.is_file():
