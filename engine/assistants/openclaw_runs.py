@@ -178,12 +178,17 @@ def dreaming_zone(config: dict | None, fallback: tzinfo | None = None) -> tzinfo
     """The zone OpenClaw's dreaming writes days and diary times in: dreaming.timezone, else
     agents.defaults.userTimezone, else the Gateway's own (taken as `fallback`, None: this machine's)."""
     cfg = config or {}
-    dreaming = section(cfg, "plugins", "entries", _memory_plugin(cfg), "config", "dreaming")
-    for name in (dreaming.get("timezone"), section(cfg, "agents", "defaults").get("userTimezone")):
+    for name in (dreaming_settings(cfg).get("timezone"), section(cfg, "agents", "defaults").get("userTimezone")):
         zone = clock.zone_named(name)
         if zone is not None:
             return zone
     return fallback
+
+
+def dreaming_settings(config: dict | None) -> dict:
+    """plugins.entries.<memory plugin>.config.dreaming ({} when not set)."""
+    cfg = config or {}
+    return section(cfg, "plugins", "entries", _memory_plugin(cfg), "config", "dreaming")
 
 
 def _memory_plugin(cfg: dict) -> str:
