@@ -88,6 +88,8 @@ def _clamp(v: float) -> float:
 
 
 def _int(v) -> int:
+    if type(v) is int:
+        return max(0, v)
     try:
         n = float(v)
     except (TypeError, ValueError):

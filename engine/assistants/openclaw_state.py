@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import msgspec
+
 PLUGIN = "memory-core"
 BACKUPS, RECALL, META, PHASE, LOCKS = ("dreaming-memory-backups", "short-term-recall", "short-term-meta",
                                        "short-term-phase-signals", "short-term-locks")
@@ -215,8 +217,8 @@ def _decode(rows: list[tuple]) -> tuple[dict[str, list[dict]], list[str]]:
     bad = 0
     for ns, entry_key, raw in rows:
         try:
-            value = json.loads(raw)
-        except (TypeError, ValueError):
+            value = _json(raw)
+        except (TypeError, ValueError, msgspec.DecodeError):
             value = None
         if not isinstance(value, dict):
             bad += 1
@@ -224,6 +226,11 @@ def _decode(rows: list[tuple]) -> tuple[dict[str, list[dict]], list[str]]:
         out[ns].append({**value, "_key": entry_key} if ns in (LOCKS, EVENTS) else value)
     problems = [f"{bad} of memory-core's rows hold no JSON object; they are skipped"] if bad else []
     return out, problems
+
+
+def _json(raw):
+    """A row's JSON (msgspec: several times json.loads' speed on a store of 10,000 recalls)."""
+    return msgspec.json.decode(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
 
 
 def _candidates(names: Iterable[Path | str]) -> dict[str, str]:
