@@ -125,8 +125,10 @@ class OpenClawState:
 
 
 def workspace_key(path: Path | str) -> str:
-    """memoryCoreWorkspaceStateKey: sha256 of the absolute path (path.resolve: no symlink followed)."""
-    return hashlib.sha256(os.path.abspath(str(path)).replace("\\", "/").encode()).hexdigest()
+    """memoryCoreWorkspaceStateKey: sha256 of the absolute path (path.resolve: no symlink followed;
+    forward slashes, and lower case on Windows)."""
+    resolved = os.path.abspath(str(path)).replace("\\", "/")
+    return hashlib.sha256((resolved.lower() if os.name == "nt" else resolved).encode()).hexdigest()
 
 
 def read_state(db: Path, workspace: Path, also: Sequence[Path | str] = ()) -> OpenClawState:
