@@ -1,0 +1,227 @@
+"""OpenClaw's recall store ranked as its deep phase and `openclaw memory promote` rank it: each
+short-term entry's score from its signals, and which thresholds it does not meet yet.
+
+For the caller: openclaw_next calls `rank(recalls, phase_signals, thresholds, now_ms)` with the
+state's rows; anything else wanting the scores may too. Pure arithmetic, no I/O.
+
+Read from OpenClaw 2026.9.6 (`short-term-promotion-*.mjs` rankShortTermPromotionCandidates,
+`short-term-promotion-store-*.mjs` normalizeShortTermRecallStore): the store is normalized first
+(an entry with no path, lines or source "memory" is dropped; at most the newest 512 are kept;
+user queries fall back to all queries for an entry with no daily or grounded signal); an entry
+counts only with a short-term path (`memory/YYYY-MM-DD[-slug].md`, not under memory/dreaming/),
+an origin that is not untrusted or system, and a snippet that is not dreaming's own output.
+signals = recalls + daily + grounded; score = 0.24·frequency + 0.30·relevance + 0.15·diversity +
+0.15·recency + 0.10·consolidation + 0.06·conceptual (weights over their sum) + the phase boost,
+with frequency = log1p(signals)/log1p(10), relevance = totalScore/signals, diversity = unique
+user queries/5, recency = exp(−ln2·age/halfLife) (age from the last recall), consolidation from
+the spread of recall days (or grounded/3), conceptual = tags/6, each clamped to [0, 1]. A
+candidate needs signals ≥ minRecallCount, unique queries ≥ minUniqueQueries, age ≤ maxAgeDays,
+score ≥ minScore, in that order; ranked by score, then recalls, then path. Not modelled: concept
+tags derived for an entry that has none stored (2026.9.6 always stores them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+DAY_MS = 86_400_000
+WEIGHTS = {"frequency": .24, "relevance": .3, "diversity": .15, "recency": .15, "consolidation": .1, "conceptual": .06}
+KEEP = 512
+_SHORT_TERM = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})(?:-[^/]+)?\.md$")
+_CORPUS = re.compile(r"(?:^|/)memory/\.dreams/session-corpus/(\d{4})-(\d{2})-(\d{2})\.(?:md|txt)$")
+_BASENAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]+)?\.md$")
+_CONTAMINATED = re.compile(
+    r"<!--\s*openclaw-memory-promotion:|\bSession Key\b.{0,260}\bSession ID\b|\bSession ID\b.{0,260}\bSession Key\b"
+    r"|^(?:[-*+]\s*)?Conversation Summary:|Save important context from this session to the daily memory file\.\s*STRICT RULES:"
+    r"|\[\s*score=\d+(?:\.\d+)?\s+(?:signals=\d+\s+)?recalls=\d+\s+avg=\d+(?:\.\d+)?\s+source=memory/", re.I)
+_TURN = re.compile(r"^(?:[-*+]\s*)?(?:user|assistant):\s", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One short-term entry as the deep phase weighs it."""
+    key: str
+    path: str
+    start_line: int
+    end_line: int
+    snippet: str
+    recall_count: int
+    daily_count: int
+    grounded_count: int
+    signals: int
+    unique_queries: int
+    avg_score: float
+    age_days: float
+    score: float
+    components: dict = field(default_factory=dict)
+    phase_boost: float = 0.0
+    short: tuple[str, ...] = ()        # the thresholds it does not meet yet, in words
+    raw_score: float = 0.0             # before clamping: what OpenClaw orders by
+
+    @property
+    def eligible(self) -> bool:
+        return not self.short
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "eligible": self.eligible}
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    min_score: float = 0.75
+    min_recall_count: int = 3          # compared with all signals (recalls + daily + grounded), as OpenClaw does
+    min_unique_queries: int = 3
+    recency_half_life_days: float = 14
+    max_age_days: int | None = 30
+    limit: int = 10                    # how many one sweep promotes at most
+    configured: tuple[str, ...] = ()   # which of them openclaw.json sets
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _clamp(v: float) -> float:
+    return max(0.0, min(1.0, v)) if math.isfinite(v) else 0.0
+
+
+def _int(v) -> int:
+    if type(v) is int:
+        return max(0, v)
+    try:
+        n = float(v)
+    except (TypeError, ValueError):
+        return 0
+    return max(0, math.floor(n)) if math.isfinite(n) else 0
+
+
+def _ms(iso) -> float | None:
+    try:
+        return datetime.fromisoformat(str(iso).replace("Z", "+00:00")).timestamp() * 1000
+    except ValueError:
+        return None
+
+
+def short_term(path: str) -> bool:
+    p = path.replace("\\", "/").removeprefix("./")
+    if re.search(r"(?:^|/)memory/dreaming/", p):
+        return False
+    return bool(_SHORT_TERM.search(p) or _CORPUS.search(p) or _BASENAME.search(p))
+
+
+def contaminated(snippet: str, path: str) -> bool:
+    """isContaminatedDreamingSnippet's plain checks: dreaming's own markers and transcripts (its
+    check for staged phase-report lines is left to the origin and path rules)."""
+    s = re.sub(r"\s+", " ", snippet.strip())
+    return bool(s) and bool(_CONTAMINATED.search(s) or (not _CORPUS.search(path) and _TURN.search(s)))
+
+
+def normalized(recalls: tuple[dict, ...] | list[dict]) -> list[dict]:
+    """The entries OpenClaw keeps of its store: well-formed, memory-sourced, newest 512."""
+    out = []
+    for e in recalls:
+        path = e.get("path") if isinstance(e.get("path"), str) else ""
+        if not path or e.get("source") != "memory" or not all(isinstance(e.get(k), int) for k in ("startLine", "endLine")):
+            continue
+        if contaminated(str(e.get("snippet") or ""), path):
+            continue
+        out.append(e)
+    out.sort(key=lambda e: (-(_ms(e.get("lastRecalledAt")) or -math.inf), -_signals(e), -float(e.get("totalScore") or 0),
+                            -float(e.get("maxScore") or 0), -(_ms(e.get("promotedAt")) or -math.inf), str(e.get("key"))))
+    return out[:KEEP]
+
+
+def _signals(e: dict) -> int:
+    return _int(e.get("recallCount")) + _int(e.get("dailyCount")) + _int(e.get("groundedCount"))
+
+
+def _distinct(values, limit: int) -> list[str]:
+    """normalizeDistinctStrings: trimmed, non-empty, first of each, at most `limit`."""
+    out: list[str] = []
+    for v in values if isinstance(values, list) else []:
+        if isinstance(v, str) and v.strip() and v.strip() not in out:
+            out.append(v.strip())
+    return out[:limit]
+
+
+def _user_queries(e: dict) -> int:
+    """The distinct user queries that found it (all queries when it has no daily or grounded signal)."""
+    if isinstance(e.get("userQueryHashes"), list):
+        return len(_distinct(e["userQueryHashes"], 32))
+    if _int(e.get("dailyCount")) == 0 and _int(e.get("groundedCount")) == 0:
+        return len(_distinct(e.get("queryHashes"), 32))
+    return 0
+
+
+def rank(recalls, phase_signals, t: Thresholds, now_ms: float) -> list[Candidate]:
+    """Every unpromoted short-term entry with its score and what it lacks: the eligible ones first,
+    in OpenClaw's order (they are what `memory promote` lists), then the rest by score."""
+    phases = {p.get("key"): p for p in phase_signals if isinstance(p, dict)}
+    out = []
+    for e in normalized(recalls):
+        origin = (e.get("provenance") or {}).get("originClass") if isinstance(e.get("provenance"), dict) else None
+        if e.get("promotedAt") or not short_term(e["path"]) or _signals(e) <= 0:
+            continue
+        if isinstance(e.get("provenance"), dict) and origin not in ("owner", "agent"):
+            continue                     # untrusted or system (an unknown class reads as untrusted)
+        out.append(_candidate(e, phases.get(e.get("key")), t, now_ms))
+    eligible = sorted((c for c in out if c.eligible), key=lambda c: (-c.raw_score, -c.recall_count, c.path))
+    return eligible + sorted((c for c in out if not c.eligible), key=lambda c: (-c.score, c.path))
+
+
+def _candidate(e: dict, phase: dict | None, t: Thresholds, now_ms: float) -> Candidate:
+    signals, queries = _signals(e), _user_queries(e)
+    last = _ms(e.get("lastRecalledAt"))
+    age = max(0.0, (now_ms - last) / DAY_MS) if last is not None else 0.0
+    days = [d for d in e.get("recallDays") or [] if isinstance(d, str)][-16:]
+    tags = _distinct([t.lower() if isinstance(t, str) else t for t in e.get("conceptTags") or []], 8)
+    parts = {"frequency": _clamp(math.log1p(signals) / math.log1p(10)),
+             "relevance": _clamp(max(0.0, float(e.get("totalScore") or 0)) / max(1, signals)),
+             "diversity": _clamp(queries / 5), "recency": _clamp(_recency(age, t.recency_half_life_days)),
+             "consolidation": max(_spread(days), _clamp(_int(e.get("groundedCount")) / 3)),
+             "conceptual": _clamp(len(tags) / 6)}
+    total = sum(WEIGHTS.values())
+    boost = _boost(phase, now_ms)
+    score = sum(WEIGHTS[k] / total * v for k, v in parts.items()) + boost
+    short = [f"signals {signals} < {t.min_recall_count}"] if signals < t.min_recall_count else []
+    short += [f"unique queries {queries} < {t.min_unique_queries}"] if queries < t.min_unique_queries else []
+    if t.max_age_days is not None and age > t.max_age_days:
+        short.append(f"last recalled {age:.1f} days ago > {t.max_age_days}")
+    short += [f"score {_clamp(score):.3f} < {t.min_score:.3f}"] if score < t.min_score else []
+    return Candidate(str(e.get("key")), e["path"], e["startLine"], e["endLine"], str(e.get("snippet") or ""),
+                     _int(e.get("recallCount")), _int(e.get("dailyCount")), _int(e.get("groundedCount")), signals,
+                     queries, parts["relevance"], age, _clamp(score), parts, boost, tuple(short), score)
+
+
+def _recency(age: float, half_life: float) -> float:
+    if not math.isfinite(age) or age < 0 or not math.isfinite(half_life) or half_life <= 0:
+        return 1.0
+    return math.exp(-(math.log(2) / half_life) * age)
+
+
+def _spread(days: list[str]) -> float:
+    """calculateConsolidationComponent: how many distinct days, and how far apart, it was recalled."""
+    if not days:
+        return 0.0
+    parsed = sorted(ms for ms in (_ms(d[:10] + "T00:00:00+00:00") for d in days) if ms is not None)
+    if len(parsed) <= 1:
+        return 0.2
+    spacing = _clamp(math.log1p(len(parsed) - 1) / math.log1p(4))
+    span = _clamp(max(0.0, (parsed[-1] - parsed[0]) / DAY_MS) / 7)
+    return _clamp(.55 * spacing + .45 * span)
+
+
+def _boost(p: dict | None, now_ms: float) -> float:
+    """calculatePhaseSignalBoost: up to +0.06 for light-sleep hits and +0.09 for REM hits, fading
+    with a 14-day half-life."""
+    if not p:
+        return 0.0
+
+    def part(hits, at, most: float) -> float:
+        strength = _clamp(math.log1p(max(0, _int(hits))) / math.log1p(6))
+        seen = _ms(at) if at else None
+        fresh = 0.0 if seen is None else _clamp(_recency(max(0.0, (now_ms - seen) / DAY_MS), 14))
+        return most * strength * fresh
+    return _clamp(part(p.get("lightHits"), p.get("lastLightAt"), .06) + part(p.get("remHits"), p.get("lastRemAt"), .09))

@@ -1,0 +1,79 @@
+"""OpenClaw fixture homes copied where a test may read them, and state databases built by hand in
+the shape OpenClaw 2026.9.6 writes (plugin_state_entries, cron_jobs), for the edge cases no real
+build makes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openclaw"
+SCHEMA = """
+CREATE TABLE plugin_state_entries (plugin_id TEXT NOT NULL, namespace TEXT NOT NULL, entry_key TEXT NOT NULL,
+  value_json TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER,
+  PRIMARY KEY (plugin_id, namespace, entry_key)) STRICT;
+CREATE TABLE cron_jobs (store_key TEXT NOT NULL, job_id TEXT NOT NULL, declaration_key TEXT, owner_agent_id TEXT,
+  name TEXT NOT NULL, description TEXT, enabled INTEGER NOT NULL, agent_id TEXT, payload_kind TEXT NOT NULL,
+  job_json TEXT NOT NULL, grant_definition_revision TEXT, grant_definition_generation INTEGER,
+  grant_definition_updated_at INTEGER, state_json TEXT NOT NULL DEFAULT '{}', runtime_updated_at_ms INTEGER,
+  schedule_identity TEXT, sort_order INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL,
+  PRIMARY KEY (store_key, job_id)) STRICT;
+"""
+
+
+def manifest(name: str) -> dict:
+    return json.loads((FIXTURES / name / "manifest.json").read_text())
+
+
+def oracle(name: str, rel: str):
+    return json.loads((FIXTURES / name / "oracle" / rel).read_text())
+
+
+def copy_home(name: str, into: Path) -> Path:
+    """The fixture home `name` copied under `into` (the copy is what a test reads)."""
+    home = into / name / ".openclaw"
+    shutil.copytree(FIXTURES / name / "home", home)
+    return home
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def keyed_row(workspace: str, namespace: str, key: str, value) -> tuple:
+    """A memory-core row as writeMemoryCoreWorkspaceEntries stores it."""
+    wk = sha(workspace)
+    body = {"version": 1, "workspaceKey": wk, "workspaceDir": workspace, "key": key, "value": value}
+    return ("memory-core", namespace, f"{wk}:{sha(key)}", json.dumps(body), 0, None)
+
+
+def event_row(workspace: str, sequence: int, event: dict) -> tuple:
+    value = {"kind": "event", "event": event, "recordedAt": 0, "sequence": sequence}
+    return ("memory-core", "memory-host.events", f"{sha(workspace)[:24]}:event:1:{sequence:012d}", json.dumps(value),
+            0, None)
+
+
+def make_db(path: Path, rows: list[tuple] = (), jobs: list[dict] = (), wal: bool = False) -> sqlite3.Connection | None:
+    """A state database with these rows and cron jobs ({id, name, job, state}). With `wal`, the
+    database is in WAL mode and the open connection is returned with the rows still in the log
+    (checkpointing off): the caller closes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path)
+    con.executescript(SCHEMA)
+    if wal:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA wal_autocheckpoint=0")
+    con.executemany("INSERT INTO plugin_state_entries VALUES (?, ?, ?, ?, ?, ?)", list(rows))
+    for n, j in enumerate(jobs):
+        con.execute("INSERT INTO cron_jobs (store_key, job_id, declaration_key, name, description, enabled, "
+                    "payload_kind, job_json, state_json, sort_order, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    ("/x/cron/jobs.json", j["id"], j.get("declarationKey"), j["name"], j.get("description"),
+                     int(j.get("enabled", True)), "agentTurn", json.dumps(j), json.dumps(j.get("state", {})), n, 0))
+    con.commit()
+    if wal:
+        return con
+    con.close()
+    return None
