@@ -26,15 +26,15 @@ from __future__ import annotations
 import os
 import re
 import stat
-import time
 import datetime as dt
+import time
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from functools import cmp_to_key
 from pathlib import Path
 
 from ..disk.files import read_bytes
 from .openclaw_home import section
-from .openclaw_jsstr import locale_compare, trim, u16len
+from .openclaw_jsstr import collation_key, trim, u16len
 from .openclaw_prelude import MORE_TRUNCATED, TRUNCATED, applies, day_stamps, limits, note_paths, startup_prelude, \
     trim_note
 
@@ -62,10 +62,7 @@ class DailyNote:
     def date(self) -> dt.date | None:
         """The day as a calendar date; None when the name's digits are no date (OpenClaw still
         counts the note as that day's)."""
-        try:
-            return dt.date.fromisoformat(self.day)
-        except ValueError:
-            return None
+        return dt.date.fromisoformat(self.day) if _is_date(self.day) else None
 
     def to_json(self) -> dict:
         return {"path": self.path, "day": self.day, "is_date": self.date is not None, "slug": self.slug,
@@ -110,21 +107,25 @@ def daily_notes(workspace: Path, config: dict | None = None, now_ms: float | Non
     if on:
         lim = limits(config)
         zone = tz_name or section(config, "agents", "defaults").get("userTimezone")
-        days = tuple(day_stamps(now_ms, zone if isinstance(zone, str) else None, lim.days))
-        notes = _with_prelude(workspace, notes, texts, config, now_ms, zone if isinstance(zone, str) else None, days)
-    order = cmp_to_key(_newest_first)
-    return DailyNotes(tuple(sorted(notes, key=order)), tuple(sorted(others, key=lambda o: o.path)), days, on,
-                      tuple(problems))
+        zone = zone if isinstance(zone, str) else None
+        days = tuple(day_stamps(now_ms, zone, lim.days))
+        notes = _with_prelude(workspace, notes, texts, config, now_ms, zone, days)
+    return DailyNotes(_newest_first(notes), tuple(sorted(others, key=lambda o: o.path)), days, on, tuple(problems))
 
 
-def _newest_first(a: DailyNote, b: DailyNote) -> int:
-    """compareDailyMemoryFilesByNewestDay."""
-    by_day = locale_compare(b.day, a.day)
-    if by_day:
-        return by_day
-    if (a.slug is None) != (b.slug is None):
-        return -1 if a.slug is None else 1
-    return locale_compare(Path(a.path).name, Path(b.path).name)
+def _newest_first(notes: list[DailyNote]) -> tuple[DailyNote, ...]:
+    """compareDailyMemoryFilesByNewestDay: newest day first, the day's plain note first, then names
+    by localeCompare. Days are all \\d{4}-\\d{2}-\\d{2}, which localeCompare orders as plain
+    strings; names are collated only where a day has several (two years of notes, one a day, sort
+    in a tenth of the time a comparison function takes)."""
+    groups: dict[tuple[str, bool], list[DailyNote]] = defaultdict(list)
+    for n in notes:
+        groups[(n.day, n.slug is not None)].append(n)
+    out: list[DailyNote] = []
+    for key in sorted(sorted(groups, key=lambda k: k[1]), key=lambda k: k[0], reverse=True):   # stable
+        group = groups[key]
+        out += sorted(group, key=lambda n: collation_key(Path(n.path).name)) if len(group) > 1 else group
+    return tuple(out)
 
 
 def _scan(workspace: Path) -> tuple[list[DailyNote], dict[str, str], list[OtherFile], list[str]]:
@@ -176,11 +177,19 @@ def _note(path: Path, rel: str, match: re.Match, st: os.stat_result) -> tuple[Da
         text = read_bytes(path).decode("utf-8", "replace")
     except OSError as e:
         problems.append(f"{rel} could not be read ({e.strerror or e})")
-    note = DailyNote(rel, day, slug, f"{hook.group(1)}:{hook.group(2)}" if hook else None,
-                     None if text is None else u16len(text), st.st_size, st.st_mtime_ns)
-    if note.date is None:
+    if not _is_date(day):
         problems.append(f"{day} is no calendar date: OpenClaw still reads {rel} as that day's note")
-    return replace(note, problems=tuple(problems)), text
+    return DailyNote(rel, day, slug, f"{hook.group(1)}:{hook.group(2)}" if hook else None,
+                     None if text is None else u16len(text), st.st_size, st.st_mtime_ns,
+                     problems=tuple(problems)), text
+
+
+def _is_date(day: str) -> bool:
+    try:
+        dt.date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
 
 
 # -- the /new prelude -------------------------------------------------------------------------------

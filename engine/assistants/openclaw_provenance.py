@@ -162,8 +162,8 @@ def read_provenance(workspace: Path, recalls: RecallRows | None = None) -> Prove
 
 
 def parse_provenance(text: str, workspace: Path | None = None, recalls: RecallRows | None = None) -> Provenance:
-    """parse_provenance's text-level half: `workspace` (when given) is where source notes are
-    looked up. CRLF and a leading byte-order mark read like LF and none."""
+    """read_provenance on a text (a pre-image, say): `workspace`, when given, is where the source
+    notes are looked up. CRLF and a leading byte-order mark read like LF and none."""
     text = text.removeprefix("\ufeff")
     lines = text.split("\n")
     problems: list[str] = []
