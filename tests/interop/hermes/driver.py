@@ -25,6 +25,8 @@ every call, so one process serves many homes):
     system-prompt HOME     the volatile tier of the system prompt (memory, user profile, the
                            "Conversation started" line) of the offline inspection agent that
                            `hermes prompt-size` builds: build_system_prompt_parts(agent)
+    probe LIMIT FILES      FILES a JSON list of MEMORY.md contents (base64), each read, counted,
+                           rendered and guarded by Hermes in a home of its own (op_probe)
     hold-lock HOME TARGET  takes MemoryStore's own write lock on that file and answers "held";
                            the next request (any) releases it first, then runs
 
@@ -36,6 +38,7 @@ administrator's /etc/hermes cannot leak in.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -116,6 +119,39 @@ def op_guard(home: str) -> dict:
     return out
 
 
+def op_probe(limit: str, cases: str) -> dict:
+    """For each MEMORY.md (base64 bytes), in a home of its own: what a start reads (entries,
+    size, prompt block, with both limits `limit`), whether the guard refuses to rewrite it and
+    whether it round-trips. A file Hermes cannot load answers {"error": <exception name>}."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="hermes-probe-") as tmp:
+        for i, data in enumerate(json.loads(cases)):
+            home = Path(tmp) / str(i)
+            (home / "memories").mkdir(parents=True)
+            (home / "memories" / "MEMORY.md").write_bytes(base64.b64decode(data))
+            out.append(_probe_one(home, int(limit)))
+    return {"answers": out}
+
+
+def _probe_one(home: Path, limit: int) -> dict:
+    os.environ["HERMES_HOME"] = str(home)
+    store = mt.MemoryStore(limit, limit)
+    try:
+        store.load_from_disk()
+    except Exception as e:
+        return {"error": type(e).__name__}
+    refused = [_refused_here(home, lim) for lim in (limit, 10**12)]
+    return {**_snapshot(store)["memory"], "refused": refused[0], "round_trips": not refused[1]}
+
+
+def _refused_here(home: Path, limit: int) -> bool:
+    """_refusal in a throwaway home: no copy needed, the .bak it saves removed."""
+    refused = "drift_backup" in mt.MemoryStore(limit, limit).remove("memory", "\x00matches no entry\x00")
+    for name in _baks(home):
+        (home / "memories" / name).unlink()
+    return refused
+
+
 def _typed(value):
     return {"value": value if isinstance(value, (int, float, str, bool, type(None))) else repr(value),
             "type": type(value).__name__}
@@ -151,7 +187,7 @@ def _release() -> None:
         _HELD.pop().__exit__(None, None, None)
 
 
-OPS = {"memory": op_memory, "read": op_read, "guard": op_guard, "config": op_config,
+OPS = {"memory": op_memory, "read": op_read, "guard": op_guard, "config": op_config, "probe": op_probe,
        "system-prompt": op_system_prompt, "hold-lock": op_hold_lock}
 
 

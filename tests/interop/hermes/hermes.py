@@ -4,6 +4,7 @@ imports Hermes."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -117,6 +118,11 @@ class Hermes:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def probe(self, limit: int, files: list[bytes]) -> list[dict]:
+        """Hermes's reading of each MEMORY.md (see driver.py, op probe)."""
+        cases = json.dumps([base64.b64encode(f).decode() for f in files])
+        return self("probe", limit, cases)["answers"]
 
     def close(self) -> None:
         """End of input ends the driver; one that hangs (on a lock) is killed."""
