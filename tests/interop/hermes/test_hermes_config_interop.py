@@ -23,7 +23,8 @@ CONFIGS = {
     "no dot": "memory:\n  user_char_limit: 1e3\n", "boolean": "memory:\n  user_char_limit: true\n",
     "text": "memory:\n  memory_char_limit: lots\n", "null limit": "memory:\n  memory_char_limit:\n",
     "zero": "memory:\n  memory_char_limit: 0\n", "memory off": "memory:\n  memory_enabled: no\n",
-    "profile off": "memory:\n  user_profile_enabled: false\n", "not a mapping": "memory: 5\n",
+    "profile off": "memory:\n  user_profile_enabled: false\n", "quoted false": "memory:\n  memory_enabled: 'false'\n",
+    "not a mapping": "memory: 5\n",
     "repeated": "memory:\n  user_char_limit: 10\n  user_char_limit: 900\n", "broken": "memory: [\n",
     "a list": "- memory\n",
 }
