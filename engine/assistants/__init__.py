@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from ..core.problems import WorkspaceError
 from ..home.workspace import Workspace
 from .base import Assistant
 from .jenny import Jenny
@@ -24,7 +25,7 @@ from .openclaw import OpenClaw
 JENNY, NANOBOT, OPENCLAW = Jenny.kind, Nanobot.kind, OpenClaw.kind
 ADAPTERS: tuple[type[Assistant], ...] = (OpenClaw, Nanobot)
 __all__ = ["ADAPTERS", "Assistant", "JENNY", "NANOBOT", "OPENCLAW", "assistant_of", "detect_assistant",
-           "is_nanobot_template", "open_home"]
+           "is_nanobot_template", "jobs_refused", "open_home", "refuse_jobs"]
 _NONE_FOUND = ("no sign of OpenClaw or nanobot (no openclaw.json or state/openclaw.sqlite, no "
                ".nanobot/workspace-id, no nanobot session layout, config keys or templates): read as the "
                "contract describes a Jenny-style home",)
@@ -64,6 +65,22 @@ def open_home(path: str | os.PathLike, agent: str | None = None, env: Mapping[st
             if ws is not None:
                 return ws
     if agent is not None:
-        from ..core.problems import WorkspaceError
         raise WorkspaceError(f"{path}: --agent is for an OpenClaw home, and this is none")
     return Workspace.open(path)
+
+
+def jobs_refused(ws) -> str | None:
+    """Why Dreamdesk's own Dream, Compact, scheduling and watch do not run on this home, in
+    words (the home's assistant does that work itself); None: they may."""
+    try:
+        assistant = assistant_of(ws)
+    except Exception:        # an unreadable config says nothing about the assistant: the contract's home
+        return None
+    return None if assistant.runs_dreamdesk_jobs else assistant.jobs_refused
+
+
+def refuse_jobs(ws) -> None:
+    """Raise WorkspaceError, in words, when Dreamdesk's own jobs do not run on this home."""
+    why = jobs_refused(ws)
+    if why:
+        raise WorkspaceError(why)

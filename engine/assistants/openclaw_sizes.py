@@ -82,7 +82,9 @@ def _injected(oc: OpenClaw, mf: MemoryFile, inj: ob.Injected, limits: ob.Limits,
         state = OVER if inj.length else budget_state(0, 0)
         return FileSize(mf.path, mf.kind, exists, inj.length, inj.budget_left, state, _total_key(oc),
                         _limits(oc, mf.path, limits, inj), (), inj.note)
-    binding = _total_key(oc) if inj.cap < inj.file_cap else (None if mf.path == ob.USER else _cap_key(oc))
+    binding = (_total_key(oc) if inj.cap < inj.file_cap       # what the files before it left of the total
+               else None if inj.file_cap < limits.max_chars     # USER.md's 4,000: OpenClaw's own, no key sets it
+               else _cap_key(oc))
     cut = tuple(CutEntry(c.entry.text, c.entry.start + 1, c.start, c.end, c.hidden, c.whole) for c in inj.cut)
     return FileSize(mf.path, mf.kind, exists, inj.length, inj.cap, budget_state(inj.length, inj.cap), binding,
                     _limits(oc, mf.path, limits, inj), cut, inj.note or ("injected whole" if inj.content else ""))

@@ -69,10 +69,12 @@ class FileSize:
         return self.chars / self.budget if self.budget > 0 else None
 
     def to_json(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "exists": self.exists, "chars": self.chars,
-                "budget": self.budget, "fraction": None if self.fraction is None else round(self.fraction, 4),
-                "state": self.state, "budget_key": self.budget_key, "limits": [x.to_json() for x in self.limits],
-                "cut": [c.to_json() for c in self.cut], "note": self.note}
+        out = {"path": self.path, "kind": self.kind, "exists": self.exists, "chars": self.chars,
+               "budget": self.budget, "fraction": None if self.fraction is None else round(self.fraction, 4),
+               "state": self.state, "budget_key": self.budget_key}
+        if self.limits or self.note:      # an assistant's own limits (the contract's file has none of these)
+            out.update(limits=[x.to_json() for x in self.limits], cut=[c.to_json() for c in self.cut], note=self.note)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ class Status:
     assistant: Assistant | None = None     # which assistant wrote the home, and why we think so
     lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
     totals: list[Total] = field(default_factory=list)   # several files against one limit (OpenClaw's total)
+    keeps_history: bool = True             # False: the home has no history.jsonl (nor cursors) to show
     parts: dict = field(default_factory=dict, repr=False, compare=False)   # what read_status reuses
 
     @property
@@ -44,7 +45,6 @@ class Status:
             "assistant": self.assistant.to_json() if self.assistant else None,
             "config": self.config_path,
             "files": [f.to_json() for f in self.files],
-            "totals": [t.to_json() for t in self.totals],
             "cursor": self.cursor,
             "dream_cursor": self.dream_cursor,
             "pending": self.pending,
@@ -54,7 +54,7 @@ class Status:
             "sessions": [s.to_json() for s in self.sessions],
             "lost_settings": [x.to_json() for x in self.lost_settings],
             "problems": [p.to_json() for p in self.problems],
-        }
+        } | ({"totals": [t.to_json() for t in self.totals]} if self.totals else {})
 
 
 def read_status(ws: Workspace, previous: Status | None = None, changes: Changes = EVERYTHING) -> Status:
@@ -74,7 +74,8 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
                 *_cursor_checks(hist, cur, dream), *parts["skills"], *session_problems]
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, sizes.totals, parts)
+                  files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, sizes.totals,
+                  ws.layout.history, parts)
 
 
 def _config_part(ws: Workspace, _parts: dict, _old):
