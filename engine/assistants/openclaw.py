@@ -38,6 +38,8 @@ CONFIG_WRITES = ("openclaw.json is OpenClaw's own config (JSON5, with its commen
 JOBS_REFUSED = ("OpenClaw runs its own dreaming (memory-core's sweep promotes recalled notes into MEMORY.md on its "
                 "own schedule): Dreamdesk's Dream, Compact, scheduling and watch would race it, so they do not run "
                 "on an OpenClaw home")
+FILE_WRITES = ("Dreamdesk reads an OpenClaw home but does not write it yet: edits, restores and archive writes come "
+               "once they take OpenClaw's own locks and formats")
 UNREAD = {
     "runs": ("OpenClaw's dreaming sweeps (DREAMS.md's consolidation history, MEMORY.md's promotion sections, the "
              "pre-images in its state database) are read in a coming step; Dreamdesk runs no Dream of its own here"),
@@ -49,7 +51,8 @@ UNREAD = {
 def layout(agent: str | None) -> Layout:
     """How an OpenClaw agent's workspace keeps its parts."""
     return Layout(files=FILES, optional=OPTIONAL, notes_dir="memory", skills=False, config_syntax=JSON5,
-                  config_writes=CONFIG_WRITES, config_settings=False, history=False, owner=KIND, agent=agent)
+                  config_writes=CONFIG_WRITES, config_settings=False, history=False, file_writes=FILE_WRITES,
+                  owner=KIND, agent=agent)
 
 
 @dataclass(frozen=True, slots=True)

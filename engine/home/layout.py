@@ -43,6 +43,7 @@ class Layout:
     config_writes: str | None = None              # None: Dreamdesk may write its config; else why not
     config_settings: bool = True                  # Dreamdesk's own settings are kept in that file
     history: bool = True                          # memory/history.jsonl and its cursors
+    file_writes: str | None = None                # None: Dreamdesk may write its files; else why not (yet)
     owner: str = ""
     agent: str | None = None                      # which of the home's agents this workspace is
 

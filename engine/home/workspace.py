@@ -191,11 +191,16 @@ class Workspace:
         elif state.decode_error:
             problems.append(Problem(rel, f"{state.decode_error}; shown with replacement characters", severity=WARNING))
             why = why or ReadOnly(ReadOnlyKind.NOT_UTF8, rel, state.decode_error)
+        if self.layout.file_writes:
+            why = why or ReadOnly(ReadOnlyKind.HOME, rel, self.layout.file_writes)
         return state, problems, why
 
     # -- writing (never called on open) ---------------------------------------------------
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
-        """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
+        """Hash-checked atomic write of a workspace file; refuses paths that lead outside, and every
+        file of a home Dreamdesk only reads (its layout says why)."""
+        if self.layout.file_writes:
+            raise WorkspaceError(self.layout.file_writes)
         target = resolve_inside(self.root, rel)
         with ExitStack() as guards:
             for guard in _WRITE_GUARDS:
