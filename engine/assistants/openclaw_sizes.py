@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 from ..core import clock
 from ..core.problems import Problem
 from ..core.rules import OVER, budget_state
+from ..disk.files import read_bytes
 from ..home.budgets import CutEntry, FileSize, Limit, Sizes, Total
+from ..home.layout import DAILY
 from ..home.workspace import MemoryFile, Workspace
 from . import openclaw_bootstrap as ob
 from .openclaw_home import section
@@ -31,7 +33,7 @@ TOTAL_NAME = "All bootstrap files (a private session)"
 _CUT_RULE = ("over it, OpenClaw injects the first 75 % and the last 25 % around a truncation marker "
              "(AGENTS.md: 45 % head, a digest of its policy lines, 15 % tail); the file itself is never changed")
 _NOT_CAPPED = {
-    "daily": "a daily note: not in the system prompt; today's and yesterday's lead the first message of a /new "
+    DAILY: "a daily note: not in the system prompt; today's and yesterday's lead the first message of a /new "
              "session (1,200 characters a note, 2,800 in all)",
     "dreams": "OpenClaw's dream diary: not injected",
     "tools": "not injected by OpenClaw 2026.9.x",
@@ -61,6 +63,9 @@ def sizes(oc: OpenClaw, ws: Workspace) -> Sizes:
     files: list[FileSize] = []
     problems = [Problem(ws.config_display, p) for p in oc.problems]
     for mf in ws.memory_files():
+        if mf.kind == DAILY:          # listed as plain files: their length is all (a home may hold hundreds)
+            files.append(_note_size(ws, mf))
+            continue
         state, probs = ws.read_file(mf.path)
         problems.extend(probs)
         length = u16len(trim_end(state.text)) if state.exists else 0
@@ -75,6 +80,14 @@ def sizes(oc: OpenClaw, ws: Workspace) -> Sizes:
             files.append(FileSize(mf.path, mf.kind, state.exists, length, 0, budget_state(length, 0), None,
                                   note=_NOT_CAPPED.get(mf.kind, "")))
     return Sizes(files, [_total(oc, pv)], problems)
+
+
+def _note_size(ws: Workspace, mf: MemoryFile) -> FileSize:
+    try:
+        length = u16len(trim_end(read_bytes(ws.root / mf.path).decode("utf-8", "replace")))
+    except OSError:
+        length = 0          # gone since it was listed: the next read lists it no more
+    return FileSize(mf.path, mf.kind, True, length, 0, budget_state(length, 0), None, note=_NOT_CAPPED[DAILY])
 
 
 def _injected(oc: OpenClaw, mf: MemoryFile, inj: ob.Injected, limits: ob.Limits, exists: bool) -> FileSize:
