@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,7 @@ def sizes(oc: OpenClaw, ws: Workspace) -> Sizes:
         length = u16len(trim_end(state.text)) if state.exists else 0
         inj = injected.get(mf.path)
         if inj is not None:
-            files.append(_injected(oc, mf, inj, pv.limits, state.exists))
+            files.append(_injected(oc, mf, inj, pv, state.exists))
         elif mf.path in ob.FILE_NAMES and mf.kind != "bootstrap":
             files.append(FileSize(mf.path, mf.kind, state.exists, length, pv.limits.max_chars, budget_state(
                 length, pv.limits.max_chars), _cap_key(oc), _limits(oc, mf.path, pv.limits, None), (),
@@ -90,11 +91,24 @@ def _note_size(ws: Workspace, mf: MemoryFile) -> FileSize:
     return FileSize(mf.path, mf.kind, True, length, 0, budget_state(length, 0), None, note=_NOT_CAPPED[DAILY])
 
 
-def _injected(oc: OpenClaw, mf: MemoryFile, inj: ob.Injected, limits: ob.Limits, exists: bool) -> FileSize:
-    if inj.content is None and inj.cap == 0:          # skipped: the total was used up, or injection is off
-        state = OVER if inj.length else budget_state(0, 0)
-        return FileSize(mf.path, mf.kind, exists, inj.length, inj.budget_left, state, _total_key(oc),
-                        _limits(oc, mf.path, limits, inj), (), inj.note)
+def _left_before(pv: ob.Preview, inj: ob.Injected) -> int:
+    """What the files before `inj` left of the total (a skipped file's own record says 0)."""
+    used = 0
+    for f in pv.files:
+        if f is inj:
+            break
+        used += u16len(f.content) if f.content is not None else 0
+    return max(0, pv.limits.total_max_chars - used)
+
+
+def _injected(oc: OpenClaw, mf: MemoryFile, inj: ob.Injected, pv: ob.Preview, exists: bool) -> FileSize:
+    limits = pv.limits
+    if inj.content is None and inj.cap == 0 and limits.injection == "never":
+        return FileSize(mf.path, mf.kind, exists, inj.length, 0, budget_state(0, 0), None, note=inj.note)
+    if inj.content is None and inj.cap == 0:          # skipped: under 64 left of the total
+        left = _left_before(pv, inj)
+        return FileSize(mf.path, mf.kind, exists, inj.length, left, OVER if inj.length else budget_state(0, left),
+                        _total_key(oc), _limits(oc, mf.path, limits, replace(inj, budget_left=left)), (), inj.note)
     binding = (_total_key(oc) if inj.cap < inj.file_cap       # what the files before it left of the total
                else None if inj.file_cap < limits.max_chars     # USER.md's 4,000: OpenClaw's own, no key sets it
                else _cap_key(oc))

@@ -191,6 +191,19 @@ def test_over_total_memory_md_gets_only_what_the_files_before_it_left(tmp_path):
     assert (st.totals[0].chars, st.totals[0].budget, st.totals[0].state) == (17653, 10000, "over")
 
 
+def test_a_file_the_total_leaves_no_room_for_is_over_and_injection_off_is_no_limit(tmp_path):
+    home = copy_home("over-total", tmp_path)
+    config = json.loads((home / "openclaw.json").read_text(encoding="utf-8"))
+    config["agents"]["defaults"]["bootstrapTotalMaxChars"] = 9650      # 37 left for MEMORY.md: under 64
+    (home / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    memory = next(f for f in status_of(home)[1].files if f.path == "MEMORY.md")
+    assert (memory.budget, memory.state) == (37, "over") and "under 64" in memory.note
+    config["agents"]["defaults"]["contextInjection"] = "never"
+    (home / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    memory = next(f for f in status_of(home)[1].files if f.path == "MEMORY.md")
+    assert (memory.budget, memory.state) == (0, "unbudgeted") and "nothing is injected" in memory.note
+
+
 def test_daily_notes_and_the_diary_are_listed_newest_first_and_never_capped(tmp_path):
     home = copy_home("dreamed", tmp_path)
     ws, st = status_of(home)
