@@ -99,3 +99,19 @@ def test_the_window_names_the_other_agents_of_a_home_with_several(gui_env, qtbot
     assert notes.isVisible() and notes.text().startswith("<b>Daily notes:</b> 5, 401 characters in all")
     assert not [p for p in win.state.status.problems if "openclaw.json" in p.file]
     win.close()
+
+
+def test_dreamdesk_open_takes_what_opens_an_openclaw_home(tmp_path):
+    """`dreamdesk open` checks PATH as the window opens it: openclaw.json and a profile folder whose
+    workspace lies elsewhere are OpenClaw homes, not "no workspace"."""
+    from dreamdesk.gui.app import launcher
+    home = copy_home("dreamed", tmp_path)
+    moved = tmp_path / "projects" / "claw"
+    moved.parent.mkdir()
+    (home / "workspace").rename(moved)
+    config = json.loads((home / "openclaw.json").read_text(encoding="utf-8"))
+    config["agents"]["defaults"]["workspace"] = config["agents"]["entries"]["main"]["workspace"] = str(moved)
+    (home / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    assert launcher._not_a_workspace(str(home)) is None
+    assert launcher._not_a_workspace(str(home / "openclaw.json")) is None
+    assert "does not look like an assistant workspace" in launcher._not_a_workspace(str(tmp_path / "projects"))
