@@ -20,6 +20,7 @@ from .disk.files import LockHeld
 from .disk.oserrors import describe as describe_os_error
 from .home.history import BadLine, HistoryEntry
 from .overview.history_listing import Listing
+from .assistants import assistant_of, open_home, refuse_jobs
 from .assistants.prompt import build_prompt
 from .core.rules import KEEP_LAST, whole_number
 from .core.problems import ConflictError, Problem, WorkspaceError
@@ -42,8 +43,18 @@ def _dump(obj: Any) -> None:
     sys.stdout.write(redact.scrub(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n")
 
 
-def _open(path: str) -> Workspace:
-    return Workspace.open(path)
+def _open(path: str, args=None) -> Workspace:
+    """The home at `path` as its assistant lays it out (engine/assistants.open_home); `--agent`
+    picks one of an OpenClaw home's agents."""
+    return open_home(path, getattr(args, "agent", None))
+
+
+def _open_for_jobs(path: str, args) -> Workspace:
+    """_open, for Dreamdesk's own jobs (dream, compact, serve): refused in words first, before any
+    model is looked for, on a home whose assistant runs its own (OpenClaw)."""
+    ws = _open(path, args)
+    refuse_jobs(ws)
+    return ws
 
 
 def _problem_lines(problems: list[Problem]) -> list[str]:
@@ -59,31 +70,85 @@ def _bar(fraction: float | None, width: int = 20) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_status(args) -> int:
-    from .home.budgets import percent_label
     from .overview.status import read_status
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     st = read_status(ws)
     if args.json:
         _dump(st.to_json())
         return EXIT_OK
+    a = st.assistant
     out = [f"Workspace  {st.workspace}", f"Config     {st.config_path or '(none: defaults)'}",
-           f"Assistant  {st.assistant.label}: {'; '.join(st.assistant.why)}", ""]
+           f"Assistant  {a.label}: {'; '.join(a.why)}" if a else "Assistant  (unknown)"]
+    if a and a.roster:
+        out.append(f"Agents     {a.roster}")
+    out.append("")
+    said: set[str] = set()
     for f in st.files:
-        budget = f"{f.budget:>6,}" if f.budget else "     –"
-        pct = f"{percent_label(f.chars, f.budget):>5}" if f.fraction is not None else "     "
-        missing = "  (missing)" if not f.exists else ""
-        out.append(f"  {f.path:<32} {f.chars:>6,} / {budget}  {pct} {_bar(f.fraction)} {f.state}{missing}")
-    h = st.history
-    out += ["", f"History    {len(h.entries)} entries, {len(h.bad_lines)} unreadable line(s)",
-            f"Cursors    .cursor {st.cursor}   .dream_cursor {st.dream_cursor}   pending {st.pending}"]
-    d = st.config.dream
-    out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
-               f"review every {d['reviewEveryRuns']} runs")
-    out.append(f"Clock      {_clock_line(clock.home_zone(st.config))}")
+        out += _size_lines(f, said)
+    out += [_size_line(t.name, t.chars, t.budget, t.fraction, t.state, True) for t in st.totals]
+    if ws.layout.history:
+        h = st.history
+        out += ["", f"History    {len(h.entries)} entries, {len(h.bad_lines)} unreadable line(s)",
+                f"Cursors    .cursor {st.cursor}   .dream_cursor {st.dream_cursor}   pending {st.pending}"]
+    else:
+        notes = ws.dated_notes()
+        out += ["", f"Notes      {len(notes)} daily note(s)" + (f", the newest of {notes[0].day}" if notes else "")
+                + "; no history.jsonl here"]
+    if a and not a.runs_dreamdesk_jobs:
+        out.append(f"Dream      {a.jobs_refused}.")
+    else:
+        d = st.config.dream
+        out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
+                   f"review every {d['reviewEveryRuns']} runs")
+    if ws.layout.history:
+        out.append(f"Clock      {_clock_line(clock.home_zone(st.config))}")
     if st.problems:
         out += ["", f"Problems ({len(st.problems)})"] + _problem_lines(st.problems)
     print("\n".join(out))
     return EXIT_OK
+
+
+def cmd_files(args) -> int:
+    """The memory files, each against the limit that really applies, and the entries cut."""
+    ws = _open(args.path, args)
+    cfg = ws.config()
+    sizes = assistant_of(ws, cfg.raw).sizes(ws, cfg)
+    if args.json:
+        _dump({"files": [f.to_json() for f in sizes.files], "totals": [t.to_json() for t in sizes.totals],
+               "problems": [p.to_json() for p in sizes.problems]})
+        return EXIT_OK
+    said: set[str] = set()
+    out = [line for f in sizes.files for line in _size_lines(f, said)]
+    out += [_size_line(t.name, t.chars, t.budget, t.fraction, t.state, True) for t in sizes.totals]
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def _size_line(name: str, chars: int, budget: int, fraction: float | None, state: str, exists: bool) -> str:
+    from .home.budgets import percent_label
+    shown = f"{budget:>6,}" if budget else "     –"
+    pct = f"{percent_label(chars, budget):>5}" if fraction is not None else "     "
+    return f"  {name:<32} {chars:>6,} / {shown}  {pct} {_bar(fraction)} {state}{'' if exists else '  (missing)'}"
+
+
+def _size_lines(f, said: set[str]) -> list[str]:
+    """A file's gauge line; under it the limits it is held to, how its assistant takes it (said
+    once for files taken alike: the daily notes) and the entries its cut hides."""
+    out = [_size_line(f.path, f.chars, f.budget, f.fraction, f.state, f.exists)]
+    if f.limits:
+        out.append("      limits: " + " · ".join(f"{x.what} {x.chars:,}" + (f" ({x.key})" if x.key else "")
+                                            for x in f.limits))
+    if f.note and f.note != "injected whole" and f.note not in said:
+        said.add(f.note)
+        out.append(f"      {f.note}")
+    if f.cut:
+        out.append(f"      {len(f.cut)} entr{'y falls' if len(f.cut) == 1 else 'ies fall'} into the cut "
+                   "(never seen by the model):")
+        for c in f.cut:
+            first = " ".join(c.text.split())
+            first = first if len(first) <= 72 else first[:71] + "…"
+            out.append(f"        line {c.line:>4}  {'' if c.whole else '(part) '}{first}")
+    return out
 
 
 def _clock_line(home) -> str:
@@ -94,8 +159,11 @@ def _clock_line(home) -> str:
 
 
 def cmd_history(args) -> int:
-    """Written as history.jsonl is read (issue 14): the same bytes as one dump of the whole."""
-    ws = _open(args.path)
+    """Written as history.jsonl is read (issue 14): the same bytes as one dump of the whole. A
+    home with no history.jsonl (OpenClaw's) lists its daily notes instead."""
+    ws = _open(args.path, args)
+    if not ws.layout.history:
+        return _notes_listing(ws, args)
     cur, dream, cprobs = ws.cursors()
     home = clock.home_zone(ws.config())
     listing = Listing(ws, dream)
@@ -104,6 +172,20 @@ def cmd_history(args) -> int:
                                  _history_fields(listing, cur, dream, cprobs, home, args.pending))
     else:
         _write_history_rows(listing, cur, dream, home, args.pending)
+    return EXIT_OK
+
+
+NOTES_NOTE = "this home keeps no history.jsonl: its daily notes (memory/YYYY-MM-DD[-slug].md), newest first"
+
+
+def _notes_listing(ws: Workspace, args) -> int:
+    notes = ws.dated_notes()
+    if args.json:
+        _dump({"notes": [n.to_json() for n in notes], "note": NOTES_NOTE})
+        return EXIT_OK
+    print(NOTES_NOTE[0].upper() + NOTES_NOTE[1:] + ":" if notes else "No daily notes here (memory/YYYY-MM-DD.md).")
+    for n in notes:
+        print(f"  {n.day}  {n.slug or '':<20}  {n.size:>8,} bytes  {n.path}")
     return EXIT_OK
 
 
@@ -187,12 +269,17 @@ def _entry_row(e: HistoryEntry, dream: int, shown: bool, home, num: int) -> str:
 
 
 def cmd_prompt(args) -> int:
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     hist = ws.history()
     _, dream, _ = ws.cursors()
-    pv = build_prompt(ws, hist, dream)
+    pv = build_prompt(ws, hist, dream, new_session=args.new)
     if args.json:
         _dump(pv.to_json(with_text=args.text))
+        return EXIT_OK
+    if args.text and pv.text is not None:      # the assistant's own text, exactly as it sends it
+        sys.stdout.write(pv.text + "\n")
+        if pv.first_message is not None:
+            sys.stdout.write("\n" + pv.first_message + "\n")
         return EXIT_OK
     if args.text:
         print("\n\n".join(p.text for p in pv.parts if p.included))
@@ -223,7 +310,7 @@ def cmd_config(args) -> int:
         return _config_forget(rest[1], rest[2:], args)
     if len(rest) != 1:
         raise UsageError("dreamdesk config: usage: dreamdesk config PATH [--json] | dreamdesk config set PATH KEY VALUE")
-    ws = _open(rest[0])
+    ws = _open(rest[0], args)
     cfg = ws.config()
     lost = config_mod.lost_settings(ws.root, cfg)
     if args.json:
@@ -254,7 +341,7 @@ def cmd_config(args) -> int:
 
 def _config_set(path: str, key: str, value: str, args) -> int:
     from .ops.settings import set_settings
-    ws = _open(path)
+    ws = _open(path, args)
     new = set_settings(ws, {key: value}, CLI, confirm_below_floor=args.confirm_below_floor).value
     setting = config_mod.find_setting(key)
     val = new.values[setting.path]
@@ -267,7 +354,7 @@ def _config_set(path: str, key: str, value: str, args) -> int:
 
 def _config_reapply(path: str, args) -> int:
     from .ops.settings import reapply
-    new, lost = reapply(_open(path), CLI).value
+    new, lost = reapply(_open(path, args), CLI).value
     if args.json:
         _dump({"reapplied": [x.to_json() for x in lost], "path": str(new.path) if new.path else None})
     elif not lost:
@@ -281,7 +368,7 @@ def _config_reapply(path: str, args) -> int:
 
 def _config_forget(path: str, keys: list[str], args) -> int:
     from .ops.settings import forget
-    gone = forget(_open(path), keys or None, CLI).value
+    gone = forget(_open(path, args), keys or None, CLI).value
     if args.json:
         _dump({"forgotten": gone})
     elif gone:
@@ -293,7 +380,7 @@ def _config_forget(path: str, keys: list[str], args) -> int:
 
 def cmd_snapshots(args) -> int:
     from .versions.snapshots import SnapshotStore
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     store = SnapshotStore(ws)
     snaps = store.list()
     if args.json:
@@ -314,7 +401,7 @@ def cmd_snapshots(args) -> int:
 
 def cmd_diff(args) -> int:
     from .versions.snapshots import SnapshotStore
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     store = SnapshotStore(ws)
     diffs = store.diff(args.rev, args.rev2, [args.file] if args.file else None)
     if args.json:
@@ -347,7 +434,7 @@ def cmd_restore(args) -> int:
         raise UsageError("dreamdesk restore: --force goes with --undo")
     if not args.rev:
         raise UsageError("dreamdesk restore: name the snapshot REV to restore, or use --list / --undo [ID]")
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     path, hunk = args.file, None
     if args.hunk:
         f, sep, n = args.hunk.rpartition(":")
@@ -381,7 +468,7 @@ def _print_effects(result) -> None:
 
 def _restore_list(args) -> int:
     from .recovery.restore import recent_restores
-    live = recent_restores(_open(args.path))
+    live = recent_restores(_open(args.path, args))
     if args.json:
         _dump({"restores": [e.to_json() for e in live]})
         return EXIT_OK
@@ -397,7 +484,7 @@ def _restore_list(args) -> int:
 def _restore_undo(args) -> int:
     from .ops.restore import undo
     from .recovery.restore import UndoChanged
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     try:
         result = undo(ws, CLI, args.undo or None, force=args.force).value
     except UndoChanged as exc:
@@ -441,7 +528,7 @@ def cmd_archive(args) -> int:
                          "dreamdesk archive restore PATH ID")
     for flag, day in (("--since", args.since), ("--until", args.until)):
         _check_day(flag, day)
-    return _archive_list(_open(rest[0]), args)
+    return _archive_list(_open(rest[0], args), args)
 
 
 def _archive_delete(rest: list[str], args) -> int:
@@ -451,7 +538,7 @@ def _archive_delete(rest: list[str], args) -> int:
         raise UsageError("dreamdesk archive delete: this erases the entry from the archive and the run "
                          "records for good; add --yes to confirm")
     from .ops.archive_delete import delete_entries
-    out = delete_entries(_open(rest[1]), [rest[2]], CLI).value[0]
+    out = delete_entries(_open(rest[1], args), [rest[2]], CLI).value[0]
     if args.json:
         _dump(out)
     else:
@@ -470,9 +557,21 @@ def _check_day(flag: str, day: str | None) -> None:
         raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
 
 
+def _unread(why: str, empty: dict, args) -> int:
+    """A part of the home Dreamdesk does not read yet (the assistant says why), said in words."""
+    if args.json:
+        _dump({**empty, "note": why})
+    else:
+        print(why[0].upper() + why[1:] + ".")
+    return EXIT_OK
+
+
 def _archive_list(ws: Workspace, args) -> int:
     from .recovery.archive import search
     from .recovery.prunes import all_prunes
+    why = assistant_of(ws).unread("archive")
+    if why:
+        return _unread(why, {"entries": [], "total": 0, "problems": []}, args)
     arc, extra, folded = all_prunes(ws)
     every = arc.records + extra
     hits = {id(r) for r in search(every, args.search, args.file, args.reason, args.since, args.until, args.origin)}
@@ -524,7 +623,7 @@ def _entry_args(args, command: str) -> tuple[str | None, int | None]:
 def cmd_pin(args) -> int:
     from .ops.pin import pin
     text, line = _entry_args(args, "pin")
-    done = pin(_open(args.path), args.file, CLI, text=text, line=line)
+    done = pin(_open(args.path, args), args.file, CLI, text=text, line=line)
     p, new = done.value
     if args.json:
         _dump(p.to_json() | {"new": new})
@@ -536,7 +635,7 @@ def cmd_pin(args) -> int:
 def cmd_unpin(args) -> int:
     from .ops.pin import unpin
     text, line = _entry_args(args, "unpin")
-    done = unpin(_open(args.path), args.file, CLI, text=text, line=line)
+    done = unpin(_open(args.path, args), args.file, CLI, text=text, line=line)
     if args.json:
         _dump(done.value.to_json())
     else:
@@ -547,7 +646,7 @@ def cmd_unpin(args) -> int:
 def cmd_scope(args) -> int:
     from .dream import write_scope
     from .ops.settings import change_scope
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     if args.close or args.open:
         scope = change_scope(ws, CLI, close=args.close or [], open_=args.open or []).value
     else:
@@ -562,7 +661,7 @@ def cmd_scope(args) -> int:
 def cmd_ceiling(args) -> int:
     from .home import token_ceiling
     from .ops.settings import set_ceiling
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     if args.tokens is not None and args.off:
         raise UsageError("dreamdesk ceiling: --tokens or --off, not both")
     if args.tokens is not None or args.off:
@@ -582,7 +681,7 @@ def cmd_prompts(args) -> int:
 
     from .dream import prompt_edits
     from .ops.settings import reset_pass_prompt, set_pass_prompt
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     if args.set and args.reset:
         raise UsageError("dreamdesk prompts: --set or --reset, not both")
     if args.set:
@@ -606,7 +705,7 @@ def cmd_prompts(args) -> int:
 
 def cmd_pins(args) -> int:
     from .recovery.pins import pin_states
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     states = pin_states(ws)
     if args.json:
         _dump({"pins": [s.to_json() for s in states], "missing": sum(1 for s in states if not s.present)})
@@ -626,7 +725,7 @@ def cmd_pins(args) -> int:
 
 def _archive_restore(path: str, record_id: str, args) -> int:
     from .ops.archive_restore import restore_entry
-    done = restore_entry(_open(path), record_id, CLI)
+    done = restore_entry(_open(path, args), record_id, CLI)
     result = done.value
     if args.json:
         _dump(result.to_json())
@@ -647,7 +746,7 @@ def cmd_dream(args) -> int:
     from .llm import resolve_model
     from .ops.dream import dream, model
 
-    ws = _open(args.path)
+    ws = _open_for_jobs(args.path, args)
     if args.max_tokens:                # (before the model is looked for: bad input first)
         from .home.token_ceiling import check
         check(args.max_tokens)
@@ -686,7 +785,7 @@ def cmd_dream(args) -> int:
 def cmd_model(args) -> int:
     from .llm import LLMError, resolve_model
 
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     try:
         choice, _ = resolve_model(ws.config(), _overrides(args), ws.root)
     except LLMError as exc:
@@ -734,7 +833,7 @@ def cmd_compact(args) -> int:
     from .llm import LLMError
     from .ops.compact import compact, no_sessions
 
-    ws = _open(args.path)
+    ws = _open_for_jobs(args.path, args)
     if ws.home is None:                  # (before the model is looked for, as the path was given)
         raise WorkspaceError(no_sessions(args.path))
     try:
@@ -756,7 +855,7 @@ def cmd_compact(args) -> int:
 def cmd_schedule(args) -> int:
     from .jobs.scheduler import Scheduler
 
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     st = Scheduler(ws).status(datetime.now().astimezone())
     if args.json:
         _dump(st.to_json())
@@ -779,7 +878,7 @@ def cmd_serve(args) -> int:
 
     from .jobs.service import serve
 
-    ws = _open(args.path)
+    ws = _open_for_jobs(args.path, args)
     stop = threading.Event()
     handlers = {sig: signal.signal(sig, lambda *a: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
 
@@ -796,9 +895,12 @@ def cmd_serve(args) -> int:
 
 def cmd_runs(args) -> int:
     rest = list(args.args)
-    ws = _open(rest[0]) if rest else None
+    ws = _open(rest[0], args) if rest else None
     if not rest or len(rest) not in (1, 3) or (len(rest) == 3 and rest[1] != "show"):
         raise UsageError("dreamdesk runs: usage: dreamdesk runs PATH [--json] | dreamdesk runs PATH show ID [--json]")
+    why = assistant_of(ws).unread("runs")
+    if why:
+        return _unread(why, {"runs": []}, args)
     if len(rest) == 3 and not rest[2].startswith("r-"):
         return _show_commit_run(ws, rest[2], args)
     if len(rest) == 3:
@@ -936,7 +1038,7 @@ def cmd_usage(args) -> int:
     """The tokens the assistant's own Dream spent (nanobot's usage store), per run and per day."""
     from .assistants import nanobot_dreams, nanobot_usage
 
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     usage = nanobot_usage.read_dream_usage(ws)
     runs: list = []
     if usage.calls:
@@ -968,7 +1070,7 @@ def cmd_usage(args) -> int:
 
 def cmd_lint(args) -> int:
     from .lint.memory_lint import counts, lint
-    ws = _open(args.path)
+    ws = _open(args.path, args)
     today = clock.today()
     found = lint(ws, today)
     if args.json:
@@ -1010,13 +1112,16 @@ def cmd_install_desktop(args) -> int:
 
 
 # -- parser --------------------------------------------------------------------------------
-def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool = True, **kw):
-    """A subcommand taking the workspace PATH (and --json): the shape most commands share."""
+def _command(sub, name: str, help: str, func, *, json: bool = True, path: bool = True, agent: bool = True, **kw):
+    """A subcommand taking the workspace PATH (and --json, --agent): the shape most commands share."""
     s = sub.add_parser(name, help=help, **kw)
     if path:
         s.add_argument("path", metavar="PATH", help="the home folder or the workspace folder")
     if json:
         s.add_argument("--json", action="store_true")
+    if agent:
+        s.add_argument("--agent", metavar="ID", help="an OpenClaw home with several agents: which agent's workspace "
+                                                    "(default: its default agent)")
     s.set_defaults(func=func)
     return s
 
@@ -1077,7 +1182,8 @@ def _serve_and_desktop_commands(sub) -> None:
     _model_args(s)
 
     s = _command(sub, "install-desktop", "put Dreamdesk in the desktop's menus: its entry, metainfo and icons "
-                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False)
+                 "in $XDG_DATA_HOME (~/.local/share); --uninstall takes them away", cmd_install_desktop, path=False,
+                 agent=False)
     s.add_argument("--uninstall", action="store_true", help="remove exactly the files install-desktop installs")
 
 
@@ -1132,11 +1238,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "status", "file sizes against budgets, cursors, pending history, problems", cmd_status)
 
-    s = _command(sub, "history", "history.jsonl entries with their status, and unreadable lines", cmd_history)
+    s = _command(sub, "files", "the memory files, each against the limit that really applies, and the entries "
+                 "its assistant's cut hides from the prompt", cmd_files)
+
+    s = _command(sub, "history", "history.jsonl entries with their status, and unreadable lines (an OpenClaw home: its "
+                 "daily notes)", cmd_history)
     s.add_argument("--pending", action="store_true", help="only entries Dream has not processed")
 
     s = _command(sub, "prompt", "what a new chat would receive, part by part", cmd_prompt)
     s.add_argument("--text", action="store_true", help="print (or include in JSON) the text itself")
+    s.add_argument("--new", action="store_true", help="a chat opened with /new (OpenClaw leads its first message "
+                                                      "with today's and yesterday's daily notes)")
 
     s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
                  "(write back what config.json lost)",

@@ -6,7 +6,13 @@ asks the adapter what it does."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Mapping
+
+if TYPE_CHECKING:
+    from ..home.budgets import Sizes
+    from ..home.config import Config
+    from ..home.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +46,52 @@ class Assistant:
         """Whether the home's model may come from a preset and a default model."""
         return False
 
-    def build_prompt(self, ws, history, dream_cursor: int):
-        """The preview of a new chat's system prompt, as this assistant builds it (a PromptPreview)."""
+    @property
+    def runs_dreamdesk_jobs(self) -> bool:
+        """Whether Dreamdesk's own Dream, Compact, scheduling and watch may run on this home
+        (False: the assistant does that work itself, and a second writer would race it)."""
+        return True
+
+    @property
+    def jobs_refused(self) -> str:
+        """Why Dreamdesk's own jobs do not run here, in words ("" when they do)."""
+        return ""
+
+    @property
+    def roster(self) -> str:
+        """The home's agents when it has several, in words for the assistant line ("" when one)."""
+        return ""
+
+    @classmethod
+    def of_workspace(cls, ws: Workspace, config: dict) -> Assistant | None:
+        """This assistant when the open workspace is its home (with its signs, in words), else
+        None: each adapter's `detect(root, home, config)` by default."""
+        detect = getattr(cls, "detect", None)
+        return detect(ws.root, ws.home, config) if detect is not None else None
+
+    @classmethod
+    def open_home(cls, path: Path, agent: str | None = None,
+                  env: Mapping[str, str] | None = None) -> Workspace | None:
+        """The Workspace at `path` laid out as this assistant keeps its home (`agent`: which of its
+        agents), or None when `path` is not such a home (then the next adapter is asked, and last
+        the contract's Workspace.open)."""
+        return None
+
+    def sizes(self, ws: Workspace, cfg: Config) -> Sizes:
+        """Each memory file against the limit that really applies to it, the totals, and the
+        entries the assistant's cut hides: the contract's budgets from config.json by default."""
+        from ..home.budgets import Sizes, measure
+        files, problems = measure(ws, cfg)
+        return Sizes(files, [], problems)
+
+    def unread(self, part: str) -> str | None:
+        """Why Dreamdesk does not read this part of the home yet ("runs", "archive"), in words;
+        None: it reads it as the contract's."""
+        return None
+
+    def build_prompt(self, ws, history, dream_cursor: int, new_session: bool = False):
+        """The preview of a new chat's system prompt, as this assistant builds it (a PromptPreview);
+        `new_session`: opened with /new, where the assistant leads the first message differently."""
         from . import jenny_prompt
         return jenny_prompt.build(ws, history, dream_cursor)
 
@@ -51,4 +101,9 @@ class Assistant:
         return False
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "label": self.label, "why": list(self.why)}
+        out = {"kind": self.kind, "label": self.label, "why": list(self.why)}
+        if self.roster:
+            out["roster"] = self.roster
+        if not self.runs_dreamdesk_jobs:
+            out["jobs_refused"] = self.jobs_refused
+        return out

@@ -46,7 +46,7 @@ class Nanobot(Assistant):
     def uses_model_presets(self) -> bool:
         return True             # modelPresets, and its default model when config.json names none
 
-    def build_prompt(self, ws, history, dream_cursor: int):
+    def build_prompt(self, ws, history, dream_cursor: int, new_session: bool = False):
         from . import nanobot_prompt
         return nanobot_prompt.build(ws, history, dream_cursor)
 

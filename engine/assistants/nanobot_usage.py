@@ -3,24 +3,20 @@
 `llm_calls`, one row per provider call, `source` "dream" for Dream's calls, `started_at_ms`
 epoch milliseconds. Only nanobot's gateway records usage (its provider observer).
 
-Read strictly read-only: the file is never created, written or migrated. nanobot keeps the
-store in WAL mode, where even a read-only SQLite connection creates the -wal/-shm files beside
-it when they are missing (nanobot closed): then the file is read as immutable, so nothing
-appears in the home. While the -wal is there (nanobot running, or killed) the store and its
--wal are copied to a temporary folder and read there, since attaching to the -shm writes it. A store that cannot be read gives one sentence, never a traceback.
+Read strictly read-only (engine/disk/sqlite_read.py: immutable, or a private copy while its
+-wal is there): the file is never created, written or migrated, and nothing appears beside it.
+A store that cannot be read gives one sentence, never a traceback.
 """
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Iterable, Sequence
-from urllib.parse import quote
 
+from ..disk.sqlite_read import Unreadable, read_sqlite
 from .nanobot_dreams import MATCH_WINDOW, Commit, DreamTranscript, assign_commits
 
 DB_NAME = "llm_usage.sqlite3"
@@ -31,8 +27,6 @@ NONE_MESSAGE = "nanobot recorded no token usage for its Dream here"
 # Calls of one Dream run follow each other within seconds; nanobot's runs are an hour apart
 # at least. A longer pause between two calls no transcript claims starts a new run.
 RUN_GAP = timedelta(minutes=10)
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_BUSY_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,59 +117,13 @@ def read_dream_usage(ws) -> DreamUsage:
         return out
     try:
         out.calls = _read_calls(path)
-    except _Unreadable as exc:
+    except Unreadable as exc:
         out.error = f"nanobot's token usage ({DB_NAME}) cannot be read: {exc}"
     return out
 
 
-class _Unreadable(Exception):
-    pass
-
-
 def _read_calls(path: Path) -> list[UsageCall]:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except OSError as exc:
-        raise _Unreadable(exc.strerror or str(exc)) from None
-    if not head:
-        return []                   # an empty file is an empty SQLite database
-    if not head.startswith(_SQLITE_MAGIC) or len(head) < 100:
-        raise _Unreadable("it is not an SQLite database (damaged, or another program's file)")
-    wal = path.with_name(path.name + "-wal")
-    if head[18] != 2 or not wal.exists():
-        return _read_file(path, immutable=head[18] == 2)
-    # The newest rows may be only in the -wal, and a reader attaching to the -shm writes it (a
-    # first reader rebuilds it, as after a killed gateway): read a private copy of both instead.
-    with tempfile.TemporaryDirectory(prefix="dreamdesk-usage-") as tmp:
-        copy = Path(tmp) / DB_NAME
-        try:
-            shutil.copyfile(path, copy)
-            shutil.copyfile(wal, copy.with_name(DB_NAME + "-wal"))
-        except OSError as exc:
-            raise _Unreadable(exc.strerror or str(exc)) from None
-        return _read_file(copy, immutable=False)
-
-
-def _read_file(path: Path, immutable: bool) -> list[UsageCall]:
-    """mode=ro; immutable for a WAL store without its -wal (a read-only connection would
-    create the -wal/-shm beside it)."""
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
-    try:
-        con = sqlite3.connect(uri, uri=True, timeout=_BUSY_SECONDS)
-    except sqlite3.Error as exc:
-        raise _Unreadable(str(exc)) from None
-    try:
-        return _query(con)
-    except sqlite3.OperationalError as exc:
-        text = str(exc)
-        if "locked" in text or "busy" in text:
-            raise _Unreadable("another program holds it locked; try again in a moment") from None
-        raise _Unreadable(text) from None
-    except sqlite3.DatabaseError as exc:
-        raise _Unreadable(f"it is damaged ({exc})") from None
-    finally:
-        con.close()
+    return read_sqlite(path, _query) or []      # an empty file is an empty SQLite database
 
 
 def _query(con: sqlite3.Connection) -> list[UsageCall]:
@@ -184,7 +132,7 @@ def _query(con: sqlite3.Connection) -> list[UsageCall]:
         return []                   # nanobot creates the table on its first record
     missing = [c for c in (*COLUMNS, "source") if c not in have]
     if missing:
-        raise _Unreadable(f"its llm_calls table lacks {', '.join(missing)} (not nanobot 0.3.5's layout)")
+        raise Unreadable(f"its llm_calls table lacks {', '.join(missing)} (not nanobot 0.3.5's layout)")
     rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM llm_calls WHERE source = ? "
                        "ORDER BY started_at_ms, id", (SOURCE,))
     return [c for c in (_call(r) for r in rows) if c is not None]

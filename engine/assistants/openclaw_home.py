@@ -49,6 +49,7 @@ class OpenClawHome:
     problems: tuple[str, ...] = field(default=())
     opened: Path | None = None       # the workspace the user gave, when they gave one
     default_agent: str | None = None  # None: several agents and none is the default
+    config_problem: str | None = None  # what reading openclaw.json found (also first in problems)
 
     def agent(self, agent_id: str | None = None) -> Agent | None:
         """The agent asked for; else the one whose workspace was opened; else the default one."""
@@ -290,7 +291,7 @@ def _home(state: Path, opened: Path | None, env: Mapping[str, str]) -> OpenClawH
         problems.append(f"{opened} is no agent's workspace in {cfg_path.name}")
     why = state_signs(state, cfg_path) + tuple(w for a in agents for w in workspace_signs(a.workspace))
     return OpenClawHome(state, cfg_path, config, tuple(agents), why, tuple(problems), opened,
-                        default_agent_id(config))
+                        default_agent_id(config), problem)
 
 
 # -- the signs -----------------------------------------------------------------------------------------

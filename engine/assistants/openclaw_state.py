@@ -26,14 +26,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import msgspec
+
+from ..disk.sqlite_read import Unreadable, read_sqlite
 
 PLUGIN = "memory-core"
 BACKUPS, RECALL, META, PHASE, LOCKS = ("dreaming-memory-backups", "short-term-recall", "short-term-meta",
@@ -141,7 +141,7 @@ def read_state(db: Path, workspace: Path, also: Sequence[Path | str] = ()) -> Op
             "this home has none yet (no recall, no sweep)",))
     try:
         rows, jobs = _read_rows(db)
-    except (sqlite3.Error, OSError) as e:
+    except (Unreadable, sqlite3.Error, OSError) as e:
         return OpenClawState(db, False, None, None, problems=(_in_words(db, e),))
     return _build(db, rows, jobs, [workspace, *also])
 
@@ -151,47 +151,29 @@ def _in_words(db: Path, e: Exception) -> str:
     if isinstance(e, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
         return (f"{db.name} is not a readable SQLite database ({text}): OpenClaw's recall store, pre-images "
                 "and dreaming job are not shown")
+    if isinstance(e, Unreadable) and text.startswith("it is"):     # not SQLite, or damaged
+        return (f"{db.name} is not a readable SQLite database ({text}): OpenClaw's recall store, pre-images "
+                "and dreaming job are not shown")
     if isinstance(e, sqlite3.OperationalError) and "locked" in text:
         return f"{db.name} is locked by another program ({text}): read it again in a moment"
     return f"{db.name} could not be read ({text}): OpenClaw's dreaming state is not shown"
 
 
-# -- reading without writing -----------------------------------------------------------------------
+# -- reading without writing (engine/disk/sqlite_read.py: immutable, or a private copy while a
+# -wal holds rows a running Gateway has not checkpointed) ------------------------------------------
 def _read_rows(db: Path) -> tuple[list[tuple], list[tuple]]:
-    wal = db.with_name(db.name + "-wal")
-    if _size(wal) > 0:
-        with tempfile.TemporaryDirectory(prefix="dreamdesk-openclaw-") as tmp:
-            copy = Path(tmp) / db.name
-            shutil.copyfile(db, copy)
-            shutil.copyfile(wal, Path(tmp) / wal.name)
-            return _query(f"file:{_uri_path(copy)}?mode=ro")
-    return _query(f"file:{_uri_path(db)}?mode=ro&immutable=1")
+    got = read_sqlite(db, _query)
+    return got if got is not None else ([], [])
 
 
-def _size(p: Path) -> int:
-    try:
-        return p.stat().st_size
-    except OSError:
-        return 0
-
-
-def _uri_path(p: Path) -> str:
-    from urllib.parse import quote
-    return quote(str(p.resolve()).replace("\\", "/"), safe="/:")
-
-
-def _query(uri: str) -> tuple[list[tuple], list[tuple]]:
-    con = sqlite3.connect(uri, uri=True)
-    try:
-        rows = con.execute(
-            "SELECT namespace, entry_key, value_json FROM plugin_state_entries WHERE plugin_id = ? "
-            f"AND namespace IN ({','.join('?' * (len(KEYED) + 2))}) ORDER BY namespace, entry_key",
-            (PLUGIN, *KEYED, LOCKS, EVENTS)).fetchall()
-        has_cron = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cron_jobs'").fetchone()
-        jobs = con.execute("SELECT job_id, name, enabled, declaration_key, description, job_json, state_json "
-                           "FROM cron_jobs ORDER BY sort_order, job_id").fetchall() if has_cron else []
-    finally:
-        con.close()
+def _query(con: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
+    rows = con.execute(
+        "SELECT namespace, entry_key, value_json FROM plugin_state_entries WHERE plugin_id = ? "
+        f"AND namespace IN ({','.join('?' * (len(KEYED) + 2))}) ORDER BY namespace, entry_key",
+        (PLUGIN, *KEYED, LOCKS, EVENTS)).fetchall()
+    has_cron = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cron_jobs'").fetchone()
+    jobs = con.execute("SELECT job_id, name, enabled, declaration_key, description, job_json, state_json "
+                       "FROM cron_jobs ORDER BY sort_order, job_id").fetchall() if has_cron else []
     return rows, jobs
 
 

@@ -1,6 +1,7 @@
 """What a new chat sees: the parts of the system prompt built from memory, as the assistant
 that owns the home builds it (engine/assistants: a Jenny-style home as spec section 7 says, a
-nanobot 0.3.x home as nanobot's ContextBuilder does). The pieces are engine/assistants/prompt_parts.py."""
+nanobot 0.3.x home as nanobot's ContextBuilder does, an OpenClaw home's
+Project Context as OpenClaw 2026.9.x sends it). The pieces are engine/assistants/prompt_parts.py."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from ..home.workspace import Workspace
 
 
 def build_prompt(ws: Workspace, history: History, dream_cursor: int,
-                 assistant: Assistant | None = None) -> PromptPreview:
-    """The preview for the assistant that owns the home (detected when not given)."""
+                 assistant: Assistant | None = None, new_session: bool = False) -> PromptPreview:
+    """The preview for the assistant that owns the home (detected when not given); `new_session`:
+    a chat opened with /new (OpenClaw leads its first message with recent daily notes)."""
     assistant = assistant or assistant_of(ws)
-    pv = assistant.build_prompt(ws, history, dream_cursor)
+    pv = assistant.build_prompt(ws, history, dream_cursor, new_session=new_session)
     pv.assistant = assistant
     return pv
 

@@ -69,17 +69,26 @@ class PromptPreview:
     pending_cut: int
     problems: list[Problem] = field(default_factory=list)
     assistant: Assistant | None = None
+    # the memory part of the system prompt exactly as the assistant sends it, when the adapter
+    # builds it whole (OpenClaw's Project Context); None: the included parts are it
+    text: str | None = None
+    first_message: str | None = None    # what leads the first user message (OpenClaw's /new prelude)
 
     @property
     def total_chars(self) -> int:
+        if self.text is not None:
+            return len(self.text) + len(self.first_message or "")
         return sum(p.chars for p in self.parts)
 
     @property
     def total_tokens(self) -> int:
+        if self.text is not None:
+            return estimate_tokens(self.text) + estimate_tokens(self.first_message or "")
         return sum(p.tokens for p in self.parts)
 
     def to_json(self, with_text: bool = False) -> dict:
-        return {"parts": [p.to_json(with_text) for p in self.parts],
+        exact = {"text": self.text, "first_message": self.first_message} if with_text and self.text is not None else {}
+        return {**exact, "parts": [p.to_json(with_text) for p in self.parts],
                 "total_chars": self.total_chars, "total_tokens": self.total_tokens,
                 "pending": {"total": self.pending_total, "shown": len(self.pending_shown),
                             "cut": self.pending_cut,

@@ -279,6 +279,7 @@ class Config:
     sources: dict[str, str] = field(default_factory=dict)   # full path -> file | default | invalid
     display: str = "config.json"
     readable: bool = True             # False: exists but cannot be parsed (writes are refused)
+    refuse_writes: str | None = None  # why Dreamdesk never writes this file (another assistant's own)
 
     def get(self, key: str) -> Any:
         return self.values[find_setting(key).path]
@@ -357,8 +358,13 @@ def mask_key(key: str) -> str:
     return key[:3] + "•" * 6 + key[-2:]
 
 
-def load(path: Path | None, display: str = "config.json") -> Config:
-    cfg = Config(path=path, raw=None, display=display)
+def load(path: Path | None, display: str = "config.json", *, json5: bool = False,
+         refuse_writes: str | None = None, settings: bool = True) -> Config:
+    """The effective config. `json5`: the file is read as its assistant reads it, JSON then JSON5
+    (comments, trailing commas); `refuse_writes`: why Dreamdesk never rewrites it; `settings`
+    False: Dreamdesk's settings are not kept in it (another assistant's schema: its keys are
+    not Dreamdesk's, every setting reads as its default)."""
+    cfg = Config(path=path, raw=None, display=display, refuse_writes=refuse_writes)
     raw: Any = None
     if path is None:
         cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
@@ -366,39 +372,10 @@ def load(path: Path | None, display: str = "config.json") -> Config:
         cfg.readable = False
         cfg.problems.append(Problem(display, "is a folder, not a file; using the defaults"))
     else:
-        try:
-            state = read_state(path)
-        except OSError as exc:
-            cfg.readable = False
-            cfg.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc}); using the defaults"))
-            state = None
-        if state is None:
-            pass
-        elif not state.exists:
-            cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
-        elif state.decode_error:
-            cfg.readable = False
-            cfg.problems.append(Problem(display, f"{state.decode_error}; using the defaults and refusing to rewrite it"))
-        else:
-            try:
-                raw = json.loads(state.text)
-            except json.JSONDecodeError as exc:
-                cfg.readable = False
-                cfg.problems.append(Problem(display, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                                                     "using the defaults and refusing to rewrite it", line=exc.lineno))
-            except (ValueError, RecursionError) as exc:
-                cfg.readable = False
-                cfg.problems.append(Problem(display, f"cannot be read as JSON ({type(exc).__name__}: "
-                                                     f"{str(exc)[:120]}); using the defaults and refusing to rewrite it"))
-            else:
-                if not isinstance(raw, dict):
-                    cfg.readable = False
-                    cfg.problems.append(Problem(display, f"top level must be a JSON object, got {type(raw).__name__}; "
-                                                         "using the defaults and refusing to rewrite it"))
-                    raw = None
+        raw = _read_raw(cfg, path, display, json5)
     cfg.raw = raw
     for s in SETTINGS:
-        found, value, spelled = lookup(raw or {}, s.path)
+        found, value, spelled = lookup(raw or {}, s.path) if settings else (False, None, None)
         if not found or value is None:
             cfg.values[s.path], cfg.sources[s.path] = s.default, "default"
             continue
@@ -412,6 +389,59 @@ def load(path: Path | None, display: str = "config.json") -> Config:
                 value = int(value)
             cfg.values[s.path], cfg.sources[s.path] = value, "file"
     return cfg
+
+
+def _read_raw(cfg: Config, path: Path, display: str, json5: bool) -> dict | None:
+    """The file's object, or None with the problem said (and cfg.readable False when it exists)."""
+    try:
+        state = read_state(path)
+    except OSError as exc:
+        cfg.readable = False
+        cfg.problems.append(Problem(display, f"cannot be read ({exc.strerror or exc}); using the defaults"))
+        return None
+    if not state.exists:
+        cfg.problems.append(Problem(display, "no config.json found; using the defaults", severity=INFO))
+        return None
+    if state.decode_error:
+        cfg.readable = False
+        cfg.problems.append(Problem(display, f"{state.decode_error}; using the defaults and refusing to rewrite it"))
+        return None
+    try:
+        raw = json.loads(state.text)
+    except json.JSONDecodeError as exc:
+        if json5:
+            return _read_json5(cfg, state.text, display)
+        cfg.readable = False
+        cfg.problems.append(Problem(display, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                                             "using the defaults and refusing to rewrite it", line=exc.lineno))
+        return None
+    except (ValueError, RecursionError) as exc:
+        cfg.readable = False
+        cfg.problems.append(Problem(display, f"cannot be read as JSON ({type(exc).__name__}: "
+                                             f"{str(exc)[:120]}); using the defaults and refusing to rewrite it"))
+        return None
+    return _object(cfg, raw, display)
+
+
+def _read_json5(cfg: Config, text: str, display: str) -> dict | None:
+    import json5
+    try:
+        raw = json5.loads(text)
+    except (ValueError, RecursionError) as exc:
+        cfg.readable = False
+        cfg.problems.append(Problem(display, f"not valid JSON5 ({str(exc)[:160]}); its assistant refuses it too; "
+                                             "using the defaults"))
+        return None
+    return _object(cfg, raw, display)
+
+
+def _object(cfg: Config, raw: Any, display: str) -> dict | None:
+    if isinstance(raw, dict):
+        return raw
+    cfg.readable = False
+    cfg.problems.append(Problem(display, f"top level must be a JSON object, got {type(raw).__name__}; "
+                                         "using the defaults and refusing to rewrite it"))
+    return None
 
 
 def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = False,
@@ -446,6 +476,8 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
     to touch a file it cannot parse. `before_write` runs once every check has passed, just before
     the write (what raises there stops it). Returns the reloaded Config.
     """
+    if cfg.refuse_writes:
+        raise WorkspaceError(cfg.refuse_writes)
     typed: dict[str, Any] = {}
     for key, value in updates.items():
         setting = find_setting(key)
@@ -625,6 +657,8 @@ def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_fl
 def writable(ws: "Workspace") -> Config:
     """The workspace's config, or why Dreamdesk will not rewrite it (a file it cannot read)."""
     cfg = ws.config()
+    if cfg.refuse_writes:
+        raise WorkspaceError(cfg.refuse_writes)
     if not cfg.readable:
         bad = next(p for p in cfg.problems if p.severity == "error")
         raise WorkspaceError(f"{bad}; Dreamdesk will not rewrite a config.json it cannot read")

@@ -13,9 +13,10 @@ from . import config as config_mod
 from .cursors import read_cursor
 from ..disk.files import FileState, checked_write, read_state, resolve_inside, symlink_outside
 from .history import History, HistoryReader
+from .layout import CONTRACT, JSON5, DatedNote, Layout
 from ..core.problems import INFO, WARNING, Problem, WorkspaceError
 from ..disk.read_only import ReadOnly, ReadOnlyKind
-from ..core.rules import WORKSPACE_MARKERS, kind_of_memory_path, memory_paths
+from ..core.rules import WORKSPACE_MARKERS
 
 _MARKERS = WORKSPACE_MARKERS
 
@@ -47,14 +48,30 @@ def guard_writes(guard: Callable[["Workspace", str], ContextManager]) -> None:
         _WRITE_GUARDS.append(guard)
 
 
-class Workspace:
-    """A workspace folder (and the home around it, when there is one)."""
+class NoHistory:
+    """The history reader of a home that keeps no history.jsonl (its layout says so): always
+    empty, and nothing is read."""
+    version = 0
+    stats: dict[str, int] = {}
 
-    def __init__(self, root: Path, home: Path | None, config_path: Path | None):
+    def read(self) -> History:
+        return History(exists=False)
+
+    def read_versioned(self) -> tuple[int, History]:
+        return 0, History(exists=False)
+
+
+class Workspace:
+    """A workspace folder (and the home around it, when there is one), laid out as `layout`
+    says (the contract's unless an assistant's adapter opened it: engine/assistants.open_home)."""
+
+    def __init__(self, root: Path, home: Path | None, config_path: Path | None, layout: Layout = CONTRACT):
         self.root = Path(root)
         self.home = Path(home) if home else None
         self.config_path = config_path
-        self.history_reader = HistoryReader(self.history_path)   # shared by every history() call
+        self.layout = layout
+        # shared by every history() call
+        self.history_reader = HistoryReader(self.history_path) if layout.history else NoHistory()
 
     # -- locating -----------------------------------------------------------------------
     @classmethod
@@ -114,9 +131,9 @@ class Workspace:
     def config_display(self) -> str:
         if self.config_path is None:
             return "config.json"
-        if self.home and self.config_path.parent == self.home:
-            return "../config.json"
-        return "config.json"
+        if self.home and self.config_path.parent == self.home and self.home != self.root:
+            return f"../{self.config_path.name}"
+        return self.config_path.name
 
     def rel(self, path: Path) -> str:
         try:
@@ -126,19 +143,26 @@ class Workspace:
 
     # -- reading ------------------------------------------------------------------------
     def config(self) -> config_mod.Config:
-        return config_mod.load(self.config_path, self.config_display)
+        return config_mod.load(self.config_path, self.config_display, json5=self.layout.config_syntax == JSON5,
+                               refuse_writes=self.layout.config_writes, settings=self.layout.config_settings)
 
     def history(self) -> History:
         """What read_history gives, read incrementally while the file only grows."""
         return self.history_reader.read()
 
     def cursors(self) -> tuple[int, int, list[Problem]]:
+        if not self.layout.history:
+            return 0, 0, []          # no history.jsonl, so no cursors into it either
         cur, p1 = read_cursor(self.cursor_path, "memory/.cursor")
         dream, p2 = read_cursor(self.dream_cursor_path, "memory/.dream_cursor")
         return cur, dream, [p for p in (p1, p2) if p]
 
     def memory_files(self) -> list[MemoryFile]:
-        return [MemoryFile(rel, kind_of_memory_path(rel)) for rel in memory_paths(self.root)]
+        return [MemoryFile(rel, kind) for rel, kind in self.layout.memory_paths(self.root)]
+
+    def dated_notes(self) -> list[DatedNote]:
+        """The home's dated notes (OpenClaw's daily notes), newest first; none in the contract's."""
+        return self.layout.dated_notes(self.root)
 
     def read_file(self, rel: str) -> tuple[FileState, list[Problem]]:
         """Read a workspace file for display. Links that lead outside are read but reported."""
@@ -167,11 +191,16 @@ class Workspace:
         elif state.decode_error:
             problems.append(Problem(rel, f"{state.decode_error}; shown with replacement characters", severity=WARNING))
             why = why or ReadOnly(ReadOnlyKind.NOT_UTF8, rel, state.decode_error)
+        if self.layout.file_writes:
+            why = why or ReadOnly(ReadOnlyKind.HOME, rel, self.layout.file_writes)
         return state, problems, why
 
     # -- writing (never called on open) ---------------------------------------------------
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
-        """Hash-checked atomic write of a workspace file; refuses paths that lead outside."""
+        """Hash-checked atomic write of a workspace file; refuses paths that lead outside, and every
+        file of a home Dreamdesk only reads (its layout says why)."""
+        if self.layout.file_writes:
+            raise WorkspaceError(self.layout.file_writes)
         target = resolve_inside(self.root, rel)
         with ExitStack() as guards:
             for guard in _WRITE_GUARDS:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..core import clock
+from ..assistants import jobs_refused
 from ..assistants.home_repo import hide_own_files
 from ..home.config import REVIEW_FLOOR, REVIEW_FLOOR_REASON
 from ..home.cursors import read_cursor
@@ -137,10 +138,21 @@ class Scheduler:
         self.last_activity: datetime | None = None
         self._pending_cache: tuple[tuple, int] | None = None
         self._data = self._load()
+        self._refused: tuple[str | None] | None = None
+
+    @property
+    def refused(self) -> str | None:
+        """Why Dreamdesk schedules no Dream here (the home's assistant dreams itself), once asked."""
+        if self._refused is None:
+            self._refused = (jobs_refused(self.ws),)
+        return self._refused[0]
 
     @_locked
     def start(self, now: datetime) -> None:
-        """Dreamdesk takes over scheduling for this workspace (writes schedule.json)."""
+        """Dreamdesk takes over scheduling for this workspace (writes schedule.json); never on a
+        home whose assistant dreams itself."""
+        if self.refused:
+            return
         cfg = self.ws.config()
         if cfg.get("schedule") == "interval" and cfg.get("enabled"):
             deadline = self.deadline
@@ -188,6 +200,8 @@ class Scheduler:
     @_locked
     def settings_changed(self, now: datetime) -> None:
         """Dream turned on/off or the interval changed: applies at once."""
+        if self.refused:
+            return
         cfg = self.ws.config()
         if cfg.get("schedule") == "interval" and cfg.get("enabled"):
             self._set_deadline(now + timedelta(hours=float(cfg.get("intervalH"))))
@@ -226,7 +240,7 @@ class Scheduler:
     @_locked
     def tick(self, now: datetime) -> str | None:
         """The trigger of a run to start now (and mark it running), or None."""
-        if self.running is not None:
+        if self.running is not None or self.refused:
             return None
         if self.queued is None:
             cfg = self.ws.config()
@@ -316,6 +330,8 @@ class Scheduler:
         is its own, not a run elsewhere)."""
         cfg = self.ws.config()
         mode = cfg.get("schedule")
+        if self.refused:
+            return ScheduleStatus(BY_ASSISTANT, self.refused + ".", mode, False)
         from ..dream.run_state import load_state
         _, last = self._last_dream()
         state = load_state(self.ws)

@@ -9,6 +9,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Callable
 
+from ..assistants import refuse_jobs
 from .consolidator import run_consolidator
 from ..dream.run import DreamOptions, run_dream
 from ..disk.file_watch import FileWatch
@@ -83,7 +84,9 @@ def serve(ws: Workspace, make_client: Callable[[], LLMClient], stop: threading.E
           tick_seconds: float = 1.0, consolidate_every: float = 60.0, watch: bool = True,
           watch_removals: bool = False) -> int:
     """`watch`: the history activity watcher (the activity trigger); `watch_removals`: the
-    opt-in watch that archives what other writers remove (`serve --watch`)."""
+    opt-in watch that archives what other writers remove (`serve --watch`). Refused, in words,
+    on a home whose assistant runs its own (OpenClaw)."""
+    refuse_jobs(ws)
     clock = now or (lambda: datetime.now().astimezone())
     sched = Scheduler(ws)
     sched.start(clock())

@@ -63,10 +63,15 @@ class Upkeep:
             self._token += 1
             self.scheduling = False
 
-    def watch_on(self) -> None:
+    def watch_on(self) -> str | None:
+        """On (its first look remembers the files, or catches up); or, on a home whose assistant
+        rewrites its memory itself, off with the reason in words."""
+        if self.scheduler.refused:
+            return self.scheduler.refused
         with self._lock:
-            self.watching = self._to_observe = True     # its first look remembers the files, or catches up
+            self.watching = self._to_observe = True
             self._commits_at = self.now()
+        return None
 
     def watch_off(self) -> None:
         with self._lock:

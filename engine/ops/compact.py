@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from ..assistants import refuse_jobs
 from ..core.problems import WorkspaceError
 from ..home.workspace import Workspace
 from ..jobs.consolidator import CompactResult, compact_now, nothing_to_compact
@@ -25,7 +26,9 @@ def no_sessions(where: object) -> str:
 
 def compact(ws: Workspace, client: LLMClient | None, initiator: str, *, only: str | None = None,
             cancel: threading.Event | None = None) -> OpResult[Compacted]:
-    """`client` None: messages are kept as [RAW] entries. `only`: that session's key alone."""
+    """`client` None: messages are kept as [RAW] entries. `only`: that session's key alone.
+    Refused, in words, on a home whose assistant keeps its sessions itself (OpenClaw)."""
+    refuse_jobs(ws)
     if ws.home is None:
         raise WorkspaceError(no_sessions(ws.root))
 

@@ -9,6 +9,7 @@ from typing import Callable
 
 from typing import Any
 
+from ..assistants import refuse_jobs
 from ..core.problems import WorkspaceError
 from ..dream import run as dream_run
 from ..dream.run import DreamOptions, DreamResult
@@ -33,7 +34,9 @@ def dream(ws: Workspace, client: LLMClient, choice: ModelChoice, initiator: str,
           options: DreamOptions | None = None, cancel: threading.Event | None = None,
           progress: Callable[[dict], None] | None = None) -> OpResult[DreamResult]:
     """One run with `options` (a review first with force_review; a dry run writes nothing but its
-    preview). A run that fails or is cancelled returns its result too: its outcome says why."""
+    preview). A run that fails or is cancelled returns its result too: its outcome says why.
+    Refused, in words, on a home whose assistant dreams itself (OpenClaw)."""
+    refuse_jobs(ws)
     options = options or DreamOptions()
 
     def work() -> DreamResult:

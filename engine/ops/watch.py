@@ -4,6 +4,7 @@ looked); off, what it saw is forgotten. And "Got it" on what changed since the p
 
 from __future__ import annotations
 
+from ..assistants import refuse_jobs
 from ..home.workspace import Workspace
 from ..recovery import watch
 from ..recovery.watch import SinceLooked, WatchEvent
@@ -11,6 +12,8 @@ from .result import OpResult, perform
 
 
 def watch_on(ws: Workspace, initiator: str) -> OpResult[list[WatchEvent]]:
+    """Refused, in words, on a home whose assistant rewrites its memory itself (OpenClaw)."""
+    refuse_jobs(ws)
     return perform(ws, "watch: on", initiator, lambda: watch.observe(ws),
                    lambda events: "; ".join(e.message for e in events)
                    or "The watch is on: what another writer removes from USER.md or MEMORY.md is archived")

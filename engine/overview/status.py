@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..assistants import Assistant, assistant_of
-from ..home.budgets import FileSize, measure
+from ..home.budgets import FileSize, Sizes, Total
 from ..disk.changes import EVERYTHING, Changes
 from ..home.config import Config, LostSetting, lost_problem, lost_settings
 from ..home.history import History
@@ -30,6 +30,8 @@ class Status:
     problems: list[Problem] = field(default_factory=list)
     assistant: Assistant | None = None     # which assistant wrote the home, and why we think so
     lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
+    totals: list[Total] = field(default_factory=list)   # several files against one limit (OpenClaw's total)
+    keeps_history: bool = True             # False: the home has no history.jsonl (nor cursors) to show
     parts: dict = field(default_factory=dict, repr=False, compare=False)   # what read_status reuses
 
     @property
@@ -52,7 +54,7 @@ class Status:
             "sessions": [s.to_json() for s in self.sessions],
             "lost_settings": [x.to_json() for x in self.lost_settings],
             "problems": [p.to_json() for p in self.problems],
-        }
+        } | ({"totals": [t.to_json() for t in self.totals]} if self.totals else {})
 
 
 def read_status(ws: Workspace, previous: Status | None = None, changes: Changes = EVERYTHING) -> Status:
@@ -63,7 +65,8 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
     for name, needed, read in _PARTS:
         parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
     cfg, lost, cfg_problems = parts["config"]
-    files, file_problems = parts["files"]
+    sizes: Sizes = parts["files"]
+    files, file_problems = sizes.files, sizes.problems
     hist = parts["history"][1]
     cur, dream, cursor_problems = parts["cursors"]
     sessions, session_problems = parts["sessions"]
@@ -71,7 +74,8 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
                 *_cursor_checks(hist, cur, dream), *parts["skills"], *session_problems]
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
-                  files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, parts)
+                  files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, sizes.totals,
+                  ws.layout.history, parts)
 
 
 def _config_part(ws: Workspace, _parts: dict, _old):
@@ -131,13 +135,22 @@ def _session_part(ws: Workspace, _parts: dict, _old):
     return sessions, problems
 
 
+def _assistant_part(ws: Workspace, parts: dict, _old) -> Assistant:
+    return assistant_of(ws, parts["config"][0].raw)
+
+
+def _files_part(ws: Workspace, parts: dict, _old) -> Sizes:
+    """Each memory file against the limit that really applies, as the home's assistant counts."""
+    return parts["assistant"].sizes(ws, parts["config"][0])
+
+
 # (name, which changes make it read again, how it is read); in order: a part may use those before it
 _PARTS = (
     ("config", lambda c: c.config or c.state, _config_part),
-    ("files", lambda c: c.touches_files(), lambda ws, parts, _old: measure(ws, parts["config"][0])),
+    ("assistant", lambda c: c.config or c.all_files, _assistant_part),
+    ("files", lambda c: c.touches_files(), _files_part),
     ("history", lambda c: c.history, _history_part),
     ("cursors", lambda c: c.cursors, _cursor_part),
     ("skills", lambda c: c.skills or c.all_files, _skill_part),
     ("sessions", lambda c: c.sessions or c.history or c.state or c.config, _session_part),
-    ("assistant", lambda c: c.config or c.all_files, lambda ws, parts, _old: assistant_of(ws, parts["config"][0].raw)),
 )

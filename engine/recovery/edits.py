@@ -35,6 +35,8 @@ def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
     the editor shows (\n endings, no BOM): the file keeps its own endings and BOM, and lines
     the person did not change keep their bytes.
     """
+    if ws.layout.file_writes:          # (before any snapshot is taken)
+        raise WorkspaceError(ws.layout.file_writes)
     if not is_memory_path(rel):
         raise WorkspaceError(f"{rel}: not a memory file Dreamdesk edits")
     resolve_inside(ws.root, rel)

@@ -16,10 +16,10 @@ NEW_WINDOW = "--new-window"
 
 def _not_a_workspace(path: str) -> str | None:
     """Why `path` cannot be opened, in words (None: it can). The engine check, without Qt."""
+    from dreamdesk.engine.assistants import open_home
     from dreamdesk.engine.core.problems import WorkspaceError
-    from dreamdesk.engine.home.workspace import Workspace
     try:
-        Workspace.open(path)
+        open_home(path)                  # as the window opens it (an OpenClaw home: its openclaw.json too)
     except WorkspaceError as exc:
         return str(exc)
     except OSError as exc:   # e.g. a folder we may not look into

@@ -19,6 +19,7 @@ from dreamdesk.engine.core.problems import WorkspaceError
 from dreamdesk.engine.core.state import workspace_state_dir
 from dreamdesk.engine.disk import changes as changes_mod
 from dreamdesk.engine.disk.changes import EVERYTHING, Changes
+from dreamdesk.engine.assistants import open_home
 from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.jobs import upkeep as upkeep_mod
 from dreamdesk.engine.jobs.scheduler import Scheduler
@@ -105,7 +106,7 @@ class AppContext(QObject):
         """Open a workspace (reads only): its first read asked for, its watch and upkeep started.
         On a bad path the open one stays (openFailed says why) and None is returned."""
         try:
-            ws = Workspace.open(path)
+            ws = open_home(path)       # as its assistant lays it out (an OpenClaw home: its default agent)
         except WorkspaceError as exc:
             log.info("cannot open %s: %s", path, exc)
             self.openFailed.emit(str(exc))
@@ -240,7 +241,7 @@ class AppContext(QObject):
             return                              # (a late word of the workspace left)
         if self.upkeep is not None and self.upkeep.outside_change(paths):
             self._upkeep_tick()                 # the watch archives what the other writer removed
-        self.apply(changes_mod.from_paths(paths))
+        self.apply(self.ws.layout.changes(paths) if self.ws is not None else changes_mod.from_paths(paths))
         self._files_touched(paths)
 
     def _files_touched(self, paths: set[str]) -> None:
@@ -313,6 +314,9 @@ class AppContext(QObject):
         upkeep = self.upkeep
         if upkeep is None:
             return
+        if on and self.scheduler is not None and self.scheduler.refused:
+            self.message.emit(self.scheduler.refused)     # the home's assistant dreams itself
+            return
         if on:
             # on once the deadline is written, unless scheduling was turned off (or on and off
             # again) while the writer was busy
@@ -348,7 +352,10 @@ class AppContext(QObject):
         if ws is None or upkeep is None:
             return
         if on:
-            upkeep.watch_on()
+            refused = upkeep.watch_on()
+            if refused:
+                self.message.emit(refused)
+                return
             self._upkeep_tick()                          # remembers the files, or catches up
         else:
             upkeep.watch_off()

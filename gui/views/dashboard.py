@@ -8,6 +8,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from dreamdesk.engine.core import clock
+from dreamdesk.engine.home.layout import DAILY
 from dreamdesk.engine.jobs.scheduler import DISABLED
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
@@ -65,6 +66,11 @@ class Dashboard(QWidget):
 
         self.files_box = QGroupBox("Memory files")
         self.files_layout = QVBoxLayout(self.files_box)
+        self.cuts: dict[str, QLabel] = {}        # under a gauge: the entries the assistant's cut hides
+        self.notes = QLabel()                    # the dated notes, folded into one line
+        self.notes.setWordWrap(True)
+        self.notes.setAccessibleName("Daily notes")
+        self.notes.hide()
         lay.addWidget(self.files_box)
         self.pin_list = PinListBox()
         lay.addWidget(self.pin_list)
@@ -113,11 +119,15 @@ class Dashboard(QWidget):
         self.entries = QLabel()
         self.cursors = QLabel()
         self.prompt = QLabel()
+        self.history_rows: list[QWidget] = []     # hidden for a home with no history.jsonl
         for i, (name, w) in enumerate((("Pending for Dream", self.pending), ("Entries", self.entries),
                                        ("Cursors", self.cursors), ("Next chat's prompt", self.prompt))):
-            hl.addWidget(QLabel(name + ":"), i, 0)
+            label = QLabel(name + ":")
+            hl.addWidget(label, i, 0)
             w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             hl.addWidget(w, i, 1)
+            if w is not self.prompt:
+                self.history_rows += [label, w]
         hl.setColumnStretch(1, 1)
         row.addWidget(self.history_box, 0, 0)
 
@@ -148,28 +158,79 @@ class Dashboard(QWidget):
         self.notice.setText(text)
         self.notice.show()
 
-    def set_state(self, state: WorkspaceState) -> None:
-        self.notice.hide()
-        st = state.status
+    def _set_files(self, st) -> None:
+        """One gauge per memory file (the dated notes folded into one line: a home may hold
+        hundreds), each with the limits it is held to and the entries its cut hides, then the totals."""
         seen = set()
-        for f in st.files:
-            g = self.gauges.get(f.path)
-            if g is None:
-                g = self.gauges[f.path] = Gauge(f.path)
-                self.files_layout.addWidget(g)
+        files = [f for f in st.files if f.kind != DAILY]
+        for f in files:
+            g = self._gauge(f.path)
             g.set_value(f.chars, f.budget, f.state, f.exists)
+            g.set_details(limits_text(f), f.note)
+            self._set_cut(f)
             seen.add(f.path)
+        for t in st.totals:
+            g = self._gauge(t.name)
+            g.set_value(t.chars, t.budget, t.state)
+            g.set_details(f"{t.key}: {t.budget:,}" if t.key else "", t.note)
+            seen.add(t.name)
         for path in list(self.gauges):
             if path not in seen:   # a skill that went away
                 self.gauges.pop(path).deleteLater()
+                cut = self.cuts.pop(path, None)
+                if cut is not None:
+                    cut.deleteLater()
+        notes = [f for f in st.files if f.kind == DAILY]
+        self.notes.setText(f"<b>Daily notes:</b> {len(notes)}, {sum(f.chars for f in notes):,} characters in all"
+                           f"{', the newest ' + escape(notes[0].path) if notes else ''} <span style='color: gray'>— "
+                           f"{escape(notes[0].note)}</span>" if notes else "")
+        self.notes.setVisible(bool(notes))
+        self.files_layout.addWidget(self.notes)          # (kept last)
+
+    def _gauge(self, path: str) -> Gauge:
+        g = self.gauges.get(path)
+        if g is None:
+            g = self.gauges[path] = Gauge(path)
+            self.files_layout.addWidget(g)
+        return g
+
+    def _set_cut(self, f) -> None:
+        """Under an over-cap file's gauge: the entries its assistant's cut hides from the model."""
+        label = self.cuts.get(f.path)
+        if not f.cut:
+            if label is not None:
+                label.hide()
+            return
+        if label is None:
+            label = self.cuts[f.path] = QLabel()
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setAccessibleName(f"{f.path}: entries in the cut")
+            self.files_layout.insertWidget(self.files_layout.indexOf(self.gauges[f.path]) + 1, label)
+        label.setText(cut_text(f))
+        label.setToolTip("\n".join(f"line {c.line}{'' if c.whole else ' (in part)'}: {c.text}" for c in f.cut))
+        label.show()
+
+    def _set_assistant(self, a) -> None:
+        if a is None:
+            return
+        more = f" (and {len(a.why) - 1} more sign{'s' if len(a.why) > 2 else ''})" if len(a.why) > 1 else ""
+        roster = f"<br><b>Agent:</b> {escape(a.roster)}" if a.roster else ""
+        self.assistant.setText(f"<b>Assistant:</b> {a.label} <span style='color: gray'>— "
+                               f"{escape(a.why[0])}{more}</span>{roster}")
+        self.assistant.setToolTip("Why Dreamdesk thinks so:\n" + "\n".join(f"• {w}" for w in a.why))
+
+    def set_state(self, state: WorkspaceState) -> None:
+        self.notice.hide()
+        st = state.status
+        self._set_files(st)
         a = st.assistant
-        if a is not None:
-            more = f" (and {len(a.why) - 1} more sign{'s' if len(a.why) > 2 else ''})" if len(a.why) > 1 else ""
-            self.assistant.setText(f"<b>Assistant:</b> {a.label} <span style='color: gray'>— "
-                                   f"{escape(a.why[0])}{more}</span>")
-            self.assistant.setToolTip("Why Dreamdesk thinks so:\n" + "\n".join(f"• {w}" for w in a.why))
+        self._set_assistant(a)
         h = st.history
         carries = a is None or a.history_in_prompt
+        for row in self.history_rows:
+            row.setVisible(st.keeps_history)
         self.pending.setText(f"{st.pending} entr{'y' if st.pending == 1 else 'ies'}"
                              + ((f" ({len(state.in_prompt)} in the next prompt)" if carries else
                                  f" (not in {a.name}'s prompt)")
@@ -179,7 +240,10 @@ class Dashboard(QWidget):
         self.prompt.setText(f"{state.prompt.total_chars:,} characters, ~{state.prompt.total_tokens:,} tokens")
         sc = state.schedule
         self.schedule.setText(sc.text + (" Turn it on under Settings → Memory." if sc.state == DISABLED else ""))
-        if sc.last_run:
+        unread = a.unread("runs") if a is not None else None
+        if unread:
+            self.last_run.setText(unread[0].upper() + unread[1:] + ".")
+        elif sc.last_run:
             self.last_run.setText(f"Last run {clock.show_iso(sc.last_run.get('finished'))}: "
                                   f"{sc.last_run.get('outcome', '')}")
         else:
@@ -218,6 +282,32 @@ class Dashboard(QWidget):
 
 
 MAX_SINCE_ROWS = 40
+MAX_CUT_ROWS = 4        # entries named under a gauge; its tooltip has them all
+
+
+def limits_text(f) -> str:
+    """The limits a file is held to, in a line (the one its gauge shows first)."""
+    return " · ".join(f"{x.what} {x.chars:,}" + (f" ({x.key})" if x.key else "") for x in f.limits)
+
+
+def cut_text(f) -> str:
+    """The entries a file's cut hides, as the Dashboard lists them under its gauge."""
+    cut = f.cut
+    rows = []
+    for c in cut[:MAX_CUT_ROWS]:
+        first = " ".join(c.text.split())
+        first = first if len(first) <= 90 else first[:89] + "…"
+        rows.append(f"line {c.line}{'' if c.whole else ' (in part)'}: {escape(first)}")
+    if len(cut) > MAX_CUT_ROWS:
+        rows.append(f"… and {len(cut) - MAX_CUT_ROWS} more (all of them in the tooltip)")
+    one = len(cut) == 1
+    binding = next((x for x in f.limits if x.chars == f.budget), None)     # the limit that bites
+    limit = (f"{binding.what} of {f.budget:,}" + (f" ({escape(binding.key)})" if binding.key else "")
+             if binding else f"limit of {f.budget:,}")
+    head = (f"<span style='color: #d64541'>Over its {limit}: <b>{len(cut)} entr"
+            f"{'y falls' if one else 'ies fall'} into the cut</b> (the model never sees "
+            f"{'it' if one else 'them'}):</span>")
+    return "<br>".join([head, *rows])
 
 
 class SinceBox(QGroupBox):

@@ -99,6 +99,7 @@ class EnginePanel(QWidget):
         self._job_ws: Workspace | None = None   # the workspace the running job works on
         self._previewing = False                # the dry-run dialog is open
         self._shown: dict[Path, Shown] = {}     # by workspace root
+        self.refused: str | None = None         # why Dreamdesk's jobs do not run on this home (its assistant's own)
         self.ask_apply = lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted   # tests replace it
         lay = QVBoxLayout(self)
         self.setMinimumWidth(260)
@@ -108,10 +109,6 @@ class EnginePanel(QWidget):
         self.review_button = QPushButton("Review now")
         self.compact_button = QPushButton("Compact now")
         self.cancel_button = QPushButton("Cancel")
-        self.dream_button.setToolTip("Run Dream once now (Ctrl+D)")
-        self.dry_button.setToolTip("See what Dream would change, touching nothing (Ctrl+Shift+D)")
-        self.review_button.setToolTip("Run Dream with the review (shrinking) pass first (Ctrl+R)")
-        self.compact_button.setToolTip("Run the Consolidator now: old chat -> history (Ctrl+K)")
         self.cancel_button.setToolTip("Cancel the running job; Dream holds its cursor (Esc)")
         for i, b in enumerate((self.dream_button, self.dry_button, self.review_button, self.compact_button)):
             row.addWidget(b, i // 2, i % 2)
@@ -155,6 +152,8 @@ class EnginePanel(QWidget):
     def set_workspace(self, ws: Workspace) -> None:
         switched = self.ws is None or self.ws.root != ws.root
         self.ws = ws
+        if switched:
+            self.refused = None                 # until this workspace's first read says
         self._set_running(self.running)
         if switched:
             shown = self._shown.setdefault(ws.root, Shown())
@@ -173,13 +172,15 @@ class EnginePanel(QWidget):
                         "under Settings → Memory → Model.")
 
         def show(text: str) -> None:
-            if ws is self.ws:
+            if ws is self.ws and not self.refused:
                 self.model_label.setText(text)
 
         self.engine.read("describe the model", describe, show)
 
     def show_scope(self, scope, ceiling: int | None, error: str | None) -> None:
         """The workspace's Dream scope (write_scope.Scope) and token ceiling, or why they cannot be read."""
+        if self.refused:
+            return                  # (show_jobs says why no Dream of Dreamdesk's runs here)
         if error:
             self.scope_label.setText(f"Scope: {error}")
             return
@@ -187,9 +188,24 @@ class EnginePanel(QWidget):
         change = " Change it under Settings → Memory." if scope.closed or ceiling else ""
         self.scope_label.setText("Scope: " + scope.describe() + limit + change)
 
+    def show_jobs(self, assistant) -> None:
+        """The home's assistant (from a state read): where it runs its own dreaming (OpenClaw), the
+        buttons are off and say why."""
+        refused = None if assistant is None or assistant.runs_dreamdesk_jobs else assistant.jobs_refused
+        if refused != self.refused:
+            self.refused = refused
+            self._set_running(self.running)
+        if refused:      # no model nor scope of Dreamdesk's to speak of here: the reason instead
+            self.model_label.setText("")
+            self.scope_label.setText(refused[0].upper() + refused[1:] + ".")
+
     def _set_running(self, running: bool) -> None:
-        for b in (self.dream_button, self.dry_button, self.review_button, self.compact_button):
-            b.setEnabled(not running and self.ws is not None)
+        for b, tip in ((self.dream_button, "Run Dream once now (Ctrl+D)"),
+                       (self.dry_button, "See what Dream would change, touching nothing (Ctrl+Shift+D)"),
+                       (self.review_button, "Run Dream with the review (shrinking) pass first (Ctrl+R)"),
+                       (self.compact_button, "Run the Consolidator now: old chat -> history (Ctrl+K)")):
+            b.setEnabled(not running and self.ws is not None and not self.refused)
+            b.setToolTip(self.refused + "." if self.refused else tip)
         self.cancel_button.setEnabled(running)
         self.progress_bar.setVisible(running)
 
@@ -221,7 +237,7 @@ class EnginePanel(QWidget):
 
     # -- jobs -------------------------------------------------------------------------------
     def run_dream(self, dry_run: bool = False, review: bool = False, trigger: str = "manual") -> None:
-        if self.ws is None or self.running:
+        if self.ws is None or self.running or self.refused:
             return
         from ..operations.dream import run_dream
         ws = self.ws
@@ -307,7 +323,7 @@ class EnginePanel(QWidget):
         self.job = apply_dry_run(self._by(ws), ws, preview, done=done, failed=lambda msg: self._failed(msg, ws))
 
     def run_compact(self) -> None:
-        if self.ws is None or self.running:
+        if self.ws is None or self.running or self.refused:
             return
         from ..operations.compact import compact
         ws = self.ws

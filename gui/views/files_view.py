@@ -47,6 +47,7 @@ _READ_ONLY_WORDS = {
                                "Dreamdesk never writes through it",
     ReadOnlyKind.FOLDER: "{path} is a folder, not a file",
     ReadOnlyKind.UNREADABLE: "{path} cannot be read ({detail})",
+    ReadOnlyKind.HOME: "{detail}",
     ReadOnlyKind.NOT_UTF8: "{detail}: shown with replacement characters, and saving would replace those bytes. "
                            "Fix its encoding outside Dreamdesk first.",
 }

@@ -83,6 +83,13 @@ class EnterApplies(QObject):
         return False
 
 
+SCHEDULE_TIP = ("Off by default: the assistant normally runs its own Dream. Turn this on only if it does not, so "
+                "the two never race.")
+WATCH_TIP = ("Off by default. While Dreamdesk is open, every entry another writer (the assistant's Dream, a chat "
+             "turn, an editor) removes from USER.md or MEMORY.md is added to the Archive (reason: outside). "
+             "Nothing is restored by itself.")
+
+
 class SettingsView(QWidget):
     changed = Signal()                    # config.json was written
     status = Signal(str)
@@ -194,14 +201,11 @@ class SettingsView(QWidget):
         sched = QGroupBox("Who runs the jobs")
         sl = QVBoxLayout(sched)
         self.schedule_here = QCheckBox("Dreamdesk schedules Dream for this workspace")
-        self.schedule_here.setToolTip("Off by default: the assistant normally runs its own Dream. Turn this on "
-                                      "only if it does not, so the two never race.")
+        self.schedule_here.setToolTip(SCHEDULE_TIP)
         self.schedule_here.toggled.connect(self._schedule_toggled)
         sl.addWidget(self.schedule_here)
         self.watch_here = QCheckBox("Watch this workspace: archive what other writers remove")
-        self.watch_here.setToolTip("Off by default. While Dreamdesk is open, every entry another writer (the "
-                                   "assistant's Dream, a chat turn, an editor) removes from USER.md or MEMORY.md "
-                                   "is added to the Archive (reason: outside). Nothing is restored by itself.")
+        self.watch_here.setToolTip(WATCH_TIP)
         self.watch_here.toggled.connect(self._watch_toggled)
         sl.addWidget(self.watch_here)
         sl.addLayout(self._scope_row())
@@ -302,6 +306,7 @@ class SettingsView(QWidget):
                 self._flags_for = ws.root
                 self.schedule_here.setChecked(settings_store.schedules(str(ws.root)))
                 self.watch_here.setChecked(settings_store.watches(str(ws.root)))
+            self._show_jobs(state.status.assistant)
         finally:
             for w in boxes:
                 w.blockSignals(False)
@@ -494,6 +499,16 @@ class SettingsView(QWidget):
                 self._show_scope(self.state)
         # (its change record, Dreamdesk's state, brings the next read and with it the boxes)
         change_scope(self._by(), ws, area, on, failed=failed)
+
+    def _show_jobs(self, assistant) -> None:
+        """Where the home's assistant dreams itself (OpenClaw), scheduling and the watch are off and
+        say why."""
+        refused = None if assistant is None or assistant.runs_dreamdesk_jobs else assistant.jobs_refused
+        for box, tip in ((self.schedule_here, SCHEDULE_TIP), (self.watch_here, WATCH_TIP)):
+            box.setEnabled(not refused)
+            box.setToolTip(refused + "." if refused else tip)
+            if refused:
+                box.setChecked(False)
 
     def _schedule_toggled(self, on: bool) -> None:
         if self.ws is not None:

@@ -21,16 +21,27 @@ class Gauge(QWidget):
         self.budget = 0
         self.state = "unbudgeted"
         self.exists = True
+        self.details = ""        # the limits the file is held to and how its assistant takes it
         self.setFixedHeight(self.fontMetrics().height() + 24)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_value(self, chars: int, budget: int, state: str, exists: bool = True) -> None:
         changed = (chars, budget, state, exists) != (self.chars, self.budget, self.state, self.exists)
         self.chars, self.budget, self.state, self.exists = chars, budget, state, exists
-        self.setToolTip(self.summary())
-        self.setAccessibleName(f"{self.path}: {self.summary()}")
+        self._say()
         if changed:
             self.update()
+
+    def set_details(self, limits: str, note: str) -> None:
+        """What the tooltip adds to the numbers: the limits that apply (an assistant's own caps) and
+        how the assistant takes the file, in words."""
+        self.details = "\n".join(x for x in (f"Limits: {limits}" if limits else "", note) if x)
+        self._say()
+
+    def _say(self) -> None:
+        self.setToolTip(self.summary() + (f"\n{self.details}" if self.details else ""))
+        self.setAccessibleName(f"{self.path}: {self.summary()}")
+        self.setAccessibleDescription(self.details)
 
     @property
     def fraction(self) -> float | None:

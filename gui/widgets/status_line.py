@@ -24,7 +24,8 @@ class Counters(QLabel):
     def show_state(self, state: WorkspaceState) -> None:
         from dreamdesk.engine.core import clock
         st = state.status
-        self.setText(f"{st.pending} pending · {len(st.problems)} problem(s) · "
+        pending = f"{st.pending} pending · " if st.keeps_history else ""    # (no history.jsonl: nothing pends)
+        self.setText(f"{pending}{len(st.problems)} problem(s) · "
                      f"read {clock.show(state.read_at, seconds=True)[11:]}")
         # its room grows with its text even while a message is shown (else "25 pendin")
         self.setMinimumWidth(self.sizeHint().width())

@@ -283,6 +283,7 @@ class MainWindow(QMainWindow):
         """A state read: the Dashboard, the panel's scope, the counters and the clock (the tab
         views are handed their part by the context)."""
         self.dashboard.set_state(state)
+        self.panel.show_jobs(state.status.assistant)
         if state.changed.state:
             self.panel.show_scope(state.scope, state.ceiling, state.scope_error)
         self.status_label.show_state(state)

@@ -280,6 +280,7 @@ def test_config_forget_and_reapply_usage(capsys, ws):
 JSON_COMMANDS = {
     "status": ["status", "WS", "extra"],
     "history": ["history", "WS", "extra"],
+    "files": ["files", "WS", "extra"],
     "prompt": ["prompt", "WS", "extra"],
     "config": ["config", "set", "WS", "intervalH", "soon"],
     "snapshots": ["snapshots", "WS", "extra"],
@@ -347,7 +348,7 @@ def test_json_error_on_a_folder_that_is_no_workspace(capsys, tmp_path, name):
 def test_json_error_keeps_the_exit_code_of_a_failed_action(capsys, ws, monkeypatch):
     from dreamdesk.engine import cli
 
-    def refused(path):
+    def refused(path, args=None):
         raise PermissionError(13, "Permission denied", str(ws / "memory"))
     monkeypatch.setattr(cli, "_open", refused)
     code, words = _json_error(capsys, ["status", str(ws)])

@@ -39,7 +39,7 @@ def test_help_says_what_no_arguments_and_open_do_and_lists_the_commands():
     for command in ("status", "history", "dream", "restore", "serve"):
         assert f" {command} " in out
     # a command's own help still names itself
-    assert _dreamdesk("status", "--help").stdout.startswith("usage: dreamdesk status [-h] [--json] PATH")
+    assert _dreamdesk("status", "--help").stdout.startswith("usage: dreamdesk status [-h] [--json] [--agent ID] PATH")
 
 
 def test_version_is_the_installed_one_or_says_it_is_not_installed(capsys, monkeypatch):

@@ -148,8 +148,8 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
 
 
-ASSISTANT_KINDS = {"jenny", "nanobot-0.3"}         # engine/assistants' kinds, as strings
-KIND_NAMES = {"JENNY", "NANOBOT", "LABELS", "NAMES", "is_nanobot"}
+ASSISTANT_KINDS = {"jenny", "nanobot-0.3", "openclaw"}         # engine/assistants' kinds, as strings
+KIND_NAMES = {"JENNY", "NANOBOT", "OPENCLAW", "LABELS", "NAMES", "is_nanobot"}
 
 
 def _kind_branches() -> list[str]:

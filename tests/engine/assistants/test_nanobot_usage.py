@@ -133,8 +133,8 @@ def test_a_store_of_another_layout_is_refused_in_words(tmp_path):
 
 
 def test_a_locked_store_says_so(tmp_path, monkeypatch):
-    from dreamdesk.engine.assistants import nanobot_usage
-    monkeypatch.setattr(nanobot_usage, "_BUSY_SECONDS", 0.05)     # how long a read waits for the lock (0.5 s)
+    from dreamdesk.engine.disk import sqlite_read
+    monkeypatch.setattr(sqlite_read, "BUSY_SECONDS", 0.05)     # how long a read waits for the lock (0.5 s)
     home = _home(tmp_path)
     _store(home, ROWS, wal=False)                    # a rollback-journal store: a writer locks readers out
     holder = sqlite3.connect(home / "llm_usage.sqlite3", isolation_level=None)

@@ -1,0 +1,131 @@
+"""`dreamdesk` on an OpenClaw home built by the real OpenClaw 2026.9.6 (issue 28 item 7): every read
+command takes --json there and answers for OpenClaw's home (the sizes against its caps and the
+cut, its Project Context byte for byte, its daily notes), says in words what it does not read yet,
+refuses Dreamdesk's own jobs in words, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import tree_state
+from dreamdesk.engine.cli import main
+from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
+from helpers.openclaw_homes import copy_home, manifest, oracle_context
+
+READS = (["status"], ["files"], ["history"], ["prompt", "--text"], ["prompt", "--new", "--text"], ["runs"],
+         ["archive"], ["schedule"])
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_status_json_carries_each_limit_the_cut_and_the_total(capsys, tmp_path):
+    home = copy_home("over-cap", tmp_path)
+    st = as_json(capsys, "status", home)
+    assert st["workspace"] == str(home / "workspace") and st["assistant"]["kind"] == "openclaw"
+    assert st["assistant"]["agent"] == "main" and st["assistant"]["jobs_refused"].startswith("OpenClaw runs its own")
+    files = {f["path"]: f for f in st["files"]}
+    memory = files["MEMORY.md"]
+    assert (memory["chars"], memory["budget"], memory["state"]) == (8040, 6000, "over")
+    assert [x["what"] for x in memory["limits"]] == ["per-file cap", "left of the total", "promotion budget"]
+    assert [c["line"] for c in memory["cut"]] == list(range(35, 52))
+    assert memory["cut"][0]["whole"] is False and memory["cut"][1]["text"].startswith("- Fact 34:")
+    assert files["USER.md"]["budget"] == 4000 and files["SOUL.md"]["cut"] == []
+    assert st["totals"] == [{"name": "All bootstrap files (a private session)", "chars": 22539, "budget": 60000,
+                             "state": "ok", "key": "agents.defaults.bootstrapTotalMaxChars",
+                             "note": "5 files, 22,539 characters together; OpenClaw injects 18,842 of them"}]
+    assert as_json(capsys, "files", home)["files"] == st["files"]
+
+
+def test_status_in_words_names_the_cut(capsys, tmp_path):
+    code, out, _ = run(capsys, "status", copy_home("over-cap", tmp_path))
+    assert code == 0
+    assert "  MEMORY.md                         8,040 /  6,000   134%" in out
+    assert "      17 entries fall into the cut (never seen by the model):" in out
+    assert "        line   36  - Fact 34: the build server rack 34" in out
+    assert "Dream      OpenClaw runs its own dreaming" in out and "Cursors" not in out
+
+
+@pytest.mark.parametrize("name", ["over-cap", "over-total"])
+def test_prompt_text_is_the_project_context_openclaw_sent(capsys, tmp_path, name):
+    home = copy_home(name, tmp_path)
+    code, out, _ = run(capsys, "prompt", home, "--text")
+    assert code == 0 and out == oracle_context(name, home) + "\n"
+    pv = as_json(capsys, "prompt", home, "--text")
+    assert pv["text"] == oracle_context(name, home) and pv["first_message"] is None
+    assert [p["name"] for p in pv["parts"]] == ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"]
+
+
+def test_prompt_new_adds_the_daily_notes_prelude(capsys, tmp_path, monkeypatch):
+    home = copy_home("dreamed", tmp_path)
+    d0 = manifest("dreamed")["days"]["D0"]
+    monkeypatch.setenv("DREAMDESK_TODAY", d0)
+    pv = as_json(capsys, "prompt", home, "--new", "--text")
+    assert pv["text"] == oracle_context("dreamed", home)
+    assert pv["first_message"].startswith("[Startup context loaded by runtime]")
+    assert f"[Untrusted daily memory: memory/{d0}-standup.md]" in pv["first_message"]
+    assert pv["parts"][-1]["name"] == "Startup context (/new)"
+
+
+def test_history_lists_the_daily_notes_newest_first(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    d = manifest("dreamed")["days"]
+    out = as_json(capsys, "history", home)
+    assert [(n["date"], n["slug"]) for n in out["notes"]] == [(d["D0"], None), (d["D0"], "standup"), (d["D1"], None),
+                                                             (d["D1"], "retro"), (d["D2"], None)]
+    first = out["notes"][0]
+    assert first["path"] == f"memory/{d['D0']}.md"
+    assert first["size"] == (home / "workspace" / first["path"]).stat().st_size
+    assert out["note"].startswith("this home keeps no history.jsonl")
+
+
+def test_runs_and_archive_say_what_is_read_in_a_coming_step(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    runs = as_json(capsys, "runs", home)
+    assert runs["runs"] == [] and runs["note"].startswith("OpenClaw's dreaming sweeps")
+    archive = as_json(capsys, "archive", home)
+    assert archive["entries"] == [] and "coming step" in archive["note"]
+    code, out, _ = run(capsys, "runs", home)
+    assert code == 0 and out.startswith("OpenClaw's dreaming sweeps (DREAMS.md's consolidation history")
+
+
+def test_dream_and_compact_are_refused_in_words(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    before = tree_state(home)
+    for command in ("dream", "compact", "serve"):
+        code, out, err = run(capsys, command, home)
+        assert code == 2 and err.startswith("dreamdesk: OpenClaw runs its own dreaming"), (command, err)
+    assert tree_state(home) == before
+
+
+def test_agent_picks_an_agent_and_an_unknown_one_is_said(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    config = json.loads((home / "openclaw.json").read_text(encoding="utf-8"))
+    config["agents"]["entries"]["work"] = {"workspace": str(tmp_path / "work-claw")}
+    (tmp_path / "work-claw").mkdir()
+    (home / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    assert as_json(capsys, "status", home, "--agent", "work")["workspace"] == str(tmp_path / "work-claw")
+    code, out, err = run(capsys, "status", home, "--agent", "play", "--json")
+    assert code == 2 and json.loads(out)["error"].endswith("no agent 'play' in this OpenClaw home; its agents: main, work")
+
+
+@pytest.mark.parametrize("name", ["fresh", "dreamed"])
+def test_every_read_command_writes_nothing(capsys, tmp_path, name, private_state):
+    home = copy_home(name, tmp_path)
+    before, state_before = tree_state(home), tree_state(private_state)
+    for argv in READS:
+        for extra in ([], ["--json"]):
+            code, _, err = run(capsys, argv[0], home, *argv[1:], *extra)
+            assert code == 0, (argv, err)
+    assert tree_state(home) == before and tree_state(private_state) == state_before
