@@ -1,0 +1,68 @@
+"""The window on the home the real OpenClaw 2026.9.6 dreamed in (issue 28 items 4-6): its sweeps and
+`promote --apply` in the Dream runs tab with a sweep's counts, entries, diary, reports and
+MEMORY.md diff; what left MEMORY.md in the Archive with its Restore refused in words; the
+Dashboard's next sweep and candidates; the Files view's provenance and directives. Reading it all
+leaves the home byte- and mtime-identical. Screenshots go to /tmp/shots-i28-oc-wire to be looked at."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import open_window, tree_state
+from dreamdesk.gui.models.runs_model import COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TRIGGER
+from helpers.openclaw_homes import copy_home
+from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
+
+SHOTS = Path(os.environ.get("DREAMDESK_OPENCLAW_SHOTS") or Path(tempfile.gettempdir()) / "shots-i28-oc-wire")
+SWEEP2 = "openclaw-sweep-2026-12-06T23:20:57.068Z"
+
+
+def grab(win, name: str) -> None:
+    """What a person sees at the default size and at 1280×720 (offscreen), kept to be looked at."""
+    from PySide6.QtWidgets import QApplication
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for size, tag in (((1280, 820), "default"), ((1280, 720), "1280x720")):
+        win.resize(*size)
+        QApplication.processEvents()
+        assert win.grab().save(str(SHOTS / f"{name}-{tag}.png"))
+
+
+@pytest.fixture
+def dreamed(gui_env, qtbot, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    before = tree_state(home)
+    win = open_window(qtbot, home)
+    yield win
+    assert tree_state(home) == before         # every view read, nothing written, the database included
+
+
+def test_the_runs_tab_lists_openclaws_sweeps_and_shows_a_sweep_in_full(dreamed, qtbot, qtmodeltester):
+    win = dreamed
+    view = win._go("runs")
+    qtbot.waitUntil(lambda: view.loaded and view.shown is not None, timeout=10000)
+    m = view.model
+    qtmodeltester.check(m)
+    rows = [tuple(m.cell_text(r, c) for c in (COL_BY, COL_TRIGGER, COL_STATUS, COL_CREATED, COL_REMOVED, COL_ID))
+            for r in range(m.rowCount())]
+    assert rows == [("assistant", "sweep", "ok", "+1", "−1", SWEEP2),
+                    ("assistant", "promotion", "ok", "+1", "−0", "openclaw-promotion-2026-12-06T23:20:14.734Z"),
+                    ("assistant", "sweep", "ok", "+1", "−0", "openclaw-sweep-2026-12-06T23:19:35.817Z")]
+    assert "3 Dream runs (3 by the assistant)" in view.summary.text()
+    text = view.detail.toPlainText()
+    assert text.startswith("sweep · by OpenClaw · ok\nDreaming sweep: added 0, merged 1, superseded 0")
+    assert "Counts\nadded 0, merged 1, superseded 0 (its consolidation history)" in text
+    assert "Removed entries (1)\n1. MEMORY.md · # Memory · merged\n- The user prefers green tea in the afternoon.\n" \
+           "merged into:\n- The user prefers green tea in the afternoon. Source: memory/2026-12-06-standup.md" in text
+    assert "Diary entry 3: the notes settled like dust in lamplight." in text
+    assert "deep\nmemory/dreaming/deep/2026-12-06.md\ncompleted" in text
+    assert "MEMORY.md: before → after\n--- before/MEMORY.md\n+++ after/MEMORY.md" in text
+    assert "-- The user prefers green tea in the afternoon." in text
+    grab(win, "openclaw-sweep")
+    # the first sweep's reports were rewritten by the second sweep that day: said so
+    assert view.select_run("openclaw-sweep-2026-12-06T23:19:35.817Z")
+    qtbot.waitUntil(lambda: view.shown is not None and view.shown["id"].endswith("19:35.817Z"), timeout=5000)
+    assert "rewritten by a later sweep that day" in view.detail.toPlainText()
