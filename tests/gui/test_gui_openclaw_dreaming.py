@@ -57,6 +57,7 @@ def test_the_runs_tab_lists_openclaws_sweeps_and_shows_a_sweep_in_full(dreamed, 
     assert "Counts\nadded 0, merged 1, superseded 0 (its consolidation history)" in text
     assert "Removed entries (1)\n1. MEMORY.md · # Memory · merged\n- The user prefers green tea in the afternoon.\n" \
            "merged into:\n- The user prefers green tea in the afternoon. Source: memory/2026-12-06-standup.md" in text
+    assert "Added entries (1)\n1. MEMORY.md · ## Consolidated Memory (2026-12-06) · merged" in text
     assert "Diary entry 3: the notes settled like dust in lamplight." in text
     assert "deep\nmemory/dreaming/deep/2026-12-06.md\ncompleted" in text
     assert "MEMORY.md: before → after\n--- before/MEMORY.md\n+++ after/MEMORY.md" in text
@@ -66,3 +67,21 @@ def test_the_runs_tab_lists_openclaws_sweeps_and_shows_a_sweep_in_full(dreamed, 
     assert view.select_run("openclaw-sweep-2026-12-06T23:19:35.817Z")
     qtbot.waitUntil(lambda: view.shown is not None and view.shown["id"].endswith("19:35.817Z"), timeout=5000)
     assert "rewritten by a later sweep that day" in view.detail.toPlainText()
+
+
+def test_the_archive_tab_shows_what_left_memory_md_and_refuses_restore_in_words(dreamed, qtbot, qtmodeltester):
+    from dreamdesk.gui.models.archive_model import COL_FROM, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT
+    win = dreamed
+    view = win._go("archive")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=10000)
+    qtmodeltester.check(view.model)
+    cell = lambda col: view.proxy.index(0, col).data()           # noqa: E731
+    assert (cell(COL_TEXT), cell(COL_REASON)) == ("- The user prefers green tea in the afternoon.", "dream")
+    assert cell(COL_RUN) == SWEEP2 and cell(COL_FROM).startswith("the assistant · pre-image 2026-12-06T23:20:57")
+    assert cell(COL_REPLACED).startswith("- The user prefers green tea in the afternoon. Source: memory/")
+    view.table.selectRow(0)
+    qtbot.waitUntil(lambda: bool(view.detail.toPlainText()), timeout=5000)
+    for button in (view.restore_button, view.pin_button, view.delete_button):
+        assert not button.isEnabled()
+        assert button.toolTip().startswith("Putting back an entry OpenClaw's dreaming removed comes with writing")
+    grab(win, "openclaw-archive")
