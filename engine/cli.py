@@ -70,7 +70,7 @@ def _bar(fraction: float | None, width: int = 20) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_status(args) -> int:
-    from .overview.status import read_status
+    from .overview.status import next_words, read_status
     ws = _open(args.path, args)
     st = read_status(ws)
     if args.json:
@@ -96,6 +96,8 @@ def cmd_status(args) -> int:
                 + "; no history.jsonl here"]
     if a and not a.runs_dreamdesk_jobs:
         out.append(f"Dream      {a.jobs_refused}.")
+        if st.whats_next is not None:
+            out.append("Next       " + next_words(st.whats_next).replace("\n", "\n           "))
     else:
         d = st.config.dream
         out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
@@ -115,7 +117,7 @@ def cmd_files(args) -> int:
     sizes = assistant_of(ws, cfg.raw).sizes(ws, cfg)
     if args.json:
         _dump({"files": [f.to_json() for f in sizes.files], "totals": [t.to_json() for t in sizes.totals],
-               "problems": [p.to_json() for p in sizes.problems]})
+               "problems": [p.to_json() for p in sizes.problems]} | assistant_of(ws, cfg.raw).files_detail(ws))
         return EXIT_OK
     said: set[str] = set()
     out = [line for f in sizes.files for line in _size_lines(f, said)]

@@ -166,3 +166,25 @@ def test_every_read_command_writes_nothing(capsys, tmp_path, name, private_state
             code, _, err = run(capsys, argv[0], home, *argv[1:], *extra)
             assert code == 0, (argv, err)
     assert tree_state(home) == before and tree_state(private_state) == state_before
+
+
+def test_status_carries_whats_next_as_openclaw_memory_promote_lists_it(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    n = as_json(capsys, "status", home)["whats_next"]
+    listed = [c["key"] for c in oracle("dreamed", "promote_dry.json")["candidates"]]
+    assert [c["key"] for c in n["candidates"] if c["eligible"]] == listed == n["next_batch"]
+    assert (n["next_sweep"]["expr"], n["next_sweep"]["how"]) == ("0 3 * * *", "the dreaming cron job in the state database")
+    code, out, _ = run(capsys, "status", home)
+    assert "Next       Next sweep " in out and "1 of 7 recalled candidate(s) meet the thresholds" in out
+    assert "• memory/2026-12-05-retro.md:1-4  score " in out and "— ready" in out
+
+
+def test_files_json_carries_provenance_directives_and_daily_notes(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    got = as_json(capsys, "files", home)
+    promoted = [e for e in got["provenance"]["entries"] if e["origin"] == "promoted"]
+    assert [(e["source"]["path"], e["source"]["start_line"], e["source"]["end_line"], e["score"], e["recalls"])
+            for e in promoted] == [("memory/2026-12-06.md", 1, 4, 0.806, 3)]
+    statuses = [(d["observed"], d["status"], d["replaced_by"]) for d in got["directives"]["directives"]]
+    assert statuses == [("2026-11-30", "superseded", 1), ("2026-12-04", "active", None), ("2026-12-03", "active", None)]
+    assert len(got["daily_notes"]["notes"]) == 5

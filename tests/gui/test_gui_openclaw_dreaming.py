@@ -85,3 +85,11 @@ def test_the_archive_tab_shows_what_left_memory_md_and_refuses_restore_in_words(
         assert not button.isEnabled()
         assert button.toolTip().startswith("Putting back an entry OpenClaw's dreaming removed comes with writing")
     grab(win, "openclaw-archive")
+
+
+def test_the_dashboards_dream_box_shows_the_next_sweep_and_the_leading_candidates(dreamed):
+    text = dreamed.dashboard.last_run.text()
+    assert text.startswith("Next sweep ") and "(0 3 * * *); 1 of 7 recalled candidate(s) meet the thresholds" in text
+    assert "• memory/2026-12-05-retro.md:1-4  score " in text and "5 recalls, 5 queries — ready" in text
+    assert "short: signals 2 < 3, unique queries 2 < 3" in text
+    assert "coming step" not in text
