@@ -93,3 +93,26 @@ def test_the_dashboards_dream_box_shows_the_next_sweep_and_the_leading_candidate
     assert "• memory/2026-12-05-retro.md:1-4  score " in text and "5 recalls, 5 queries — ready" in text
     assert "short: signals 2 < 3, unique queries 2 < 3" in text
     assert "coming step" not in text
+
+
+def test_the_files_view_tells_where_a_promoted_entry_came_from_and_a_directives_status(dreamed, qtbot):
+    win = dreamed
+    files = win._go("files")
+    files.open_path("MEMORY.md")
+    qtbot.waitUntil(lambda: files.loaded is not None and files.loaded.path == "MEMORY.md", timeout=5000)
+    files.go_to_line(13)                     # the entry `memory promote --apply` appended
+    qtbot.waitUntil(lambda: "promoted 2026-12-06" in files.blame.text(), timeout=5000)
+    blame = files.blame.text()
+    assert blame.startswith("Line 13: promoted 2026-12-06 · score 0.806 · 3 recalls · from "
+                            "<a href='lines:memory/2026-12-06.md:1'>memory/2026-12-06.md lines 1–4</a>")
+    assert "3 unique queries; promoted 2026-12-06T23:20:14.734Z" in blame
+    assert files.blame_line(2).startswith("Line 3: written by hand or by the agent (no promotion marker)")
+    grab(win, "openclaw-provenance")
+    files._blame_link("lines:memory/2026-12-06.md:1")          # the link opens the note at its lines
+    qtbot.waitUntil(lambda: files.loaded.path == "memory/2026-12-06.md", timeout=5000)
+    assert files.editor.textCursor().blockNumber() == 0
+    files.open_path("USER.md")
+    qtbot.waitUntil(lambda: files.loaded.path == "USER.md", timeout=5000)
+    assert files.blame_line(4) == ("Line 5: observed 2026-11-30 · superseded → replaced by line 9 (observed "
+                                   "2026-12-04)<br>replaced by: - Prefer green tea; never suggest coffee after noon.")
+    assert files.blame_line(8).startswith("Line 9: observed 2026-12-04 · active<br>replaces line 5:")
