@@ -70,7 +70,7 @@ def _bar(fraction: float | None, width: int = 20) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_status(args) -> int:
-    from .overview.status import read_status
+    from .overview.status import next_words, read_status
     ws = _open(args.path, args)
     st = read_status(ws)
     if args.json:
@@ -96,6 +96,8 @@ def cmd_status(args) -> int:
                 + "; no history.jsonl here"]
     if a and not a.runs_dreamdesk_jobs:
         out.append(f"Dream      {a.jobs_refused}.")
+        if st.whats_next is not None:
+            out.append("Next       " + next_words(st.whats_next).replace("\n", "\n           "))
     else:
         d = st.config.dream
         out.append(f"Dream      {'enabled' if d['enabled'] else 'disabled'}, every {d['intervalH']:g} h, "
@@ -115,7 +117,7 @@ def cmd_files(args) -> int:
     sizes = assistant_of(ws, cfg.raw).sizes(ws, cfg)
     if args.json:
         _dump({"files": [f.to_json() for f in sizes.files], "totals": [t.to_json() for t in sizes.totals],
-               "problems": [p.to_json() for p in sizes.problems]})
+               "problems": [p.to_json() for p in sizes.problems]} | assistant_of(ws, cfg.raw).files_detail(ws))
         return EXIT_OK
     said: set[str] = set()
     out = [line for f in sizes.files for line in _size_lines(f, said)]
@@ -557,21 +559,9 @@ def _check_day(flag: str, day: str | None) -> None:
         raise UsageError(f"dreamdesk archive: {flag} takes a day as YYYY-MM-DD, not {day!r}")
 
 
-def _unread(why: str, empty: dict, args) -> int:
-    """A part of the home Dreamdesk does not read yet (the assistant says why), said in words."""
-    if args.json:
-        _dump({**empty, "note": why})
-    else:
-        print(why[0].upper() + why[1:] + ".")
-    return EXIT_OK
-
-
 def _archive_list(ws: Workspace, args) -> int:
     from .recovery.archive import search
     from .recovery.prunes import all_prunes
-    why = assistant_of(ws).unread("archive")
-    if why:
-        return _unread(why, {"entries": [], "total": 0, "problems": []}, args)
     arc, extra, folded = all_prunes(ws)
     every = arc.records + extra
     hits = {id(r) for r in search(every, args.search, args.file, args.reason, args.since, args.until, args.origin)}
@@ -898,9 +888,10 @@ def cmd_runs(args) -> int:
     ws = _open(rest[0], args) if rest else None
     if not rest or len(rest) not in (1, 3) or (len(rest) == 3 and rest[1] != "show"):
         raise UsageError("dreamdesk runs: usage: dreamdesk runs PATH [--json] | dreamdesk runs PATH show ID [--json]")
-    why = assistant_of(ws).unread("runs")
-    if why:
-        return _unread(why, {"runs": []}, args)
+    if len(rest) == 3:
+        own = assistant_of(ws).assistant_runs(ws)
+        if own is not None:
+            return _show_own_run(own, rest[2], args)
     if len(rest) == 3 and not rest[2].startswith("r-"):
         return _show_commit_run(ws, rest[2], args)
     if len(rest) == 3:
@@ -963,13 +954,18 @@ def _list_runs(ws: Workspace, args) -> int:
                         | {"created_count": r.get("created_count", len(r.get("created", []))),
                            "removed_count": r.get("removed_count", len(r.get("removed", []))),
                            "refused_count": len(records.counted_refusals(r.get("refused") or []))} for r in every],
-               "problems": [p.to_json() for p in problems]})
+               "problems": [p.to_json() for p in problems]}
+              | ({"restore_points": side.own.restore_points, "notes": side.own.notes} if side.own else {}))
         return EXIT_OK
     for p in problems:
         print(f"dreamdesk: {p}", file=sys.stderr)
     if not every:
         print("No Dream runs recorded yet.")
     for r in every:
+        if r["writer"] == "assistant" and side.own is not None:
+            print(f"{r['id']}  {clock.show_iso(r.get('started'))}  {r.get('author')} {r['kind']:<9} "
+                  f"+{r['created_count']} -{r['removed_count']}  {r['status']}  {r['subject']}")
+            continue
         if r["writer"] == "assistant":
             moved = cursor_move(r["cursor"]["before"], r["cursor"]["after"]) or ""
             tok = f"{r['tokens']['total']:,} tokens  " if r.get("tokens") else ""
@@ -980,6 +976,43 @@ def _list_runs(ws: Workspace, args) -> int:
         tok = (r.get("tokens") or {}).get("total", 0)
         print(f"{r['id']}  {clock.show_iso(r.get('started'))}  {r.get('trigger', ''):<8} {r.get('status', ''):<13} cursors {b.get('first')}–{b.get('last')}  "
               f"+{len(r.get('created', []))} -{len(r.get('removed', []))}  {tok:,} tokens")
+    if side.own is not None:
+        _print_restore_points(side.own.restore_points)
+    return EXIT_OK
+
+
+def _print_restore_points(points: list[dict]) -> None:
+    if points:
+        print(f"Restore points ({len(points)}): MEMORY.md as the assistant saved it before a run rewrote it")
+    for p in points:
+        print(f"  {clock.show_iso(p['created_at'], True)}  {p['chars']:>7,} chars  {p['entries']:>3} entries  "
+              f"{'before ' + p['run'] if p.get('run') else '(no run of it is known)'}")
+
+
+def _show_own_run(own, run_id: str, args) -> int:
+    """One run the assistant records itself, by its id (or the start of it)."""
+    found = [r for r in own.runs if r["id"] == run_id] or [r for r in own.runs if r["id"].startswith(run_id)]
+    if len(found) != 1:
+        raise WorkspaceError(f"no run {run_id} here" if not found else f"{run_id} names {len(found)} runs: give more of it")
+    r, d = found[0], found[0]["detail"]
+    if args.json:
+        _dump(r)
+        return EXIT_OK
+    print(f"{r['id']}  {clock.show_iso(r.get('started'), True)}  by {r.get('author')}  {r['status']}")
+    print(r["subject"])
+    for c in (c for c in d["added"] if c["why"] != "heading"):
+        print(f"  + [{c['why']}] {c['text']}")
+    for c in (c for c in d["removed"] if c["why"] != "heading"):
+        print(f"  - [{c['why']}] {c['text']}" + (f"  → {c['other']}" if c.get("other") else ""))
+    for x in d["diary"]:
+        print(f"Diary ({x['when']}): {x['text']}")
+    for p in d["reports"]:
+        print(f"Report {p['phase']}: {p['path']} ({p['outcome'] or 'no outcome recorded'}"
+              + ("" if p["latest"] else "; a later sweep that day rewrote it") + ")")
+    if d.get("diff_unified"):
+        sys.stdout.write(d["diff_unified"])
+    elif d.get("diff_note"):
+        print(f"MEMORY.md diff: {d['diff_note']}")
     return EXIT_OK
 
 

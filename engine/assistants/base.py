@@ -15,6 +15,41 @@ if TYPE_CHECKING:
     from ..home.workspace import Workspace
 
 
+@dataclass
+class AssistantRuns:
+    """An assistant's runs when it keeps its own record of them (not Dreamdesk's snapshot commits)."""
+    runs: list[dict]                 # newest first: as `runs --json` lists an assistant's run, its "detail" within
+    restore_points: list[dict] = field(default_factory=list)    # the saved versions it keeps, newest first
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AssistantPrunes:
+    """What left the memory files by the assistant's own hand, known from what it keeps."""
+    records: list[dict]              # oldest first: ArchiveRecord's fields, with "origin" and "back"
+    restore_refused: str = ""        # why such an entry is not restored yet, in words ("": it may be)
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryNote:
+    """What the assistant's own records say about one entry (or block) of a memory file."""
+    start_line: int                  # 1-based, inclusive
+    end_line: int
+    title: str                       # one line: "promoted 2026-12-06 · score 0.81 · 3 recalls"
+    details: tuple[str, ...] = ()    # further lines, in words
+    source: tuple[str, int, int] | None = None    # a file and its lines (1-based) the entry came from
+    state: str = ""                  # a word a view may colour by: active | superseded | promoted | by hand …
+
+    def to_json(self) -> dict:
+        return {"start_line": self.start_line, "end_line": self.end_line, "title": self.title,
+                "details": list(self.details), "state": self.state,
+                "source": None if self.source is None else
+                {"path": self.source[0], "start_line": self.source[1], "end_line": self.source[2]}}
+
+
 @dataclass(frozen=True, slots=True)
 class Assistant:
     why: tuple[str, ...] = field(default_factory=tuple)     # the signs that said so, in words
@@ -88,6 +123,31 @@ class Assistant:
         """Why Dreamdesk does not read this part of the home yet ("runs", "archive"), in words;
         None: it reads it as the contract's."""
         return None
+
+    def assistant_runs(self, ws: Workspace) -> AssistantRuns | None:
+        """The assistant's own runs, when it records them itself; None: the contract's answer, its
+        runs are the snapshot commits it made (engine/dream/run_list.py reads those)."""
+        return None
+
+    def assistant_prunes(self, ws: Workspace) -> AssistantPrunes | None:
+        """What the assistant removed from the memory files, known from its own records; None: the
+        contract's answer (Dreamdesk's archive and the snapshot commits say it)."""
+        return None
+
+    def whats_next(self, ws: Workspace) -> dict | None:
+        """What the assistant's own dreaming will do next (its candidates, its next run), as JSON;
+        None: it dreams by no schedule of its own (the contract's Dream is Dreamdesk's)."""
+        return None
+
+    def entry_notes(self, ws: Workspace, file: str) -> list[EntryNote]:
+        """What the assistant's records say about each entry of `file` (where it came from, its
+        status); none in the contract's home."""
+        return []
+
+    def files_detail(self, ws: Workspace) -> dict:
+        """The same as JSON for `files --json`, with anything else the home keeps beside its files
+        (the contract's: nothing more)."""
+        return {}
 
     def build_prompt(self, ws, history, dream_cursor: int, new_session: bool = False):
         """The preview of a new chat's system prompt, as this assistant builds it (a PromptPreview);

@@ -19,7 +19,7 @@ from ..core.problems import WorkspaceError
 from ..home.layout import JSON5, Layout
 from ..home.workspace import Workspace
 from . import openclaw_home
-from .base import Assistant
+from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote
 from .openclaw_home import OpenClawHome
 
 if TYPE_CHECKING:
@@ -40,12 +40,6 @@ JOBS_REFUSED = ("OpenClaw runs its own dreaming (memory-core's sweep promotes re
                 "on an OpenClaw home")
 FILE_WRITES = ("Dreamdesk reads an OpenClaw home but does not write it yet: edits, restores and archive writes come "
                "once they take OpenClaw's own locks and formats")
-UNREAD = {
-    "runs": ("OpenClaw's dreaming sweeps (DREAMS.md's consolidation history, MEMORY.md's promotion sections, the "
-             "pre-images in its state database) are read in a coming step; Dreamdesk runs no Dream of its own here"),
-    "archive": ("what OpenClaw's sweeps removed from MEMORY.md and USER.md is read in a coming step (from the "
-                "pre-images in its state database); Dreamdesk archives nothing on an OpenClaw home"),
-}
 
 
 def layout(agent: str | None) -> Layout:
@@ -95,8 +89,25 @@ class OpenClaw(Assistant):
         mark = " (the default)" if self.agent == self.default_agent else ""
         return f"agent {self.agent}{mark}; the home's other agents: {others} (dreamdesk … --agent ID opens one)"
 
-    def unread(self, part: str) -> str | None:
-        return UNREAD.get(part)
+    def assistant_runs(self, ws: Workspace) -> AssistantRuns:
+        from . import openclaw_reads
+        return openclaw_reads.runs(self, ws)
+
+    def assistant_prunes(self, ws: Workspace) -> AssistantPrunes:
+        from . import openclaw_reads
+        return openclaw_reads.prunes(self, ws)
+
+    def whats_next(self, ws: Workspace) -> dict:
+        from . import openclaw_reads
+        return openclaw_reads.next_json(self, ws)
+
+    def entry_notes(self, ws: Workspace, file: str) -> list[EntryNote]:
+        from . import openclaw_reads
+        return openclaw_reads.entry_notes(self, ws, file)
+
+    def files_detail(self, ws: Workspace) -> dict:
+        from . import openclaw_reads
+        return openclaw_reads.files_detail(self, ws)
 
     def sizes(self, ws: Workspace, cfg: Config) -> Sizes:
         from .openclaw_sizes import sizes

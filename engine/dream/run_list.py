@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta, tzinfo
 
+from ..assistants import assistant_of
+from ..assistants.base import AssistantRuns
 from ..core import clock
 from ..recovery.archive import ArchiveRecord, plan_record_restore
 from ..core.rules import ARCHIVED_FILES
@@ -36,6 +38,7 @@ class AssistantSide:
     usage_runs: list[RunUsage] = field(default_factory=list)    # oldest first
     transcript_of: dict[str, DreamTranscript] = field(default_factory=dict)   # commit sha -> its run's
     tokens_of: dict[str, RunUsage] = field(default_factory=dict)              # commit sha -> its run's
+    own: AssistantRuns | None = None           # the runs it records itself (then no commit is read)
 
 
 def usage_runs(usage: DreamUsage, transcripts: list[DreamTranscript], history: CommitHistory) -> list[RunUsage]:
@@ -83,8 +86,14 @@ def every_run(ws: Workspace) -> tuple[list[dict], list[Problem], AssistantSide]:
     first; the problems of unreadable records."""
     typed, problems = records.list_runs(ws)
     ours = [record_json(r) | {"writer": "dreamdesk"} for r in typed]
-    side = read_assistant_side(ws)
-    theirs = [assistant_summary(c, side) for c in side.runs]
+    own = assistant_of(ws).assistant_runs(ws)
+    if own is not None:       # the assistant records its runs itself: its record, not commits
+        side = AssistantSide(own=own)
+        theirs = own.runs
+        problems = problems + [Problem("the assistant's records", p) for p in own.problems]
+    else:
+        side = read_assistant_side(ws)
+        theirs = [assistant_summary(c, side) for c in side.runs]
     every = sorted(ours + theirs, key=lambda r: _instant(r.get("started")), reverse=True)
     return every, problems, side
 

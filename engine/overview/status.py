@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..assistants import Assistant, assistant_of
+from ..core import clock
 from ..home.budgets import FileSize, Sizes, Total
 from ..disk.changes import EVERYTHING, Changes
 from ..home.config import Config, LostSetting, lost_problem, lost_settings
@@ -32,6 +33,7 @@ class Status:
     lost_settings: list[LostSetting] = field(default_factory=list)   # Dreamdesk wrote them; config.json lost them
     totals: list[Total] = field(default_factory=list)   # several files against one limit (OpenClaw's total)
     keeps_history: bool = True             # False: the home has no history.jsonl (nor cursors) to show
+    whats_next: dict | None = None         # the assistant's own dreaming: its candidates and next run
     parts: dict = field(default_factory=dict, repr=False, compare=False)   # what read_status reuses
 
     @property
@@ -54,7 +56,29 @@ class Status:
             "sessions": [s.to_json() for s in self.sessions],
             "lost_settings": [x.to_json() for x in self.lost_settings],
             "problems": [p.to_json() for p in self.problems],
-        } | ({"totals": [t.to_json() for t in self.totals]} if self.totals else {})
+        } | ({"totals": [t.to_json() for t in self.totals]} if self.totals else {}) \
+          | ({"whats_next": self.whats_next} if self.whats_next is not None else {})
+
+
+def next_words(n: dict, top: int = 3) -> str:
+    """What the assistant's own dreaming does next, in words (the Dashboard's Dream box, `status`):
+    the next sweep, then the leading candidates with their recalls, queries and score against the
+    thresholds."""
+    sweep, t = n.get("next_sweep") or {}, n.get("thresholds") or {}
+    if not sweep.get("enabled"):
+        first = sweep.get("how") or "no sweep is planned"
+    else:
+        at = sweep.get("planned_at") or sweep.get("at")
+        first = (f"Next sweep {clock.show_iso(at)}" if at else "Next sweep not known") + f" ({sweep.get('expr')})"
+    cands = n.get("candidates") or []
+    ready = sum(1 for c in cands if c.get("eligible"))
+    lines = [first + f"; {ready} of {len(cands)} recalled candidate(s) meet the thresholds (score ≥ "
+             f"{t.get('min_score')}, signals ≥ {t.get('min_recall_count')}, queries ≥ {t.get('min_unique_queries')})."]
+    for c in cands[:top]:
+        state = "ready" if c.get("eligible") else "short: " + ", ".join(c.get("short") or [])
+        lines.append(f"• {c.get('path')}:{c.get('start_line')}-{c.get('end_line')}  score {c.get('score', 0):.2f}, "
+                     f"{c.get('recall_count')} recalls, {c.get('unique_queries')} queries — {state}")
+    return "\n".join(lines)
 
 
 def read_status(ws: Workspace, previous: Status | None = None, changes: Changes = EVERYTHING) -> Status:
@@ -75,7 +99,7 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
     return Status(str(ws.root), str(ws.home) if ws.home else None,
                   str(ws.config_path) if ws.config_path else None,
                   files, cur, dream, hist, cfg, sessions, problems, parts["assistant"], lost, sizes.totals,
-                  ws.layout.history, parts)
+                  ws.layout.history, parts["next"], parts)
 
 
 def _config_part(ws: Workspace, _parts: dict, _old):
@@ -153,4 +177,5 @@ _PARTS = (
     ("cursors", lambda c: c.cursors, _cursor_part),
     ("skills", lambda c: c.skills or c.all_files, _skill_part),
     ("sessions", lambda c: c.sessions or c.history or c.state or c.config, _session_part),
+    ("next", lambda c: c.config or c.all_files or c.touches_files(), lambda ws, parts, _old: parts["assistant"].whats_next(ws)),
 )

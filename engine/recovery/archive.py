@@ -43,17 +43,23 @@ class ArchiveRecord:
     commit: str | None = None
     writer: str | None = None   # who made a commit row's commit: "assistant" or "dreamdesk"
     subject: str | None = None  # that commit's subject line (a commit row's only)
+    origin: str | None = None   # "assistant": known from the assistant's own records (its saved versions)
+    restore_refused: str | None = None    # why it is not put back from here, in words (None: it may be)
 
     @property
     def known_from(self) -> str:
-        """"commit" for a row derived from a commit (id c-<sha12>-<n>), else "archive"."""
-        return "commit" if self.id.startswith("c-") else "archive"
+        """"commit" for a row derived from a commit (id c-<sha12>-<n>), "assistant" for one the
+        assistant's own records tell of, else "archive"."""
+        return self.origin or ("commit" if self.id.startswith("c-") else "archive")
 
     def to_json(self) -> dict:
         out = {"id": self.id, "archived_at": self.archived_at, "file": self.file, "heading": self.heading,
                "text": self.text, "reason": self.reason, "run": self.run, "replaced_by": self.replaced_by}
         if self.commit:
             out["commit"] = self.commit
+        if self.origin:
+            out |= {"origin": self.origin, "source": self.source, "subject": self.subject,
+                    "restore_refused": self.restore_refused}
         return out
 
 
@@ -421,8 +427,8 @@ class ArchivedEntry:
 
     @property
     def known_from(self) -> str:
-        """"archive", "commit" or "archive + commit"."""
-        return " + ".join(w for w in ("archive", "commit") if any(r.known_from == w for r in self.records))
+        """"archive", "commit", "archive + commit", or "assistant" (its own records)."""
+        return " + ".join(w for w in ("archive", "commit", "assistant") if any(r.known_from == w for r in self.records))
 
     @property
     def id(self) -> str:
@@ -471,7 +477,7 @@ def fold(records: list[ArchiveRecord], files: dict[str, str], returns: dict[str,
             times = [returns[i] for i in e.ids if i in returns and returns[i] >= last_archived]
             e.back_since = max(times) if times else None
         out.append(e)
-    if any(r.known_from == "commit" for r in records):
+    if any(r.known_from != "archive" for r in records):
         out.sort(key=lambda e: max(_instant(r.archived_at) for r in e.records))   # when it last left
     else:
         out.sort(key=lambda e: (e.latest.source, e.latest.line))     # archive order of the latest record
@@ -483,17 +489,23 @@ def _instant(iso_time: str) -> float:
     return t.timestamp() if t is not None else 0.0
 
 
+def files_now(ws: Workspace, rels) -> dict[str, str]:
+    """The memory files' text now, normalised (one unread or undecodable is left out)."""
+    files = {}
+    for rel in rels:
+        state, _ = ws.read_file(rel)
+        if state.exists and not state.decode_error:
+            files[rel] = normalise(state.text)
+    return files
+
+
 def folded_archive(ws: Workspace, arc: Archive | None = None,
                    extra: list[ArchiveRecord] | None = None) -> list[ArchivedEntry]:
     """The archive folded (with `extra` records known from elsewhere, engine/recovery/prunes.py), with each
     entry's back-in-its-file state read from the files now and the restore log."""
     from .restore_log import read_log
     arc = arc if arc is not None else read_archive(ws)
-    files = {}
-    for rel in ARCHIVED_FILES:
-        state, _ = ws.read_file(rel)
-        if state.exists and not state.decode_error:
-            files[rel] = normalise(state.text)
+    files = files_now(ws, ARCHIVED_FILES)
     returns: dict[str, str] = {}
     for entry in read_log(ws.root):
         if entry.undone:

@@ -14,7 +14,9 @@ import re
 from ..core import clock
 from ..assistants import assistant_of
 from ..core.rules import ARCHIVED_FILES
-from .archive import Archive, ArchivedEntry, ArchiveRecord, folded_archive, read_archive
+from ..assistants.base import AssistantPrunes
+from ..core.problems import Problem
+from .archive import Archive, ArchivedEntry, ArchiveRecord, files_now, fold, folded_archive, read_archive
 from ..versions.commit_log import CommitHistory, load_history
 from ..core.problems import WorkspaceError
 from ..versions.snapshots import SnapshotStore
@@ -48,6 +50,9 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
     archive files, HEAD, the memory files and the restore log are as they were at the last call
     for this workspace, that call's three are returned again, `arc` given or not (shared: read
     them, never change them; the rows hold the records of the archive returned with them)."""
+    own = assistant_of(ws).assistant_prunes(ws)
+    if own is not None:
+        return own_prunes(ws, own)
     with gc_paused():
         arc = arc if arc is not None else read_archive(ws)
         store = SnapshotStore(ws) if history is None else None
@@ -63,6 +68,17 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
         if key is not None:
             _FOLDED.put(str(ws.root), (key, out))
         return out
+
+
+def own_prunes(ws: Workspace, own: AssistantPrunes) -> tuple[Archive, list[ArchiveRecord], list[ArchivedEntry]]:
+    """What the assistant's own records say left its memory files (it keeps no archive of
+    Dreamdesk's, and Dreamdesk archives nothing there), folded as the archive's rows are."""
+    recs = [ArchiveRecord(r["id"], r["archived_at"], r["file"], r["text"], r["reason"], r.get("run"),
+                          r.get("replaced_by"), r.get("heading"), r.get("source") or "", 0, None, r.get("writer"),
+                          r.get("subject"), r.get("origin") or "assistant", own.restore_refused or None)
+            for r in own.records]
+    arc = Archive(problems=[Problem("the assistant's records", p) for p in own.problems])
+    return arc, recs, mark_placeholders(ws, fold(recs, files_now(ws, sorted({r.file for r in recs}))))
 
 
 def mark_placeholders(ws: Workspace, entries: list[ArchivedEntry]) -> list[ArchivedEntry]:
@@ -138,7 +154,9 @@ def commit_label(rec: ArchiveRecord) -> str:
 
 def from_label(e: ArchivedEntry) -> str:
     """Where an entry is known from: "archive", "commit 1a2b3c4d · assistant", "archive + commit ..."
-    (the latest commit that removed it)."""
+    (the latest commit that removed it), "the assistant · pre-image …" (its own records)."""
+    if e.latest.known_from == "assistant":
+        return f"the assistant · {e.latest.source}" if e.latest.source else "the assistant"
     if not e.commits:
         return "archive"
     return ("archive + " if e.known_from != "commit" else "") + commit_label(e.commits[-1])

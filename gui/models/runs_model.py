@@ -148,10 +148,12 @@ class RunsModel(TableModel):
     @staticmethod
     def _row_cells(r: dict) -> tuple[str, ...]:
         if is_assistant(r):
-            sha, tokens = str(r.get("commit") or r.get("id")), r.get("tokens")
-            return (time_label(r.get("started")), ASSISTANT, str(r.get("kind") or "—"), f"commit {sha[:8]}", "—",
+            sha, tokens = str(r.get("commit") or ""), r.get("tokens")
+            # a run the assistant records itself (no commit): its own status and id
+            status, rid = (f"commit {sha[:8]}", sha[:8]) if sha else (str(r.get("status") or "—"), str(r.get("id")))
+            return (time_label(r.get("started")), ASSISTANT, str(r.get("kind") or "—"), status, "—",
                     f"{tokens_total(r):,}" if tokens else "—", batch_label(r), f"+{created_count(r)}",
-                    f"−{removed_count(r)}", "", "", sha[:8])
+                    f"−{removed_count(r)}", "", "", rid)
         refused = len(counted_refusals(r.get("refused") or []))
         return (time_label(r.get("started")), DREAMDESK, str(r.get("trigger") or "—"), str(r.get("status") or "—"),
                 duration_label(r), f"{tokens_total(r):,}", batch_label(r), f"+{created_count(r)}",
@@ -255,6 +257,8 @@ class RunsModel(TableModel):
 
     @staticmethod
     def _assistant_tooltip(r: dict, col: int):
+        if col == COL_STATUS and not r.get("commit"):
+            return rich_tooltip(f"by {r.get('author')}: {r.get('subject')}")
         if col == COL_STATUS:
             return rich_tooltip(f"{r.get('author')} committed {str(r.get('commit'))[:12]}: {r.get('subject')}")
         if col == COL_TOKENS:

@@ -65,6 +65,10 @@ COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the rep
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
              "(Undo restore here, or Ctrl+Alt+Z). The archive itself keeps every entry: restoring removes nothing from it.")
 
+RESTORE_TIP = ("Put the selected entries back under their headings (Ctrl+Shift+R). You see where each goes before "
+               "anything is written; a snapshot is taken first.")
+PIN_TIP = ("Put the selected entries back (where they are not already) and pin them, so Dreamdesk's Dream keeps "
+           "them and the Dashboard says when anything else removes them")
 
 class ArchiveDialogs:
     """The questions the archive browser asks; tests replace this object."""
@@ -268,13 +272,11 @@ class ArchiveView(QWidget):
 
     def _build_buttons(self) -> None:
         self.restore_button = QPushButton("Restore selected")
-        self.restore_button.setToolTip("Put the selected entries back under their headings (Ctrl+Shift+R). You see where each "
-                                       "goes before anything is written; a snapshot is taken first.")
+        self.restore_button.setToolTip(RESTORE_TIP)
         self.restore_button.clicked.connect(self.restore_selected)
         self.restore_button.setShortcut(RESTORE_KEY)   # a button's key acts while it is shown: this tab only
         self.pin_button = QPushButton("Restore and pin")
-        self.pin_button.setToolTip("Put the selected entries back (where they are not already) and pin them, so "
-                                   "Dreamdesk's Dream keeps them and the Dashboard says when anything else removes them")
+        self.pin_button.setToolTip(PIN_TIP)
         self.pin_button.clicked.connect(lambda: self.restore_selected(pin=True))
         self.delete_button = QPushButton("Delete permanently…")
         self.delete_button.setToolTip(DELETE_TIP)
@@ -580,11 +582,28 @@ class ArchiveView(QWidget):
                                     f"Restore selected ({n})" if n > 1 else "Restore selected")
         self.restore_button.setShortcut(RESTORE_KEY)     # setText resets a button's shortcut
         self.pin_button.setEnabled(n > 0 and not self.busy and self.ws is not None)
-        if n and not self._archive_selected():
+        refused = self._restore_refused()
+        for button, tip in ((self.restore_button, RESTORE_TIP), (self.pin_button, PIN_TIP)):
+            button.setToolTip(refused or tip)
+            if refused:
+                button.setEnabled(False)
+        if refused:
+            self.delete_button.setEnabled(False)
+            self.delete_button.setToolTip(refused)
+        elif n and not self._archive_selected():
             self.delete_button.setEnabled(False)
             self.delete_button.setToolTip(COMMIT_ONLY_TIP)
         else:
             self.delete_button.setToolTip(DELETE_TIP)
+
+    def _restore_refused(self) -> str | None:
+        """Why the selection is not put back from here (an entry known only from the assistant's
+        own records, until writing its home comes), in words; None: it may be."""
+        for r in self._selected_rows():
+            e = self.model.entry(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+            if e is not None and e.latest.restore_refused:
+                return e.latest.restore_refused[0].upper() + e.latest.restore_refused[1:]
+        return None
 
     def _archive_selected(self) -> bool:
         """Does the selection hold any entry memory/archive/ knows (commit-only rows cannot be deleted)?"""

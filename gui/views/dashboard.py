@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from dreamdesk.engine.core import clock
 from dreamdesk.engine.home.layout import DAILY
 from dreamdesk.engine.jobs.scheduler import DISABLED
+from dreamdesk.engine.overview.status import next_words
 
 from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
@@ -240,9 +241,8 @@ class Dashboard(QWidget):
         self.prompt.setText(f"{state.prompt.total_chars:,} characters, ~{state.prompt.total_tokens:,} tokens")
         sc = state.schedule
         self.schedule.setText(sc.text + (" Turn it on under Settings → Memory." if sc.state == DISABLED else ""))
-        unread = a.unread("runs") if a is not None else None
-        if unread:
-            self.last_run.setText(unread[0].upper() + unread[1:] + ".")
+        if st.whats_next is not None:             # the assistant's own dreaming: what it does next
+            self.last_run.setText(next_words(st.whats_next))
         elif sc.last_run:
             self.last_run.setText(f"Last run {clock.show_iso(sc.last_run.get('finished'))}: "
                                   f"{sc.last_run.get('outcome', '')}")

@@ -3,9 +3,12 @@ typing, and a hash-checked save that offers Reload / Overwrite / Compare on a co
 
 from __future__ import annotations
 
+import html
+
 from dataclasses import dataclass
 from typing import Callable
 
+from dreamdesk.engine.assistants import assistant_of
 from dreamdesk.engine.home.budgets import budget_state, percent_label
 from dreamdesk.engine.text.diffs import diff_texts
 from dreamdesk.engine.disk.files import read_state
@@ -40,6 +43,7 @@ class Loaded:
     hash: str
     read_only: str | None = None     # why this file is shown but never written (None: editable)
     bom: bool = False                # the file starts with a BOM (the editor hides it; it counts in the size)
+    notes: tuple = ()                # what the assistant's own records say of its entries (base.EntryNote)
 
 
 _READ_ONLY_WORDS = {
@@ -57,6 +61,18 @@ def read_only_text(why: ReadOnly | None) -> str | None:
     """The engine's reason a file is shown but never saved, in the editor's words."""
     return None if why is None else _READ_ONLY_WORDS[why.kind].format(path=why.path, detail=why.detail)
 
+
+
+def assistant_note_html(line_no: int, note) -> str:
+    """The blame line for an entry the assistant's own records tell of (engine.assistants.base.EntryNote):
+    its title, its source lines as a link that opens them, its details."""
+    out = f"Line {line_no + 1}: {html.escape(note.title)}"
+    if note.source is not None:
+        path, start, end = note.source
+        out += f" · from <a href='lines:{html.escape(path)}:{start}'>{html.escape(path)} lines {start}–{end}</a>"
+    if note.details:
+        out += "<br>" + "<br>".join(html.escape(d) for d in note.details)
+    return out
 
 class ConflictDialogs:
     """The questions the editor asks; tests replace them. Each dialog is built by its own method
@@ -167,6 +183,7 @@ class FilesView(QWidget):
         self.blame.setWordWrap(True)
         self.blame.linkActivated.connect(self._blame_link)
         self.provenance: dict = {}
+        self._go_to_line: int | None = None      # a line to show once the file asked for is loaded
         # the blame line follows the cursor a moment later (one split of the file per edit, not
         # one per keystroke: a 2 MB file made every arrow key cost ~100 ms)
         self._entries_cache: tuple[int, list] | None = None
@@ -319,7 +336,7 @@ class FilesView(QWidget):
             state, _, why = ws.read_for_edit(path)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
             return Loaded(path, normalise(state.text), state.hash, read_only_text(why),
-                          state.text.startswith(BOM))
+                          state.text.startswith(BOM), tuple(assistant_of(ws).entry_notes(ws, path)))
 
         def done(loaded: Loaded) -> None:
             self.loaded = loaded
@@ -341,6 +358,9 @@ class FilesView(QWidget):
             self.read_only_note.setText(f"Read-only: {loaded.read_only}" if loaded.read_only else "")
             self.read_only_note.setVisible(loaded.read_only is not None)
             self.editor.document().setModified(False)
+            if self._go_to_line is not None:
+                self.go_to_line(self._go_to_line)
+                self._go_to_line = None
             self._show_banner(False)
             self._update_size()
 
@@ -372,6 +392,9 @@ class FilesView(QWidget):
         """Who put line `line_no` (0-based) of the editor's text there, in plain words (HTML)."""
         if self.loaded is None:
             return ""
+        note = next((n for n in self.loaded.notes if n.start_line <= line_no + 1 <= n.end_line), None)
+        if note is not None:
+            return assistant_note_html(line_no, note)
         entry = self.entry_at(line_no)
         if entry is None:
             return f"Line {line_no + 1}: structure (a heading or a blank line)."
@@ -456,6 +479,18 @@ class FilesView(QWidget):
     def _blame_link(self, href: str) -> None:
         if href.startswith("cursor:"):
             self.historyCursorRequested.emit(int(href.split(":", 1)[1]))
+        elif href.startswith("lines:"):           # a note an entry came from, at its lines
+            path, _, line = href[len("lines:"):].rpartition(":")
+            self.open_path(path)
+            self._go_to_line = int(line)
+
+    def go_to_line(self, line: int) -> None:
+        """Put the cursor on line `line` (1-based) of the file shown, and show it."""
+        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        cursor = self.editor.textCursor()
+        cursor.setPosition(block.position())
+        self.editor.setTextCursor(cursor)
+        self.editor.centerCursor()
 
     # -- size line --------------------------------------------------------------------------
     def _update_size(self) -> None:

@@ -28,6 +28,8 @@ from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBo
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..context.worker import Engine, Latest
 from ..widgets.table_fit import ColumnFit, RowsFit
+from .own_run_html import own_run_html
+from .run_html import diff_html, html_table, pre_block
 from .common import select_row_only, detail_splitter, empty_notice, link_color, read_latest, setup_table
 
 EMPTY_TEXT = ("<h3>No Dream runs yet</h3>"
@@ -96,41 +98,6 @@ def _status_html(fact: dict, c: dict[str, str]) -> str:
     if st is None:
         return f"<span style='color:{c['dim']}'><b>status unknown</b></span>"
     return f"<span style='color:{c['dim']}'><b>unavailable</b></span>"
-
-
-def _pre(text: str | None, mono: str, c: dict[str, str]) -> str:
-    if text is None:
-        return f"<p style='margin:2px 0 6px 16px; color:{c['dim']}'><i>[text deleted]</i></p>"
-    return (f"<pre style='white-space:pre-wrap; font-family:\"{mono}\"; margin:2px 0 4px 16px; "
-            f"background-color:{c['box']}'>{html.escape(str(text))}</pre>")
-
-
-def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
-    def td(i: int, v: str, tag: str = "td") -> str:
-        align = " align='right'" if i in right else " align='left'"
-        return f"<{tag}{align} style='padding:1px 10px 1px 0'>{v}</{tag}>"
-    head = "<tr>" + "".join(td(i, f"<b>{h}</b>", "th") for i, h in enumerate(header)) + "</tr>"
-    body = "".join("<tr>" + "".join(td(i, v) for i, v in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table cellspacing='0' cellpadding='2' style='margin-left:16px'>{head}{body}</table>"
-
-
-def diff_html(unified: str, mono: str, c: dict[str, str]) -> str:
-    """A unified diff, one block per line, added and removed lines on a tinted background."""
-    out = []
-    for line in unified.split("\n"):
-        if line.startswith(("+++", "---")):
-            style = f"color:{c['dim']}"
-        elif line.startswith("@@"):
-            style = f"color:{c['hunk']}"
-        elif line.startswith("+"):
-            style = f"background-color:{c['add_bg']}"
-        elif line.startswith("-"):
-            style = f"background-color:{c['del_bg']}"
-        else:
-            style = ""
-        out.append(f"<p style='margin:0; white-space:pre-wrap; font-family:\"{mono}\"; {style}'>"
-                   f"{html.escape(line) or '&nbsp;'}</p>")
-    return f"<div style='margin-left:16px'>{''.join(out)}</div>"
 
 
 def run_detail_html(run: dict, peer_diff: str | None, mono: str, c: dict[str, str],
@@ -215,7 +182,7 @@ def _created_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, s
             bits.append(f"{e(str(f['pass']))} pass")
         out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {where} · {' · '.join(bits)} · "
                    f"{_status_html(f, c)}</p>")
-        out.append(_pre(f.get("text"), mono, c))
+        out.append(pre_block(f.get("text"), mono, c))
         sources = f.get("source_entries")
         if sources is None:
             sources = [{"cursor": s, "status": "unavailable"} for s in f.get("sources") or []]
@@ -254,10 +221,10 @@ def _removed_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, s
             extra = f" · <span style='color:{c['good']}'>back in the file (restored)</span>"
         pas = f" · {e(str(f['pass']))} pass" if f.get("pass") else ""
         out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {e(str(f.get('file')))}{pas} · {arch}{extra}</p>")
-        out.append(_pre(f.get("text"), mono, c))
+        out.append(pre_block(f.get("text"), mono, c))
         if f.get("replaced_by"):
             out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>replaced by:</p>")
-            out.append(_pre(f["replaced_by"], mono, c))
+            out.append(pre_block(f["replaced_by"], mono, c))
         else:
             out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>removed outright</p>")
     return out
@@ -285,7 +252,7 @@ def _refused_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, s
     growth = [r for r in run.get("refused") or [] if isinstance(r, dict) and r not in refused and r not in pinned]
     out.append(f"<h4 style='margin-bottom:0'>Refused writes ({len(refused)})</h4>")
     if refused:
-        out.append(_table(["File", "Would have been", "Budget", "Before", "Pass"],
+        out.append(html_table(["File", "Would have been", "Budget", "Before", "Pass"],
                           [[e(str(r.get("file"))), _num(r.get("size")), _num(r.get("budget")), _num(r.get("before")),
                             e(str(r.get("pass") or ""))] for r in refused], right={1, 2, 3}))
         for r in refused:
@@ -324,7 +291,7 @@ def _sizes_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, str
             if isinstance(a, int) and isinstance(budget, int) and budget and a > budget:
                 after = f"<span style='color:{c['bad']}'>{after}</span>"
             rows.append([e(rel), _num(b), after, delta, _num(budget) if budget else "none"])
-        out.append(_table(["File", "Before", "After", "Change", "Budget"], rows, right={1, 2, 3, 4}))
+        out.append(html_table(["File", "Before", "After", "Change", "Budget"], rows, right={1, 2, 3, 4}))
     return out
 
 
@@ -343,7 +310,7 @@ def _passes_section(run: dict, peer_diff: str | None, mono: str, c: dict[str, st
                 ended = f"<span style='color:{c['warn']}'>{ended}</span>"
             rows.append([e(str(p.get("name"))), _num(p.get("iterations")), ended, _num(t.get("total")),
                          e(str(p.get("error") or ""))])
-        out.append(_table(["Pass", "Iterations", "Ended", "Tokens", "Error"], rows, right={1, 3}))
+        out.append(html_table(["Pass", "Iterations", "Ended", "Tokens", "Error"], rows, right={1, 3}))
     else:
         out.append(f"<p style='color:{c['dim']}'>No pass ran.</p>")
     return out
@@ -426,10 +393,10 @@ def assistant_run_html(d, peer_diff: str | None, mono: str, c: dict[str, str]) -
         else:
             act = f"<span style='color:{c['dim']}'>restore it from Snapshots</span>"
         out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {_entry_where(r.path, r.entry.heading)} · {act}</p>")
-        out.append(_pre(r.entry.text, mono, c))
+        out.append(pre_block(r.entry.text, mono, c))
         if r.entry.replaced_by:
             out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>replaced by:</p>")
-            out.append(_pre(r.entry.replaced_by, mono, c))
+            out.append(pre_block(r.entry.replaced_by, mono, c))
         else:
             out.append(f"<p style='margin:0 0 0 16px; color:{c['dim']}'>removed outright</p>")
 
@@ -439,7 +406,7 @@ def assistant_run_html(d, peer_diff: str | None, mono: str, c: dict[str, str]) -
         out.append(f"<p style='color:{c['dim']}'>None.</p>")
     for n, (path, entry) in enumerate(added, 1):
         out.append(f"<p style='margin:8px 0 0 0'><b>{n}.</b> {_entry_where(path, entry.heading)}</p>")
-        out.append(_pre(entry.text, mono, c))
+        out.append(pre_block(entry.text, mono, c))
 
     out.append("<h4 style='margin-bottom:0'>Peer card (USER.md): before → after</h4>")
     out.append(diff_html(peer_diff.rstrip("\n"), mono, c) if peer_diff else
@@ -590,6 +557,9 @@ class RunsView(QWidget):
         rec = self.model.run(row)
         if rec is None:
             return
+        if is_assistant(rec) and rec.get("detail") is not None:
+            self._show_own(rec)            # a run the assistant records itself: read with the listing
+            return
         if is_assistant(rec):
             self._load_assistant_detail(rec)
             return
@@ -634,6 +604,13 @@ class RunsView(QWidget):
         scroll = self.detail.verticalScrollBar().value() if same else 0
         self.shown, self.shown_assistant, self._shown_diff = rec, detail, diff
         self.detail.setHtml(assistant_run_html(detail, diff, self.mono, detail_colors(self.detail.palette())))
+        self.detail.verticalScrollBar().setValue(scroll)
+
+    def _show_own(self, rec: dict) -> None:
+        same = self.shown is not None and rec.get("id") == self.shown.get("id")
+        scroll = self.detail.verticalScrollBar().value() if same else 0
+        self.shown, self.shown_assistant, self._shown_diff = rec, None, None
+        self.detail.setHtml(own_run_html(rec, self.mono, detail_colors(self.detail.palette())))
         self.detail.verticalScrollBar().setValue(scroll)
 
     def restore_entry(self, prune_id: str) -> None:
@@ -708,5 +685,7 @@ class RunsView(QWidget):
     def _rerender(self) -> None:
         if self.shown_assistant is not None:
             self._show_assistant(self.shown, self.shown_assistant, self._shown_diff)
+        elif self.shown is not None and self.shown.get("detail") is not None:
+            self._show_own(self.shown)
         elif self.shown is not None:
             self._show(self.shown, self._shown_diff, self._home_zone)

@@ -13,6 +13,7 @@ from conftest import tree_state
 from dreamdesk.engine.cli import main
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 from helpers.openclaw_homes import copy_home, manifest, oracle_context
+from helpers.openclaw_state_db import oracle
 
 READS = (["status"], ["files"], ["history"], ["prompt", "--text"], ["prompt", "--new", "--text"], ["runs"],
          ["archive"], ["schedule"])
@@ -90,14 +91,50 @@ def test_history_lists_the_daily_notes_newest_first(capsys, tmp_path):
     assert out["note"].startswith("this home keeps no history.jsonl")
 
 
-def test_runs_and_archive_say_what_is_read_in_a_coming_step(capsys, tmp_path):
+def test_runs_lists_each_sweep_and_promotion_with_dreams_md_counts_and_the_restore_points(capsys, tmp_path):
     home = copy_home("dreamed", tmp_path)
     runs = as_json(capsys, "runs", home)
-    assert runs["runs"] == [] and runs["note"].startswith("OpenClaw's dreaming sweeps")
-    archive = as_json(capsys, "archive", home)
-    assert archive["entries"] == [] and "coming step" in archive["note"]
+    assert [(r["kind"], r["author"], r["writer"], r["created_count"], r["removed_count"]) for r in runs["runs"]] == [
+        ("sweep", "OpenClaw", "assistant", 1, 1), ("promotion", "OpenClaw", "assistant", 1, 0),
+        ("sweep", "OpenClaw", "assistant", 1, 0)]
+    history = oracle("dreamed", "sweeps.json")["history"]
+    assert [r["detail"]["counts"] for r in runs["runs"] if r["kind"] == "sweep"] == [
+        {k: h[k] for k in ("added", "merged", "superseded")} for h in reversed(history)]
+    sweeps = [r["id"] for r in runs["runs"] if r["kind"] == "sweep"]
+    assert [(p["created_at"], p["run"]) for p in runs["restore_points"]] == [
+        ("2026-12-06T23:20:57.068Z", sweeps[0]), ("2026-12-06T23:19:35.817Z", sweeps[1])]
     code, out, _ = run(capsys, "runs", home)
-    assert code == 0 and out.startswith("OpenClaw's dreaming sweeps (DREAMS.md's consolidation history")
+    assert code == 0 and "Dreaming sweep: added 0, merged 1, superseded 0" in out
+    assert "Restore points (2): MEMORY.md as the assistant saved it before a run rewrote it" in out
+    assert "coming step" not in out
+
+
+def test_runs_show_gives_a_sweeps_entries_diary_reports_and_diff(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    last = as_json(capsys, "runs", home)["runs"][0]["id"]
+    code, out, _ = run(capsys, "runs", home, "show", last[:30])
+    assert code == 0 and out.startswith(f"{last}  ") and "by OpenClaw" in out
+    assert "  - [merged] - The user prefers green tea in the afternoon.  → - The user prefers green tea" in out
+    assert "Diary (December 6, 2026 at 11:20 PM UTC): Diary entry 3:" in out
+    assert "Report deep: memory/dreaming/deep/2026-12-06.md (completed)" in out
+    assert "\n-- The user prefers green tea in the afternoon.\n" in out      # the MEMORY.md diff
+    shown = as_json(capsys, "runs", home, "show", last)
+    assert shown["id"] == last and shown["detail"]["diff_unified"].startswith("--- before/MEMORY.md")
+    code, _, err = run(capsys, "runs", home, "show", "openclaw-nothing")
+    assert code != 0 and "no run openclaw-nothing here" in err
+
+
+def test_archive_lists_what_left_memory_md_with_the_sweep_and_its_replacement(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    [entry] = as_json(capsys, "archive", home)["entries"]
+    sweep = as_json(capsys, "runs", home)["runs"][0]
+    assert (entry["text"], entry["file"], entry["run"], entry["known_from"], entry["back"]) == (
+        "- The user prefers green tea in the afternoon.", "MEMORY.md", sweep["id"], "assistant", False)
+    assert entry["replaced_by"].startswith("- The user prefers green tea in the afternoon. Source: memory/")
+    assert entry["restore_refused"].startswith("putting back an entry OpenClaw's dreaming removed comes with")
+    code, out, _ = run(capsys, "archive", home)
+    assert code == 0 and "    from the assistant · pre-image 2026-12-06T23:20:57.068Z" in out
+    assert "    → replaced by: - The user prefers green tea" in out
 
 
 def test_dream_and_compact_are_refused_in_words(capsys, tmp_path):
@@ -129,3 +166,25 @@ def test_every_read_command_writes_nothing(capsys, tmp_path, name, private_state
             code, _, err = run(capsys, argv[0], home, *argv[1:], *extra)
             assert code == 0, (argv, err)
     assert tree_state(home) == before and tree_state(private_state) == state_before
+
+
+def test_status_carries_whats_next_as_openclaw_memory_promote_lists_it(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    n = as_json(capsys, "status", home)["whats_next"]
+    listed = [c["key"] for c in oracle("dreamed", "promote_dry.json")["candidates"]]
+    assert [c["key"] for c in n["candidates"] if c["eligible"]] == listed == n["next_batch"]
+    assert (n["next_sweep"]["expr"], n["next_sweep"]["how"]) == ("0 3 * * *", "the dreaming cron job in the state database")
+    code, out, _ = run(capsys, "status", home)
+    assert "Next       Next sweep " in out and "1 of 7 recalled candidate(s) meet the thresholds" in out
+    assert "• memory/2026-12-05-retro.md:1-4  score " in out and "— ready" in out
+
+
+def test_files_json_carries_provenance_directives_and_daily_notes(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    got = as_json(capsys, "files", home)
+    promoted = [e for e in got["provenance"]["entries"] if e["origin"] == "promoted"]
+    assert [(e["source"]["path"], e["source"]["start_line"], e["source"]["end_line"], e["score"], e["recalls"])
+            for e in promoted] == [("memory/2026-12-06.md", 1, 4, 0.806, 3)]
+    statuses = [(d["observed"], d["status"], d["replaced_by"]) for d in got["directives"]["directives"]]
+    assert statuses == [("2026-11-30", "superseded", 1), ("2026-12-04", "active", None), ("2026-12-03", "active", None)]
+    assert len(got["daily_notes"]["notes"]) == 5

@@ -1,0 +1,117 @@
+"""The OpenClaw adapter's answers about what its home keeps beside its files, from the readers of
+this package (openclaw_state, _runs, _archive, _next, _notes, _directives, _provenance): its
+sweeps as runs, what left MEMORY.md, what its next sweep would promote, and where each entry came
+from. Each answer reads the state database once, with nothing written beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .base import AssistantPrunes, AssistantRuns, EntryNote
+from .openclaw_archive import archive_from
+from .openclaw_directives import SUPERSEDED, Directive, read_directives
+from .openclaw_home import STATE_DB
+from .openclaw_next import whats_next
+from .openclaw_notes import daily_notes
+from .openclaw_provenance import BY_HAND, MemoryEntry, read_provenance
+from .openclaw_runs import Run, read_runs
+from .openclaw_state import OpenClawState, read_state
+
+if TYPE_CHECKING:
+    from ..home.workspace import Workspace
+    from .openclaw import OpenClaw
+
+RESTORE_LATER = ("putting back an entry OpenClaw's dreaming removed comes with writing OpenClaw homes (issue 29): "
+                 "it must take OpenClaw's own lock and keep its pre-images")
+MEMORY, USER = "MEMORY.md", "USER.md"
+
+
+def state_of(oc: OpenClaw, ws: Workspace) -> OpenClawState:
+    db = (oc.state_dir or Path(ws.root).parent) / STATE_DB
+    return read_state(db, Path(ws.root))
+
+
+def run_json(r: Run) -> dict:
+    """A run as `runs --json` lists it, its OpenClaw part under "detail" with the unified diff."""
+    out = r.to_json()
+    detail = out.pop("openclaw")
+    detail["diff_unified"] = r.diff.unified("before", "after") if r.diff is not None else None
+    return out | {"detail": detail}
+
+
+def runs(oc: OpenClaw, ws: Workspace) -> AssistantRuns:
+    got = read_runs(Path(ws.root), state_of(oc, ws), oc.config)
+    return AssistantRuns([run_json(r) for r in got.runs], [p.to_json() for p in got.restore_points],
+                         got.notes, got.problems)
+
+
+def prunes(oc: OpenClaw, ws: Workspace) -> AssistantPrunes:
+    got = read_runs(Path(ws.root), state_of(oc, ws), oc.config)
+    arc = archive_from(got, Path(ws.root))
+    return AssistantPrunes([r.to_json() for r in arc.records], RESTORE_LATER, arc.notes, arc.problems)
+
+
+def next_json(oc: OpenClaw, ws: Workspace) -> dict:
+    return whats_next(state_of(oc, ws), oc.config).to_json()
+
+
+def entry_notes(oc: OpenClaw, ws: Workspace, file: str) -> list[EntryNote]:
+    if file == MEMORY:
+        return [_provenance_note(e) for e in _provenance(oc, ws).entries]
+    if Path(file).name == USER:
+        found = read_directives(Path(ws.root) / file).directives
+        return [_directive_note(d, found) for d in found]
+    return []
+
+
+def files_detail(oc: OpenClaw, ws: Workspace) -> dict:
+    root = Path(ws.root)
+    return {"provenance": _provenance(oc, ws).to_json(), "directives": read_directives(root / USER).to_json(),
+            "daily_notes": daily_notes(root, oc.config).to_json()}
+
+
+def _provenance(oc: OpenClaw, ws: Workspace):
+    rows = {str(v.get("key")): v for v in state_of(oc, ws).recalls if v.get("key")}
+    return read_provenance(Path(ws.root), rows)
+
+
+def _provenance_note(m: MemoryEntry) -> EntryNote:
+    e = m.entry
+    if m.origin == BY_HAND:
+        return EntryNote(e.start + 1, e.end, "written by hand or by the agent (no promotion marker)", state=BY_HAND)
+    title = [f"{m.origin}" + (f" {m.section_date}" if m.section_date else "")]
+    if m.score is not None:
+        title.append(f"score {m.score:g}")
+    recalls = m.store.recall_count if m.store else m.recalls
+    if recalls is not None:
+        title.append(f"{recalls} recall{'s' if recalls != 1 else ''}")
+    details = []
+    if m.store is not None:
+        details.append(f"{m.store.unique_queries} unique quer{'y' if m.store.unique_queries == 1 else 'ies'}"
+                       + (f"; promoted {m.store.promoted_at}" if m.store.promoted_at else ""))
+    if m.importance is not None:
+        details.append(f"importance {m.importance}")
+    if m.triggers:
+        details.append("triggers: " + ", ".join(m.triggers))
+    if m.lineage:
+        details.append(f"supersedes the lineage {m.lineage}")
+    details += list(m.problems)
+    src = m.source
+    return EntryNote(e.start + 1, e.end, " · ".join(title), tuple(details),
+                     (src.path, src.start_line, src.end_line) if src is not None else None, m.origin)
+
+
+def _directive_note(d: Directive, every: tuple[Directive, ...]) -> EntryNote:
+    title = f"observed {d.observed} · {d.status}"
+    details: list[str] = []
+    if d.status == SUPERSEDED and d.replaced_by is not None:
+        by = every[d.replaced_by]
+        title += f" → replaced by line {by.start + 1} (observed {by.observed})"
+        details.append("replaced by: " + by.text.replace("\n", " "))
+    elif d.status == SUPERSEDED:
+        details.append(d.replacement_why)
+    if d.replaces is not None:
+        details.append(f"replaces line {every[d.replaces].start + 1}: " + every[d.replaces].text.replace("\n", " "))
+    details += list(d.problems)
+    return EntryNote(d.start + 1, d.end, title, tuple(x for x in details if x), None, d.status)
