@@ -22,6 +22,8 @@ tags derived for an entry that has none stored (2026.9.6 always stores them).
 
 from __future__ import annotations
 
+import functools
+import heapq
 import math
 import re
 from dataclasses import asdict, dataclass, field
@@ -37,6 +39,8 @@ _CONTAMINATED = re.compile(
     r"<!--\s*openclaw-memory-promotion:|\bSession Key\b.{0,260}\bSession ID\b|\bSession ID\b.{0,260}\bSession Key\b"
     r"|^(?:[-*+]\s*)?Conversation Summary:|Save important context from this session to the daily memory file\.\s*STRICT RULES:"
     r"|\[\s*score=\d+(?:\.\d+)?\s+(?:signals=\d+\s+)?recalls=\d+\s+avg=\d+(?:\.\d+)?\s+source=memory/", re.I)
+_CONTAMINATION_WORDS = ("openclaw-memory-promotion", "session", "conversation summary:", "save important context",
+                        "score=")
 _TURN = re.compile(r"^(?:[-*+]\s*)?(?:user|assistant):\s", re.I)
 
 
@@ -114,8 +118,14 @@ def short_term(path: str) -> bool:
 def contaminated(snippet: str, path: str) -> bool:
     """isContaminatedDreamingSnippet's plain checks: dreaming's own markers and transcripts (its
     check for staged phase-report lines is left to the origin and path rules)."""
-    s = re.sub(r"\s+", " ", snippet.strip())
-    return bool(s) and bool(_CONTAMINATED.search(s) or (not _CORPUS.search(path) and _TURN.search(s)))
+    s = " ".join(snippet.split())        # (as re.sub(r"\s+", " ", strip()): str.split's whitespace is \s's)
+    if not s:
+        return False
+    # each of the pattern's alternatives holds one of these words: most snippets skip the regex
+    folded = s.casefold()
+    if any(w in folded for w in _CONTAMINATION_WORDS) and _CONTAMINATED.search(s):
+        return True
+    return bool(not _CORPUS.search(path) and _TURN.search(s))
 
 
 def normalized(recalls: tuple[dict, ...] | list[dict]) -> list[dict]:
@@ -128,9 +138,14 @@ def normalized(recalls: tuple[dict, ...] | list[dict]) -> list[dict]:
         if contaminated(str(e.get("snippet") or ""), path):
             continue
         out.append(e)
-    out.sort(key=lambda e: (-(_ms(e.get("lastRecalledAt")) or -math.inf), -_signals(e), -float(e.get("totalScore") or 0),
-                            -float(e.get("maxScore") or 0), -(_ms(e.get("promotedAt")) or -math.inf), str(e.get("key"))))
-    return out[:KEEP]
+    cached = functools.lru_cache(maxsize=None)(_ms)      # (a store's entries share their timestamps)
+
+    def ms(v):
+        return cached(v) if isinstance(v, str) else _ms(v)
+    # the newest KEEP, as sorted(...)[:KEEP] gives them (nsmallest is that, without sorting the rest)
+    return heapq.nsmallest(KEEP, out, key=lambda e: (
+        -(ms(e.get("lastRecalledAt")) or -math.inf), -_signals(e), -float(e.get("totalScore") or 0),
+        -float(e.get("maxScore") or 0), -(ms(e.get("promotedAt")) or -math.inf), str(e.get("key"))))
 
 
 def _signals(e: dict) -> int:

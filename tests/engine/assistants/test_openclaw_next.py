@@ -138,3 +138,20 @@ def test_cron_forms(expr, after, zone, expected):
 def test_cron_forms_not_read_raise(expr):
     with pytest.raises(CronError):
         next_fire(expr, datetime(2026, 12, 6, tzinfo=UTC), UTC)
+
+
+@pytest.mark.parametrize("snippet, kept", [
+    ("Kubernetes cluster upgrade is blocked on the storage driver.", True),
+    ("<!-- openclaw-memory-promotion:abc --> a promoted line", False),
+    ("- fact [score=0.91 recalls=4 avg=0.8 source=memory/2026-12-04.md:1-5]", False),
+    ("Session Key: main · and later  Session  ID: 42", False),          # whitespace runs as one space
+    ("conversation SUMMARY: what was said", False),                      # any case
+    ("Sessions are long; the key is patience.", True),                   # a word alone is no marker
+])
+def test_dreamings_own_text_is_never_a_candidate(snippet, kept):
+    """isContaminatedDreamingSnippet's checks: a snippet of dreaming's own output is not recalled
+    memory (OpenClaw drops it before ranking)."""
+    from dreamdesk.engine.assistants.openclaw_recall import normalized
+    entry = {"key": "k", "path": "memory/2026-12-04.md", "source": "memory", "startLine": 1, "endLine": 5,
+             "snippet": snippet, "recallCount": 3, "lastRecalledAt": "2026-12-06T23:19:59.620Z"}
+    assert (normalized([entry]) == [entry]) is kept
