@@ -155,6 +155,11 @@ class Assistant:
         from . import jenny_prompt
         return jenny_prompt.build(ws, history, dream_cursor)
 
+    def config_note(self, path: str, value) -> str | None:
+        """What the assistant's own config loader says of `value` for the setting at `path` (that
+        it would refuse to start on it), or None: added to Dreamdesk's own refusal."""
+        return None
+
     def is_placeholder(self, text: str, file: str) -> bool:
         """`text` (an entry that left `file`) is the assistant's own onboarding template text,
         never filled in: not a fact anybody pruned."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..disk.files import read_bytes
-from . import nanobot_git, nanobot_templates
+from . import nanobot_config, nanobot_git, nanobot_templates
 from .base import Assistant
 from .nanobot_templates import is_template
 
@@ -52,6 +52,9 @@ class Nanobot(Assistant):
 
     def is_placeholder(self, text: str, file: str) -> bool:
         return nanobot_templates.is_placeholder(text, file)
+
+    def config_note(self, path: str, value) -> str | None:
+        return nanobot_config.refusal_note(path, value)
 
     @classmethod
     def detect(cls, root: Path, home: Path | None, config: dict) -> "Nanobot | None":

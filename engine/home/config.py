@@ -54,50 +54,6 @@ class BelowFloorError(WorkspaceError):
 
 
 @dataclass(frozen=True, slots=True)
-class AssistantRule:
-    """What nanobot 0.3.5's own config schema (pydantic, nanobot/config/schema.py) accepts for a
-    key: its loader refuses to start on anything else. Only the shapes the table needs."""
-
-    kind: str                     # bool | int | str
-    minimum: int | None = None
-
-    def describe(self) -> str:
-        if self.kind == "bool":
-            return "true or false"
-        if self.kind == "str":
-            return "a string"
-        return "a whole number" + (f" ≥ {self.minimum}" if self.minimum is not None else "")
-
-    def check(self, value: Any) -> str | None:
-        """None when nanobot's loader takes `value`. pydantic's lax mode, as nanobot runs it:
-        true/false also as 0/1 and words like "yes"; whole numbers also as 3.0, "3" or true."""
-        if self.kind == "str":
-            return None if isinstance(value, str) else "must be a string"
-        if self.kind == "bool":
-            if isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1)):
-                return None
-            if isinstance(value, str) and value.strip().lower() in _PYDANTIC_BOOL_WORDS:
-                return None
-            return "must be true or false"
-        number = value
-        if isinstance(value, str):
-            try:
-                number = float(value.strip()) if not value.strip().lstrip("+-").isdigit() else int(value.strip())
-            except ValueError:
-                return "must be " + self.describe()
-        if not isinstance(number, (int, float)):
-            return "must be " + self.describe()
-        if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
-            return "must be " + self.describe()
-        if self.minimum is not None and number < self.minimum:
-            return "must be " + self.describe()
-        return None
-
-
-_PYDANTIC_BOOL_WORDS = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
-
-
-@dataclass(frozen=True, slots=True)
 class Setting:
     path: str                     # dotted camelCase path from the root of config.json
     kind: str                     # bool | int | number | str | choice
@@ -107,9 +63,10 @@ class Setting:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     doc: str = ""
-    # nanobot 0.3.5's rule for the key; None: a key nanobot does not know (its loader ignores
-    # it, and every config save of its own drops it)
-    nanobot: AssistantRule | None = None
+    # a key of the contract's config schema (../shared/spec/), which the assistant's own config
+    # saves keep; False: a key of Dreamdesk's own, which an assistant's save may drop. What the
+    # assistant's own loader accepts for a shared key is its adapter's (engine/assistants/).
+    shared: bool = False
     nonempty: bool = False        # str: Dreamdesk never writes "" (read as the file has it)
     # how Settings → Memory shows it (the form is built from this table): its label, the unit
     # after the number, the arrow keys' step, and what 0 means when 0 is special
@@ -163,23 +120,20 @@ class Setting:
         return None
 
     def check_write(self, value: Any) -> str | None:
-        """None when Dreamdesk may write `value`: valid for Dreamdesk (check) and, for a key the
-        assistant knows, a value its own loader takes. Stricter than reading, never looser."""
+        """None when Dreamdesk may write `value`. Stricter than reading, never looser; for a shared
+        key, Dreamdesk's range lies inside what each assistant's own loader takes (its adapter's
+        rules; tests/engine/home/test_config.py holds nanobot's to it)."""
         why = self.check(value)
         if why is None and self.nonempty and isinstance(value, str) and not value.strip():
             why = "must be " + self.describe_range()
-        if why is None and self.nanobot is not None and self.nanobot.check(value):
-            why = "must be " + self.describe_range()   # the table is wrong: test_config guards this
         return why
 
-    def refusal(self, value: Any, spelled: str | None = None) -> str:
+    def refusal(self, value: Any, spelled: str | None = None, note: str | None = None) -> str:
         """The one-line reason a value is refused (or ignored when read), naming the key and
-        value, and saying when nanobot itself would refuse to start on it."""
+        value; `note`: what the home's assistant says of it (its adapter's config_note)."""
         why = self.check_write(value) or self.check(value) or ""
         text = f"{spelled or self.name} {why}, got {json.dumps(value, ensure_ascii=False)}"
-        if self.nanobot is not None and self.nanobot.check(value):
-            text += f" (nanobot refuses to start on it: it takes {self.nanobot.describe()})"
-        return text
+        return text + (f" ({note})" if note else "")
 
     def parse(self, text: str) -> Any:
         """A CLI string as this setting's type; raises ValueError with a clear reason."""
@@ -207,19 +161,16 @@ class Setting:
 
 _D = "agents.defaults"
 _DREAM = f"{_D}.dream"
-# nanobot 0.3.5's schema for the keys it knows (nanobot/config/schema.py, DreamConfig and
-# AgentDefaults; camelCase aliases, snake_case accepted). Dreamdesk's own range for such a key
-# lies inside nanobot's, so nothing Dreamdesk writes stops the assistant from starting; the
-# keys without a rule are Dreamdesk's own (nanobot ignores them on load, drops them on save).
-_NB_BOOL, _NB_STR = AssistantRule("bool"), AssistantRule("str")
-_NB_INT, _NB_INT0, _NB_INT1 = AssistantRule("int"), AssistantRule("int", 0), AssistantRule("int", 1)
+# `shared`: the contract's keys, which the assistant's own schema knows too (camelCase aliases,
+# snake_case accepted); Dreamdesk's range for each lies inside what the assistant's loader takes
+# (its adapter's rules), so nothing Dreamdesk writes stops the assistant from starting. The
+# others are Dreamdesk's own (an assistant ignores them on load and may drop them on save).
 _BUDGET_FORM = {"unit": "chars", "step": 100, "zero_means": "measure only, never refuse", "form_max": 1_000_000}
 SETTINGS: tuple[Setting, ...] = (
-    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", nanobot=_NB_BOOL,
+    Setting(f"{_DREAM}.enabled", "bool", True, doc="Whether Dream runs on its own.", shared=True,
             label="Periodic consolidation"),
-    # nanobot: interval_h: int = Field(default=2, ge=1); 1.5 makes it refuse to start
     Setting(f"{_DREAM}.intervalH", "int", 2, 1, False, 8760, doc="Whole hours between scheduled runs.",
-            nanobot=_NB_INT1, label="Every", unit="h"),
+            shared=True, label="Every", unit="h"),
     Setting(f"{_DREAM}.memoryBudgetChars", "int", 3000, 0, doc="Budget of memory/MEMORY.md; 0 = measure only.",
             **_BUDGET_FORM),
     Setting(f"{_DREAM}.userBudgetChars", "int", 3000, 0, doc="Budget of USER.md; 0 = measure only.", **_BUDGET_FORM),
@@ -236,17 +187,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(f"{_DREAM}.cooldownH", "number", 8, 0, False, 8760, doc="Hours between activity-scheduled dreams."),
     Setting(f"{_DREAM}.idleMinutes", "number", 60, 0, False, 525_600,
             doc="Minutes without new history before an activity dream."),
-    # nanobot: session_ttl_minutes, alias idleCompactAfterMinutes, int ge=0
     Setting(f"{_D}.idleCompactAfterMinutes", "int", 15, 0, False, 525_600,
-            doc="Idle compaction after this many minutes; 0 = off.", nanobot=_NB_INT0),
+            doc="Idle compaction after this many minutes; 0 = off.", shared=True),
     Setting(f"{_D}.maxMessages", "int", 120, 1, doc="Messages kept in a session."),
     Setting(f"{_D}.consolidationRatio", "number", 0.5, 0, True, 1, doc="Share of the budget compaction aims for."),
-    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window.", nanobot=_NB_INT),
-    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer.", nanobot=_NB_INT),
-    # nanobot takes any string, but an empty model or provider names nothing it can call
-    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too).", nanobot=_NB_STR,
+    Setting(f"{_D}.contextWindowTokens", "int", 65536, 1, doc="The model's context window.", shared=True),
+    Setting(f"{_D}.maxTokens", "int", 8192, 1, doc="Tokens reserved for the model's answer.", shared=True),
+    # an empty model or provider names nothing an assistant can call
+    Setting(f"{_D}.model", "str", "", doc="The main agent's model (Dream uses it too).", shared=True,
             nonempty=True),
-    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>.", nanobot=_NB_STR,
+    Setting(f"{_D}.provider", "str", "", doc="The provider name under providers.<name>.", shared=True,
             nonempty=True),
 )
 BY_PATH = {s.path: s for s in SETTINGS}
@@ -280,6 +230,9 @@ class Config:
     display: str = "config.json"
     readable: bool = True             # False: exists but cannot be parsed (writes are refused)
     refuse_writes: str | None = None  # why Dreamdesk never writes this file (another assistant's own)
+    # the values read and refused: (their problem's index in problems, the setting, the value, the
+    # key as the file spells it), so the home's assistant can add its own words (noted_problems)
+    invalid: list[tuple[int, "Setting", Any, str | None]] = field(default_factory=list)
 
     def get(self, key: str) -> Any:
         return self.values[find_setting(key).path]
@@ -382,8 +335,8 @@ def load(path: Path | None, display: str = "config.json", *, json5: bool = False
         why = s.check(value)
         if why:
             cfg.values[s.path], cfg.sources[s.path] = s.default, "invalid"
-            cfg.problems.append(Problem(display, f"{s.refusal(value, spelled)}; "
-                                                 f"using the default {json.dumps(s.default)}"))
+            cfg.invalid.append((len(cfg.problems), s, value, spelled))
+            cfg.problems.append(_invalid_problem(display, s, value, spelled))
         else:
             if s.kind == "int" and isinstance(value, float):
                 value = int(value)
@@ -444,13 +397,33 @@ def _object(cfg: Config, raw: Any, display: str) -> dict | None:
     return None
 
 
+ConfigNote = Callable[[str, Any], "str | None"]   # (setting path, value) -> the assistant's words, or None
+
+
+def _invalid_problem(display: str, s: Setting, value: Any, spelled: str | None, note: str | None = None) -> Problem:
+    return Problem(display, f"{s.refusal(value, spelled, note)}; using the default {json.dumps(s.default)}")
+
+
+def noted_problems(cfg: Config, note: ConfigNote | None) -> list[Problem]:
+    """cfg.problems, each refused value's with what the home's assistant says of it (`note`:
+    its adapter's config_note, e.g. that nanobot refuses to start on it)."""
+    out = list(cfg.problems)
+    if note is None:
+        return out
+    for i, s, value, spelled in cfg.invalid:
+        words = note(s.path, value)
+        if words:
+            out[i] = _invalid_problem(cfg.display, s, value, spelled, words)
+    return out
+
+
 def set_value(cfg: Config, key: str, value: Any, *, confirm_below_floor: bool = False,
               create_at: Path | None = None) -> Config:
     """The write funnel for one key (see set_values)."""
     return set_values(cfg, {key: value}, confirm_below_floor=confirm_below_floor, create_at=create_at)
 
 
-def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
+def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool, note: ConfigNote | None = None) -> Any:
     """`value` (a CLI string or a typed value) as it will be written; raises WorkspaceError."""
     if isinstance(value, str) and setting.kind not in ("str", "choice"):
         try:
@@ -458,7 +431,7 @@ def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
     if setting.check_write(value):
-        raise WorkspaceError(setting.refusal(value))
+        raise WorkspaceError(setting.refusal(value, note=note(setting.path, value) if note else None))
     if setting.kind == "int":
         value = int(value)
     if setting.path == f"{_DREAM}.reviewEveryRuns" and value < REVIEW_FLOOR and not confirm_below_floor:
@@ -467,7 +440,8 @@ def _typed(setting: Setting, value: Any, *, confirm_below_floor: bool) -> Any:
 
 
 def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: bool = False,
-               create_at: Path | None = None, before_write: Callable[[], None] | None = None) -> Config:
+               create_at: Path | None = None, before_write: Callable[[], None] | None = None,
+               note: ConfigNote | None = None) -> Config:
     """The write funnel: validate every value, apply them to the file as it is now on disk, write
     once, atomically.
 
@@ -481,7 +455,7 @@ def set_values(cfg: Config, updates: dict[str, Any], *, confirm_below_floor: boo
     typed: dict[str, Any] = {}
     for key, value in updates.items():
         setting = find_setting(key)
-        typed[setting.path] = _typed(setting, value, confirm_below_floor=confirm_below_floor)
+        typed[setting.path] = _typed(setting, value, confirm_below_floor=confirm_below_floor, note=note)
     path = _write_target(cfg, create_at)
     state = read_state(path)
     raw = _rewritable(cfg, state) if state.exists else {}
@@ -611,7 +585,7 @@ def lost_settings(root: Path, cfg: Config) -> list[LostSetting]:
 def lost_problem(lost: LostSetting, display: str = "config.json") -> Problem:
     setting = BY_PATH[lost.path]
     why = ("the assistant's own config saves drop the keys it does not know, as nanobot's do"
-           if setting.nanobot is None else "it was removed from the file")
+           if not setting.shared else "it was removed from the file")
     return Problem(display, f"{lost.path} = {json.dumps(lost.value, ensure_ascii=False)}, which Dreamdesk wrote, "
                             f"is gone ({why}); the default {json.dumps(lost.default, ensure_ascii=False)} "
                             "is used until it is re-applied", severity=WARNING)
@@ -639,7 +613,8 @@ def _same(a: Any, b: Any) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
-def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_floor: bool = False) -> Config:
+def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_floor: bool = False,
+                   note: ConfigNote | None = None) -> Config:
     """The workspace's config funnel: set_values on its config.json, then remember what was
     written in Dreamdesk's own state. The state folder is made once every check has passed, just
     before the write: a write whose record could not be kept is never made, and a refused one
@@ -647,7 +622,7 @@ def write_settings(ws: "Workspace", updates: dict[str, Any], *, confirm_below_fl
     state_file = _written_path(ws.root)
     before = remembered(ws.root)
     paths = [find_setting(k).path for k in updates]
-    new = set_values(ws.config(), updates, confirm_below_floor=confirm_below_floor,
+    new = set_values(ws.config(), updates, confirm_below_floor=confirm_below_floor, note=note,
                      create_at=ws.config_create_path,
                      before_write=lambda: _written_path(ws.root, create=True) and None)
     _remember(state_file, before, new, paths)

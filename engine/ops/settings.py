@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..assistants import assistant_of
 from ..core.problems import WorkspaceError
 from ..dream import prompt_edits, write_scope
 from ..home import config as config_mod, token_ceiling
@@ -22,7 +23,8 @@ def set_settings(ws: Workspace, updates: dict[str, Any], initiator: str, *,
 
     def work() -> Config:
         config_mod.writable(ws)
-        return config_mod.write_settings(ws, updates, confirm_below_floor=confirm_below_floor)
+        return config_mod.write_settings(ws, updates, confirm_below_floor=confirm_below_floor,
+                                         note=assistant_of(ws).config_note)
 
     def said(cfg: Config) -> str:
         return ", ".join(f"{config_mod.find_setting(k).name} = {v}" for k, v in updates.items()) + \

@@ -9,7 +9,7 @@ from ..assistants import Assistant, assistant_of
 from ..core import clock
 from ..home.budgets import FileSize, Sizes, Total
 from ..disk.changes import EVERYTHING, Changes
-from ..home.config import Config, LostSetting, lost_problem, lost_settings
+from ..home.config import Config, LostSetting, lost_problem, lost_settings, noted_problems
 from ..home.history import History
 from ..jobs.consolidator import compacted_through, read_ledger
 from ..core.problems import INFO, WARNING, Problem
@@ -88,7 +88,9 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
     parts: dict[str, Any] = {}
     for name, needed, read in _PARTS:
         parts[name] = read(ws, parts, old.get(name)) if name not in old or needed(changes) else old[name]
-    cfg, lost, cfg_problems = parts["config"]
+    cfg, lost, lost_problems = parts["config"]
+    # the config's problems with what the home's assistant says of a value it would refuse
+    cfg_problems = [*noted_problems(cfg, parts["assistant"].config_note), *lost_problems]
     sizes: Sizes = parts["files"]
     files, file_problems = sizes.files, sizes.problems
     hist = parts["history"][1]
@@ -105,7 +107,7 @@ def read_status(ws: Workspace, previous: Status | None = None, changes: Changes 
 def _config_part(ws: Workspace, _parts: dict, _old):
     cfg = ws.config()
     lost = lost_settings(ws.root, cfg)
-    return cfg, lost, [*cfg.problems, *(lost_problem(x, cfg.display) for x in lost)]
+    return cfg, lost, [lost_problem(x, cfg.display) for x in lost]
 
 
 def _history_part(ws: Workspace, _parts: dict, old):

@@ -334,8 +334,10 @@ class SettingsView(QWidget):
         changes = self.changes()
         for key in self.fields:
             self._mark(key, key in changes)
-        refused = next((config_mod.find_setting(k).refusal(v) for k, v in changes.items()
-                        if config_mod.find_setting(k).check_write(v)), None)
+        note = self.state.status.assistant.config_note if self.state is not None else None
+        refused = next((config_mod.find_setting(k).refusal(v, note=note(config_mod.find_setting(k).path, v)
+                                                            if note else None)
+                        for k, v in changes.items() if config_mod.find_setting(k).check_write(v)), None)
         self.error.setText(f"Cannot be applied: {refused}" if refused else self._write_error)
         self.error.setVisible(bool(self.error.text()))
         n = len(changes)

@@ -205,6 +205,11 @@ def test_a_command_that_fails_changes_nothing_in_a_nanobot_home(capsys, tmp_path
 
 def test_config_set_refuses_a_value_nanobot_would_not_start_on(capsys, ws, private_state):
     before = (ws / "config.json").read_bytes()
+    code, out, err = run(capsys, "config", "set", str(ws), "intervalH", "1.5")
+    assert code == 2 and "got 1.5" in err and "nanobot" not in err      # a Jenny-style home: our words only
+    (ws / ".nanobot").mkdir()
+    (ws / ".nanobot" / "workspace-id").write_text("0123456789abcdef0123456789abcdef")   # now nanobot's home
+    before = (ws / "config.json").read_bytes()
     for value in ("1.5", "0.25", "0"):
         code, out, err = run(capsys, "config", "set", str(ws), "intervalH", value)
         assert code == 2 and out == "" and err.count("\n") == 1

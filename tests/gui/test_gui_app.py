@@ -1098,8 +1098,8 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     view.interval.selectAll()
     QTest.keyClicks(view.interval, "1.5")                 # as a person types it
     QTest.keyClick(view.interval, QtNs.Key.Key_Return)
-    assert "nanobot refuses to start" in view.error.text()  # said as it is typed, before any Apply
-    assert view.error.text().startswith("Cannot be applied: intervalH must be a whole number ≥ 1")
+    # said as it is typed, before any Apply; the demo is a Jenny-style home: no word of nanobot
+    assert view.error.text() == "Cannot be applied: intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5"
     assert view.error.isVisible() and not view.apply_button.isEnabled()
     jobs_done(qtbot, main_window.engine)
     counters_shown(qtbot, main_window)
@@ -1112,6 +1112,27 @@ def test_a_fractional_interval_is_refused_inline_and_nothing_is_written(main_win
     qtbot.waitUntil(lambda: _dream_cfg(demo_home)["intervalH"] == 3, timeout=5000)
     assert isinstance(_dream_cfg(demo_home)["intervalH"], int)
     qtbot.waitUntil(lambda: view.error.text() == "", timeout=5000)
+
+
+def test_on_a_nanobot_home_the_refusal_says_nanobot_refuses_it_too(gui_env, qtbot, demo_home):
+    """The words are the home's assistant's (its adapter's config_note): nanobot's own loader
+    refuses a fractional interval, and on its home the form says so."""
+    from PySide6.QtTest import QTest
+
+    from conftest import open_window
+    ws = demo_home / "workspace"
+    (ws / ".nanobot").mkdir()
+    (ws / ".nanobot" / "workspace-id").write_text("0123456789abcdef0123456789abcdef")
+    win = open_window(qtbot, demo_home)
+    view = win.settings
+    win.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.state is not None and view.state.status.assistant.name == "nanobot", timeout=10000)
+    view.interval.setFocus()
+    view.interval.selectAll()
+    QTest.keyClicks(view.interval, "1.5")
+    assert view.error.text() == ("Cannot be applied: intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5 "
+                                 "(nanobot refuses to start on it: it takes a whole number ≥ 1)")
+    win.close()
 
 
 def _nanobot_save(home):

@@ -4,7 +4,10 @@ import os
 import pytest
 
 from dreamdesk.engine.home import config as config_mod
-from dreamdesk.engine.home.config import REVIEW_FLOOR, BelowFloorError, find_setting, load, set_value
+from dreamdesk.engine.home.config import REVIEW_FLOOR, BelowFloorError, find_setting, load, noted_problems, set_value
+from dreamdesk.engine.assistants.jenny import Jenny
+from dreamdesk.engine.assistants.nanobot import Nanobot
+from dreamdesk.engine.assistants.nanobot_config import RULES
 from dreamdesk.engine.core.problems import WorkspaceError
 
 D = "agents.defaults.dream."
@@ -42,9 +45,7 @@ def test_file_values_and_snake_case(tmp_path):
 @pytest.mark.parametrize("key,value,needle", [
     ("intervalH", "two", 'intervalH must be a whole number ≥ 1 and ≤ 8760, got "two"'),
     ("intervalH", 0, "intervalH must be a whole number ≥ 1 and ≤ 8760, got 0"),
-    # nanobot 0.3.5 refuses to start on it: said, and the default is used
-    ("intervalH", 1.5, "intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5 (nanobot refuses to start on "
-                       "it: it takes a whole number ≥ 1)"),
+    ("intervalH", 1.5, "intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5; using the default 2"),
     ("memoryBudgetChars", -5, "memoryBudgetChars must be a whole number ≥ 0, got -5"),
     ("memoryBudgetChars", True, "memoryBudgetChars must be a whole number ≥ 0, got true"),
     ("userBudgetChars", 12.5, "userBudgetChars must be a whole number ≥ 0, got 12.5"),
@@ -130,9 +131,9 @@ def test_set_keeps_existing_mode(tmp_path):
 @pytest.mark.parametrize("key,value,needle", [
     ("intervalH", "soon", "intervalH must be a whole number ≥ 1"),
     ("intervalH", "-1", "intervalH must be a whole number ≥ 1"),
-    ("intervalH", "1.5", r"intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5 \(nanobot refuses to start"),
-    ("intervalH", "0.25", "nanobot refuses to start on it"),
-    ("idleCompactAfterMinutes", "2.5", "nanobot refuses to start on it: it takes a whole number ≥ 0"),
+    ("intervalH", "1.5", r"intervalH must be a whole number ≥ 1 and ≤ 8760, got 1.5$"),
+    ("intervalH", "0.25", "intervalH must be a whole number ≥ 1 and ≤ 8760, got 0.25$"),
+    ("idleCompactAfterMinutes", "2.5", "idleCompactAfterMinutes must be a whole number ≥ 0 and ≤ 525600, got 2.5$"),
     ("maxTokens", "0", "maxTokens must be a whole number ≥ 1, got 0$"),
     ("model", "", "model must be a non-empty string"),
     ("provider", "  ", "provider must be a non-empty string"),
@@ -244,7 +245,8 @@ def _probes(s):
 
 
 def test_the_table_knows_which_keys_are_nanobot_s():
-    assert {s.path for s in config_mod.SETTINGS if s.nanobot is not None} == set(NANOBOT_035)
+    assert set(RULES) == set(NANOBOT_035)
+    assert {s.path for s in config_mod.SETTINGS if s.shared} == set(NANOBOT_035)   # the contract's keys
     assert all(s.path.startswith("agents.defaults.") for s in config_mod.SETTINGS)
 
 
@@ -257,7 +259,7 @@ def test_every_value_dreamdesk_writes_is_one_nanobot_takes(setting):
         assert not refused_by_nanobot, refused_by_nanobot
         # the table's copy of the rule (pydantic's lax parsing) takes at least the strict shapes
         for v in _probes(setting):
-            assert setting.nanobot.check(v) is None or not _nanobot_takes(setting.path, v), v
+            assert RULES[setting.path].check(v) is None or not _nanobot_takes(setting.path, v), v
 
 
 def test_interval_is_whole_hours_and_the_refusal_writes_nothing(tmp_path):
@@ -265,19 +267,21 @@ def test_interval_is_whole_hours_and_the_refusal_writes_nothing(tmp_path):
     before = p.read_bytes()
     for bad in ("1.5", 1.5, "0.25", 0.5, "0"):
         with pytest.raises(WorkspaceError, match="intervalH must be a whole number ≥ 1") as info:
-            set_value(load(p), "intervalH", bad)
+            config_mod.set_values(load(p), {"intervalH": bad}, note=Nanobot().config_note)
         assert p.read_bytes() == before
-    assert "nanobot refuses to start" in str(info.value)
+    assert "nanobot refuses to start" in str(info.value)      # nanobot's adapter's words, on a nanobot home
     assert set_value(load(p), "intervalH", "3.0").get("intervalH") == 3
     assert json.loads(p.read_text())["agents"]["defaults"]["dream"]["intervalH"] == 3   # an integer in JSON
     assert '"intervalH": 3\n' in p.read_text() or '"intervalH": 3,' in p.read_text()
 
 
-def test_a_file_value_nanobot_refuses_is_reported_as_such(tmp_path):
+def test_a_file_value_nanobot_refuses_is_reported_as_such_on_its_home_only(tmp_path):
     p = write(tmp_path / "config.json", {"agents": {"defaults": {"idleCompactAfterMinutes": 7.5}}})
     cfg = load(p)
-    (err,) = [str(x) for x in cfg.problems if x.severity == "error"]
+    (err,) = [str(x) for x in noted_problems(cfg, Nanobot().config_note) if x.severity == "error"]
     assert "idleCompactAfterMinutes must be a whole number" in err and "nanobot refuses to start on it" in err
+    (plain,) = [str(x) for x in noted_problems(cfg, Jenny().config_note) if x.severity == "error"]
+    assert "idleCompactAfterMinutes must be a whole number" in plain and "nanobot" not in plain
     assert cfg.get("idleCompactAfterMinutes") == 15
 
 
@@ -325,7 +329,7 @@ def test_nanobot_s_own_loader_takes_every_value_dreamdesk_writes():
         for v in _probes(s):
             if isinstance(v, float) and not (v == v and abs(v) != float("inf")):
                 continue   # not JSON
-            if s.check_write(v) is None or (s.nanobot is not None and v is not None):
+            if s.check_write(v) is None or (s.path in RULES and v is not None):
                 cases.append((s.path, v))
     res = subprocess.run([NANOBOT_PY, "-c", _NB_PROBE], input=json.dumps(cases), capture_output=True,
                          text=True, timeout=300, check=True)
@@ -333,12 +337,12 @@ def test_nanobot_s_own_loader_takes_every_value_dreamdesk_writes():
         s = config_mod.BY_PATH[path]
         if s.check_write(value) is None:
             assert verdict == "loaded", (path, value)          # nothing Dreamdesk writes stops nanobot
-        if s.nanobot is None:
+        if path not in RULES:
             assert kept == "dropped", (path, value)            # its saves drop Dreamdesk's own keys
         else:
-            # the table's copy of nanobot's rule is exact: "nanobot refuses to start on it" is
+            # the adapter's copy of nanobot's rule is exact: "nanobot refuses to start on it" is
             # said when, and only when, it does
-            assert (verdict == "loaded") == (s.nanobot.check(value) is None), (path, value, verdict)
+            assert (verdict == "loaded") == (RULES[path].check(value) is None), (path, value, verdict)
 
 
 # -- what Dreamdesk wrote is remembered, and its loss is said (issue 10.4) ----------------------

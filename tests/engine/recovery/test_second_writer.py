@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,10 @@ print(n)
 """], stdout=subprocess.PIPE, text=True)
     conflicts = 0
     try:
+        # the writer is writing before Dreamdesk starts (a loaded machine starts a process late)
+        deadline = time.monotonic() + 30
+        while "from the assistant" not in target.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
         for i in range(20):
             state, _ = ws.read_file("memory/MEMORY.md")
             try:
