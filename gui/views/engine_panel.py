@@ -172,10 +172,10 @@ class EnginePanel(QWidget):
                         "under Settings → Memory → Model.")
 
         def show(text: str) -> None:
-            if ws is self.ws and not self.refused:
+            if not self.refused:
                 self.model_label.setText(text)
 
-        self.engine.read("describe the model", describe, show)
+        self.engine.read("describe the model", describe, show, wanted=lambda: ws is self.ws)
 
     def show_scope(self, scope, ceiling: int | None, error: str | None) -> None:
         """The workspace's Dream scope (write_scope.Scope) and token ceiling, or why they cannot be read."""

@@ -466,13 +466,12 @@ class SnapshotsView(QWidget):
         if self.shown is None or self.shown.shas != key:
             self.diff.set_message(PREPARING)    # another selection's diff would mislead; a refresh keeps it
         made = self._made_shown(key)
-        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key, made),
-                         lambda result: self._show_diff(result, token, ws),
-                         lambda msg, tb: self._diff_failed(msg, token))
+        # dropped when the user selected something else, or opened another workspace, meanwhile
+        self.engine.read("snapshot diff", lambda ctx: compute_diff(ws, key, made), self._show_diff,
+                         lambda msg, tb: self._diff_failed(msg),
+                         wanted=lambda: self._diff_token.current(token) and ws is self.ws)
 
-    def _show_diff(self, result: DiffResult, token: int, ws: Workspace) -> None:
-        if not self._diff_token.current(token) or ws is not self.ws:
-            return      # the user selected something else meanwhile
+    def _show_diff(self, result: DiffResult) -> None:
         self.shown = result
         if result.made:
             self.diff.set_prepared(result.prepared, restorable=False,
@@ -497,9 +496,7 @@ class SnapshotsView(QWidget):
         self._fill_file_menu()
         self._update_buttons()
 
-    def _diff_failed(self, message: str, token: int) -> None:
-        if not self._diff_token.current(token):
-            return
+    def _diff_failed(self, message: str) -> None:
         self.shown = None
         self.diff.set_message(f"Could not compute the diff: {message}")
         self.status.emit(f"Snapshot diff failed: {message}")
@@ -687,10 +684,11 @@ class SnapshotsView(QWidget):
         ws = self.ws
         self.engine.read("plan undo", lambda ctx: plan_undo(ws, entry_id),
                          lambda plan: self._ask_undo(ws, plan, last),
-                         lambda msg, tb: self.dialogs.error(self, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))
+                         lambda msg, tb: self.dialogs.error(self, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"),
+                         wanted=lambda: ws is self.ws)
 
     def _ask_undo(self, ws: Workspace, plan: UndoPlan, last: bool) -> None:
-        if ws is not self.ws or self.busy:
+        if self.busy:
             return
         title, text = undo_question(plan, last)
         if not self.dialogs.confirm(self, title, text):
