@@ -134,6 +134,11 @@ class Assistant:
         contract's answer (Dreamdesk's archive and the snapshot commits say it)."""
         return None
 
+    @property
+    def agent_choice(self) -> tuple[tuple[str, ...], str | None]:
+        """The home's agents a person may switch between, and the one shown ((), None: one only)."""
+        return (), None
+
     def whats_next(self, ws: Workspace) -> dict | None:
         """What the assistant's own dreaming will do next (its candidates, its next run), as JSON;
         None: it dreams by no schedule of its own (the contract's Dream is Dreamdesk's)."""

@@ -83,11 +83,15 @@ class OpenClaw(Assistant):
         if len(self.agents) <= 1:
             return ""
         others = ", ".join(a for a in self.agents if a != self.agent)
-        if self.default_agent is None:
+        if self.default_agent is None and self.agent == self.agents[0]:
             return (f"agent {self.agent}: the home has {len(self.agents)} agents and none is marked the default, so "
                     f"the first is shown; the others: {others} (dreamdesk … --agent ID opens one)")
         mark = " (the default)" if self.agent == self.default_agent else ""
         return f"agent {self.agent}{mark}; the home's other agents: {others} (dreamdesk … --agent ID opens one)"
+
+    @property
+    def agent_choice(self) -> tuple[tuple[str, ...], str | None]:
+        return (self.agents, self.agent) if len(self.agents) > 1 else ((), None)
 
     def assistant_runs(self, ws: Workspace) -> AssistantRuns:
         from . import openclaw_reads
