@@ -19,7 +19,7 @@ from ..core.problems import WorkspaceError
 from ..home.layout import JSON5, Layout
 from ..home.workspace import Workspace
 from . import openclaw_home
-from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote
+from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_home import OpenClawHome
 
 if TYPE_CHECKING:
@@ -108,6 +108,10 @@ class OpenClaw(Assistant):
     def entry_notes(self, ws: Workspace, file: str) -> list[EntryNote]:
         from . import openclaw_reads
         return openclaw_reads.entry_notes(self, ws, file)
+
+    def listed_notes(self, ws: Workspace) -> list[ListedNote]:
+        from . import openclaw_reads
+        return openclaw_reads.listed_notes(self, ws)
 
     def files_detail(self, ws: Workspace) -> dict:
         from . import openclaw_reads

@@ -11,6 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 from conftest import open_window, tree_state
 from helpers.gui_waits import jobs_done
 from helpers.openclaw_homes import copy_home, grab_sizes
@@ -67,3 +69,46 @@ def test_a_home_with_one_agent_shows_no_chooser(gui_env, qtbot, tmp_path):
     win = open_window(qtbot, copy_home("dreamed", tmp_path))
     assert not win.dashboard.agent_choice.isVisible() and not win.dashboard.agent_label.isVisible()
     win.close()
+
+
+def test_the_files_view_lists_daily_notes_by_day_slug_and_size_the_prelude_marked(gui_env, qtbot, tmp_path):
+    import time
+
+    from dreamdesk.engine.assistants.openclaw_prelude import day_stamps
+    from dreamdesk.gui.widgets.file_list import NOTES_HEADING, PRELUDE_MARK, path_of
+    home = copy_home("dreamed", tmp_path)
+    zone = json.loads((home / "openclaw.json").read_text(encoding="utf-8"))["agents"]["defaults"].get("userTimezone")
+    stamps = day_stamps(time.time() * 1000, zone, 2)           # today and yesterday, as OpenClaw's /new counts them
+    today = stamps[0]
+    (home / "workspace" / "memory" / f"{today}-1432.md").write_text("# Session\n\n- Talked about the trip.\n",
+                                                                  encoding="utf-8")
+    before = tree_state(home)
+    win = open_window(qtbot, home)
+    view = win._go("files")
+    lst = view.list
+    qtbot.waitUntil(lambda: bool(lst.findItems(NOTES_HEADING, Qt.MatchFlag.MatchExactly)), timeout=5000)
+    rows = [(lst.item(i).text(), path_of(lst.item(i))) for i in range(lst.count())]
+    at = rows.index((NOTES_HEADING, ""))
+    # the memory files first, by path; then the notes apart, newest day first, by day, slug or time, size
+    assert [p for _t, p in rows[:at]] == ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "DREAMS.md"][:at]
+    assert rows[at + 1] == (f"{PRELUDE_MARK}{today} · 14:32 · 36 B", f"memory/{today}-1432.md")
+    # (a /new quotes today's and yesterday's notes: which of the fixture's, depends on the day the test runs)
+    mark = {day: PRELUDE_MARK if day in stamps else "" for day in ("2026-12-06", "2026-12-05", "2026-12-04")}
+    assert rows[at + 2:] == [(f"{mark['2026-12-06']}2026-12-06 · the day's note · 74 B", "memory/2026-12-06.md"),
+                             (f"{mark['2026-12-06']}2026-12-06 · standup · 47 B", "memory/2026-12-06-standup.md"),
+                             (f"{mark['2026-12-05']}2026-12-05 · the day's note · 86 B", "memory/2026-12-05.md"),
+                             (f"{mark['2026-12-05']}2026-12-05 · retro · 82 B", "memory/2026-12-05-retro.md"),
+                             (f"{mark['2026-12-04']}2026-12-04 · the day's note · 117 B", "memory/2026-12-04.md")]
+    assert "/new: quoted whole" in lst.item(at + 1).toolTip()
+    # a note is opened by its path, as any file; the heading is never chosen
+    lst.setCurrentRow(at + 3)
+    qtbot.waitUntil(lambda: view.loaded is not None and view.loaded.path == "memory/2026-12-06-standup.md",
+                    timeout=5000)
+    assert not lst.item(at).flags() & Qt.ItemFlag.ItemIsSelectable
+    view.open_path("MEMORY.md")
+    qtbot.waitUntil(lambda: view.loaded.path == "MEMORY.md", timeout=5000)
+    jobs_done(qtbot, win.engine)
+    grab(win, "files-daily-notes")
+    win.close()
+    assert tree_state(home) == before
+
