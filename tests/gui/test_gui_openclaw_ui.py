@@ -18,6 +18,7 @@ from helpers.gui_waits import jobs_done
 from helpers.openclaw_homes import copy_home, grab_sizes
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 
+SWEEP2 = "openclaw-sweep-2026-12-06T23:20:57.068Z"
 SHOTS = Path(os.environ.get("DREAMDESK_OPENCLAW_SHOTS") or Path(tempfile.gettempdir()) / "shots-i28-oc-ui")
 
 
@@ -112,3 +113,37 @@ def test_the_files_view_lists_daily_notes_by_day_slug_and_size_the_prelude_marke
     win.close()
     assert tree_state(home) == before
 
+
+
+def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_file_now(gui_env, qtbot, tmp_path):
+    from PySide6.QtCore import QUrl
+    home = copy_home("dreamed", tmp_path)
+    before = tree_state(home)
+    win = open_window(qtbot, home)
+    view = win._go("runs")
+    qtbot.waitUntil(lambda: view.loaded and view.shown is not None, timeout=10000)
+    assert view.select_run(SWEEP2)
+    qtbot.waitUntil(lambda: view.shown.get("id") == SWEEP2, timeout=5000)
+    text = view.detail.toPlainText()
+    assert "Saved version\nMEMORY.md before it: 2026-12-06T23:20:57.068Z · 235a7a3c" in text
+    assert "Restore points (2): MEMORY.md as OpenClaw saved it\nRead-only: restoring a saved version comes with " \
+           "writing OpenClaw homes (issue 29)" in text
+    assert "2026-12-06T23:19:35.817Z · 5bf8ca01 · " in text
+    key = view._points()[0]["key"]
+    assert f"point:{key}" in view.detail.toHtml()
+    view.detail.anchorClicked.emit(QUrl(f"point:{key}"))        # what clicking the link sends
+    qtbot.waitUntil(lambda: "→ the file now" in view.detail.toPlainText(), timeout=5000)
+    shown = view.detail.toPlainText()
+    assert shown.startswith("← back to the run\nMEMORY.md saved 2026-12-06T23:20:57.068Z · 235a7a3c → the file now")
+    # the entry the sweep merged away was in the saved version and is not in the file now
+    assert "\n-- The user prefers green tea in the afternoon.\n" in shown
+    assert "\n+<!-- openclaw-memory-promotion:memory:memory/2026-12-06-standup.md:1:2 -->\n" in shown
+    assert "Read-only: restoring a saved version comes with writing OpenClaw homes (issue 29)" in shown
+    grab(win, "runs-saved-version")
+    view.detail.anchorClicked.emit(QUrl(f"back:{SWEEP2}"))
+    assert view.detail.toPlainText().startswith("sweep · by OpenClaw · ok")
+    view.detail.anchorClicked.emit(QUrl(f"point:{key}"))
+    qtbot.waitUntil(lambda: "→ the file now" in view.detail.toPlainText(), timeout=5000)
+    jobs_done(qtbot, win.engine)
+    win.close()
+    assert tree_state(home) == before
