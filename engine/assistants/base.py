@@ -51,6 +51,15 @@ class EntryNote:
 
 
 @dataclass(frozen=True, slots=True)
+class ListedNote:
+    """A dated note as a file list shows it, newest first."""
+    path: str                        # relative to the workspace
+    label: str                       # "2026-12-06 · standup · 1.2 KB"
+    tip: str = ""                    # more, in words (what a new session quotes of it)
+    in_prelude: bool = False         # a new session (/new) quotes it, whole or cut
+
+
+@dataclass(frozen=True, slots=True)
 class Assistant:
     why: tuple[str, ...] = field(default_factory=tuple)     # the signs that said so, in words
 
@@ -134,6 +143,11 @@ class Assistant:
         contract's answer (Dreamdesk's archive and the snapshot commits say it)."""
         return None
 
+    @property
+    def agent_choice(self) -> tuple[tuple[str, ...], str | None]:
+        """The home's agents a person may switch between, and the one shown ((), None: one only)."""
+        return (), None
+
     def whats_next(self, ws: Workspace) -> dict | None:
         """What the assistant's own dreaming will do next (its candidates, its next run), as JSON;
         None: it dreams by no schedule of its own (the contract's Dream is Dreamdesk's)."""
@@ -143,6 +157,11 @@ class Assistant:
         """What the assistant's records say about each entry of `file` (where it came from, its
         status); none in the contract's home."""
         return []
+
+    def listed_notes(self, ws: Workspace) -> list[ListedNote] | None:
+        """The dated notes as a file list shows them apart from the memory files (day, name,
+        size, newest first); None: listed by path with the rest (the contract's history is no file list)."""
+        return None
 
     def files_detail(self, ws: Workspace) -> dict:
         """The same as JSON for `files --json`, with anything else the home keeps beside its files

@@ -19,7 +19,7 @@ from ..core.problems import WorkspaceError
 from ..home.layout import JSON5, Layout
 from ..home.workspace import Workspace
 from . import openclaw_home
-from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote
+from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_home import OpenClawHome
 
 if TYPE_CHECKING:
@@ -83,11 +83,15 @@ class OpenClaw(Assistant):
         if len(self.agents) <= 1:
             return ""
         others = ", ".join(a for a in self.agents if a != self.agent)
-        if self.default_agent is None:
+        if self.default_agent is None and self.agent == self.agents[0]:
             return (f"agent {self.agent}: the home has {len(self.agents)} agents and none is marked the default, so "
                     f"the first is shown; the others: {others} (dreamdesk … --agent ID opens one)")
         mark = " (the default)" if self.agent == self.default_agent else ""
         return f"agent {self.agent}{mark}; the home's other agents: {others} (dreamdesk … --agent ID opens one)"
+
+    @property
+    def agent_choice(self) -> tuple[tuple[str, ...], str | None]:
+        return (self.agents, self.agent) if len(self.agents) > 1 else ((), None)
 
     def assistant_runs(self, ws: Workspace) -> AssistantRuns:
         from . import openclaw_reads
@@ -104,6 +108,10 @@ class OpenClaw(Assistant):
     def entry_notes(self, ws: Workspace, file: str) -> list[EntryNote]:
         from . import openclaw_reads
         return openclaw_reads.entry_notes(self, ws, file)
+
+    def listed_notes(self, ws: Workspace) -> list[ListedNote]:
+        from . import openclaw_reads
+        return openclaw_reads.listed_notes(self, ws)
 
     def files_detail(self, ws: Workspace) -> dict:
         from . import openclaw_reads

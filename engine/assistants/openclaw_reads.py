@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .base import AssistantPrunes, AssistantRuns, EntryNote
+from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_archive import archive_from
 from .openclaw_directives import SUPERSEDED, Directive, read_directives
 from .openclaw_home import STATE_DB
 from .openclaw_next import whats_next
-from .openclaw_notes import daily_notes
+from .openclaw_notes import CUT, WHOLE, DailyNote, daily_notes
 from .openclaw_provenance import BY_HAND, MemoryEntry, read_provenance
 from .openclaw_runs import Run, read_runs
 from .openclaw_state import OpenClawState, read_state
@@ -69,6 +69,31 @@ def files_detail(oc: OpenClaw, ws: Workspace) -> dict:
     root = Path(ws.root)
     return {"provenance": _provenance(oc, ws).to_json(), "directives": read_directives(root / USER).to_json(),
             "daily_notes": daily_notes(root, oc.config).to_json()}
+
+
+QUOTED = (WHOLE, CUT)             # what a /new quotes of a note it reads (else: left out, skipped)
+
+
+def listed_notes(oc: OpenClaw, ws: Workspace) -> list[ListedNote]:
+    return [_listed(n) for n in daily_notes(Path(ws.root), oc.config).notes]
+
+
+def _listed(n: DailyNote) -> ListedNote:
+    """A daily note as the Files view lists it: its day, its slug (the session hook's time as
+    HH:MM), its size; the prelude of a /new in words when the note is one of its days."""
+    name = n.time or n.slug or "the day's note"
+    tip = [n.path, f"{n.size:,} bytes, {n.chars:,} characters" if n.chars is not None else f"{n.size:,} bytes (unreadable)"]
+    if n.prelude is not None:
+        tip.append(f"/new: {n.prelude_why or n.prelude}")
+    tip += list(n.problems)
+    return ListedNote(n.path, f"{n.day} · {name} · {size_words(n.size)}", "\n".join(tip), n.prelude in QUOTED)
+
+
+def size_words(size: int) -> str:
+    """Bytes as a person reads them: 401 B, 1.2 KB, 3.4 MB."""
+    if size < 1000:
+        return f"{size} B"
+    return f"{size / 1000:.1f} KB" if size < 1_000_000 else f"{size / 1_000_000:.1f} MB"
 
 
 def _provenance(oc: OpenClaw, ws: Workspace):

@@ -70,6 +70,16 @@ def set_watches(path: str, on: bool) -> None:
     settings().setValue(_key(path) + "/watch", bool(on))
 
 
+def agent(home: str) -> str | None:
+    """The agent last chosen in the window for a home with several (None: never chosen)."""
+    v = settings().value(_key(home) + "/agent")
+    return str(v) if v else None
+
+
+def set_agent(home: str, agent_id: str) -> None:
+    settings().setValue(_key(home) + "/agent", agent_id)
+
+
 @dataclass
 class ModelOverride:
     enabled: bool = False

@@ -11,6 +11,7 @@ say. Everything here runs, and is tested, without a window (tests/gui/test_gui_c
 from __future__ import annotations
 
 import logging
+import os
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Protocol
@@ -102,16 +103,20 @@ class AppContext(QObject):
         return self.runner is not None and self.runner.running
 
     # -- opening ----------------------------------------------------------------------------
-    def open_workspace(self, path: str) -> Workspace | None:
+    def open_workspace(self, path: str, agent: str | None = None) -> Workspace | None:
         """Open a workspace (reads only): its first read asked for, its watch and upkeep started.
-        On a bad path the open one stays (openFailed says why) and None is returned."""
+        `agent`: which of a home's agents (chosen in the window: remembered for that home; None:
+        the one last chosen there, else the home's default). On a bad path the open one stays
+        (openFailed says why) and None is returned."""
         try:
-            ws = open_home(path)       # as its assistant lays it out (an OpenClaw home: its default agent)
+            ws = open_home(path, agent) if agent else _remembered_agent(path, open_home(path))
         except WorkspaceError as exc:
             log.info("cannot open %s: %s", path, exc)
             self.openFailed.emit(str(exc))
             return None
         log.info("workspace opened: %s (home %s)", ws.root, ws.home)
+        if agent:
+            settings_store.set_agent(str(ws.home or ws.root), agent)
         another = self.ws is None or ws.root != self.ws.root
         self._leave()
         if another:
@@ -411,3 +416,16 @@ class AppContext(QObject):
                 continue             # a commit found later only matters when it names the Dream
             self.last_change = e
             self.watched.emit(e)
+
+
+def _remembered_agent(path: str, ws: Workspace) -> Workspace:
+    """`ws` as the home opened it, or its agent last chosen in the window when the person opened
+    the home itself (an agent's own workspace folder opens that agent); a remembered agent the
+    roster no longer has: the home's default."""
+    chosen = settings_store.agent(str(ws.home)) if ws.home is not None and ws.layout.agent else None
+    if chosen is None or chosen == ws.layout.agent or os.path.realpath(path) == os.path.realpath(ws.root):
+        return ws
+    try:
+        return open_home(path, chosen)
+    except WorkspaceError:
+        return ws

@@ -12,7 +12,7 @@ from dreamdesk.engine.home.layout import DAILY
 from dreamdesk.engine.jobs.scheduler import DISABLED
 from dreamdesk.engine.overview.status import next_words
 
-from ..qt import (QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+from ..qt import (QComboBox, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                   QScrollArea, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import Gauge
 from .pins_panel import PinAlertBox, PinListBox
@@ -26,6 +26,7 @@ class Dashboard(QWidget):
     forgetRequested = Signal()      # stop offering them
     restoreSinceRequested = Signal(str, object)   # (file, engine.entries.Removal): put it back
     gotItRequested = Signal()       # "Since you last looked" acknowledged
+    agentChosen = Signal(str)       # show another of the home's agents
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -53,6 +54,7 @@ class Dashboard(QWidget):
         self.assistant.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.assistant.setAccessibleName("Assistant")
         lay.addWidget(self.assistant)
+        lay.addLayout(self._agent_row())
         # settings Dreamdesk wrote that config.json no longer holds (an assistant's own save
         # dropped them): said here, written back only when asked
         lay.addWidget(self._lost_settings_box())
@@ -85,6 +87,33 @@ class Dashboard(QWidget):
         self.problems.setAlternatingRowColors(True)
         pl.addWidget(self.problems)
         lay.addWidget(self.problems_box, 1)
+
+    def _agent_row(self) -> QHBoxLayout:
+        """A home with several agents: which one is shown, and the others to switch to."""
+        row = QHBoxLayout()
+        self.agent_label = QLabel("<b>Show agent:</b>")
+        self.agent_choice = QComboBox()
+        self.agent_choice.setAccessibleName("Agent")
+        self.agent_choice.setToolTip("The home's agents: each keeps its own workspace. Dreamdesk remembers the one "
+                                     "chosen for this home.")
+        self.agent_choice.activated.connect(lambda i: self.agentChosen.emit(self.agent_choice.itemText(i)))
+        row.addWidget(self.agent_label)
+        row.addWidget(self.agent_choice)
+        row.addStretch(1)
+        self.agent_label.hide()
+        self.agent_choice.hide()
+        return row
+
+    def _set_agents(self, a) -> None:
+        agents, shown = a.agent_choice if a is not None else ((), None)
+        self.agent_choice.blockSignals(True)
+        self.agent_choice.clear()
+        self.agent_choice.addItems(list(agents))
+        if shown in agents:
+            self.agent_choice.setCurrentIndex(agents.index(shown))
+        self.agent_choice.blockSignals(False)
+        self.agent_label.setVisible(bool(agents))
+        self.agent_choice.setVisible(bool(agents))
 
     def _lost_settings_box(self) -> QGroupBox:
         self.lost_box = QGroupBox("Settings lost from config.json")
@@ -228,6 +257,7 @@ class Dashboard(QWidget):
         self._set_files(st)
         a = st.assistant
         self._set_assistant(a)
+        self._set_agents(a)
         h = st.history
         carries = a is None or a.history_in_prompt
         for row in self.history_rows:

@@ -22,9 +22,10 @@ from dreamdesk.engine.home.workspace import Workspace
 from ..operations.edit import save_edit
 from ..operations.pin import pin_entry, unpin_entry
 from ..operations.run import Initiator
-from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QListWidget,
-                  QMessageBox, QPlainTextEdit, QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
+from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit,
+                  QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
 from ..widgets.context_menu import show_and_free
+from ..widgets.file_list import FileList
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..context.worker import Engine, Latest
@@ -161,14 +162,14 @@ class FilesView(QWidget):
         self._disk_changed = False
         self._pin_busy = False
 
-        self.list = QListWidget()
+        self.list = FileList()
         self.list.setMaximumWidth(320)
         # whole names fit by default ("memory/MEMORY.md", a skill's folder); longer ones are
         # elided in the middle, never cut off behind a scroll bar, and shown whole as a tooltip
         self.list.setMinimumWidth(self.list.fontMetrics().horizontalAdvance("skills/weekly-review/SKILL.md") + 16)
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.currentTextChanged.connect(self._open_selected)
+        self.list.pathChosen.connect(self._open_selected)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         # wrapped to its width: a line longer than the editor is never cut off behind a scroll bar
@@ -245,28 +246,26 @@ class FilesView(QWidget):
             self.provenance = provenance
         self.ws = ws
         self.budgets = budgets
-        current = self.list.currentItem().text() if self.list.currentItem() else None
-        names = [self.list.item(i).text() for i in range(self.list.count())]
-        if names != files:
-            self.list.blockSignals(True)
-            self.list.clear()
-            self.list.addItems(files)
-            for i, name in enumerate(files):
-                self.list.item(i).setToolTip(name)
-            self.list.blockSignals(False)
-            if current in files and not new_ws:
-                self.list.setCurrentRow(files.index(current))
+        current = self.list.current_path()
+        if self.list.fill(files) and current in files and not new_ws:
+            self.list.select(current, quietly=True)
+        self._list_notes(ws)         # (again on each change: a note's size may have changed)
         if new_ws or self.list.currentItem() is None:
             self.loaded = None
             self.editor.blockSignals(True)
             self.editor.setPlainText("")      # never the last workspace's text under this one's name
             self.editor.blockSignals(False)
             if files:
-                self.list.blockSignals(True)
-                self.list.setCurrentRow(0)    # the same row in the last workspace sends no signal
-                self.list.blockSignals(False)
+                self.list.select(files[0], quietly=True)   # the same row in the last workspace sends no signal
                 self._load(files[0])
         self._update_size()
+
+    def _list_notes(self, ws: Workspace) -> None:
+        """The assistant's dated notes, read off the GUI thread, listed apart with their day and size."""
+        def done(notes) -> None:
+            if notes is not None and self.ws is ws:
+                self.list.show_notes(notes)
+        self.engine.read("list the daily notes", lambda ctx: assistant_of(ws).listed_notes(ws), done)
 
     def files_changed(self, paths: set[str]) -> None:
         """Writes to the files (another writer's from the watcher, Dreamdesk's from their job's
@@ -305,9 +304,7 @@ class FilesView(QWidget):
 
     # -- loading ----------------------------------------------------------------------------
     def open_path(self, path: str) -> None:
-        items = self.list.findItems(path, Qt.MatchFlag.MatchExactly)
-        if items:
-            self.list.setCurrentItem(items[0])
+        self.list.select(path)
 
     def _open_selected(self, path: str) -> None:
         if not path or self.ws is None:
@@ -315,9 +312,7 @@ class FilesView(QWidget):
         if self.loaded and path == self.loaded.path:
             return
         if self.dirty and not self._confirm_discard():
-            self.list.blockSignals(True)
-            self.open_path(self.loaded.path)
-            self.list.blockSignals(False)
+            self.list.select(self.loaded.path, quietly=True)
             return
         self._load(path)
 

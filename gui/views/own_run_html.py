@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html
 
+from dreamdesk.engine.dream.restore_points import RESTORE_LATER, point_label
+
 from ..models.runs_model import time_label
 from .run_html import diff_html, html_table, pre_block
 
@@ -13,9 +15,13 @@ REPLACED_WHY = {"merged": "merged into", "superseded": "superseded by", "replace
                 "compacted": "compacted away", "outside": "removed outside a run"}
 
 
-def own_run_html(run: dict, mono: str, c: dict[str, str]) -> str:
+def own_run_html(run: dict, mono: str, c: dict[str, str], points: list[dict] | None = None) -> str:
+    """`points`: the saved versions the assistant keeps (restore points), newest first: each a link
+    to its diff against the file now."""
     e = html.escape
     d = run.get("detail") or {}
+    points = points or []
+    before = next((p for p in points if p.get("key") == d.get("preimage")), None)
     status = str(run.get("status") or "—")
     scol = c["good"] if status == "ok" else c["bad"] if status == "failed" else c["warn"]
     out = [f"<h3 style='margin-bottom:2px'>{e(str(run.get('kind')))} · "
@@ -28,12 +34,14 @@ def own_run_html(run: dict, mono: str, c: dict[str, str]) -> str:
              ("Trigger", e(str(run.get("trigger") or "—"))),
              ("Counts", e(f"added {counts['added']}, merged {counts['merged']}, superseded {counts['superseded']}"
                           " (its consolidation history)") if counts else "—"),
-             ("Saved version", e(f"MEMORY.md before it: {d['preimage']}") if d.get("preimage") else "none kept"),
+             ("Saved version", "MEMORY.md before it: " + _point_link(before, c) if before is not None else
+              e(f"MEMORY.md before it: {d['preimage']}") if d.get("preimage") else "none kept"),
              ("Files", e(", ".join(run.get("files") or [])) or "—"),
              ("Run", e(str(run.get("id"))))]
     out.append("<table cellspacing='0' cellpadding='1'>" + "".join(
         f"<tr><td style='padding-right:12px; color:{c['dim']}'>{k}</td><td>{v}</td></tr>" for k, v in facts)
         + "</table>")
+    out += _points(points, c)
     out += _entries(d, mono, c)
     out += _diary(d, mono, c)
     out += _reports(d, c)
@@ -85,3 +93,28 @@ def _reports(d: dict, c: dict[str, str]) -> list[str]:
              "" if p.get("latest") else f"<span style='color:{c['dim']}'>rewritten by a later sweep that day</span>"]
             for p in reports]
     return ["<h4 style='margin-bottom:0'>Phase reports</h4>", html_table(["Phase", "File", "Outcome", ""], rows)]
+
+
+def _point_link(p: dict, c: dict[str, str]) -> str:
+    return f"<a href='point:{html.escape(str(p.get('key')))}' style='color:{c['link']}'>{html.escape(point_label(p))}</a>"
+
+
+def _points(points: list[dict], c: dict[str, str]) -> list[str]:
+    """The saved versions, each a link to its diff against the file now (read-only)."""
+    if not points:
+        return []
+    rows = "".join(f"<li>{_point_link(p, c)} · {p.get('chars', 0):,} characters, {p.get('entries', 0)} entries"
+                   + (f" · before {html.escape(str(p['run']))}" if p.get("run") else "") + "</li>" for p in points)
+    return [f"<h4 style='margin-bottom:0'>Restore points ({len(points)}): MEMORY.md as OpenClaw saved it</h4>",
+            f"<p style='margin:2px 0; color:{c['dim']}'>{html.escape(RESTORE_LATER)}.</p>", f"<ul>{rows}</ul>"]
+
+
+def point_html(point: dict, unified: str, run_id: str | None, mono: str, c: dict[str, str]) -> str:
+    """A saved version against the file now, read-only, with the way back to the run shown."""
+    e = html.escape
+    back = f"<p><a href='back:{e(run_id)}' style='color:{c['link']}'>← back to the run</a></p>" if run_id else ""
+    out = [back, f"<h3 style='margin-bottom:2px'>MEMORY.md saved {e(point_label(point))} → the file now</h3>",
+           f"<p style='margin-top:2px; color:{c['dim']}'>{e(RESTORE_LATER)}.</p>"]
+    out.append(diff_html(unified.rstrip("\n"), mono, c) if unified else
+               f"<p style='color:{c['dim']}'>The file now is this saved version, byte for byte.</p>")
+    return "".join(out)

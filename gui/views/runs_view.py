@@ -16,6 +16,7 @@ from dreamdesk.engine.core import clock
 from dreamdesk.engine.text.diffs import diff_texts
 from dreamdesk.engine.text.entries import heading_label
 from dreamdesk.engine.dream import records
+from dreamdesk.engine.dream.restore_points import against_now
 from dreamdesk.engine.dream.run_list import assistant_run_detail, every_run
 from dreamdesk.engine.home.workspace import Workspace
 
@@ -28,7 +29,7 @@ from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBo
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
 from ..context.worker import Engine, Latest
 from ..widgets.table_fit import ColumnFit, RowsFit
-from .own_run_html import own_run_html
+from .own_run_html import own_run_html, point_html
 from .run_html import diff_html, html_table, pre_block
 from .common import select_row_only, detail_splitter, empty_notice, link_color, read_latest, setup_table
 
@@ -610,8 +611,23 @@ class RunsView(QWidget):
         same = self.shown is not None and rec.get("id") == self.shown.get("id")
         scroll = self.detail.verticalScrollBar().value() if same else 0
         self.shown, self.shown_assistant, self._shown_diff = rec, None, None
-        self.detail.setHtml(own_run_html(rec, self.mono, detail_colors(self.detail.palette())))
+        self.detail.setHtml(own_run_html(rec, self.mono, detail_colors(self.detail.palette()), self._points()))
         self.detail.verticalScrollBar().setValue(scroll)
+
+    def _points(self) -> list[dict]:
+        own = getattr(self.side, "own", None)
+        return list(own.restore_points) if own is not None else []
+
+    def show_point(self, key: str) -> None:
+        """A saved version (restore point) against the file now, read-only, in the detail pane."""
+        point = next((p for p in self._points() if p.get("key") == key), None)
+        ws, run_id = self.ws, (self.shown or {}).get("id")
+        if point is None or ws is None:
+            return
+        self.engine.read("compare a saved version", lambda ctx: against_now(ws, point),
+                         lambda unified: self.detail.setHtml(point_html(
+                             point, unified, run_id, self.mono, detail_colors(self.detail.palette()))),
+                         lambda msg: self.status.emit(f"Could not compare the saved version: {msg}"))
 
     def restore_entry(self, prune_id: str) -> None:
         """Put back an entry the assistant's run removed (engine.prunes.restore_prune: a snapshot
@@ -674,6 +690,10 @@ class RunsView(QWidget):
             self.snapshotRequested.emit(value)
         elif scheme == "restore" and value:
             self.restore_entry(value)
+        elif scheme == "point" and value:
+            self.show_point(value)
+        elif scheme == "back" and self.shown is not None and self.shown.get("detail") is not None:
+            self._show_own(self.shown)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:

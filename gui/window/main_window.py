@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
             box.unpinRequested.connect(acts.unpin)
         dash.restoreSinceRequested.connect(acts.restore_since)
         dash.gotItRequested.connect(acts.got_it)
+        dash.agentChosen.connect(self.open_agent)
         self.tabs.currentChanged.connect(self._tab_changed)
 
     # -- the tab views, built when first shown -------------------------------------------------
@@ -271,6 +272,15 @@ class MainWindow(QMainWindow):
         if self._editing() and not self._ask_unsaved(lambda: self.open_workspace(path)):
             return False
         return self.ctx.open_workspace(path) is not None
+
+    def open_agent(self, agent: str) -> bool:
+        """Show another of the open home's agents (the same home reopened with it; remembered)."""
+        ws = self.ws
+        if ws is None or agent == ws.layout.agent:
+            return False
+        if self._editing() and not self._ask_unsaved(lambda: self.open_agent(agent)):
+            return False
+        return self.ctx.open_workspace(str(ws.home or ws.root), agent) is not None
 
     def _opened(self, ws: Workspace) -> None:
         window_menus.fill_recent(self)

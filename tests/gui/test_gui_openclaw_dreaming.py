@@ -14,7 +14,7 @@ import pytest
 
 from conftest import open_window, tree_state
 from dreamdesk.gui.models.runs_model import COL_BY, COL_CREATED, COL_ID, COL_REMOVED, COL_STATUS, COL_TRIGGER
-from helpers.openclaw_homes import copy_home
+from helpers.openclaw_homes import copy_home, grab_sizes
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 
 SHOTS = Path(os.environ.get("DREAMDESK_OPENCLAW_SHOTS") or Path(tempfile.gettempdir()) / "shots-i28-oc-wire")
@@ -22,13 +22,7 @@ SWEEP2 = "openclaw-sweep-2026-12-06T23:20:57.068Z"
 
 
 def grab(win, name: str) -> None:
-    """What a person sees at the default size and at 1280×720 (offscreen), kept to be looked at."""
-    from PySide6.QtWidgets import QApplication
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for size, tag in (((1280, 820), "default"), ((1280, 720), "1280x720")):
-        win.resize(*size)
-        QApplication.processEvents()
-        assert win.grab().save(str(SHOTS / f"{name}-{tag}.png"))
+    grab_sizes(win, SHOTS, name)
 
 
 @pytest.fixture

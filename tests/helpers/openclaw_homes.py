@@ -49,3 +49,13 @@ def no_openclaw_of_this_machine(tmp_path, monkeypatch):
     for name in ("OPENCLAW_HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_PROFILE", "OPENCLAW_CONFIG_PATH",
                  "OPENCLAW_WORKSPACE_DIR"):
         monkeypatch.delenv(name, raising=False)
+
+
+def grab_sizes(win, shots: Path, name: str) -> None:
+    """What a person sees at the default size and at 1280×720 (offscreen), kept in `shots` to be looked at."""
+    from PySide6.QtWidgets import QApplication
+    shots.mkdir(parents=True, exist_ok=True)
+    for size, tag in (((1280, 820), "default"), ((1280, 720), "1280x720")):
+        win.resize(*size)
+        QApplication.processEvents()
+        assert win.grab().save(str(shots / f"{name}-{tag}.png"))
