@@ -136,8 +136,9 @@ class AppContext(QObject):
         if settings_store.schedules(str(ws.root)):
             self.set_scheduling(True)
         self.set_watching(settings_store.watches(str(ws.root)), by_user=False)
-        # the first time: these versions are the ones looked at (Dreamdesk's own state only)
-        self.engine.write(f"{WATCH_JOB}remember", lambda ctx: watch_mod.remember_looked(ws), lambda _r: None)
+        # the first time: these versions are the ones looked at (Dreamdesk's own state only), where
+        # the watch may run at all (not on a home whose assistant does that work itself)
+        self.engine.write(f"{WATCH_JOB}remember", lambda ctx: _remember_looked(ws), lambda _r: None)
         return ws
 
     def _watch_files(self, ws: Workspace) -> WorkspaceWatcher:
@@ -429,3 +430,9 @@ def _remembered_agent(path: str, ws: Workspace) -> Workspace:
         return open_home(path, chosen)
     except WorkspaceError:
         return ws
+
+
+def _remember_looked(ws: Workspace) -> None:
+    from dreamdesk.engine.assistants import jobs_refused
+    if jobs_refused(ws) is None:
+        watch_mod.remember_looked(ws)

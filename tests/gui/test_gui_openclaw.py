@@ -80,6 +80,12 @@ def test_the_dashboard_shows_an_openclaw_home_against_its_own_caps_with_the_cut(
     _grab(win, (1280, 720), "openclaw-over-cap-1280x720-end.png")
     win.close()
     assert tree_state(home) == before
+    # nor in Dreamdesk's own state: no watch remembers versions on a home where it never runs
+    from dreamdesk.engine.core.state import workspace_state_dir
+    from helpers.gui_waits import jobs_done
+    jobs_done(qtbot, win.engine)
+    mine = workspace_state_dir(home / "workspace")
+    assert not [p for p in mine.rglob("*") if p.name in ("seen.json", "watch.lock")] if mine.exists() else True
 
 
 def test_the_window_names_the_other_agents_of_a_home_with_several(gui_env, qtbot, tmp_path):
