@@ -21,6 +21,7 @@ from ..home.workspace import Workspace
 from . import openclaw_home
 from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_home import OpenClawHome
+from .openclaw_notes import DAILY_NOTE
 
 if TYPE_CHECKING:
     from ..home.budgets import Sizes
@@ -44,7 +45,8 @@ FILE_WRITES = ("Dreamdesk reads an OpenClaw home but does not write it yet: edit
 
 def layout(agent: str | None) -> Layout:
     """How an OpenClaw agent's workspace keeps its parts."""
-    return Layout(files=FILES, optional=OPTIONAL, notes_dir="memory", skills=False, config_syntax=JSON5,
+    return Layout(files=FILES, optional=OPTIONAL, notes_dir="memory", notes_name=DAILY_NOTE, skills=False,
+                  config_syntax=JSON5,
                   config_writes=CONFIG_WRITES, config_settings=False, history=False, file_writes=FILE_WRITES,
                   owner=KIND, agent=agent)
 

@@ -38,6 +38,9 @@ class Layout:
     files: tuple[tuple[str, str], ...] = tuple(CORE_KINDS.items())   # (path, kind), listed present or not
     optional: tuple[tuple[str, str], ...] = ()    # (path, kind), listed only when present
     notes_dir: str | None = None                  # a folder of dated notes that are memory files too
+    # what names a dated note there (group 1 its day, group 2 what follows it): the adapter's, as
+    # its assistant reads them, so the notes listed are the ones it reads
+    notes_name: re.Pattern[str] = _DATED
     skills: bool = True                           # skills/<name>/SKILL.md are memory files
     config_syntax: str = JSON                     # how its config file is read: JSON, or JSON5
     config_writes: str | None = None              # None: Dreamdesk may write its config; else why not
@@ -68,7 +71,7 @@ class Layout:
             return []
         notes = []
         for e in found:
-            m = _DATED.match(e.name)
+            m = self.notes_name.match(e.name)
             try:
                 if m is None or not e.is_file(follow_symlinks=False):
                     continue
@@ -83,7 +86,7 @@ class Layout:
         if any(rel == p for p, _ in self.files + self.optional):
             return True
         if self.notes_dir is not None and rel.startswith(self.notes_dir + "/"):
-            return _DATED.match(rel[len(self.notes_dir) + 1:]) is not None
+            return self.notes_name.match(rel[len(self.notes_dir) + 1:]) is not None
         return False
 
     def changes(self, paths: Iterable[str]) -> Changes:

@@ -299,3 +299,14 @@ def test_a_state_database_with_its_wal_is_read_from_a_private_copy(tmp_path):
         assert tree_state(home) == before
     finally:
         writer.close()
+
+
+def test_the_memory_files_are_the_daily_notes_openclaw_reads(tmp_path):
+    """The notes listed (and measured) are named as OpenClaw names them: its pattern takes an
+    upper-case .MD too (openclaw_notes.DAILY_NOTE), and a name that is no dated note is not one."""
+    home = copy_home("dreamed", tmp_path)
+    (home / "workspace" / "memory" / "2026-12-07.MD").write_text("# 2026-12-07\n- Shouting note.\n")
+    (home / "workspace" / "memory" / "notes-2026.md").write_text("- Not a dated note.\n")
+    paths = {f.path for f in open_home(home).memory_files()}
+    assert "memory/2026-12-07.MD" in paths and "memory/notes-2026.md" not in paths
+    assert "memory/2026-12-06-standup.md" in paths
