@@ -263,9 +263,10 @@ class FilesView(QWidget):
     def _list_notes(self, ws: Workspace) -> None:
         """The assistant's dated notes, read off the GUI thread, listed apart with their day and size."""
         def done(notes) -> None:
-            if notes is not None and self.ws is ws:
+            if notes is not None:
                 self.list.show_notes(notes)
-        self.engine.read("list the daily notes", lambda ctx: assistant_of(ws).listed_notes(ws), done)
+        self.engine.read("list the daily notes", lambda ctx: assistant_of(ws).listed_notes(ws), done,
+                         wanted=lambda: self.ws is ws)
 
     def files_changed(self, paths: set[str]) -> None:
         """Writes to the files (another writer's from the watcher, Dreamdesk's from their job's
