@@ -10,7 +10,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openclaw"
+from .openclaw_homes import FIXTURES, manifest  # noqa: F401  (the fixtures and their manifests: one place)
+
 SCHEMA = """
 CREATE TABLE plugin_state_entries (plugin_id TEXT NOT NULL, namespace TEXT NOT NULL, entry_key TEXT NOT NULL,
   value_json TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER,
@@ -24,16 +25,13 @@ CREATE TABLE cron_jobs (store_key TEXT NOT NULL, job_id TEXT NOT NULL, declarati
 """
 
 
-def manifest(name: str) -> dict:
-    return json.loads((FIXTURES / name / "manifest.json").read_text())
-
-
 def oracle(name: str, rel: str):
     return json.loads((FIXTURES / name / "oracle" / rel).read_text())
 
 
 def copy_home(name: str, into: Path) -> Path:
-    """The fixture home `name` copied under `into` (the copy is what a test reads)."""
+    """The fixture home `name` copied under `into` as it is: its recorded paths stay the build's (a
+    moved home, as the state reader must find it; openclaw_homes.copy_home makes them the copy's)."""
     home = into / name / ".openclaw"
     shutil.copytree(FIXTURES / name / "home", home)
     return home

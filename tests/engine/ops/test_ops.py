@@ -52,15 +52,17 @@ def everything(ws: Workspace) -> dict:
     return {"ws": tree_state(ws.root), "state": tree_state(state) if state.is_dir() else {}}
 
 
-def unchanged_by(ws: Workspace, call, needle: str) -> None:
-    """`call` fails saying `needle`, and nothing on disk changed (the job lock's own file aside)."""
+def unchanged_by(ws: Workspace, call, needle: str) -> str:
+    """`call` fails saying `needle`, and nothing on disk changed (the job lock's own file aside);
+    its words, for the test to read."""
     before = everything(ws)
-    with pytest.raises(WorkspaceError, match=needle):
+    with pytest.raises(WorkspaceError, match=needle) as refused:
         call()
     after = everything(ws)
     after["state"] = {k: v for k, v in after["state"].items() if not k.startswith("locks")}
     before["state"] = {k: v for k, v in before["state"].items() if not k.startswith("locks")}
     assert after == before
+    return str(refused.value)
 
 
 # -- the record and the words ---------------------------------------------------------------------
@@ -164,8 +166,9 @@ def test_the_stale_hunk_rule_holds_through_the_op(snapshotted):
 
 def test_a_hunk_id_without_its_hunk_is_refused_in_words(snapshotted):
     ws, store, v1 = snapshotted
-    unchanged_by(ws, lambda: restore.restore(ws, v1, CLI, path="USER.md", hunk_id="0123abcd"),
-                 "name the hunk")
+    said = unchanged_by(ws, lambda: restore.restore(ws, v1, CLI, path="USER.md", hunk_id="0123abcd"),
+                        "name the hunk")
+    assert said == "a hunk id names the change of one hunk: name the hunk (FILE:N) too"
 
 
 def test_an_undo_over_a_later_change_writes_nothing_and_says_why(snapshotted):
@@ -209,8 +212,9 @@ def test_archived_entries_come_back_and_one_bad_id_hides_no_other(archived):
 
 def test_more_entries_than_a_restore_takes_are_refused_before_any_write(archived):
     ws, ids = archived
-    unchanged_by(ws, lambda: archive_restore.restore_entries(ws, [ids["- Lives in Porto"]] * 101, "archive"),
-                 "restore at most 100 at a time")
+    said = unchanged_by(ws, lambda: archive_restore.restore_entries(ws, [ids["- Lives in Porto"]] * 101, "archive"),
+                        "restore at most 100 at a time")
+    assert said == "101 entries are selected; restore at most 100 at a time (each one takes a snapshot first)"
 
 
 def test_one_archived_entry_back_in_the_clis_words(archived):
@@ -251,8 +255,10 @@ def test_settings_say_what_was_written_where(ws):
 def test_a_config_json_that_cannot_be_read_is_never_rewritten_in_the_clis_words(ws):
     """The CLI's rule, the window's too now (the funnel alone said it otherwise)."""
     (ws.root / "config.json").write_text("{oops")
-    unchanged_by(ws, lambda: settings.set_settings(ws, {"intervalH": 4}, "settings"),
-                 "Dreamdesk will not rewrite a config.json it cannot read")
+    said = unchanged_by(ws, lambda: settings.set_settings(ws, {"intervalH": 4}, "settings"),
+                        "Dreamdesk will not rewrite a config.json it cannot read")
+    assert said.startswith("config.json:1: not valid JSON (") and said.endswith(
+        "; using the defaults and refusing to rewrite it; Dreamdesk will not rewrite a config.json it cannot read")
 
 
 def test_setting_the_ceiling_it_already_has_writes_nothing(ws):
@@ -301,7 +307,8 @@ def test_the_watch_on_off_and_got_it_are_dreamdesks_state_only(ws):
 
 
 def test_compacting_without_a_home_says_so_and_writes_nothing(ws):
-    unchanged_by(ws, lambda: compact.compact(ws, None, "engine"), "no home folder with sessions/")
+    said = unchanged_by(ws, lambda: compact.compact(ws, None, "engine"), "no home folder with sessions/")
+    assert said == f"{ws.root}: no home folder with sessions/ around this workspace; nothing to compact"
 
 
 def test_compacting_the_demo_without_a_model_keeps_raw_entries(demo_home):
@@ -330,7 +337,8 @@ def test_a_dream_says_its_outcome_and_its_dry_run_applies_as_it_said(ws, llm_ser
 
 
 def test_applying_a_dry_run_that_did_not_complete_writes_nothing(ws):
-    unchanged_by(ws, lambda: dry_run.apply(ws, {"status": "failed"}, "engine"), "did not complete")
+    said = unchanged_by(ws, lambda: dry_run.apply(ws, {"status": "failed"}, "engine"), "did not complete")
+    assert said == "this dry run did not complete (failed); there is nothing safe to apply"
 
 
 # -- the CLI calls them ----------------------------------------------------------------------------

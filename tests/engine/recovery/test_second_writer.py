@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -172,15 +171,15 @@ while not os.path.exists({str(stop)!r}):
     with open({str(target)!r}, 'a') as f:
         f.write(f'- line {{n}} from the assistant\\n')
     n += 1
+    if n == 1:
+        print('writing', flush=True)      # the test starts once the writer is writing
     time.sleep(0.002)
 print(n)
 """], stdout=subprocess.PIPE, text=True)
     conflicts = 0
     try:
         # the writer is writing before Dreamdesk starts (a loaded machine starts a process late)
-        deadline = time.monotonic() + 30
-        while "from the assistant" not in target.read_text() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert writer.stdout.readline().strip() == "writing"
         for i in range(20):
             state, _ = ws.read_file("memory/MEMORY.md")
             try:
@@ -189,7 +188,7 @@ print(n)
                 conflicts += 1                                  # it wrote between our read and check
     finally:
         stop.touch()
-        n = int(writer.communicate(timeout=20)[0])
+        n = int(writer.communicate(timeout=20)[0].split()[-1])
     text = target.read_text()
     missing = [k for k in range(n) if f"- line {k} from the assistant\n" not in text]
     assert n > 0 and missing == []
