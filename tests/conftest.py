@@ -63,10 +63,10 @@ def no_system_keyring():
 @pytest.fixture
 def brief_job_lock_wait(monkeypatch):
     """For a test that holds the workspace's job lock on purpose: a job gives up after 50 ms
-    instead of the product's 2 s (engine.restore.JOB_LOCK_TIMEOUT); what it does when it gives
-    up is the same. Only for jobs in this process (threads included), not subprocesses."""
-    from dreamdesk.engine.recovery import restore
-    monkeypatch.setattr(restore, "JOB_LOCK_TIMEOUT", 0.05)
+    instead of the product's 2 s (engine/recovery/job_lock.py JOB_LOCK_TIMEOUT); what it does when it
+    gives up is the same. Only for jobs in this process (threads included), not subprocesses."""
+    from dreamdesk.engine.recovery import job_lock
+    monkeypatch.setattr(job_lock, "JOB_LOCK_TIMEOUT", 0.05)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from ..dream import records
 from ..dream.run_state import save_state
 from ..disk.files import atomic_write_bytes, resolve_inside
 from ..core.problems import WorkspaceError
-from ..recovery.restore import job_lock
+from ..recovery.job_lock import job_lock
 from ..core.rules import is_memory_path
 from ..versions.snapshots import SnapshotStore
 from ..home.workspace import Workspace

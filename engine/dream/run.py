@@ -16,7 +16,7 @@ from ..text.diffs import diff_texts
 from ..llm import Cancelled, LLMClient, LLMError, ModelChoice, Usage
 from ..llm.resolve import PROMPT_REL, assistant_dream_prompt
 from ..core.problems import ConflictError, WorkspaceError
-from ..recovery.restore import job_lock
+from ..recovery.job_lock import job_lock
 from ..versions.snapshots import NoGit, SnapshotError, SnapshotStore
 from ..home.workspace import Workspace
 from . import records

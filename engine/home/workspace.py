@@ -37,8 +37,8 @@ class MemoryFile:
 
 # Wrapped around each write of Dreamdesk's own: the guards the layers above register (the watch's
 # own_write, so that our write is never taken for another writer's). A registry, not an import:
-# the watch archives and snapshots through the workspace, so it sits above it. engine/recovery/restore.py
-# imports the watch, and every write operation takes restore's job lock.
+# the watch archives and snapshots through the workspace, so it sits above it. engine/recovery/job_lock.py
+# imports the watch, and every write operation takes that lock.
 _WRITE_GUARDS: list[Callable[["Workspace", str], ContextManager]] = []
 
 

@@ -488,7 +488,7 @@ def compact_now(ws: Workspace, client: LLMClient | None, *, only: str | None = N
                 log: Callable[[str], None] | None = None) -> list[CompactResult]:
     """"Compact now" (the CLI's `compact`, the GUI's button): a manual pass under the workspace's
     job lock, as every job takes it (another Dreamdesk, `serve`); a held lock raises LockHeld."""
-    from ..recovery.restore import job_lock
+    from ..recovery.job_lock import job_lock
     with job_lock(ws):
         return run_consolidator(ws, client, only=only, manual=True, cancel=cancel, log=log)
 

@@ -15,7 +15,7 @@ from ..dream.run import DreamOptions, run_dream
 from ..disk.file_watch import FileWatch
 from ..disk.files import LockHeld
 from ..llm import LLMClient, LLMError
-from ..recovery.restore import job_lock
+from ..recovery.job_lock import job_lock
 from .scheduler import Scheduler
 from .upkeep import HISTORY, SCHEDULE, Upkeep
 from ..home.workspace import Workspace

@@ -17,7 +17,8 @@ from ..text.entries import contains_entry, dedent_entry, has_heading, insert_ent
 from ..disk.files import MISSING_HASH, resolve_inside
 from .memory_lint import MOVE, REMOVE, REVIEW, REWRITE, Finding, Place
 from ..core.problems import WorkspaceError
-from ..recovery.restore import RestoreResult, job_lock, log_restore
+from ..recovery.job_lock import job_lock
+from ..recovery.restore import RestoreResult, log_restore
 from ..recovery.restore_log import FileWrite
 from ..core.rules import ARCHIVED_FILES, USER, is_memory_path
 from ..versions.snapshots import SnapshotError, SnapshotStore

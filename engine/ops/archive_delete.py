@@ -8,7 +8,7 @@ from typing import Any
 
 from ..dream.records import delete_archive_entry
 from ..home.workspace import Workspace
-from ..recovery.restore import job_lock
+from ..recovery.job_lock import job_lock
 from .result import OpResult, perform, plural
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .archive import ArchiveRecord, write_memory
 from ..disk.files import resolve_inside
 from ..core.problems import WorkspaceError
-from .restore import job_lock
+from .job_lock import job_lock
 from ..core.rules import is_memory_path
 from ..versions.snapshots import SnapshotError, SnapshotStore
 from ..text.textform import KEEP_ENDINGS, fit

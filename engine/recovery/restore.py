@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import restore_log, watch  # noqa: F401  (watch: its guard on every write; every write takes our lock)
+from . import restore_log
+from .job_lock import job_lock
 from .archive import ArchiveRecord, archive_removed, plan_record_restore, read_archive, write_memory
 from ..home.cursors import read_cursor, write_cursor
 from ..text.diffs import diff_texts, revert_hunk
 from ..text.entries import removed_entries
-from ..disk.files import (MISSING_HASH, FileLock, sweep_stale_temps, checked_write_bytes, remove, content_hash as _sha256,
+from ..disk.files import (MISSING_HASH, checked_write_bytes, remove, content_hash as _sha256,
                     current_hash, read_bytes, resolve_inside)
 from ..core.problems import ConflictError, WorkspaceError
 from .restore_log import FileWrite, RestoreEntry
 from ..core.rules import ARCHIVED_FILES, cursor_value, is_memory_path
 from ..versions.snapshots import SnapshotError, SnapshotStore, restore_subject
 from ..home.workspace import Workspace
-from ..core.state import lock_path
 from ..text.textform import AS_GIVEN, KEEP_ENDINGS, fit
 
 
@@ -44,35 +44,6 @@ class RestoreResult:
                 "warnings": self.warnings}
 
 
-
-
-# How long a job waits for another Dreamdesk job on the workspace before it refuses (LockHeld).
-# Read when each lock is made, so tests that hold the lock on purpose can shorten it.
-JOB_LOCK_TIMEOUT = 2.0
-
-
-class JobLock(FileLock):
-    """The workspace lock every job takes. Once held, temp files a killed Dreamdesk left in the
-    workspace are swept (no other Dreamdesk job can be mid-write with them then)."""
-
-    def __init__(self, ws: Workspace):
-        super().__init__(lock_path(ws.root, "job"), timeout=JOB_LOCK_TIMEOUT,
-                         what="another Dreamdesk job on this workspace")
-        self.ws = ws
-
-    def acquire(self) -> "JobLock":
-        super().acquire()
-        try:
-            sweep_stale_temps(self.ws.root)
-        except Exception:
-            self.release()
-            raise
-        return self
-
-
-def job_lock(ws: Workspace) -> FileLock:
-    """The workspace lock every job takes; a held lock is reported, never waited on forever."""
-    return JobLock(ws)
 
 
 def _check_hunk(store: SnapshotStore, sha: str, path: str, n: int, hunk_id: str) -> None:

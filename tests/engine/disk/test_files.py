@@ -328,7 +328,7 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
     (a kill a moment ago included); one a live write holds open, and anyone else's, stay."""
     import time
     from dreamdesk.engine.disk.files import STALE_TEMP_SECONDS, atomic_write_text
-    from dreamdesk.engine.recovery.restore import job_lock
+    from dreamdesk.engine.recovery.job_lock import job_lock
     from dreamdesk.engine.home.workspace import Workspace
     from helpers.lock_holder import holding
     (tmp_path / "memory" / "archive").mkdir(parents=True)
@@ -354,20 +354,21 @@ def test_a_job_sweeps_the_temp_files_a_killed_dreamdesk_left_and_only_those(tmp_
 
 
 def test_a_sweep_that_fails_never_leaves_the_job_lock_held(tmp_path, monkeypatch):
-    from dreamdesk.engine.recovery import restore
+    from dreamdesk.engine.recovery import job_lock as lock_mod
+    from dreamdesk.engine.recovery.job_lock import job_lock
     from dreamdesk.engine.home.workspace import Workspace
     (tmp_path / "memory").mkdir()
     (tmp_path / "USER.md").write_text("# User\n")
     ws = Workspace.open(tmp_path)
-    real = restore.sweep_stale_temps
+    real = lock_mod.sweep_stale_temps
 
     def broken(root):
         raise PermissionError(13, "denied")
-    monkeypatch.setattr(restore, "sweep_stale_temps", broken)
+    monkeypatch.setattr(lock_mod, "sweep_stale_temps", broken)
     with pytest.raises(PermissionError):
-        restore.job_lock(ws).acquire()
-    monkeypatch.setattr(restore, "sweep_stale_temps", real)
-    with restore.job_lock(ws):      # free again: the failed job released it
+        job_lock(ws).acquire()
+    monkeypatch.setattr(lock_mod, "sweep_stale_temps", real)
+    with job_lock(ws):      # free again: the failed job released it
         pass
 
 

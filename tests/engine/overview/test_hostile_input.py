@@ -561,7 +561,7 @@ def test_serve_skips_consolidation_while_another_process_holds_the_job_lock(tmp_
     code = textwrap.dedent(f"""
         import sys
         from dreamdesk.engine.home.workspace import Workspace
-        from dreamdesk.engine.recovery.restore import job_lock
+        from dreamdesk.engine.recovery.job_lock import job_lock
         with job_lock(Workspace.open({str(home)!r})):
             print("held", flush=True)
             sys.stdin.readline()

@@ -355,7 +355,7 @@ def test_held_job_lock_makes_restore_raise(history, brief_job_lock_wait):
         import sys
         sys.path.insert(0, {str(REPO)!r})
         from dreamdesk.engine.home.workspace import Workspace
-        from dreamdesk.engine.recovery.restore import job_lock
+        from dreamdesk.engine.recovery.job_lock import job_lock
         with job_lock(Workspace.open({str(root)!r})):
             print("held", flush=True)
             sys.stdin.readline()
