@@ -251,8 +251,8 @@ def open_window(qtbot, home: Path):
 @pytest.fixture
 def gui_engine(qtbot):
     """The window's worker lanes on their own, for a view tested without the window."""
-    from dreamdesk.gui.context.worker import Engine
-    e = Engine()
+    from dreamdesk.gui.context.worker import JobLanes
+    e = JobLanes()
     yield e
     e.shutdown()
 

@@ -31,7 +31,7 @@ from . import view_feed
 from .job_names import SCHEDULE_JOB, WATCH_JOB
 from ..qt import QObject, QTimer, Signal, Slot
 from .watcher import WorkspaceWatcher
-from .worker import Coalesced, Engine
+from .worker import Coalesced, JobLanes
 from .workspace_state import StateReader, WorkspaceState, state_reads
 
 if TYPE_CHECKING:
@@ -68,12 +68,12 @@ class AppContext(QObject):
     watched = Signal(object)           # a WatchEvent worth telling the person (context.last_change)
     message = Signal(str)              # a line for the status bar
 
-    def __init__(self, engine: Engine | None = None, parent: QObject | None = None,
+    def __init__(self, engine: JobLanes | None = None, parent: QObject | None = None,
                  shown: Callable[[object], bool] = lambda view: False, now: Callable[[], datetime] = local_now):
         """`shown(view)`: whether the window shows that tab view now (a hidden one reads again
         only when next shown); `now`: the clock the scheduler and the watch go by."""
         super().__init__(parent)
-        self.engine = engine or Engine(self)
+        self.engine = engine or JobLanes(self)
         self.engine.routed = True      # each job's change record comes here: a view leaves its refresh to it
         self.engine.wrote.connect(self._on_written)
         self.engine.notice.connect(self.message)     # expected failures no view handles

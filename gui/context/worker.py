@@ -150,8 +150,9 @@ class _Lane(QObject):
         self.wake.emit()             # one wake per job: each runs exactly one
 
 
-class Engine(QObject):
-    """The GUI's handle on the engine threads."""
+class JobLanes(QObject):
+    """The GUI's handle on the engine's threads: a reader lane and a writer lane (named apart from
+    dreamdesk.engine, the package the jobs call)."""
 
     jobFinished = Signal(str)
     notice = Signal(str)        # an expected failure no view handles: a line for the status bar

@@ -7,7 +7,7 @@ What an operation wrote reaches the views as the lane's change record: the windo
 job's record (MainWindow.apply, by view_feed.READS_ON), and that record is the operation's own
 `OpResult.changes` (both are built from the paths the job wrote, engine/disk/changes.py). Handing
 the result's record on again would read it twice; a view used on its own, with no window routing
-records (`Engine.routed` False), is refreshed here instead."""
+records (`JobLanes.routed` False), is refreshed here instead."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, Callable, TypeVar
 
 from dreamdesk.engine.ops.result import OpResult, one_line
 
-from ..context.worker import BUG, EXPECTED, Engine, Job, JobContext
+from ..context.worker import BUG, EXPECTED, JobLanes, Job, JobContext
 
 T = TypeVar("T")
 Done = Callable[[OpResult[Any]], None]
@@ -25,7 +25,7 @@ Done = Callable[[OpResult[Any]], None]
 @dataclass(frozen=True)
 class Initiator:
     """Who starts operations and where they hear back: the window, or a view by its tab name."""
-    engine: Engine
+    engine: JobLanes
     name: str                                          # "gui" (the window), "files", "snapshots", …
     status: Callable[[str], None]                      # a line in the status bar
     error: Callable[[str, str], None] | None = None    # a dialog (title, text); None: gui/errors.report_error

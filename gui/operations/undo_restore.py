@@ -13,7 +13,7 @@ from dreamdesk.engine.home.workspace import Workspace
 from dreamdesk.engine.ops import restore as restore_op
 from dreamdesk.engine.recovery.restore import RestoreResult, UndoPlan, plan_undo, recent_restores
 
-from ..context.worker import Engine, Job
+from ..context.worker import JobLanes, Job
 from .run import Initiator, run_op
 
 
@@ -80,7 +80,7 @@ def undo_question(plan: UndoPlan, last: bool) -> tuple[str, str]:
     return title, text
 
 
-def undo_last_restore(engine: Engine, ws: Workspace, parent, asks: Asks, status: Callable[[str], None],
+def undo_last_restore(engine: JobLanes, ws: Workspace, parent, asks: Asks, status: Callable[[str], None],
                       done: Callable[[RestoreResult], None] | None = None) -> None:
     """The newest restore that can still be undone (a no-op saying so when there is none)."""
 
@@ -98,7 +98,7 @@ def undo_last_restore(engine: Engine, ws: Workspace, parent, asks: Asks, status:
                 lambda msg, tb: asks.error(parent, "Cannot undo", f"That restore cannot be undone.\n\n{msg}"))
 
 
-def run_undo(engine: Engine, ws: Workspace, plan: UndoPlan, parent, asks: Asks, status: Callable[[str], None],
+def run_undo(engine: JobLanes, ws: Workspace, plan: UndoPlan, parent, asks: Asks, status: Callable[[str], None],
              done: Callable[[RestoreResult], None] | None = None, last: bool = True,
              together: list[str] | None = None, initiator: str = "gui") -> bool:
     """Ask, then undo on the writer lane. `together`: the ids of restores made by one action
@@ -130,7 +130,7 @@ def undo(by: Initiator, ws: Workspace, plan: UndoPlan, ids: list[str] | None = N
     return run_op(by, f"undo of {plan.entry.what}", op, failure="Undo failed", title="Undo failed", **on)
 
 
-def undo_together(engine: Engine, ws: Workspace, ids: list[str], parent, asks: Asks,
+def undo_together(engine: JobLanes, ws: Workspace, ids: list[str], parent, asks: Asks,
                   status: Callable[[str], None], done: Callable[[RestoreResult], None] | None = None,
                   initiator: str = "gui") -> None:
     """Undo the restores one action made (ids oldest first), after one question."""

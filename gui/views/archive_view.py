@@ -31,7 +31,7 @@ from ..operations.undo_restore import UndoAsks, undo_together
 from ..qt import (QAbstractItemView, QComboBox, QEvent, QHBoxLayout, QLabel, QLineEdit, QMenu, QMessageBox,
                   QPushButton, Qt, QTableView, QTextBrowser, QTimer, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.table_fit import ColumnFit
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from .common import (detail_splitter, empty_notice, link_color, read_latest, reset_filters, select_source_row,
                      setup_table, type_to_search)
 
@@ -167,7 +167,7 @@ class ArchiveView(QWidget):
     pinsChanged = Signal()         # Restore and pin pinned entries
     snapshotRequested = Signal(str)   # a commit link in the detail pane was clicked (its full sha)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

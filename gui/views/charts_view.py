@@ -17,7 +17,7 @@ from dreamdesk.engine.home.workspace import Workspace
 
 from ..qt import (QColor, QComboBox, QHBoxLayout, QLabel, QPainter, QPalette, QSplitter, Qt, QVBoxLayout, QWidget,
                   QtCore)
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from .common import read_latest
 
 
@@ -54,7 +54,7 @@ ASSISTANT_COLOR, DREAMDESK_COLOR = QColor("#9b59b6"), QColor("#5b8def")
 
 
 class ChartsView(QWidget):
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

@@ -13,7 +13,7 @@ from ..operations.run import Initiator
 from ..operations.settings import set_pass_prompt
 from ..qt import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
                   QPlainTextEdit, QPushButton, Qt, QVBoxLayout, QWidget)
-from ..context.worker import Engine
+from ..context.worker import JobLanes
 
 RULES = "rules"                       # the list's first row: the shared rules (never edited here)
 OWN = "own"                          # the assistant's prompts/dream.md, when it exists
@@ -22,7 +22,7 @@ SHORT = {prompt_edits.EDITED: "edited", prompt_edits.DEFAULT: "default", prompt_
 
 
 class DreamPromptsDialog(QDialog):
-    def __init__(self, engine: Engine, ws: Workspace, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, ws: Workspace, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Dream prompts")
         self.engine, self.ws = engine, ws

@@ -17,7 +17,7 @@ from ..operations.run import Initiator
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                   QProgressBar, QPushButton, Qt, QToolButton, QVBoxLayout, QWidget, Signal)
 from ..widgets.follow import EndFollow
-from ..context.worker import Engine
+from ..context.worker import JobLanes
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ class DryRunDialog(QDialog):
     """What a dry run would change, as the snapshot view shows a diff (highlighted, intraline,
     unified or side by side), with Apply / Discard."""
 
-    def __init__(self, outcome: str, diffs: list, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, outcome: str, diffs: list, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         from ..widgets.diff_view import SPLIT, UNIFIED, DiffView
         self.setWindowTitle("Dry run: what Dream would change")
@@ -89,7 +89,7 @@ class EnginePanel(QWidget):
     finished = Signal(str)                  # what ran; the window refreshes
     status = Signal(str)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

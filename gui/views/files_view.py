@@ -28,7 +28,7 @@ from ..widgets.context_menu import show_and_free
 from ..widgets.file_list import FileList
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from .common import read_latest
 
 # Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,
@@ -79,7 +79,7 @@ class ConflictDialogs:
     """The questions the editor asks; tests replace them. Each dialog is built by its own method
     so a test can look at what a person would see (buttons, default, the diff) without exec."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: JobLanes):
         self.engine = engine                # the compare's diff is prepared on its reader thread
 
     def conflict(self, parent: QWidget, path: str) -> str:
@@ -110,7 +110,7 @@ class ConflictDialogs:
         return choices.get(getattr(dlg, "chosen", None), "back")
 
     @staticmethod
-    def compare_dialog(parent: QWidget | None, path: str, disk: str, mine: str, engine: Engine):
+    def compare_dialog(parent: QWidget | None, path: str, disk: str, mine: str, engine: JobLanes):
         """The dialog opens at once saying "Preparing diff…"; the buttons work before the diff is in."""
         from ..widgets.diff_view import DiffView
         dlg = QDialog(parent)
@@ -150,7 +150,7 @@ class FilesView(QWidget):
     status = Signal(str)                  # a status-bar message
     pinsChanged = Signal()                # an entry was pinned or unpinned here
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

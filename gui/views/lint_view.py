@@ -16,7 +16,7 @@ from ..operations.run import Initiator
 from ..models.lint_model import COL_ENTRY, COL_FILE, COL_KIND, COL_REASON, LintModel
 from ..qt import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTextBrowser, QVBoxLayout,
                   QWidget, Signal)
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, read_latest, select_row_only, setup_table
 
@@ -27,7 +27,7 @@ REVIEW_BUTTON = "Review: no one-click fix"
 class LintView(QWidget):
     status = Signal(str)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

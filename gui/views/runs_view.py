@@ -27,7 +27,7 @@ from ..operations.archive_restore import restore_entry
 from ..operations.run import Initiator
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from ..widgets.table_fit import ColumnFit, RowsFit
 from .own_run_html import own_run_html, point_html
 from .run_html import diff_html, html_table, pre_block
@@ -432,7 +432,7 @@ class RunsView(QWidget):
     snapshotRequested = Signal(str)          # an assistant's run's commit link: show that snapshot
     restored = Signal(str)                   # an entry an assistant's run removed is back (its prune id)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

@@ -20,7 +20,7 @@ from ..operations.settings import change_scope, set_ceiling, set_settings
 from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                   QLineEdit, QMessageBox, QObject, QPushButton, QScrollArea, QSpinBox, Qt, QVBoxLayout, QWidget, Signal)
 from ..widgets.gauge import STATE_COLOURS
-from ..context.worker import Engine
+from ..context.worker import JobLanes
 from ..context.workspace_state import WorkspaceState
 from .setting_fields import check_field, number_field
 
@@ -98,7 +98,7 @@ class SettingsView(QWidget):
     modelChanged = Signal()
     pendingBudgets = Signal(dict)         # budgets typed, not applied (file -> chars): Charts' what-if line
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

@@ -35,7 +35,7 @@ from ..operations.restore import restore_snapshot
 from ..operations.run import Initiator
 from ..operations.undo_restore import UndoAsks, preview, undo, undo_question, when as when_iso
 from ..widgets.table_fit import ColumnFit, RowsFit
-from ..context.worker import Engine, Latest
+from ..context.worker import JobLanes, Latest
 from .common import read_latest, show_focus
 
 DIFF_DEBOUNCE_MS = 120
@@ -130,7 +130,7 @@ class SnapshotsView(QWidget):
     status = Signal(str)                  # a status-bar message
     restored = Signal(str)                # after any restore or undo (what was restored)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None):
+    def __init__(self, engine: JobLanes, parent: QWidget | None = None):
         super().__init__(parent)
         self.engine = engine
         self.ws: Workspace | None = None

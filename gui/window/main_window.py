@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from dreamdesk.engine.home.workspace import Workspace
     from ..context.app_context import AppContext
-    from ..context.worker import Engine
+    from ..context.worker import JobLanes
     from ..context.workspace_state import WorkspaceState
 
 # The window's frame (menus, tab titles, status bar) paints before any of the engine or the views
@@ -63,7 +63,7 @@ class MainWindow(QMainWindow):
     ws, state, engine, reader, watcher = OfContext(), OfContext(), OfContext(), OfContext(), OfContext()
     scheduler = OfContext()
 
-    def __init__(self, engine: Engine | None = None, *, frame_only: bool = False):
+    def __init__(self, engine: JobLanes | None = None, *, frame_only: bool = False):
         """The whole window; with frame_only, only its frame (what the start paints first, before
         the engine is imported): fill() then builds the rest."""
         super().__init__()
@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         for action in self.actions():
             action.setEnabled(on)
 
-    def fill(self, engine: Engine | None = None) -> None:
+    def fill(self, engine: JobLanes | None = None) -> None:
         """Everything but the frame: the application context (the engine's worker lanes and what
         keeps the workspace), the Dashboard and the Engine panel in their places, the signals.
         Imports the engine (~0.1 s)."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from ..qt import QTabWidget, QWidget
 
 if TYPE_CHECKING:
-    from ..context.worker import Engine
+    from ..context.worker import JobLanes
 
 # in tab order: (name, title, module in gui.views, class, built with the engine)
 TABS = (("history", "History", "history_view", "HistoryView", False),
@@ -32,7 +32,7 @@ class TabViews:
     its place, then calls on_built(name, view) (the window wires its signals and hands it data).
     `engine` may come later (the window's frame paints first): no view is built before it does."""
 
-    def __init__(self, tabs: QTabWidget, engine: Engine | None, on_built: Callable[[str, QWidget], None]):
+    def __init__(self, tabs: QTabWidget, engine: JobLanes | None, on_built: Callable[[str, QWidget], None]):
         self.tabs, self.engine, self.on_built = tabs, engine, on_built
         self._views: dict[str, QWidget] = {}
         self._holders: dict[str, QWidget] = {}

@@ -21,7 +21,7 @@ from dreamdesk.gui.models.archive_model import COL_FROM, COL_ID, COL_NOW, COL_TE
 from dreamdesk.gui.qt import Qt
 from dreamdesk.engine.recovery.prune_restores import plan_placements, read_every_prune
 from dreamdesk.gui.views.archive_view import ArchiveView
-from dreamdesk.gui.context.worker import Engine
+from dreamdesk.gui.context.worker import JobLanes
 from helpers.nanobot_repo import git
 
 MISO = "- Has a cat named Miso."
@@ -29,7 +29,7 @@ MISO = "- Has a cat named Miso."
 
 @pytest.fixture
 def engine(qtbot):
-    e = Engine()
+    e = JobLanes()
     yield e
     e.shutdown()
 

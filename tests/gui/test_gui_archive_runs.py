@@ -33,7 +33,7 @@ from dreamdesk.engine.recovery.prune_restores import plan_placements
 from dreamdesk.gui.views.archive_view import ALL_FILES, ALL_REASONS, SEARCH_DEBOUNCE_MS, ArchiveView, period_for
 from dreamdesk.gui.views.history_view import HistoryView
 from dreamdesk.gui.views.runs_view import RunsView
-from dreamdesk.gui.context.worker import Engine
+from dreamdesk.gui.context.worker import JobLanes
 from helpers.screens import grab
 from helpers.archive_table import Dialogs, anchor_point, cell, select_ids, shown_ids
 
@@ -96,7 +96,7 @@ def runs(ws) -> list[dict]:
 
 @pytest.fixture
 def engine(qtbot):
-    e = Engine()
+    e = JobLanes()
     yield e
     e.shutdown()
 

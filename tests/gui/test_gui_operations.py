@@ -1,7 +1,7 @@
 """gui/operations (issue 27): each user operation has one wrapper that runs the engine's operation
 on the writer lane and says its success (the operation's message, in a real status bar) and its
 failure (that line, and a dialog where the operation asks for one) exactly once; what it wrote is
-the window's change record; and no view calls Engine.write itself any more."""
+the window's change record; and no view calls JobLanes.write itself any more."""
 
 from __future__ import annotations
 
@@ -278,7 +278,7 @@ ALLOWED_WRITERS: set[str] = set()       # view modules that may still call .writ
 
 
 def _writes(path) -> list[int]:
-    """Lines of `path` that call something's .write(...) (Engine.write: a job on the writer lane)."""
+    """Lines of `path` that call something's .write(...) (JobLanes.write: a job on the writer lane)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and n.func.attr == "write"]

@@ -16,10 +16,10 @@ def parses(win) -> int:
 
 def open_counting(qtbot, home, monkeypatch):
     from dreamdesk.gui.context.watcher import WorkspaceWatcher
-    from dreamdesk.gui.context.worker import Engine
+    from dreamdesk.gui.context.worker import JobLanes
     reads, looks = [], []
-    real_read, real_start = Engine.read, WorkspaceWatcher.start
-    monkeypatch.setattr(Engine, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
+    real_read, real_start = JobLanes.read, WorkspaceWatcher.start
+    monkeypatch.setattr(JobLanes, "read", lambda self, name, *a, **k: reads.append(name) or real_read(self, name, *a, **k))
 
     def start(self):
         self.started.connect(lambda: looks.append(True))     # its first look is done

@@ -75,8 +75,8 @@ def history(make_workspace):
 
 @pytest.fixture
 def engine(qapp):
-    from dreamdesk.gui.context.worker import Engine
-    e = Engine()
+    from dreamdesk.gui.context.worker import JobLanes
+    e = JobLanes()
     yield e
     e.shutdown()
 
