@@ -138,7 +138,7 @@ class AppContext(QObject):
         self.set_watching(settings_store.watches(str(ws.root)), by_user=False)
         # the first time: these versions are the ones looked at (Dreamdesk's own state only), where
         # the watch may run at all (not on a home whose assistant does that work itself)
-        self.engine.write(f"{WATCH_JOB}remember", lambda ctx: _remember_looked(ws), lambda _r: None)
+        self.engine.write(f"{WATCH_JOB}remember", lambda ctx: _remember_looked(ws), lambda _r: None, bookkeeping=True)
         return ws
 
     def _watch_files(self, ws: Workspace) -> WorkspaceWatcher:
@@ -176,7 +176,7 @@ class AppContext(QObject):
 
     def user_jobs(self) -> list[str]:
         """The person's writes under way (the watch's short bookkeeping finishes on its own)."""
-        return sorted({j.name for j in self.engine.running_writes.values() if not j.name.startswith(WATCH_JOB)})
+        return sorted({j.name for j in self.engine.running_writes.values() if not j.bookkeeping})
 
     # -- the tab views ----------------------------------------------------------------------
     def add_view(self, name: str, view) -> None:
@@ -385,10 +385,12 @@ class AppContext(QObject):
         if upkeep is None:
             return
         for kind in upkeep.due(busy=self._dreaming):
-            scheduling = kind == upkeep_mod.SCHEDULE
-            lane = self.engine.read if scheduling else self.engine.write
-            lane("scheduler tick" if scheduling else f"{WATCH_JOB}{kind}", lambda ctx, k=kind: upkeep.run(k),
-                 partial(self._upkeep_done, upkeep, kind), partial(self._upkeep_failed, upkeep, kind))
+            run, done, failed = (lambda ctx, k=kind: upkeep.run(k), partial(self._upkeep_done, upkeep, kind),
+                                 partial(self._upkeep_failed, upkeep, kind))
+            if kind == upkeep_mod.SCHEDULE:     # (the scheduler's tick only reads)
+                self.engine.read("scheduler tick", run, done, failed)
+            else:
+                self.engine.write(f"{WATCH_JOB}{kind}", run, done, failed, bookkeeping=True)
 
     def _upkeep_done(self, upkeep: Upkeep, kind: str, result) -> None:
         upkeep.done(kind)

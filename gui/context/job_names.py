@@ -1,5 +1,5 @@
-"""The names the application's own jobs go by on the lanes: the person is asked about their jobs
-when the window closes, never about the watch's short bookkeeping."""
+"""The names the application's own jobs go by on the lanes, as the log shows them. Which of them
+closing the window waits for without asking is the job's `bookkeeping` flag, never its name."""
 
 SCHEDULE_JOB = "schedule: "   # the scheduler's jobs on the writer lane
 WATCH_JOB = "watch: "         # the watch's jobs on the writer lane

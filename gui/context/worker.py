@@ -49,6 +49,7 @@ class Job:
     id: int
     name: str
     cancel: threading.Event = field(default_factory=threading.Event)
+    bookkeeping: bool = False     # Dreamdesk's own short upkeep, not a job the person asked for
 
 
 @dataclass
@@ -179,17 +180,20 @@ class JobLanes(QObject):
     def _submit(self, lane: _Lane, name: str, fn: Callable[[JobContext], Any], on_done: Callable[[Any], None],
                 on_failed: Callable[[str, str], None] | None, on_progress: Callable[[dict], None] | None,
                 first: bool = False, wanted: Callable[[], bool] | None = None,
-                failed_kind: Callable[[str, str, str], None] | None = None) -> Job:
-        job = Job(next(self._ids), name)
+                failed_kind: Callable[[str, str, str], None] | None = None, bookkeeping: bool = False) -> Job:
+        job = Job(next(self._ids), name, bookkeeping=bookkeeping)
         self._callbacks[job.id] = Callbacks(job, on_done, on_failed, on_progress, wanted, failed_kind)
         if lane is self.writer:
             self.running_writes[job.id] = job
         lane.put(job.id, (fn, job.cancel, name), first)
         return job
 
-    def write(self, name, fn, on_done, on_failed=None, on_progress=None, wanted=None, failed_kind=None) -> Job:
+    def write(self, name, fn, on_done, on_failed=None, on_progress=None, wanted=None, failed_kind=None,
+              bookkeeping: bool = False) -> Job:
+        """A write on the writer lane; `bookkeeping`: Dreamdesk's own upkeep (the watch's), which
+        closing the window does not ask about."""
         return self._submit(self.writer, name, fn, on_done, on_failed, on_progress, wanted=wanted,
-                            failed_kind=failed_kind)
+                            failed_kind=failed_kind, bookkeeping=bookkeeping)
 
     def read(self, name, fn, on_done, on_failed=None, on_progress=None, first: bool = False, wanted=None) -> Job:
         """A read on the reader thread; `first`: before the reads already waiting (what is shown);

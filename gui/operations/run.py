@@ -34,7 +34,7 @@ class Initiator:
 def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]], *, failure: str,
            title: str | None = None, done: Done | None = None, failed: Callable[[str], None] | None = None,
            hint: Callable[[OpResult[T]], str] | None = None, refresh: Callable[[], None] | None = None,
-           progress: Callable[[dict], None] | None = None) -> Job:
+           progress: Callable[[dict], None] | None = None, bookkeeping: bool = False) -> Job:
     """Run `op(ctx, initiator)` on the writer lane as the job `what`. Success: the message (and
     `hint`'s words for this front end, a key that undoes it), then `done`. Failure: "`failure`:
     why", then `failed(why)` (what the view shows in place), then with `title` a dialog; without
@@ -59,7 +59,8 @@ def run_op(by: Initiator, what: str, op: Callable[[JobContext, str], OpResult[T]
             from ..app import errors
             errors.report_error(f"{what} failed", message, tb if kind == BUG else "")
 
-    return by.engine.write(what, lambda ctx: op(ctx, by.name), finished, on_progress=progress, failed_kind=fail)
+    return by.engine.write(what, lambda ctx: op(ctx, by.name), finished, on_progress=progress, failed_kind=fail,
+                           bookkeeping=bookkeeping)
 
 
 def dialog(by: Initiator) -> Callable[[str, str], None]:

@@ -17,8 +17,10 @@ from .run import Initiator, run_op
 
 
 def watch_off(by: Initiator, ws: Workspace, **on: Any) -> Job:
-    return run_op(by, f"{WATCH_JOB}off", lambda ctx, who: op.watch_off(ws, who), failure="Watch", **on)
+    return run_op(by, f"{WATCH_JOB}off", lambda ctx, who: op.watch_off(ws, who), failure="Watch",
+                  bookkeeping=True, **on)
 
 
 def got_it(by: Initiator, ws: Workspace, shown: SinceLooked, **on: Any) -> Job:
-    return run_op(by, f"{WATCH_JOB}got it", lambda ctx, who: op.looked(ws, shown, who), failure="Not noted", **on)
+    return run_op(by, f"{WATCH_JOB}got it", lambda ctx, who: op.looked(ws, shown, who), failure="Not noted",
+                  bookkeeping=True, **on)

@@ -1309,7 +1309,7 @@ def test_quitting_while_a_job_writes_asks_first(main_window, qtbot):
 
     from dreamdesk.gui.context.job_names import WATCH_JOB
     job = win.engine.write("dream", dream, lambda result: None)
-    win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None)
+    win.engine.write(f"{WATCH_JOB}commits", lambda ctx: ctx.cancel.wait(10), lambda result: None, bookkeeping=True)
     assert win.engine.busy
     win.confirm_quit_while_busy = lambda jobs: asked.append(jobs) or False
     win.close()
