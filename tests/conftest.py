@@ -19,8 +19,18 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "resources" / "demo"
 
 
+@pytest.fixture(scope="session")
+def _runtime_root():
+    """A short private folder for the app's single-instance socket: a window a test opens and
+    never quits would otherwise leave its socket in /tmp (the path must stay under ~100 bytes)."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="ddrt-")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def private_state(tmp_path_factory, monkeypatch) -> Path:
+def private_state(tmp_path_factory, monkeypatch, _runtime_root) -> Path:
     """Dreamdesk's own per-workspace state (locks, journal, remembered settings) goes to a
     private folder in every test, never the user's, and is inherited by subprocesses."""
     d = tmp_path_factory.mktemp("dreamdesk-state")
@@ -30,6 +40,7 @@ def private_state(tmp_path_factory, monkeypatch) -> Path:
     # its log file (engine/core/logs.py), and no keyring of this machine for an app started in a subprocess
     monkeypatch.setenv("DREAMDESK_LOG_DIR", str(tmp_path_factory.mktemp("dreamdesk-logs")))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", _runtime_root)
     return d
 
 
