@@ -5,13 +5,14 @@ from. Each answer reads the state database once, with nothing written beside it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_archive import archive_from
 from .openclaw_directives import SUPERSEDED, Directive, read_directives
-from .openclaw_home import STATE_DB
+from .openclaw_home import STATE_DB, agent_workspace
 from .openclaw_next import whats_next
 from .openclaw_notes import CUT, WHOLE, DailyNote, daily_notes
 from .openclaw_provenance import BY_HAND, MemoryEntry, read_provenance
@@ -28,8 +29,13 @@ MEMORY, USER = "MEMORY.md", "USER.md"
 
 
 def state_of(oc: OpenClaw, ws: Workspace) -> OpenClawState:
-    db = (oc.state_dir or Path(ws.root).parent) / STATE_DB
-    return read_state(db, Path(ws.root))
+    state = oc.state_dir or Path(ws.root).parent
+    return read_state(state / STATE_DB, Path(ws.root), siblings=_siblings(oc, state))
+
+
+def _siblings(oc: OpenClaw, state: Path) -> list[Path]:
+    """The workspaces of the roster's other agents (their rows share the database)."""
+    return [agent_workspace(oc.config, a, state, os.environ)[0] for a in oc.agents if a != oc.agent]
 
 
 def run_json(r: Run) -> dict:

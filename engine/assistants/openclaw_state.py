@@ -132,8 +132,10 @@ def workspace_key(path: Path | str) -> str:
     return hashlib.sha256((resolved.lower() if os.name == "nt" else resolved).encode()).hexdigest()
 
 
-def read_state(db: Path, workspace: Path, also: Sequence[Path | str] = ()) -> OpenClawState:
-    """What the state database holds for `workspace` (see the module docstring). A missing,
+def read_state(db: Path, workspace: Path, also: Sequence[Path | str] = (),
+               siblings: Sequence[Path | str] = ()) -> OpenClawState:
+    """What the state database holds for `workspace` (see the module docstring). `siblings`: the
+    workspaces of the home's other agents, whose rows are never read as this one's. A missing,
     unreadable or broken database is a problem in words and an empty state."""
     db = Path(db)
     if not db.is_file():
@@ -144,7 +146,7 @@ def read_state(db: Path, workspace: Path, also: Sequence[Path | str] = ()) -> Op
         rows, jobs = _read_rows(db)
     except (Unreadable, sqlite3.Error, OSError) as e:
         return OpenClawState(db, False, None, None, problems=(_in_words(db, e),))
-    return _build(db, rows, jobs, [workspace, *also])
+    return _build(db, rows, jobs, [workspace, *also], siblings)
 
 
 def _in_words(db: Path, e: Exception) -> str:
@@ -179,11 +181,16 @@ def _query(con: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
 
 
 # -- whose rows ------------------------------------------------------------------------------------
-def _build(db: Path, rows: list[tuple], jobs: list[tuple], names: list[Path | str]) -> OpenClawState:
+def _build(db: Path, rows: list[tuple], jobs: list[tuple], names: list[Path | str],
+           siblings: Sequence[Path | str] = ()) -> OpenClawState:
     keyed, problems = _decode(rows)
     present = {v["workspaceKey"]: v.get("workspaceDir") for ns in KEYED for v in keyed[ns] if "workspaceKey" in v}
     wanted = _candidates(names)
+    others = set(_candidates(siblings)) - set(wanted)
+    present = {k: v for k, v in present.items() if k not in others}
     key, notes = _choose(present, wanted, problems)
+    if key is not None and notes and _nearer_a_sibling(present[key], names[0], siblings):
+        key, notes = None, []        # a moved roster home: those rows look like another agent's
     recorded = present.get(key) if key else None
     mine = {ns: [v for v in keyed[ns] if v.get("workspaceKey") == key] for ns in KEYED} if key else {}
     prefixes = {k[:EVENT_PREFIX] for k in wanted} | ({workspace_key(recorded)[:EVENT_PREFIX]} if recorded else set())
@@ -251,6 +258,20 @@ def _choose(present: dict[str, str | None], wanted: dict[str, str], problems: li
     problems.append(f"the state database holds the rows of {len(present)} workspaces ("
                     + ", ".join(sorted(str(p) for p in present.values())) + "), none of them this one; none is read")
     return None, []
+
+
+def _nearer_a_sibling(recorded: str | None, here: Path | str, siblings: Sequence[Path | str]) -> bool:
+    """Whether the path the rows name ends more like another agent's workspace than this one's
+    (the same trailing folder names: `workspace` vs `workspace-work`)."""
+    def tail(a, b) -> int:
+        n, x, y = 0, Path(str(a)).parts[::-1], Path(str(b)).parts[::-1]
+        while n < min(len(x), len(y)) and x[n] == y[n]:
+            n += 1
+        return n
+    if not recorded:
+        return False
+    mine = tail(recorded, here)
+    return any(tail(recorded, s) >= mine for s in siblings)
 
 
 def _meta(values: list[dict], kind: str) -> str | None:

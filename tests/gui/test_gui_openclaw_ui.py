@@ -51,6 +51,8 @@ def test_the_dashboard_switches_between_a_homes_agents_and_remembers_the_choice(
     qtbot.waitUntil(lambda: win.ws.root == tmp_path / "work-claw" and win.state is not None
                     and win.state.status.assistant.agent == "work", timeout=10000)
     assert combo.currentText() == "work" and "agent work; the home&#x27;s other agents: main" in d.assistant.text()
+    assert win.state.status.whats_next["candidates"] == []          # main's recall store is main's
+    assert "0 of 0 recalled candidate(s)" in d.last_run.text() and "• memory/" not in d.last_run.text()
     assert win.ws.home == home
     jobs_done(qtbot, win.engine)
     grab(win, "agent-chooser")

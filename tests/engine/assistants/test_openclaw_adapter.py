@@ -81,6 +81,22 @@ def test_an_agent_is_chosen_and_the_others_are_named(tmp_path):
         open_home(home, "play")
 
 
+def test_another_agents_recall_rows_are_never_read_as_this_agents(tmp_path):
+    """The state database of a roster holds each agent's rows under its own workspace's key: an
+    agent with none yet has no candidates, not its sibling's read as a moved home's."""
+    home = copy_home("dreamed", tmp_path)
+    config = json.loads((home / "openclaw.json").read_text(encoding="utf-8"))
+    (tmp_path / "work-claw").mkdir()
+    config["agents"]["entries"]["work"] = {"workspace": str(tmp_path / "work-claw")}
+    (home / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    main = open_home(home)
+    assert assistant_of(main).whats_next(main)["candidates"]          # main's own rows are read
+    work = open_home(home, "work")
+    got = assistant_of(work).whats_next(work)
+    assert got["candidates"] == [] and not any("moved" in p for p in got["problems"])
+    assert assistant_of(work).assistant_runs(work).restore_points == []   # nor main's pre-images
+
+
 def test_a_broken_config_is_a_problem_in_words_and_the_workspace_is_still_shown(tmp_path):
     home = copy_home("over-cap", tmp_path)
     (home / "openclaw.json").write_text('{ agents: { defaults: { bootstrapMaxChars: 6000, } ', encoding="utf-8")
