@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from ..home.workspace import Workspace
     from .openclaw import OpenClaw
 
-RESTORE_LATER = ("putting back an entry OpenClaw's dreaming removed comes with writing OpenClaw homes (issue 29): "
-                 "it must take OpenClaw's own lock and keep its pre-images")
+RESTORE_LATER = ("Dreamdesk does not write OpenClaw homes yet: putting back an entry OpenClaw's dreaming removed "
+                 "must take OpenClaw's own lock and keep its pre-images; copy its text from here meanwhile")
 MEMORY, USER = "MEMORY.md", "USER.md"
 
 

@@ -328,8 +328,8 @@ def delete_archive_entry(ws: Workspace, record_id: str) -> dict[str, Any]:
     """Erase an archived entry (the user's explicit deletion): drop its line from the archive
     file (atomically) and its text from every run record. Snapshots keep old file versions;
     that is said in the result. An entry known only from a commit is refused: git history stays."""
-    from ..recovery.prunes import delete_refusal
-    if refusal := delete_refusal(record_id):
+    from ..recovery.prunes import delete_refusal, own_record
+    if refusal := delete_refusal(record_id, own_record(ws, record_id)):
         raise WorkspaceError(refusal)
     arc = read_archive(ws)
     rec = arc.get(record_id)

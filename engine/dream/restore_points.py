@@ -7,7 +7,7 @@ from ..disk.files import read_state
 from ..home.workspace import Workspace
 from ..text.diffs import diff_texts
 
-RESTORE_LATER = ("Read-only: restoring a saved version comes with writing OpenClaw homes (issue 29), which must "
+RESTORE_LATER = ("Read-only: Dreamdesk does not write OpenClaw homes yet; restoring a saved version must "
                  "take OpenClaw's own lock and keep its pre-images")
 
 

@@ -112,8 +112,12 @@ def find_prune(ws: Workspace, record_id: str) -> ArchiveRecord:
 
 def find_prunes(ws: Workspace, ids: list[str]) -> dict[str, ArchiveRecord]:
     """The records of those ids that exist: the archive read once, the commits only when a c- id
-    is asked for (a selection of many rows is one read of each)."""
+    is asked for (a selection of many rows is one read of each); on a home whose assistant keeps
+    its own records of what left (OpenClaw), those."""
     wanted = set(ids)
+    own = assistant_of(ws).assistant_prunes(ws)
+    if own is not None:
+        return {r.id: r for r in own_prunes(ws, own)[1] if r.id in wanted}
     out = {r.id: r for r in read_archive(ws).records if r.id in wanted}
     if any(COMMIT_ID.match(i or "") for i in wanted - out.keys()):
         out.update((r.id, r) for r in commit_records(load_history(ws)) if r.id in wanted)
@@ -123,14 +127,34 @@ def find_prunes(ws: Workspace, ids: list[str]) -> dict[str, ArchiveRecord]:
 def restore_prune(ws: Workspace, record_id: str):
     """Put a pruned entry back under its heading, by the archive-restore rules (undoable)."""
     from .restore import restore_archive_entry, restore_record
+    if (why := own_refusal(ws, record_id)) is not None:
+        raise WorkspaceError(why)
     if not COMMIT_ID.match(record_id or ""):
         return restore_archive_entry(ws, record_id)
     rec = find_prune(ws, record_id)
     return restore_record(ws, rec, f"entry {record_id} (removed in commit {rec.commit[:8]} by {who(rec.writer)})")
 
 
-def delete_refusal(record_id: str) -> str | None:
-    """Why an entry known only from a commit is not deleted (None: an archive id, deletable)."""
+def own_record(ws: Workspace, record_id: str) -> ArchiveRecord | None:
+    """The entry the assistant's own records tell of under that id (None on the contract's homes,
+    where nothing more is read)."""
+    own = assistant_of(ws).assistant_prunes(ws)
+    return next((r for r in own_prunes(ws, own)[1] if r.id == record_id), None) if own is not None else None
+
+
+def own_refusal(ws: Workspace, record_id: str) -> str | None:
+    """Why an entry the assistant's own records tell of is not put back from here (None: it is
+    none of theirs, or it may be)."""
+    rec = own_record(ws, record_id)
+    return f"{record_id} is not restored: {rec.restore_refused}" if rec and rec.restore_refused else None
+
+
+def delete_refusal(record_id: str, rec: ArchiveRecord | None = None) -> str | None:
+    """Why an entry known only from a commit, or from the assistant's own records, is not deleted
+    (None: an archive id, deletable)."""
+    if rec is not None and rec.known_from == "assistant":
+        return (f"{record_id} is read from the assistant's own records, which Dreamdesk never writes: "
+                "there is no copy of Dreamdesk's to delete")
     m = COMMIT_ID.match(record_id or "")
     if m is None:
         return None

@@ -131,10 +131,24 @@ def test_archive_lists_what_left_memory_md_with_the_sweep_and_its_replacement(ca
     assert (entry["text"], entry["file"], entry["run"], entry["known_from"], entry["back"]) == (
         "- The user prefers green tea in the afternoon.", "MEMORY.md", sweep["id"], "assistant", False)
     assert entry["replaced_by"].startswith("- The user prefers green tea in the afternoon. Source: memory/")
-    assert entry["restore_refused"].startswith("putting back an entry OpenClaw's dreaming removed comes with")
+    assert entry["restore_refused"].startswith("Dreamdesk does not write OpenClaw homes yet: putting back an entry")
     code, out, _ = run(capsys, "archive", home)
     assert code == 0 and "    from the assistant · pre-image 2026-12-06T23:20:57.068Z" in out
     assert "    → replaced by: - The user prefers green tea" in out
+
+
+def test_restoring_or_deleting_an_entry_openclaw_removed_is_refused_with_the_reason(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    [entry] = as_json(capsys, "archive", home)["entries"]
+    before = tree_state(home)
+    code, _, err = run(capsys, "archive", "restore", home, entry["id"])
+    assert code == 2 and err.strip() == f"dreamdesk: {entry['id']} is not restored: {entry['restore_refused']}"
+    code, _, err = run(capsys, "archive", "delete", home, entry["id"], "--yes")
+    assert code == 2 and err.strip() == (f"dreamdesk: {entry['id']} is read from the assistant's own records, which "
+                                         "Dreamdesk never writes: there is no copy of Dreamdesk's to delete")
+    code, _, err = run(capsys, "archive", "restore", home, "oc-nothing")
+    assert code == 2 and err.strip() == "dreamdesk: no archive entry with id oc-nothing"
+    assert tree_state(home) == before
 
 
 def test_dream_and_compact_are_refused_in_words(capsys, tmp_path):

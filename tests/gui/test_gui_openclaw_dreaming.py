@@ -77,7 +77,7 @@ def test_the_archive_tab_shows_what_left_memory_md_and_refuses_restore_in_words(
     qtbot.waitUntil(lambda: bool(view.detail.toPlainText()), timeout=5000)
     for button in (view.restore_button, view.pin_button, view.delete_button):
         assert not button.isEnabled()
-        assert button.toolTip().startswith("Putting back an entry OpenClaw's dreaming removed comes with writing")
+        assert button.toolTip().startswith("Dreamdesk does not write OpenClaw homes yet: putting back an entry")
     grab(win, "openclaw-archive")
 
 

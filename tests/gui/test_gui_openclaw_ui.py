@@ -128,8 +128,8 @@ def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_f
     qtbot.waitUntil(lambda: view.shown.get("id") == SWEEP2, timeout=5000)
     text = view.detail.toPlainText()
     assert "Saved version\nMEMORY.md before it: 2026-12-06T23:20:57.068Z · 235a7a3c" in text
-    assert "Restore points (2): MEMORY.md as OpenClaw saved it\nRead-only: restoring a saved version comes with " \
-           "writing OpenClaw homes (issue 29)" in text
+    assert "Restore points (2): MEMORY.md as OpenClaw saved it\nRead-only: Dreamdesk does not write " \
+           "OpenClaw homes yet" in text
     assert "2026-12-06T23:19:35.817Z · 5bf8ca01 · " in text
     key = view._points()[0]["key"]
     assert f"point:{key}" in view.detail.toHtml()
@@ -140,7 +140,7 @@ def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_f
     # the entry the sweep merged away was in the saved version and is not in the file now
     assert "\n-- The user prefers green tea in the afternoon.\n" in shown
     assert "\n+<!-- openclaw-memory-promotion:memory:memory/2026-12-06-standup.md:1:2 -->\n" in shown
-    assert "Read-only: restoring a saved version comes with writing OpenClaw homes (issue 29)" in shown
+    assert "Read-only: Dreamdesk does not write OpenClaw homes yet; restoring a saved version" in shown
     grab(win, "runs-saved-version")
     view.detail.anchorClicked.emit(QUrl(f"back:{SWEEP2}"))
     assert view.detail.toPlainText().startswith("sweep · by OpenClaw · ok")
