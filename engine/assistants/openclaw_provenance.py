@@ -49,11 +49,12 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from ..disk.files import read_bytes
 from ..text.entries import Entry, parse_blocks, split_entries
 from .openclaw_context import entry_projects
+from .openclaw_recall import Recall as StoredRecall
 
 PROMOTION = re.compile(r"^\s*<!--\s*openclaw-memory-promotion:([^\n]*?)\s*-->\s*$")
 LINEAGE = re.compile(r"^\s*<!--\s*openclaw-memory-lineage:([^\n]*?)\s*-->\s*$")
@@ -145,7 +146,7 @@ class Provenance:
         return {"entries": [e.to_json() for e in self.entries], "problems": list(self.problems)}
 
 
-RecallRows = Mapping[str, Mapping[str, Any]]   # candidate key -> a short-term-recall row's value
+RecallRows = Mapping[str, StoredRecall]   # candidate key -> the recall store's entry
 
 
 def read_provenance(workspace: Path, recalls: RecallRows | None = None) -> Provenance:
@@ -315,15 +316,15 @@ def _key_source(key: str) -> SourceLines | None:
     return SourceLines(m.group(1), int(m.group(2)), int(m.group(3))) if m else None
 
 
-def _recall(row: Mapping[str, Any]) -> Recall:
+def _recall(row: StoredRecall) -> Recall:
     def count(value) -> int:
         return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
     def when(value) -> str | None:
         return value if isinstance(value, str) else None
-    queries = row.get("userQueryHashes")
-    return Recall(count(row.get("recallCount")), len(queries) if isinstance(queries, list) else 0,
-                  when(row.get("promotedAt")), when(row.get("lastRecalledAt")))
+    queries = row.user_query_hashes
+    return Recall(count(row.recall_count), len(queries) if isinstance(queries, list) else 0,
+                  when(row.promoted_at), when(row.last_recalled_at))
 
 
 class _NoteLines:

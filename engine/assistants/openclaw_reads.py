@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..disk.stat_memo import gc_paused
 from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote
 from .openclaw_archive import archive_from
 from .openclaw_directives import SUPERSEDED, Directive, read_directives
@@ -59,7 +60,8 @@ def prunes(oc: OpenClaw, ws: Workspace) -> AssistantPrunes:
 
 
 def next_json(oc: OpenClaw, ws: Workspace) -> dict:
-    return whats_next(state_of(oc, ws), oc.config).to_json()
+    with gc_paused():           # the recall store's rows and their sort keys: tens of thousands, no cycle
+        return whats_next(state_of(oc, ws), oc.config).to_json()
 
 
 def entry_notes(oc: OpenClaw, ws: Workspace, file: str) -> list[EntryNote]:
@@ -103,7 +105,7 @@ def size_words(size: int) -> str:
 
 
 def _provenance(oc: OpenClaw, ws: Workspace):
-    rows = {str(v.get("key")): v for v in state_of(oc, ws).recalls if v.get("key")}
+    rows = {str(v.key): v for v in state_of(oc, ws).recalls if v.key}
     return read_provenance(Path(ws.root), rows)
 
 

@@ -18,16 +18,22 @@ the spread of recall days (or grounded/3), conceptual = tags/6, each clamped to 
 candidate needs signals ≥ minRecallCount, unique queries ≥ minUniqueQueries, age ≤ maxAgeDays,
 score ≥ minScore, in that order; ranked by score, then recalls, then path. Not modelled: concept
 tags derived for an entry that has none stored (2026.9.6 always stores them).
+
+The entries come as `Recall` structs decoded straight from the rows (openclaw_state): a store of
+10,000 is ranked on every Dashboard read, and dicts cost more to make, to read and for the
+collector to walk (measured in tests/bench/test_bench_openclaw.py).
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
 import math
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
+
+import msgspec
 
 DAY_MS = 86_400_000
 WEIGHTS = {"frequency": .24, "relevance": .3, "diversity": .15, "recency": .15, "consolidation": .1, "conceptual": .06}
@@ -42,6 +48,35 @@ _CONTAMINATED = re.compile(
 _CONTAMINATION_WORDS = ("openclaw-memory-promotion", "session", "conversation summary:", "save important context",
                         "score=")
 _TURN = re.compile(r"^(?:[-*+]\s*)?(?:user|assistant):\s", re.I)
+
+
+class Recall(msgspec.Struct, rename="camel", gc=False):
+    """One short-term recall entry as OpenClaw stores it: the fields its ranking reads, each of
+    whatever JSON type the row holds (a hand-edited row is judged as OpenClaw judges it, not
+    refused). Untracked by the collector: JSON values hold no cycle."""
+    key: Any = None
+    path: Any = None
+    start_line: Any = None
+    end_line: Any = None
+    source: Any = None
+    snippet: Any = None
+    recall_count: Any = None
+    daily_count: Any = None
+    grounded_count: Any = None
+    total_score: Any = None
+    max_score: Any = None
+    last_recalled_at: Any = None
+    promoted_at: Any = None
+    query_hashes: Any = None
+    user_query_hashes: Any = None
+    recall_days: Any = None
+    concept_tags: Any = None
+    provenance: Any = None
+
+
+def recall_of(value: dict) -> Recall:
+    """An entry from its JSON object (a row decoded loosely, a test's dict)."""
+    return msgspec.convert(value, Recall)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,28 +163,37 @@ def contaminated(snippet: str, path: str) -> bool:
     return bool(not _CORPUS.search(path) and _TURN.search(s))
 
 
-def normalized(recalls: tuple[dict, ...] | list[dict]) -> list[dict]:
-    """The entries OpenClaw keeps of its store: well-formed, memory-sourced, newest 512."""
-    out = []
-    for e in recalls:
-        path = e.get("path") if isinstance(e.get("path"), str) else ""
-        if not path or e.get("source") != "memory" or not all(isinstance(e.get(k), int) for k in ("startLine", "endLine")):
-            continue
-        if contaminated(str(e.get("snippet") or ""), path):
-            continue
-        out.append(e)
+def normalized(recalls) -> list[Recall]:
+    """The entries OpenClaw keeps of its store: well-formed, memory-sourced, uncontaminated, the
+    newest 512 (as sorted(...)[:KEEP] gives them; the contamination check, the dearest, is made
+    in that order until KEEP are kept, which drops the same ones)."""
     cached = functools.lru_cache(maxsize=None)(_ms)      # (a store's entries share their timestamps)
 
     def ms(v):
         return cached(v) if isinstance(v, str) else _ms(v)
-    # the newest KEEP, as sorted(...)[:KEEP] gives them (nsmallest is that, without sorting the rest)
-    return heapq.nsmallest(KEEP, out, key=lambda e: (
-        -(ms(e.get("lastRecalledAt")) or -math.inf), -_signals(e), -float(e.get("totalScore") or 0),
-        -float(e.get("maxScore") or 0), -(ms(e.get("promotedAt")) or -math.inf), str(e.get("key"))))
+    keyed = []
+    for n, e in enumerate(recalls):
+        path = e.path if isinstance(e.path, str) else ""
+        if not path or e.source != "memory" or not isinstance(e.start_line, int) or not isinstance(e.end_line, int):
+            continue
+        keyed.append(((-(ms(e.last_recalled_at) or -math.inf), -_signals(e), -float(e.total_score or 0),
+                       -float(e.max_score or 0), -(ms(e.promoted_at) or -math.inf), str(e.key), n), e))
+    keyed.sort(key=_first)
+    out: list[Recall] = []
+    for _, e in keyed:
+        if not contaminated(str(e.snippet or ""), e.path):
+            out.append(e)
+            if len(out) == KEEP:
+                break
+    return out
 
 
-def _signals(e: dict) -> int:
-    return _int(e.get("recallCount")) + _int(e.get("dailyCount")) + _int(e.get("groundedCount"))
+def _first(pair: tuple) -> tuple:
+    return pair[0]
+
+
+def _signals(e: Recall) -> int:
+    return _int(e.recall_count) + _int(e.daily_count) + _int(e.grounded_count)
 
 
 def _distinct(values, limit: int) -> list[str]:
@@ -161,12 +205,12 @@ def _distinct(values, limit: int) -> list[str]:
     return out[:limit]
 
 
-def _user_queries(e: dict) -> int:
+def _user_queries(e: Recall) -> int:
     """The distinct user queries that found it (all queries when it has no daily or grounded signal)."""
-    if isinstance(e.get("userQueryHashes"), list):
-        return len(_distinct(e["userQueryHashes"], 32))
-    if _int(e.get("dailyCount")) == 0 and _int(e.get("groundedCount")) == 0:
-        return len(_distinct(e.get("queryHashes"), 32))
+    if isinstance(e.user_query_hashes, list):
+        return len(_distinct(e.user_query_hashes, 32))
+    if _int(e.daily_count) == 0 and _int(e.grounded_count) == 0:
+        return len(_distinct(e.query_hashes, 32))
     return 0
 
 
@@ -176,26 +220,26 @@ def rank(recalls, phase_signals, t: Thresholds, now_ms: float) -> list[Candidate
     phases = {p.get("key"): p for p in phase_signals if isinstance(p, dict)}
     out = []
     for e in normalized(recalls):
-        origin = (e.get("provenance") or {}).get("originClass") if isinstance(e.get("provenance"), dict) else None
-        if e.get("promotedAt") or not short_term(e["path"]) or _signals(e) <= 0:
+        origin = e.provenance.get("originClass") if isinstance(e.provenance, dict) else None
+        if e.promoted_at or not short_term(e.path) or _signals(e) <= 0:
             continue
-        if isinstance(e.get("provenance"), dict) and origin not in ("owner", "agent"):
+        if isinstance(e.provenance, dict) and origin not in ("owner", "agent"):
             continue                     # untrusted or system (an unknown class reads as untrusted)
-        out.append(_candidate(e, phases.get(e.get("key")), t, now_ms))
+        out.append(_candidate(e, phases.get(e.key), t, now_ms))
     eligible = sorted((c for c in out if c.eligible), key=lambda c: (-c.raw_score, -c.recall_count, c.path))
     return eligible + sorted((c for c in out if not c.eligible), key=lambda c: (-c.score, c.path))
 
 
-def _candidate(e: dict, phase: dict | None, t: Thresholds, now_ms: float) -> Candidate:
+def _candidate(e: Recall, phase: dict | None, t: Thresholds, now_ms: float) -> Candidate:
     signals, queries = _signals(e), _user_queries(e)
-    last = _ms(e.get("lastRecalledAt"))
+    last = _ms(e.last_recalled_at)
     age = max(0.0, (now_ms - last) / DAY_MS) if last is not None else 0.0
-    days = [d for d in e.get("recallDays") or [] if isinstance(d, str)][-16:]
-    tags = _distinct([t.lower() if isinstance(t, str) else t for t in e.get("conceptTags") or []], 8)
+    days = [d for d in e.recall_days or [] if isinstance(d, str)][-16:]
+    tags = _distinct([t.lower() if isinstance(t, str) else t for t in e.concept_tags or []], 8)
     parts = {"frequency": _clamp(math.log1p(signals) / math.log1p(10)),
-             "relevance": _clamp(max(0.0, float(e.get("totalScore") or 0)) / max(1, signals)),
+             "relevance": _clamp(max(0.0, float(e.total_score or 0)) / max(1, signals)),
              "diversity": _clamp(queries / 5), "recency": _clamp(_recency(age, t.recency_half_life_days)),
-             "consolidation": max(_spread(days), _clamp(_int(e.get("groundedCount")) / 3)),
+             "consolidation": max(_spread(days), _clamp(_int(e.grounded_count) / 3)),
              "conceptual": _clamp(len(tags) / 6)}
     total = sum(WEIGHTS.values())
     boost = _boost(phase, now_ms)
@@ -205,8 +249,8 @@ def _candidate(e: dict, phase: dict | None, t: Thresholds, now_ms: float) -> Can
     if t.max_age_days is not None and age > t.max_age_days:
         short.append(f"last recalled {age:.1f} days ago > {t.max_age_days}")
     short += [f"score {_clamp(score):.3f} < {t.min_score:.3f}"] if score < t.min_score else []
-    return Candidate(str(e.get("key")), e["path"], e["startLine"], e["endLine"], str(e.get("snippet") or ""),
-                     _int(e.get("recallCount")), _int(e.get("dailyCount")), _int(e.get("groundedCount")), signals,
+    return Candidate(str(e.key), e.path, e.start_line, e.end_line, str(e.snippet or ""),
+                     _int(e.recall_count), _int(e.daily_count), _int(e.grounded_count), signals,
                      queries, parts["relevance"], age, _clamp(score), parts, boost, tuple(short), score)
 
 

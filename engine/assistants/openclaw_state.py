@@ -23,18 +23,19 @@ copy is read, so what OpenClaw wrote last is seen and nothing appears beside the
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import msgspec
 
 from ..disk.sqlite_read import Unreadable, read_sqlite
+from ..disk.stat_memo import gc_paused
+from .openclaw_recall import Recall, recall_of
 
 PLUGIN = "memory-core"
 BACKUPS, RECALL, META, PHASE, LOCKS = ("dreaming-memory-backups", "short-term-recall", "short-term-meta",
@@ -106,7 +107,7 @@ class OpenClawState:
     workspace_key: str | None            # sha256 of the workspace path its rows carry
     recorded_workspace: str | None       # the path those rows name (another one when the home moved)
     preimages: tuple[PreImage, ...] = ()          # oldest first
-    recalls: tuple[dict, ...] = ()                # the recall store's values, as OpenClaw wrote them
+    recalls: tuple[Recall, ...] = ()              # the recall store's entries (the fields ranking reads)
     recall_updated_at: str | None = None
     phase_signals: tuple[dict, ...] = ()
     lock: WorkspaceLock | None = None
@@ -118,7 +119,7 @@ class OpenClawState:
     def to_json(self) -> dict:
         return {"db": str(self.db), "found": self.found, "workspace_key": self.workspace_key,
                 "recorded_workspace": self.recorded_workspace,
-                "preimages": [p.to_json() for p in self.preimages], "recalls": list(self.recalls),
+                "preimages": [p.to_json() for p in self.preimages], "recalls": msgspec.to_builtins(self.recalls),
                 "recall_updated_at": self.recall_updated_at, "phase_signals": list(self.phase_signals),
                 "lock": self.lock.to_json() if self.lock else None,
                 "events": [e.to_json() for e in self.events], "cron_jobs": [j.to_json() for j in self.cron_jobs],
@@ -184,7 +185,9 @@ def _query(con: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
 def _build(db: Path, rows: list[tuple], jobs: list[tuple], names: list[Path | str],
            siblings: Sequence[Path | str] = ()) -> OpenClawState:
     keyed, problems = _decode(rows)
-    present = {v["workspaceKey"]: v.get("workspaceDir") for ns in KEYED for v in keyed[ns] if "workspaceKey" in v}
+    present = {}
+    for ns in KEYED:
+        present.update(_owners(keyed[ns]))
     wanted = _candidates(names)
     others = set(_candidates(siblings)) - set(wanted)
     present = {k: v for k, v in present.items() if k not in others}
@@ -192,43 +195,51 @@ def _build(db: Path, rows: list[tuple], jobs: list[tuple], names: list[Path | st
     if key is not None and notes and _nearer_a_sibling(present[key], names[0], siblings):
         key, notes = None, []        # a moved roster home: those rows look like another agent's
     recorded = present.get(key) if key else None
-    mine = {ns: [v for v in keyed[ns] if v.get("workspaceKey") == key] for ns in KEYED} if key else {}
+    mine = {ns: _of(keyed[ns], key) for ns in KEYED} if key else {}
     prefixes = {k[:EVENT_PREFIX] for k in wanted} | ({workspace_key(recorded)[:EVENT_PREFIX]} if recorded else set())
     return OpenClawState(
         db, True, key, recorded, _preimages(mine.get(BACKUPS, []), problems),
-        tuple(v["value"] for v in mine.get(RECALL, []) if isinstance(v.get("value"), dict)),
+        tuple(v.value for v in mine.get(RECALL, []) if v.value is not None),
         _meta(mine.get(META, []), "recall"),
         tuple(v["value"] for v in mine.get(PHASE, []) if isinstance(v.get("value"), dict)),
         _lock(keyed, key), _events(keyed[EVENTS], prefixes, problems), _jobs(jobs, problems),
         tuple(notes), tuple(problems))
 
 
-def _decode(rows: list[tuple]) -> tuple[dict[str, list[dict]], list[str]]:
+def _decode(rows: list[tuple]) -> tuple[dict[str, list], list[str]]:
     """Each namespace's values (the lock and event rows with their entry key under "_key").
-    The collector is paused meanwhile: 10,000 recalls are 10,000 new dicts kept, which it would
+    The collector is paused meanwhile: 10,000 recalls are 10,000 new objects kept, which it would
     walk again and again while they are made (measured: half the time of the decode), as msgspec's
     documentation advises for large decodes."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _decode_rows(rows)
-    finally:
-        if paused:
-            gc.enable()
 
 
-def _decode_rows(rows: list[tuple]) -> tuple[dict[str, list[dict]], list[str]]:
-    out: dict[str, list[dict]] = {ns: [] for ns in (*KEYED, LOCKS, EVENTS)}
+class RecallRow(msgspec.Struct, rename="camel", gc=False):
+    """A short-term-recall row: whose it is and the entry (None: the row holds no entry object)."""
+    workspace_key: Any = None
+    workspace_dir: Any = None
+    value: Recall | None = None
+
+
+_RECALL_ROW = msgspec.json.Decoder(RecallRow)
+
+
+def _decode_rows(rows: list[tuple]) -> tuple[dict[str, list], list[str]]:
+    """Each namespace's values: dicts, and RecallRow structs for the recall store."""
+    out: dict[str, list] = {ns: [] for ns in (*KEYED, LOCKS, EVENTS)}
     bad = 0
     for ns, entry_key, raw in rows:
         try:
-            value = _json(raw)
+            value = _recall_row(raw) if ns == RECALL else _json(raw)
         except (TypeError, ValueError, msgspec.DecodeError):
             value = None
-        if not isinstance(value, dict):
+        if isinstance(value, dict) and ns in (LOCKS, EVENTS):
+            value = {**value, "_key": entry_key}
+        elif not isinstance(value, (dict, RecallRow)):
             bad += 1
             continue
-        out[ns].append({**value, "_key": entry_key} if ns in (LOCKS, EVENTS) else value)
+        out[ns].append(value)
     problems = [f"{bad} of memory-core's rows hold no JSON object; they are skipped"] if bad else []
     return out, problems
 
@@ -236,6 +247,33 @@ def _decode_rows(rows: list[tuple]) -> tuple[dict[str, list[dict]], list[str]]:
 def _json(raw):
     """A row's JSON (msgspec: several times json.loads' speed on a store of 10,000 recalls)."""
     return msgspec.json.decode(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+
+
+def _recall_row(raw) -> RecallRow | None:
+    """A recall row, typed as it is decoded; one whose shape is odd (its entry no object) is read
+    loosely, as every other row is."""
+    try:
+        return _RECALL_ROW.decode(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+    except msgspec.ValidationError:
+        loose = _json(raw)
+    if not isinstance(loose, dict):
+        return None
+    entry = loose.get("value")
+    return RecallRow(loose.get("workspaceKey"), loose.get("workspaceDir"),
+                     recall_of(entry) if isinstance(entry, dict) else None)
+
+
+def _owners(values: list) -> dict:
+    """workspace key -> the path it names, of rows that carry a key."""
+    if values and isinstance(values[0], RecallRow):
+        return {v.workspace_key: v.workspace_dir for v in values if v.workspace_key is not None}
+    return {v["workspaceKey"]: v.get("workspaceDir") for v in values if "workspaceKey" in v}
+
+
+def _of(values: list, key: str) -> list:
+    if values and isinstance(values[0], RecallRow):
+        return [v for v in values if v.workspace_key == key]
+    return [v for v in values if v.get("workspaceKey") == key]
 
 
 def _candidates(names: Iterable[Path | str]) -> dict[str, str]:
@@ -296,7 +334,7 @@ def _preimages(values: list[dict], problems: list[str]) -> tuple[PreImage, ...]:
     return tuple(sorted(out, key=lambda p: p.created_at))
 
 
-def _lock(keyed: dict[str, list[dict]], key: str | None) -> WorkspaceLock | None:
+def _lock(keyed: dict[str, list], key: str | None) -> WorkspaceLock | None:
     for v in keyed[LOCKS]:
         if key and v.get("_key") == key and isinstance(v.get("owner"), str) and isinstance(v.get("acquiredAt"), int):
             return WorkspaceLock(v["owner"], v["acquiredAt"])

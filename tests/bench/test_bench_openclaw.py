@@ -21,6 +21,7 @@ from bench_harness import interleave, publish, table
 from dreamdesk.engine.assistants import assistant_of, open_home
 from dreamdesk.engine.overview.status import read_status
 from helpers.openclaw_homes import copy_home
+from helpers.openclaw_state_db import grow_recalls
 
 pytestmark = pytest.mark.bench
 NOTES, RECALLS, ROUNDS = 730, 10_000, 7
@@ -37,32 +38,11 @@ def _grow_notes(workspace: Path) -> None:
         (workspace / "memory" / f"{d.isoformat()}.md").write_text(f"# {d.isoformat()}\n\n{body}", encoding="utf-8")
 
 
-def _grow_recalls(db: Path) -> None:
-    """RECALLS short-term-recall rows shaped as the fixture's own (its workspace key kept)."""
-    con = sqlite3.connect(db)
-    try:
-        key, value = con.execute("SELECT entry_key, value_json FROM plugin_state_entries "
-                                 "WHERE namespace = 'short-term-recall' LIMIT 1").fetchone()
-        template, wk = json.loads(value), key.split(":", 1)[0]
-        rows = []
-        for i in range(RECALLS):
-            rec = dict(template["value"], key=f"memory:memory/n{i}.md:1:5", recallCount=1 + i % 7,
-                       totalScore=0.5 + (i % 100) / 100, snippet=f"note {i}: {template['value']['snippet']}")
-            rows.append(("memory-core", "short-term-recall", f"{wk}:bench{i:06d}",
-                         json.dumps(dict(template, key=rec["key"], value=rec)), 0, None))
-        with con:
-            con.executemany("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, "
-                            "value_json, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)", rows)
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        con.close()
-
-
 def test_an_openclaw_home_with_two_years_of_notes_and_10000_recalls(tmp_path):
     home = copy_home("dreamed", tmp_path)
     workspace, db = home / "workspace", home / "state" / "openclaw.sqlite"
     _grow_notes(workspace)
-    _grow_recalls(db)
+    grow_recalls(db, RECALLS)
     files = sorted(workspace.glob("*.md")) + sorted((workspace / "memory").glob("*.md"))
     assert len(files) > NOTES
 

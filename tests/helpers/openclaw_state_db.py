@@ -75,3 +75,25 @@ def make_db(path: Path, rows: list[tuple] = (), jobs: list[dict] = (), wal: bool
         return con
     con.close()
     return None
+
+
+def grow_recalls(db: Path, count: int) -> None:
+    """`count` more short-term-recall rows shaped as the home's own first one (its workspace key
+    kept): a store grown to a size only months of use make."""
+    con = sqlite3.connect(db)
+    try:
+        key, value = con.execute("SELECT entry_key, value_json FROM plugin_state_entries "
+                                 "WHERE namespace = 'short-term-recall' LIMIT 1").fetchone()
+        template, wk = json.loads(value), key.split(":", 1)[0]
+        rows = []
+        for i in range(count):
+            rec = dict(template["value"], key=f"memory:memory/n{i}.md:1:5", recallCount=1 + i % 7,
+                       totalScore=0.5 + (i % 100) / 100, snippet=f"note {i}: {template['value']['snippet']}")
+            rows.append(("memory-core", "short-term-recall", f"{wk}:bench{i:06d}",
+                         json.dumps(dict(template, key=rec["key"], value=rec)), 0, None))
+        with con:
+            con.executemany("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, "
+                            "value_json, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)", rows)
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()

@@ -16,8 +16,9 @@ import pytest
 from conftest import tree_state
 from dreamdesk.engine.assistants.openclaw_cron import CronError, next_fire
 from dreamdesk.engine.assistants.openclaw_next import thresholds, whats_next
+from dreamdesk.engine.assistants.openclaw_recall import recall_of
 from dreamdesk.engine.assistants.openclaw_state import CronJob, OpenClawState, read_state
-from helpers.openclaw_state_db import copy_home, oracle
+from helpers.openclaw_state_db import copy_home, grow_recalls, oracle
 
 UTC = timezone.utc
 DRY = oracle("dreamed", "promote_dry.json")
@@ -54,6 +55,37 @@ def test_the_candidates_are_what_openclaw_memory_promote_listed_score_for_score(
     assert got.next_batch == got.listed and got.thresholds.configured == ()
 
 
+def test_ranking_a_big_store_starts_no_garbage_collection_and_its_entries_are_not_tracked(tmp_path):
+    """Structure of the Dashboard's read (tests/bench/test_bench_openclaw.py measures it): the
+    recall store's thousands of rows hold no cycle, so the collector is held off while they are
+    decoded and ranked (it walked them again and again: a third of the read) and the entries are
+    structs it never tracks."""
+    import gc
+
+    from dreamdesk.engine.assistants import assistant_of, open_home
+    from helpers.openclaw_homes import copy_home as copy_opened
+    home = copy_opened("dreamed", tmp_path)
+    grow_recalls(home / "state" / "openclaw.sqlite", 3000)
+    ws = open_home(home)
+    assistant = assistant_of(ws)
+    assistant.whats_next(ws)                      # (the modules it imports on first use: their collections)
+    started = []
+
+    def seen(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        got = assistant.whats_next(ws)
+    finally:
+        gc.callbacks.remove(seen)
+    assert len(started) <= 1 and gc.isenabled()   # the one when it is let go (13 when it is not held off)
+    assert all(c["path"].startswith("memory/2026-12-") for c in got["candidates"])   # (the grown rows are promoted)
+    state = read_state(home / "state" / "openclaw.sqlite", home / "workspace")
+    assert len(state.recalls) == 3010 and not any(gc.is_tracked(r) for r in state.recalls)
+
+
 def test_the_entries_still_short_say_which_threshold_and_promoted_ones_are_gone(tmp_path):
     _, state, config = dreamed(tmp_path)
     got = whats_next(state, config, dry_listing_time(), UTC)
@@ -82,7 +114,7 @@ def test_untrusted_origins_dreaming_reports_and_a_missing_user_query_list_follow
             dict(base, key="report", path="memory/dreaming/light/2026-12-06.md"),
             dict(base, key="long-term", path="MEMORY.md"),
             dict(base, key="daily", path="memory/2026-12-05.md", dailyCount=1))
-    s = OpenClawState(Path("x"), True, "k", "/ws", recalls=rows)
+    s = OpenClawState(Path("x"), True, "k", "/ws", recalls=tuple(map(recall_of, rows)))
     got = whats_next(s, {}, datetime(2026, 12, 6, tzinfo=UTC), UTC)
     assert [(c.key, c.unique_queries, c.eligible) for c in got.candidates] == [("own", 3, True), ("daily", 0, False)]
 
@@ -152,6 +184,6 @@ def test_dreamings_own_text_is_never_a_candidate(snippet, kept):
     """isContaminatedDreamingSnippet's checks: a snippet of dreaming's own output is not recalled
     memory (OpenClaw drops it before ranking)."""
     from dreamdesk.engine.assistants.openclaw_recall import normalized
-    entry = {"key": "k", "path": "memory/2026-12-04.md", "source": "memory", "startLine": 1, "endLine": 5,
-             "snippet": snippet, "recallCount": 3, "lastRecalledAt": "2026-12-06T23:19:59.620Z"}
+    entry = recall_of({"key": "k", "path": "memory/2026-12-04.md", "source": "memory", "startLine": 1, "endLine": 5,
+                       "snippet": snippet, "recallCount": 3, "lastRecalledAt": "2026-12-06T23:19:59.620Z"})
     assert (normalized([entry]) == [entry]) is kept

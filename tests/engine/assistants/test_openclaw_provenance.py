@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from conftest import tree_state
+from dreamdesk.engine.assistants.openclaw_recall import recall_of
 from dreamdesk.engine.assistants.openclaw_provenance import (BY_HAND, CONSOLIDATED, MARKED, PROMOTED,
                                                              parse_provenance, read_provenance)
 
@@ -26,7 +27,7 @@ def fixture_workspace(tmp_path: Path, name: str) -> Path:
     return ws
 
 
-def recall_rows(home: Path) -> dict[str, dict]:
+def recall_rows(home: Path) -> dict:
     """memory-core's short-term-recall rows, as the adapter's state reader would pass them."""
     con = sqlite3.connect(f"file:{home / 'state' / 'openclaw.sqlite'}?mode=ro&immutable=1", uri=True)
     with con:
@@ -34,7 +35,7 @@ def recall_rows(home: Path) -> dict[str, dict]:
             "SELECT value_json FROM plugin_state_entries WHERE plugin_id = 'memory-core' "
             "AND namespace = 'short-term-recall'")]
     con.close()
-    return {v["key"]: v for v in values}
+    return {v["key"]: recall_of(v) for v in values}
 
 
 def test_the_dreamed_homes_memory_with_where_each_entry_came_from(tmp_path):

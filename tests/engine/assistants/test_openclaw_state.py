@@ -63,7 +63,19 @@ def test_rows_of_other_workspaces_only_are_not_taken_for_this_one(tmp_path):
     assert s.workspace_key is None and s.recalls == ()
     assert "2 workspaces" in s.problems[0] and "/a/workspace" in s.problems[0]
     mine = read_state(db, tmp_path / "workspace", also=["/b/workspace"])
-    assert mine.problems == () and [r["key"] for r in mine.recalls] == ["k2"]
+    assert mine.problems == () and [r.key for r in mine.recalls] == ["k2"]
+
+
+def test_a_recall_row_of_odd_shape_is_read_as_openclaw_would_and_one_with_no_entry_is_skipped(tmp_path):
+    db = tmp_path / "state" / "openclaw.sqlite"
+    ws = str(tmp_path / "workspace")
+    make_db(db, [keyed_row(ws, "short-term-recall", "k1", [1, 2]),
+                 keyed_row(ws, "short-term-recall", "k2", {"key": "k2", "startLine": "1", "provenance": "x",
+                                                           "queryHashes": "abc", "extra": {"kept": False}})])
+    s = read_state(db, tmp_path / "workspace")
+    assert s.problems == () and s.workspace_key is not None
+    [entry] = s.recalls
+    assert (entry.key, entry.start_line, entry.provenance, entry.query_hashes) == ("k2", "1", "x", "abc")
 
 
 def test_a_database_in_use_is_read_with_its_write_ahead_log_and_nothing_beside_it_changes(tmp_path):
