@@ -50,10 +50,15 @@ _CONTAMINATION_WORDS = ("openclaw-memory-promotion", "session", "conversation su
 _TURN = re.compile(r"^(?:[-*+]\s*)?(?:user|assistant):\s", re.I)
 
 
+_NULL = msgspec.Raw(b"null")
+
+
 class Recall(msgspec.Struct, rename="camel", gc=False):
     """One short-term recall entry as OpenClaw stores it: the fields its ranking reads, each of
     whatever JSON type the row holds (a hand-edited row is judged as OpenClaw judges it, not
-    refused). Untracked by the collector: JSON values hold no cycle."""
+    refused). Untracked by the collector: JSON values hold no cycle. Its four lists stay raw JSON
+    until asked for: only the newest 512 entries are ranked, and making the others' lists was
+    half the decode."""
     key: Any = None
     path: Any = None
     start_line: Any = None
@@ -67,16 +72,36 @@ class Recall(msgspec.Struct, rename="camel", gc=False):
     max_score: Any = None
     last_recalled_at: Any = None
     promoted_at: Any = None
-    query_hashes: Any = None
-    user_query_hashes: Any = None
-    recall_days: Any = None
-    concept_tags: Any = None
     provenance: Any = None
+    query_hashes_json: msgspec.Raw = msgspec.field(default=_NULL, name="queryHashes")
+    user_query_hashes_json: msgspec.Raw = msgspec.field(default=_NULL, name="userQueryHashes")
+    recall_days_json: msgspec.Raw = msgspec.field(default=_NULL, name="recallDays")
+    concept_tags_json: msgspec.Raw = msgspec.field(default=_NULL, name="conceptTags")
+
+    @property
+    def query_hashes(self):
+        return msgspec.json.decode(self.query_hashes_json)
+
+    @property
+    def user_query_hashes(self):
+        return msgspec.json.decode(self.user_query_hashes_json)
+
+    @property
+    def recall_days(self):
+        return msgspec.json.decode(self.recall_days_json)
+
+    @property
+    def concept_tags(self):
+        return msgspec.json.decode(self.concept_tags_json)
+
+    def to_json(self) -> dict:
+        """The entry's fields as OpenClaw names them."""
+        return msgspec.json.decode(msgspec.json.encode(self))
 
 
 def recall_of(value: dict) -> Recall:
     """An entry from its JSON object (a row decoded loosely, a test's dict)."""
-    return msgspec.convert(value, Recall)
+    return msgspec.json.decode(msgspec.json.encode(value), type=Recall)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +232,9 @@ def _distinct(values, limit: int) -> list[str]:
 
 def _user_queries(e: Recall) -> int:
     """The distinct user queries that found it (all queries when it has no daily or grounded signal)."""
-    if isinstance(e.user_query_hashes, list):
-        return len(_distinct(e.user_query_hashes, 32))
+    users = e.user_query_hashes
+    if isinstance(users, list):
+        return len(_distinct(users, 32))
     if _int(e.daily_count) == 0 and _int(e.grounded_count) == 0:
         return len(_distinct(e.query_hashes, 32))
     return 0

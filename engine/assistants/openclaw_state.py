@@ -119,7 +119,7 @@ class OpenClawState:
     def to_json(self) -> dict:
         return {"db": str(self.db), "found": self.found, "workspace_key": self.workspace_key,
                 "recorded_workspace": self.recorded_workspace,
-                "preimages": [p.to_json() for p in self.preimages], "recalls": msgspec.to_builtins(self.recalls),
+                "preimages": [p.to_json() for p in self.preimages], "recalls": [r.to_json() for r in self.recalls],
                 "recall_updated_at": self.recall_updated_at, "phase_signals": list(self.phase_signals),
                 "lock": self.lock.to_json() if self.lock else None,
                 "events": [e.to_json() for e in self.events], "cron_jobs": [j.to_json() for j in self.cron_jobs],

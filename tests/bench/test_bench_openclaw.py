@@ -24,7 +24,7 @@ from helpers.openclaw_homes import copy_home
 from helpers.openclaw_state_db import grow_recalls
 
 pytestmark = pytest.mark.bench
-NOTES, RECALLS, ROUNDS = 730, 10_000, 7
+NOTES, RECALLS, ROUNDS = 730, 10_000, 15
 NOTE_BYTES = 7_000            # 730 × ~7 KB ≈ 5 MB
 STATUS_TARGET, PROMPT_LIMIT = 1.5, 0.050
 
