@@ -54,7 +54,7 @@ from typing import Mapping
 from ..disk.files import read_bytes
 from ..text.entries import Entry, parse_blocks, split_entries
 from .openclaw_context import entry_projects
-from .openclaw_recall import Recall as StoredRecall
+from .openclaw_recall import Recall as StoredRecall, listed
 
 PROMOTION = re.compile(r"^\s*<!--\s*openclaw-memory-promotion:([^\n]*?)\s*-->\s*$")
 LINEAGE = re.compile(r"^\s*<!--\s*openclaw-memory-lineage:([^\n]*?)\s*-->\s*$")
@@ -322,7 +322,7 @@ def _recall(row: StoredRecall) -> Recall:
 
     def when(value) -> str | None:
         return value if isinstance(value, str) else None
-    queries = row.user_query_hashes
+    queries = listed(row.user_query_hashes_json)
     return Recall(count(row.recall_count), len(queries) if isinstance(queries, list) else 0,
                   when(row.promoted_at), when(row.last_recalled_at))
 

@@ -78,25 +78,14 @@ class Recall(msgspec.Struct, rename="camel", gc=False):
     recall_days_json: msgspec.Raw = msgspec.field(default=_NULL, name="recallDays")
     concept_tags_json: msgspec.Raw = msgspec.field(default=_NULL, name="conceptTags")
 
-    @property
-    def query_hashes(self):
-        return msgspec.json.decode(self.query_hashes_json)
-
-    @property
-    def user_query_hashes(self):
-        return msgspec.json.decode(self.user_query_hashes_json)
-
-    @property
-    def recall_days(self):
-        return msgspec.json.decode(self.recall_days_json)
-
-    @property
-    def concept_tags(self):
-        return msgspec.json.decode(self.concept_tags_json)
-
     def to_json(self) -> dict:
         """The entry's fields as OpenClaw names them."""
         return msgspec.json.decode(msgspec.json.encode(self))
+
+
+def listed(raw: msgspec.Raw):
+    """One of an entry's lists (whatever JSON it holds: a hand edit may have put anything there)."""
+    return msgspec.json.decode(raw)
 
 
 def recall_of(value: dict) -> Recall:
@@ -232,11 +221,11 @@ def _distinct(values, limit: int) -> list[str]:
 
 def _user_queries(e: Recall) -> int:
     """The distinct user queries that found it (all queries when it has no daily or grounded signal)."""
-    users = e.user_query_hashes
+    users = listed(e.user_query_hashes_json)
     if isinstance(users, list):
         return len(_distinct(users, 32))
     if _int(e.daily_count) == 0 and _int(e.grounded_count) == 0:
-        return len(_distinct(e.query_hashes, 32))
+        return len(_distinct(listed(e.query_hashes_json), 32))
     return 0
 
 
@@ -260,8 +249,8 @@ def _candidate(e: Recall, phase: dict | None, t: Thresholds, now_ms: float) -> C
     signals, queries = _signals(e), _user_queries(e)
     last = _ms(e.last_recalled_at)
     age = max(0.0, (now_ms - last) / DAY_MS) if last is not None else 0.0
-    days = [d for d in e.recall_days or [] if isinstance(d, str)][-16:]
-    tags = _distinct([t.lower() if isinstance(t, str) else t for t in e.concept_tags or []], 8)
+    days = [d for d in listed(e.recall_days_json) or [] if isinstance(d, str)][-16:]
+    tags = _distinct([t.lower() if isinstance(t, str) else t for t in listed(e.concept_tags_json) or []], 8)
     parts = {"frequency": _clamp(math.log1p(signals) / math.log1p(10)),
              "relevance": _clamp(max(0.0, float(e.total_score or 0)) / max(1, signals)),
              "diversity": _clamp(queries / 5), "recency": _clamp(_recency(age, t.recency_half_life_days)),

@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 
 from conftest import tree_state
+from dreamdesk.engine.assistants.openclaw_recall import listed
 from dreamdesk.engine.assistants.openclaw_state import read_state, workspace_key
 from helpers.openclaw_state_db import copy_home, event_row, keyed_row, make_db, manifest
 
@@ -75,7 +76,7 @@ def test_a_recall_row_of_odd_shape_is_read_as_openclaw_would_and_one_with_no_ent
     s = read_state(db, tmp_path / "workspace")
     assert s.problems == () and s.workspace_key is not None
     [entry] = s.recalls
-    assert (entry.key, entry.start_line, entry.provenance, entry.query_hashes) == ("k2", "1", "x", "abc")
+    assert (entry.key, entry.start_line, entry.provenance, listed(entry.query_hashes_json)) == ("k2", "1", "x", "abc")
 
 
 def test_a_database_in_use_is_read_with_its_write_ahead_log_and_nothing_beside_it_changes(tmp_path):
