@@ -34,6 +34,23 @@ class AssistantPrunes:
 
 
 @dataclass(frozen=True, slots=True)
+class Promoted:
+    """How the assistant's own dreaming put an entry in a memory file, in the fields a list of
+    such entries shows (a panel beside the editor): the rest is in its EntryNote's words."""
+    text: str                        # the entry as a person reads it (markers and annotations taken off)
+    how: str                         # promoted | consolidated | marked (a marker and nothing more)
+    day: str | None = None           # the day it was promoted, as the file says (its section's date)
+    at: str | None = None            # the time it was promoted, as the assistant's store says (ISO)
+    score: float | None = None       # as the file records it (None: it records none)
+    recalls: int | None = None       # how often it was recalled (the store's count, else the file's)
+    source_exists: bool | None = None  # the source file is there (None: not looked at, or no source)
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "how": self.how, "day": self.day, "at": self.at, "score": self.score,
+                "recalls": self.recalls, "source_exists": self.source_exists}
+
+
+@dataclass(frozen=True, slots=True)
 class EntryNote:
     """What the assistant's own records say about one entry (or block) of a memory file."""
     start_line: int                  # 1-based, inclusive
@@ -42,12 +59,14 @@ class EntryNote:
     details: tuple[str, ...] = ()    # further lines, in words
     source: tuple[str, int, int] | None = None    # a file and its lines (1-based) the entry came from
     state: str = ""                  # a word a view may colour by: active | superseded | promoted | by hand …
+    promoted: Promoted | None = None  # the entry was put there by the assistant's dreaming
 
     def to_json(self) -> dict:
         return {"start_line": self.start_line, "end_line": self.end_line, "title": self.title,
                 "details": list(self.details), "state": self.state,
                 "source": None if self.source is None else
-                {"path": self.source[0], "start_line": self.source[1], "end_line": self.source[2]}}
+                {"path": self.source[0], "start_line": self.source[1], "end_line": self.source[2]},
+                "promoted": self.promoted.to_json() if self.promoted else None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..disk.stat_memo import gc_paused
-from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote
+from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote, Promoted
 from .openclaw_archive import archive_from
 from .openclaw_directives import SUPERSEDED, Directive, read_directives
 from .openclaw_home import STATE_DB, agent_workspace
@@ -132,7 +132,16 @@ def _provenance_note(m: MemoryEntry) -> EntryNote:
     details += list(m.problems)
     src = m.source
     return EntryNote(e.start + 1, e.end, " · ".join(title), tuple(details),
-                     (src.path, src.start_line, src.end_line) if src is not None else None, m.origin)
+                     (src.path, src.start_line, src.end_line) if src is not None else None, m.origin,
+                     _promoted(m, recalls))
+
+
+def _promoted(m: MemoryEntry, recalls: int | None) -> Promoted:
+    """The entry's promotion in the fields a list shows: the day its section names (the store's
+    promotedAt when it sits in no generated section), its score, recalls and source."""
+    at = m.store.promoted_at if m.store else None
+    day = m.section_date or (at[:10] if at else None)
+    return Promoted(m.fact, m.origin, day, at, m.score, recalls, m.source.exists if m.source else None)
 
 
 def _directive_note(d: Directive, every: tuple[Directive, ...]) -> EntryNote:

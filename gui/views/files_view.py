@@ -22,14 +22,17 @@ from dreamdesk.engine.home.workspace import Workspace
 from ..operations.edit import save_edit
 from ..operations.pin import pin_entry, unpin_entry
 from ..operations.run import Initiator
-from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit,
-                  QPushButton, QSplitter, Qt, QTimer, QVBoxLayout, QWidget, Signal)
+from ..models.base import blend, theme
+from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QMessageBox, QPalette, QPlainTextEdit,
+                  QPushButton, QSplitter, Qt, QTextCursor, QTextEdit, QTextFormat, QTimer, QVBoxLayout, QWidget,
+                  Signal)
 from ..widgets.context_menu import show_and_free
 from ..widgets.file_list import FileList
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
 from ..context.worker import JobLanes, Latest
 from .common import read_latest
+from .promoted_panel import PANEL_WIDTH, PromotedPanel, source_html
 
 # Memory files are a few thousand characters (Dream's absolute cap is 64,000); far above that,
 # markdown highlighting is switched off so a huge file opens at once.
@@ -69,8 +72,7 @@ def assistant_note_html(line_no: int, note) -> str:
     its title, its source lines as a link that opens them, its details."""
     out = f"Line {line_no + 1}: {html.escape(note.title)}"
     if note.source is not None:
-        path, start, end = note.source
-        out += f" · from <a href='lines:{html.escape(path)}:{start}'>{html.escape(path)} lines {start}–{end}</a>"
+        out += " · from " + source_html(note.source, note.promoted.source_exists if note.promoted else None)
     if note.details:
         out += "<br>" + "<br>".join(html.escape(d) for d in note.details)
     return out
@@ -179,12 +181,16 @@ class FilesView(QWidget):
         self.highlighter = MarkdownHighlighter(self.editor.document(), self.palette())
         self.size_line = QLabel()
         self.size_line.setTextFormat(Qt.TextFormat.RichText)
+        self.size_line.setWordWrap(True)      # (one line wide would keep the panel beside the editor narrow)
         self.blame = QLabel()
         self.blame.setTextFormat(Qt.TextFormat.RichText)
         self.blame.setWordWrap(True)
         self.blame.linkActivated.connect(self._blame_link)
         self.provenance: dict = {}
-        self._go_to_line: int | None = None      # a line to show once the file asked for is loaded
+        self._go_to_lines: tuple[str, int, int] | None = None   # a file's lines to select once it is loaded
+        self.promoted = PromotedPanel()          # the entries the assistant's dreaming promoted into the file
+        self.promoted.lineChosen.connect(self.go_to_line)
+        self.promoted.linkActivated.connect(self._blame_link)
         # the blame line follows the cursor a moment later (one split of the file per edit, not
         # one per keystroke: a 2 MB file made every arrow key cost ~100 ms)
         self._entries_cache: tuple[int, list] | None = None
@@ -207,12 +213,29 @@ class FilesView(QWidget):
         self.reload_button = QPushButton("Reload")
         self.reload_button.clicked.connect(self.reload)
 
+        self._lay_out()
+        self._update_size()
+        self._update_pin_action()
+
+    def _lay_out(self) -> None:
+        """The file list left; right of it the notices, the editor with the promoted entries
+        beside it, the blame line and the size line with the buttons."""
+        # the promoted entries beside the editor, in a splitter of their own: the remembered one
+        # (window_layout) keeps its two panes whether or not a file has any
+        self.beside = QSplitter(Qt.Orientation.Horizontal)
+        self.beside.setObjectName("promotedSplitter")
+        self.beside.setChildrenCollapsible(False)
+        self.beside.addWidget(self.editor)
+        self.beside.addWidget(self.promoted)
+        self.beside.setStretchFactor(0, 1)
+        self.beside.splitterMoved.connect(lambda *_: setattr(self, "_beside_moved", True))
+        self._beside_moved = False
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.banner)
         rl.addWidget(self.read_only_note)
-        rl.addWidget(self.editor, 1)
+        rl.addWidget(self.beside, 1)
         rl.addWidget(self.blame)
         bottom = QHBoxLayout()
         bottom.addWidget(self.size_line, 1)
@@ -226,8 +249,6 @@ class FilesView(QWidget):
         self.splitter.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(self.splitter)
-        self._update_size()
-        self._update_pin_action()
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -252,6 +273,7 @@ class FilesView(QWidget):
         self._list_notes(ws)         # (again on each change: a note's size may have changed)
         if new_ws or self.list.currentItem() is None:
             self.loaded = None
+            self.promoted.set_notes(())
             self.editor.blockSignals(True)
             self.editor.setPlainText("")      # never the last workspace's text under this one's name
             self.editor.blockSignals(False)
@@ -354,14 +376,25 @@ class FilesView(QWidget):
             self.read_only_note.setText(f"Read-only: {loaded.read_only}" if loaded.read_only else "")
             self.read_only_note.setVisible(loaded.read_only is not None)
             self.editor.document().setModified(False)
-            if self._go_to_line is not None:
-                self.go_to_line(self._go_to_line)
-                self._go_to_line = None
+            self._show_promoted(loaded.notes)
+            if self._go_to_lines is not None and self._go_to_lines[0] == loaded.path:
+                self.go_to_line(*self._go_to_lines[1:])
+            self._go_to_lines = None
             self._show_banner(False)
             self._update_size()
+            self._blame_timer.start()        # the blame line is this file's, even with the cursor where it was
 
         read_latest(self, self._token, f"load {path}", job, done,
                     lambda msg: self.status.emit(f"Could not read {path}: {msg}"))
+
+    def _show_promoted(self, notes) -> None:
+        """The promoted entries of the file loaded beside the editor; the panel, when it comes,
+        PANEL_WIDTH wide until the person moves the splitter between them."""
+        shown = self.promoted.isVisibleTo(self)
+        self.promoted.set_notes(notes)
+        if self.promoted.isVisibleTo(self) and not shown and not self._beside_moved:
+            total = sum(self.beside.sizes()) or self.beside.width()
+            self.beside.setSizes([max(total - PANEL_WIDTH, 0), PANEL_WIDTH])
 
     def changeEvent(self, event) -> None:  # noqa: N802
         from ..qt import QEvent
@@ -405,8 +438,28 @@ class FilesView(QWidget):
                 f"from history {links}." + pinned)
 
     def _update_blame(self) -> None:
-        self.blame.setText(self.blame_line(self.editor.textCursor().blockNumber()))
+        line = self.editor.textCursor().blockNumber()
+        self.blame.setText(self.blame_line(line))
+        self.promoted.follow(line + 1)
+        self._mark_entry()
         self._update_pin_action()
+
+    def _mark_entry(self) -> None:
+        """The entry chosen in the promoted entries, shaded in the editor (nothing when none is)."""
+        lines = self.promoted.current_lines()
+        marks = []
+        if lines is not None:
+            doc = self.editor.document()
+            first, last = doc.findBlockByNumber(lines[0] - 1), doc.findBlockByNumber(lines[1] - 1)
+            mark = QTextEdit.ExtraSelection()
+            _text, base, _dark = theme(self.editor.palette())
+            mark.format.setBackground(blend(base, self.editor.palette().color(QPalette.ColorRole.Highlight), 0.18))
+            mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            mark.cursor = QTextCursor(first)
+            last = last if last.isValid() else first
+            mark.cursor.setPosition(last.position() + last.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+            marks.append(mark)
+        self.editor.setExtraSelections(marks)
 
     # -- pins -------------------------------------------------------------------------------
     def set_pins(self, states: list) -> None:
@@ -475,16 +528,31 @@ class FilesView(QWidget):
     def _blame_link(self, href: str) -> None:
         if href.startswith("cursor:"):
             self.historyCursorRequested.emit(int(href.split(":", 1)[1]))
-        elif href.startswith("lines:"):           # a note an entry came from, at its lines
-            path, _, line = href[len("lines:"):].rpartition(":")
-            self.open_path(path)
-            self._go_to_line = int(line)
+        elif href.startswith("lines:"):           # a note an entry came from, at its lines (promoted_panel.lines_href)
+            rest, _, end = href[len("lines:"):].rpartition(":")
+            path, _, start = rest.rpartition(":")
+            self.open_lines(path, int(start), int(end))
 
-    def go_to_line(self, line: int) -> None:
-        """Put the cursor on line `line` (1-based) of the file shown, and show it."""
-        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+    def open_lines(self, path: str, start: int, end: int) -> None:
+        """Open `path` in the editor with its lines start–end (1-based) selected."""
+        if self.loaded is not None and self.loaded.path == path:
+            self.go_to_line(start, end)
+            return
+        self._go_to_lines = (path, start, end)
+        self.open_path(path)
+
+    def go_to_line(self, line: int, end: int | None = None) -> None:
+        """Put the cursor on line `line` (1-based) of the file shown, and show it; with `end`,
+        lines line–end selected (the cursor at their start, so they show from the top)."""
+        doc = self.editor.document()
+        block = doc.findBlockByNumber(max(0, line - 1))
         cursor = self.editor.textCursor()
-        cursor.setPosition(block.position())
+        if end is not None:
+            last = doc.findBlockByNumber(min(max(end, line), doc.blockCount()) - 1)
+            cursor.setPosition(last.position() + last.length() - 1)
+            cursor.setPosition(block.position(), cursor.MoveMode.KeepAnchor)
+        else:
+            cursor.setPosition(block.position())
         self.editor.setTextCursor(cursor)
         self.editor.centerCursor()
 
@@ -539,6 +607,7 @@ class FilesView(QWidget):
                 return
             if current and saved is not None:   # the editor still shows what was saved (not another file or workspace)
                 self.loaded = Loaded(path, text, saved.hash, bom=bom)
+                self.promoted.set_notes(())    # (its lines were the file's before the edit)
                 if self.editor_text() == text:
                     self.editor.document().setModified(False)
                 self._show_banner(False)
@@ -560,6 +629,7 @@ class FilesView(QWidget):
             break
         if choice == "reload":
             self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
+            self.promoted.set_notes(())
             self.editor.setPlainText(disk_text)
             self.loaded.text = self.editor_text()
             self._show_banner(False)

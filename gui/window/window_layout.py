@@ -1,7 +1,9 @@
 """The window's layout as the person left it, kept in QSettings: its geometry, its docks and
 toolbars ("window/…") and the tabs' splitters ("splitters/<tab>"). Only splitter sizes a person
 could have chosen are saved or restored (a splitter never laid out holds -1 sizes, which squeeze
-its panes at the next start: issue 17.2)."""
+its panes at the next start: issue 17.2); a splitter whose table is fitted to its rows (RowsFit)
+only when the person did choose them ("splitters_chosen/<tab>"): sizes fitted to the three runs
+of one home squeezed the table of the next home's thirty to two rows and a half."""
 
 from __future__ import annotations
 
@@ -33,11 +35,14 @@ def save_window(win, views) -> None:
 
 def restore(name: str, view) -> None:
     """The view's splitter as last saved; the user's sizes then win over fitting its table to its rows."""
-    v = settings_store.settings().value(f"splitters/{name}")
+    s = settings_store.settings()
+    v = s.value(f"splitters/{name}")
     # an earlier version saved splitters never laid out: those are not restored
     if v is None or not laid_out(saved_sizes(v)):
         return
     fit = getattr(view, "rows", None)
+    if fit is not None and not chosen(s, name):
+        return                       # fitted sizes (or an earlier version's, unmarked): fitted again
     if view.splitter.restoreState(v) and fit is not None:
         fit.keep()
 
@@ -47,8 +52,19 @@ def save(views) -> None:
     its saved value; one built but never shown keeps the last real one."""
     s = settings_store.settings()
     for name, view in views:
-        if laid_out(saved_sizes(state := view.splitter.saveState())):
+        fit = getattr(view, "rows", None)
+        if fit is not None and not fit.kept:
+            s.remove(f"splitters/{name}")            # sizes fitted to this home's rows, not chosen
+            s.remove(f"splitters_chosen/{name}")
+        elif laid_out(saved_sizes(state := view.splitter.saveState())):
             s.setValue(f"splitters/{name}", state)
+            if fit is not None:
+                s.setValue(f"splitters_chosen/{name}", True)
+
+
+def chosen(s, name: str) -> bool:
+    """Were the saved sizes of `name`'s fitted splitter the person's (QSettings' ini gives "true")?"""
+    return str(s.value(f"splitters_chosen/{name}", "")).lower() in ("true", "1")
 
 
 def laid_out(sizes: list[int]) -> bool:

@@ -17,6 +17,7 @@ from dreamdesk.gui.models.runs_model import COL_REFUSED, COL_REMOVED
 from dreamdesk.gui.models.snapshots_model import SKIPPED, shown_files
 from dreamdesk.gui.qt import QApplication, QEvent, QHelpEvent, QStyleOptionViewItem, Qt, QToolTip
 from dreamdesk.gui.widgets.table_fit import SHOWN_ROWS, shared_widths, says, whole_tip
+from helpers.table_sight import rows_in_sight
 
 SIZE = (1280, 720)
 
@@ -34,13 +35,6 @@ def show(win, qtbot, name: str, loaded):
     qtbot.waitUntil(lambda: loaded(view), timeout=10000)
     qtbot.waitUntil(lambda: view.table.model().rowCount() > 0, timeout=10000)
     return view
-
-
-def rows_in_sight(table) -> int:
-    """Rows shown whole in the table's viewport."""
-    vh, height = table.verticalHeader(), table.viewport().height()
-    return sum(1 for r in range(table.model().rowCount())
-               if 0 <= vh.sectionViewportPosition(r) and vh.sectionViewportPosition(r) + vh.sectionSize(r) <= height)
 
 
 def hover(qtbot, table, index) -> str:

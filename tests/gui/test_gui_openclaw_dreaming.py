@@ -98,11 +98,11 @@ def test_the_files_view_tells_where_a_promoted_entry_came_from_and_a_directives_
     qtbot.waitUntil(lambda: "promoted 2026-12-06" in files.blame.text(), timeout=5000)
     blame = files.blame.text()
     assert blame.startswith("Line 13: promoted 2026-12-06 · score 0.806 · 3 recalls · from "
-                            "<a href='lines:memory/2026-12-06.md:1'>memory/2026-12-06.md lines 1–4</a>")
+                            "<a href='lines:memory/2026-12-06.md:1:4'>memory/2026-12-06.md lines 1–4</a>")
     assert "3 unique queries; promoted 2026-12-06T23:20:14.734Z" in blame
     assert files.blame_line(2).startswith("Line 3: written by hand or by the agent (no promotion marker)")
     grab(win, "openclaw-provenance")
-    files._blame_link("lines:memory/2026-12-06.md:1")          # the link opens the note at its lines
+    files._blame_link("lines:memory/2026-12-06.md:1:4")        # the link opens the note, its lines selected
     qtbot.waitUntil(lambda: files.loaded.path == "memory/2026-12-06.md", timeout=5000)
     assert files.editor.textCursor().blockNumber() == 0
     files.open_path("USER.md")

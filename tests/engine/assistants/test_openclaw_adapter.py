@@ -326,3 +326,20 @@ def test_the_memory_files_are_the_daily_notes_openclaw_reads(tmp_path):
     paths = {f.path for f in open_home(home).memory_files()}
     assert "memory/2026-12-07.MD" in paths and "memory/notes-2026.md" not in paths
     assert "memory/2026-12-06-standup.md" in paths
+
+
+def test_memory_md_notes_carry_each_promotion_in_the_fields_a_list_shows(tmp_path):
+    """Issue 28 item 4: the Files view's list of promoted entries takes its rows from these, not
+    from the notes' words: the day, how, score, recalls and the source's presence of each."""
+    ws = open_home(copy_home("dreamed", tmp_path))
+    notes = assistant_of(ws).entry_notes(ws, "MEMORY.md")
+    rows = [(n.start_line, n.promoted.day, n.promoted.how, n.promoted.score, n.promoted.recalls, n.source,
+             n.promoted.source_exists) for n in notes if n.promoted is not None]
+    assert rows == [(8, "2026-12-06", "consolidated", None, 4, ("memory/2026-12-04.md", 1, 5), True),
+                    (13, "2026-12-06", "promoted", 0.806, 3, ("memory/2026-12-06.md", 1, 4), True),
+                    (17, "2026-12-06", "consolidated", None, 3, ("memory/2026-12-06-standup.md", 1, 2), True)]
+    promoted = notes[[n.start_line for n in notes].index(13)].promoted
+    assert promoted.text == "# 2026-12-06 - Storage driver patch landed; cluster upgrade can proceed."
+    assert promoted.at == "2026-12-06T23:20:14.734Z"
+    assert [n.promoted for n in notes if n.state == "by hand"] == [None, None]
+    assert not any(n.promoted for n in assistant_of(ws).entry_notes(ws, "USER.md"))
