@@ -4,14 +4,22 @@ OPENCLAW_* setting private to that home, the model a scripted server on 127.0.0.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
+import signal
 import socket
+import struct
 import subprocess
+import termios
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ENV_VAR = "DREAMDESK_OPENCLAW"
 VERIFIED = ("2026.9.6",)         # the OpenClaw versions these homes and oracles come from
@@ -21,6 +29,10 @@ PROVIDER_ID = "scripted"
 
 class OpenClawError(AssertionError):
     pass
+
+
+# what a terminal UI writes besides its text: CSI and OSC sequences, and other ESC pairs
+TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
 def first_json(text: str):
@@ -182,3 +194,38 @@ class Gateway:
     def agent_turn(self, message: str) -> dict:
         """A turn through the Gateway (the reply pipeline that handles /new)."""
         return self.home.json("agent", "--agent", "main", "--message", message, "--json")
+
+    def tui_message(self, message: str, until: Callable[[str], bool], within: float = 180) -> str:
+        """`openclaw tui --message` on a pseudo-terminal, until `until(screen text)` holds: the
+        terminal UI sends its first message through the Gateway's chat.send as a client with the
+        operator.admin scope, which OpenClaw's reset commands require of a Gateway caller
+        (`gateway call chat.send` asks for operator.write only and its /reset is ignored)."""
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+        env = {**self.home.env(), "TERM": "xterm-256color"}
+        started = time.monotonic()
+        proc = subprocess.Popen([self.home.launcher, "tui", "--session", "main", "--message", message],
+                                env=env, cwd=str(self.home.user), stdin=slave, stdout=slave, stderr=slave,
+                                start_new_session=True)
+        os.close(slave)
+        out, screen = b"", ""
+        try:
+            while not until(screen):
+                if time.monotonic() - started > within or proc.poll() is not None:
+                    raise OpenClawError(f"openclaw tui --message {message!r} did not get there:\n{screen[-3000:]}")
+                if select.select([master], [], [], 0.5)[0]:    # waits for the UI's next output
+                    try:
+                        out += os.read(master, 65536)
+                    except OSError:             # the UI closed its terminal: it has exited
+                        continue
+                    screen = TERMINAL_CODES.sub("", out.decode("utf-8", "replace"))
+            self.home.steps.append(Step(("tui", "--message", message), time.monotonic() - started))
+            return screen
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)     # its own process group, started above
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            os.close(master)

@@ -103,3 +103,8 @@ class OpenClawModel:
         """The system prompts of the recorded calls of one kind, oldest first."""
         with self._lock:
             return [system_prompt(body) for k, body in self.requests if k == kind]
+
+    def bodies(self, kind: str = "turn") -> list[dict]:
+        """The recorded chat requests of one kind, oldest first."""
+        with self._lock:
+            return [body for k, body in self.requests if k == kind]

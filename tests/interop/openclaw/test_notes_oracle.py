@@ -2,7 +2,8 @@
 OpenClaw 2026.9.6's own functions say: one Node process imports the module that defines
 parseDailyMemoryFileName and compareDailyMemoryFilesByNewestDay (dist/dreaming-ingestion-state-*.mjs)
 and runs them on awkward names. (The /new prelude that says which notes are quoted is checked
-against OpenClaw in test_bootstrap_oracle.py.)
+against OpenClaw's function in test_bootstrap_oracle.py and against real turns in
+test_prelude_turn_oracle.py.)
 
 Found through DREAMDESK_OPENCLAW like test_bootstrap_oracle.py: skipped with one line without it,
 a failure in CI."""
