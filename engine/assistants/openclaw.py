@@ -39,16 +39,19 @@ CONFIG_WRITES = ("openclaw.json is OpenClaw's own config (JSON5, with its commen
 JOBS_REFUSED = ("OpenClaw runs its own dreaming (memory-core's sweep promotes recalled notes into MEMORY.md on its "
                 "own schedule): Dreamdesk's Dream, Compact, scheduling and watch would race it, so they do not run "
                 "on an OpenClaw home")
-FILE_WRITES = ("Dreamdesk reads an OpenClaw home but does not write it yet: edits, restores and archive writes come "
-               "once they take OpenClaw's own locks and formats")
+REGULAR_ONLY = ("OpenClaw reads only regular memory files (it skips a symlinked MEMORY.md), so Dreamdesk never "
+                "writes through one; replace the link with the file itself first")
+ARCHIVED = ("MEMORY.md", "USER.md")
+DIARY = ("the dream diary is OpenClaw's own: its dreaming writes it after every sweep and reads its history back, "
+         "so Dreamdesk shows it and never writes it")
 
 
 def layout(agent: str | None) -> Layout:
     """How an OpenClaw agent's workspace keeps its parts."""
     return Layout(files=FILES, optional=OPTIONAL, notes_dir="memory", notes_name=DAILY_NOTE, skills=False,
                   config_syntax=JSON5,
-                  config_writes=CONFIG_WRITES, config_settings=False, history=False, file_writes=FILE_WRITES,
-                  owner=KIND, agent=agent)
+                  config_writes=CONFIG_WRITES, config_settings=False, history=False, owner=KIND, agent=agent,
+                  archived=ARCHIVED, never_written=(("dreams", DIARY),), apart=True, regular_only=REGULAR_ONLY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,9 @@ class OpenClaw(Assistant):
 
     @property
     def repository_files(self) -> tuple[str, ...] | None:
-        return ()          # OpenClaw runs `git init` in the workspace and never commits: nor does Dreamdesk
+        # OpenClaw runs `git init` in the workspace and never commits: that repository is its
+        # user's, and Dreamdesk's history is kept apart (the layout's `apart`)
+        return None
 
     @property
     def history_in_prompt(self) -> bool:

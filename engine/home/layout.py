@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..core.rules import CORE_KINDS, skill_names, skill_path
+from ..core.rules import ARCHIVED_FILES, CORE_KINDS, is_memory_path, kind_of_memory_path, skill_names, skill_path
 from ..disk.changes import Changes, from_paths
 
 JSON, JSON5 = "json", "json5"
@@ -49,6 +49,13 @@ class Layout:
     file_writes: str | None = None                # None: Dreamdesk may write its files; else why not (yet)
     owner: str = ""
     agent: str | None = None                      # which of the home's agents this workspace is
+    archived: tuple[str, ...] = ARCHIVED_FILES    # what leaves them is archived first
+    never_written: tuple[tuple[str, str], ...] = ()   # (kind, why): shown, never written (another program's own)
+    # Dreamdesk's history (snapshot store, archive) kept in its state folder, not in the workspace:
+    # the workspace's own .git, if any, is its user's
+    apart: bool = False
+    # None: a memory file may be a symlink inside the workspace; else why only regular files are written
+    regular_only: str | None = None
 
     def memory_paths(self, root) -> list[tuple[str, str]]:
         """(path, kind) of every memory file of a workspace laid out this way, in the order shown:
@@ -88,6 +95,21 @@ class Layout:
         if self.notes_dir is not None and rel.startswith(self.notes_dir + "/"):
             return self.notes_name.match(rel[len(self.notes_dir) + 1:]) is not None
         return False
+
+    def writable(self, rel: str) -> bool:
+        """A memory file Dreamdesk may write for a person (an edit, a restore, a pin): the listed
+        files and dated notes but the kinds never written, and each SKILL.md where skills are
+        memory files."""
+        if self.skills and is_memory_path(rel) and kind_of_memory_path(rel) == "skill":
+            return True
+        return self.is_memory_file(rel) and self.never_written_why(rel) is None
+
+    def never_written_why(self, rel: str) -> str | None:
+        kind = self.kind_of(rel)
+        return next((why for k, why in self.never_written if k == kind), None)
+
+    def kind_of(self, rel: str) -> str | None:
+        return next((k for p, k in self.files + self.optional if p == rel), DAILY if self.notes_dir else None)
 
     def changes(self, paths: Iterable[str]) -> Changes:
         """The change record of workspace-relative paths another writer touched: this layout's

@@ -193,14 +193,25 @@ class Workspace:
             why = why or ReadOnly(ReadOnlyKind.NOT_UTF8, rel, state.decode_error)
         if self.layout.file_writes:
             why = why or ReadOnly(ReadOnlyKind.HOME, rel, self.layout.file_writes)
+        if (never := self.layout.never_written_why(rel)) is not None:
+            why = why or ReadOnly(ReadOnlyKind.HOME, rel, never)
+        if self.layout.regular_only and target.is_symlink():
+            why = why or ReadOnly(ReadOnlyKind.HOME, rel, f"{rel} is a symlink: {self.layout.regular_only}")
         return state, problems, why
 
     # -- writing (never called on open) ---------------------------------------------------
+    def check_writable(self, rel: str) -> None:
+        """Refuse, in words, a file this home's layout never lets Dreamdesk write (called before
+        anything is done for the write: a refused edit takes no snapshot either)."""
+        if self.layout.file_writes:
+            raise WorkspaceError(self.layout.file_writes)
+        if self.layout.regular_only and (self.root / rel).is_symlink():
+            raise WorkspaceError(f"{rel} is a symlink: {self.layout.regular_only}")
+
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
         """Hash-checked atomic write of a workspace file; refuses paths that lead outside, and every
         file of a home Dreamdesk only reads (its layout says why)."""
-        if self.layout.file_writes:
-            raise WorkspaceError(self.layout.file_writes)
+        self.check_writable(rel)
         target = resolve_inside(self.root, rel)
         with ExitStack() as guards:
             for guard in _WRITE_GUARDS:

@@ -17,7 +17,6 @@ from ..assistants.home_repo import hide_own_files
 from ..text.entries import insert_entry, removed_entries
 from ..disk.files import FileLock, append_durably, current_hash, make_dirs, read_bytes, resolve_inside
 from ..core.problems import ConflictError, Problem, WorkspaceError
-from ..core.rules import ARCHIVED_FILES, is_memory_path
 from ..disk.stat_memo import MemoShelf
 from ..home.workspace import Workspace
 from ..core.state import lock_path
@@ -76,6 +75,9 @@ class Archive:
 
 
 def archive_dir(ws: Workspace) -> Path:
+    if ws.layout.apart:              # out of the workspace and its user's git
+        from ..core.state import workspace_state_dir
+        return workspace_state_dir(ws.root) / "archive"
     return ws.memory_dir / "archive"
 
 
@@ -264,7 +266,7 @@ def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reas
     reasons = reasons or {}
     if reason not in REASONS or any(r not in REASONS for r in reasons.values()):
         raise ValueError(f"reason must be one of {REASONS}")
-    if file not in ARCHIVED_FILES:
+    if file not in ws.layout.archived:
         return []
     gone = removed_entries(old_text, new_text)
     replacements = replacements or {}
@@ -373,7 +375,7 @@ def plan_record_restore(ws: Workspace, rec: ArchiveRecord, any_memory_file: bool
     """Where an entry (file, text, heading) would go back, without writing. `rec` may come from
     the archive file or be made by the caller for an entry known elsewhere (a commit that removed
     it, a pin): the same placement rules apply to all."""
-    allowed = is_memory_path(rec.file) if any_memory_file else rec.file in ARCHIVED_FILES   # a pin: SOUL, skills too
+    allowed = ws.layout.writable(rec.file) if any_memory_file else rec.file in ws.layout.archived   # a pin: SOUL, skills too
     if not allowed:
         raise WorkspaceError(f"entry {rec.id} names {rec.file}, which is not a memory file")
     state, _ = ws.read_file(rec.file)
@@ -505,7 +507,7 @@ def folded_archive(ws: Workspace, arc: Archive | None = None,
     entry's back-in-its-file state read from the files now and the restore log."""
     from .restore_log import read_log
     arc = arc if arc is not None else read_archive(ws)
-    files = files_now(ws, ARCHIVED_FILES)
+    files = files_now(ws, ws.layout.archived)
     returns: dict[str, str] = {}
     for entry in read_log(ws.root):
         if entry.undone:

@@ -9,7 +9,6 @@ from .archive import ArchiveRecord, write_memory
 from ..disk.files import resolve_inside
 from ..core.problems import WorkspaceError
 from .job_lock import job_lock
-from ..core.rules import is_memory_path
 from ..versions.snapshots import SnapshotError, SnapshotStore
 from ..text.textform import KEEP_ENDINGS, fit
 from ..home.workspace import Workspace
@@ -35,9 +34,8 @@ def save_edit(ws: Workspace, rel: str, text: str, expected_hash: str,
     the editor shows (\n endings, no BOM): the file keeps its own endings and BOM, and lines
     the person did not change keep their bytes.
     """
-    if ws.layout.file_writes:          # (before any snapshot is taken)
-        raise WorkspaceError(ws.layout.file_writes)
-    if not is_memory_path(rel):
+    ws.check_writable(rel)             # (before any snapshot is taken)
+    if not ws.layout.writable(rel):
         raise WorkspaceError(f"{rel}: not a memory file Dreamdesk edits")
     resolve_inside(ws.root, rel)
     store = store or SnapshotStore(ws)

@@ -19,7 +19,7 @@ from ..disk.files import (MISSING_HASH, checked_write_bytes, remove, content_has
                     current_hash, read_bytes, resolve_inside)
 from ..core.problems import ConflictError, WorkspaceError
 from .restore_log import FileWrite, RestoreEntry
-from ..core.rules import ARCHIVED_FILES, cursor_value, is_memory_path
+from ..core.rules import cursor_value
 from ..versions.snapshots import SnapshotError, SnapshotStore, restore_subject
 from ..home.workspace import Workspace
 from ..text.textform import AS_GIVEN, KEEP_ENDINGS, fit
@@ -61,9 +61,10 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
     Writing against that hash makes a change in between a conflict, never a silent loss.
     Content is text, or the snapshot's raw bytes when they are not UTF-8 (written back as they
     are, so a restore and its undo give back byte-identical files)."""
-    if path is not None and not is_memory_path(path):
-        raise WorkspaceError(f"{path}: only SOUL.md, USER.md, memory/MEMORY.md and skills/<name>/SKILL.md "
-                             "can be restored")
+    if path is not None and not ws.layout.writable(path):
+        raise WorkspaceError(f"{path}: only the memory files Dreamdesk writes can be restored (here: "
+                             f"{', '.join(p for p, _ in ws.layout.files if ws.layout.writable(p))} and the rest "
+                             "of the memory files listed)")
     files = store.memory_bytes_at(sha)
     if path is None:
         wanted = files
@@ -81,7 +82,7 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
         except UnicodeDecodeError:
             if state.exists and state.hash == _sha256(raw):
                 continue                     # already as in the snapshot: nothing to write
-            if hunk is not None or rel in ARCHIVED_FILES:
+            if hunk is not None or rel in ws.layout.archived:
                 where = (f"--git-dir={store.git_dir} --work-tree={ws.root} " if store.separate else "")
                 raise WorkspaceError(f"{rel} is not valid UTF-8 in snapshot {sha[:8]}: "
                                      + ("a hunk of it cannot be restored" if hunk is not None else
@@ -89,12 +90,13 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
                                      + f"; to take it back as it is, without the archive: "
                                        f"git {where}checkout {sha[:8]} -- {rel}")
             resolve_inside(ws.root, rel)
+            ws.check_writable(rel)
             plan[rel] = (seen, raw)
             continue
         if hunk is not None and state.exists and state.decode_error:
             raise WorkspaceError(f"{rel} is {state.decode_error}: a hunk restore would replace those bytes; "
                                  "restore the whole file instead")
-        if rel in ARCHIVED_FILES and state.exists and state.decode_error and text != current:
+        if rel in ws.layout.archived and state.exists and state.decode_error and text != current:
             # write_memory would refuse it mid-restore, after other files were already written:
             # refuse the whole restore now, before anything is
             raise WorkspaceError(f"{rel} is {state.decode_error} now, so what the restore would remove from it "
@@ -109,6 +111,7 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
             text = fit(current, revert_hunk(current or "", d.hunks[hunk - 1]), KEEP_ENDINGS)
         if text != current:
             resolve_inside(ws.root, rel)     # refuse a symlink out before anything is written
+            ws.check_writable(rel)
             plan[rel] = (seen, text)
     return plan
 
@@ -147,7 +150,7 @@ def restore_snapshot(ws: Workspace, rev: str, path: str | None = None, hunk: int
             try:
                 if isinstance(text, bytes):
                     after = checked_write_bytes(resolve_inside(ws.root, rel), text, expected, display=rel)
-                elif rel in ARCHIVED_FILES:
+                elif rel in ws.layout.archived:
                     old_text = ws.read_file(rel)[0].text
                     after, recs = write_memory(ws, rel, text, expected, "restore", form=AS_GIVEN)
                     result.archived.extend(recs)
@@ -411,7 +414,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
         # the restore created it: the undo removes it again (its text stays in the snapshots)
         if current_hash(target) != f.current_hash:
             raise ConflictError(f.path, f.current_hash, current_hash(target))
-        if f.path in ARCHIVED_FILES and f.current is not None:
+        if f.path in ws.layout.archived and f.current is not None:
             result.archived += archive_removed(ws, f.current.decode("utf-8", errors="replace"), "", f.path, "restore")
         remove(target)
         return MISSING_HASH
@@ -419,7 +422,7 @@ def _write_back(ws: Workspace, f: UndoFile, result: RestoreResult, returned: _Re
         text = f.before.decode("utf-8")
     except UnicodeDecodeError:
         text = None
-    if f.path in ARCHIVED_FILES and text is not None:
+    if f.path in ws.layout.archived and text is not None:
         after, recs = write_memory(ws, f.path, text, f.current_hash, "restore", form=AS_GIVEN)   # byte for byte
         result.archived += recs
         returned.note(f.path, (f.current or b"").decode("utf-8", errors="replace"), text)

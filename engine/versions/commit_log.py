@@ -232,7 +232,7 @@ class _Walk:
             for row in rest.splitlines():
                 meta, _, path = row.partition("\t")
                 parts = meta.lstrip(":").split()     # ":100644 100644 …": the old mode without its colon
-                if row.startswith(":") and len(parts) >= 5 and watched(path):
+                if row.startswith(":") and len(parts) >= 5 and (watched(path) or self.store.ws.layout.writable(path)):
                     changes[path] = (_blob(parts[2], parts[0]), _blob(parts[3], parts[1]))
             if changes:
                 commits.append((sha, parents.split()[0] if parents.strip() else None, int(ct or 0), author,
@@ -272,7 +272,7 @@ class _Walk:
                             files, (_cursor(blobs, cur_before), _cursor(blobs, cur_after)), user)
 
     def _file(self, path: str, before: str | None, after: str | None, blobs: dict[str, bytes]) -> list:
-        if not is_memory_path(path):
+        if not self.store.ws.layout.writable(path):
             return [path, before, after, [], []]
         known = self.parsed.get(path)
         old = known[1] if known and known[0] == before else version(_text(blobs, before))

@@ -197,8 +197,13 @@ class SnapshotStore:
         self.ws = ws
         own = ws.root / ".git"
         self.assistant: AssistantRepo | None = None     # the assistant's own repository, beside ours
-        shared = home_repo.for_workspace(ws)
-        if shared is not None and (own.is_dir() or not _inside_other_repo(ws.root)):
+        self.apart = ws.layout.apart       # the layout's memory files, stored in Dreamdesk's state folder
+        shared = None if self.apart else home_repo.for_workspace(ws)
+        if self.apart:
+            from ..core.state import workspace_state_dir
+            self.git_dir = workspace_state_dir(ws.root) / "snapshots.git"
+            self.separate = True
+        elif shared is not None and (own.is_dir() or not _inside_other_repo(ws.root)):
             from ..core.state import workspace_state_dir
             self.assistant = shared
             self.git_dir = workspace_state_dir(ws.root) / "snapshots.git"
@@ -355,7 +360,8 @@ class SnapshotStore:
             if self.separate:
                 info = tmp / "info"
                 info.mkdir(exist_ok=True)
-                (info / "exclude").write_text(GITIGNORE, encoding="utf-8")
+                # apart: every path is staged by name (--force), nothing else is ever seen
+                (info / "exclude").write_text("*\n" if self.apart else GITIGNORE, encoding="utf-8")
             try:
                 with own_writes.writing(self.git_dir) as ours:
                     os.rename(tmp, self.git_dir)
@@ -366,7 +372,9 @@ class SnapshotStore:
                 # someone (the assistant's own git init) made it meanwhile: use theirs
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        if self.separate and self.assistant is None:
+        if self.apart:
+            pass                     # in Dreamdesk's state folder: no repository of the user's sees it
+        elif self.separate and self.assistant is None:
             # keep the user's repository from seeing .dreamdesk/ as untracked
             from ..disk.files import atomic_write_text
             atomic_write_text(parent / ".gitignore", "*\n")
@@ -431,6 +439,8 @@ class SnapshotStore:
                 or (p.startswith(_DIR_PREFIXES) and _is_our_temp(p))]
 
     def _paths_to_stage(self, indexed: list[str]) -> list[str]:
+        if self.apart:
+            return self._layout_paths(indexed)
         root = os.fspath(self.ws.root) + os.sep      # strings: a pathlib join costs more than the stat
         paths = [p for p in TRACKED_FILES if os.path.lexists(root + p)]
         paths += [d for d in TRACKED_DIRS if os.path.isdir(root + d)]
@@ -447,6 +457,14 @@ class SnapshotStore:
         paths += [p for p in indexed if _snapshotted(p) and p not in seen and not os.path.exists(root + p)
                   and (not p.startswith(SKILLS_DIR + "/") or is_memory_path(p))]
         return paths
+
+    def _layout_paths(self, indexed: list[str]) -> list[str]:
+        """The layout's memory files Dreamdesk may write (as they are now, or their removal):
+        another program's own files beside them (OpenClaw's dream diary) are never held."""
+        layout, root = self.ws.layout, os.fspath(self.ws.root) + os.sep
+        paths = [p for p, _ in layout.memory_paths(self.ws.root) if layout.writable(p) and os.path.isfile(root + p)]
+        seen = set(paths)
+        return paths + [p for p in indexed if p not in seen and layout.writable(p) and not os.path.exists(root + p)]
 
     def head(self) -> str | None:
         if not self.exists():
@@ -676,13 +694,15 @@ class SnapshotStore:
 
     def memory_bytes_at(self, rev: str) -> dict[str, bytes]:
         tree = self.tree(rev)
-        wanted = {p: b for p, b in tree.items() if is_memory_path(p)}
+        wanted = {p: b for p, b in tree.items() if self.ws.layout.writable(p)}
         blobs = self.blob_bytes(list(wanted.values()))
         return {p: blobs[b] for p, b in wanted.items()}
 
     def working_memory_files(self) -> dict[str, str]:
         out = {}
         for mf in self.ws.memory_files():
+            if not self.ws.layout.writable(mf.path):
+                continue                   # another program's own file (OpenClaw's dream diary): never held
             state, _ = self.ws.read_file(mf.path)
             if state.exists:
                 out[mf.path] = state.text
@@ -719,7 +739,7 @@ class SnapshotStore:
                     continue
                 meta, _, path = row.partition("\t")
                 parts = meta.split()
-                if is_memory_path(path) and len(parts) >= 5:
+                if self.ws.layout.writable(path) and len(parts) >= 5:
                     gone = parts[4].startswith("D") or parts[1] == "120000"   # deleted, or a symlink
                     changes[path] = None if gone else parts[3]
             commits.append((sha, int(ct), changes))

@@ -387,6 +387,21 @@ class FilesView(QWidget):
         read_latest(self, self._token, f"load {path}", job, done,
                     lambda msg: self.status.emit(f"Could not read {path}: {msg}"))
 
+    def _notes_again(self, ws: Workspace, path: str, saved_hash: str) -> None:
+        """The saved file's entry notes, read off the GUI thread: shown while the editor still
+        holds what was saved."""
+        def wanted() -> bool:
+            loaded = self.loaded
+            return self.ws is ws and loaded is not None and (loaded.path, loaded.hash) == (path, saved_hash) \
+                and not self.dirty
+
+        def done(notes) -> None:
+            if self.loaded is not None and notes is not None:
+                self.loaded.notes = tuple(notes)
+                self._show_promoted(self.loaded.notes)
+        self.engine.read(f"notes of {path}", lambda ctx: assistant_of(ws).entry_notes(ws, path), done,
+                         wanted=wanted)
+
     def _show_promoted(self, notes) -> None:
         """The promoted entries of the file loaded beside the editor; the panel, when it comes,
         PANEL_WIDTH wide until the person moves the splitter between them."""
@@ -608,6 +623,7 @@ class FilesView(QWidget):
             if current and saved is not None:   # the editor still shows what was saved (not another file or workspace)
                 self.loaded = Loaded(path, text, saved.hash, bom=bom)
                 self.promoted.set_notes(())    # (its lines were the file's before the edit)
+                self._notes_again(ws, path, saved.hash)
                 if self.editor_text() == text:
                     self.editor.document().setModified(False)
                 self._show_banner(False)

@@ -65,13 +65,12 @@ def test_the_dashboard_shows_an_openclaw_home_against_its_own_caps_with_the_cut(
     assert win.settings.watch_here.toolTip().startswith("OpenClaw runs its own dreaming")
     win.ctx.set_watching(True, by_user=True)          # (what the box would ask, were it on)
     assert not win.ctx.upkeep.watching and win.statusBar().currentMessage().startswith("OpenClaw runs its own")
-    # the Files view lists its files, daily notes included, and opens them read-only: writing an
-    # OpenClaw home comes later
+    # the Files view lists its files, daily notes included: MEMORY.md opens for editing, the dream
+    # diary read-only with OpenClaw's reason
     win.tabs.setCurrentWidget(win.files)
     win.files.open_path("MEMORY.md")
     qtbot.waitUntil(lambda: win.files.loaded is not None and win.files.loaded.path == "MEMORY.md", timeout=5000)
-    assert win.files.editor.isReadOnly() and win.files.read_only_note.isVisible()
-    assert win.files.read_only_note.text().startswith("Read-only: Dreamdesk reads an OpenClaw home but does not write")
+    assert not win.files.editor.isReadOnly() and not win.files.read_only_note.isVisible()
     win.tabs.setCurrentWidget(d)
     _grab(win, (1280, 820), "openclaw-over-cap-default.png")
     _grab(win, (1280, 720), "openclaw-over-cap-1280x720.png")

@@ -264,24 +264,6 @@ def test_dream_compact_the_watch_and_scheduling_are_refused_in_words(tmp_path, p
     assert tree_state(home) == before and tree_state(private_state) == state_before
 
 
-def test_no_file_of_an_openclaw_home_is_written_yet(tmp_path, private_state):
-    """Part 1 reads: an edit is refused in words before any snapshot is taken, and the editor is
-    told why the file is read-only."""
-    from dreamdesk.engine.disk.read_only import ReadOnlyKind
-    from dreamdesk.engine.recovery.edits import save_edit
-    home = copy_home("dreamed", tmp_path)
-    ws = open_home(home)
-    before, state_before = tree_state(home), tree_state(private_state)
-    state, _, why = ws.read_for_edit("USER.md")
-    assert why is not None and why.kind is ReadOnlyKind.HOME
-    for rel in ("USER.md", "MEMORY.md"):
-        with pytest.raises(WorkspaceError, match="^Dreamdesk reads an OpenClaw home but does not write it yet"):
-            save_edit(ws, rel, "- new\n", state.hash)
-    with pytest.raises(WorkspaceError, match="^Dreamdesk reads an OpenClaw home"):
-        ws.write_file("USER.md", "- new\n", state.hash)
-    assert tree_state(home) == before and tree_state(private_state) == state_before
-
-
 # -- opening and reading write nothing anywhere --------------------------------------------------------
 @pytest.mark.parametrize("name", HOMES)
 def test_opening_and_every_read_leave_the_home_byte_and_mtime_identical(tmp_path, name, private_state):

@@ -1,0 +1,50 @@
+"""Editing an OpenClaw home in the window (issue 29 items 1, 3): MEMORY.md is saved from the Files
+view with what it removed archived and a snapshot before it, both in Dreamdesk's state folder; the
+dream diary opens read-only with OpenClaw's reason; the workspace's own .git is never touched."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from conftest import open_window, tree_state
+from dreamdesk.engine.recovery.archive import read_archive
+from helpers.openclaw_homes import copy_home, grab_sizes
+from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
+
+GONE = "- Deploys happen on Tuesdays only."
+SHOTS = Path(tempfile.gettempdir()) / "shots-i29-edit"
+
+
+def _open(win, qtbot, rel: str) -> None:
+    win.tabs.setCurrentWidget(win.files)
+    win.files.open_path(rel)
+    qtbot.waitUntil(lambda: win.files.loaded is not None and win.files.loaded.path == rel, timeout=5000)
+
+
+def test_memory_md_is_saved_from_the_files_view_and_the_diary_stays_read_only(gui_env, qtbot, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    subprocess.run(["git", "init", "-q", str(home / "workspace")], check=True)
+    users_git = tree_state(home / "workspace" / ".git")
+    win = open_window(qtbot, home)
+    _open(win, qtbot, "DREAMS.md")
+    assert win.files.editor.isReadOnly() and win.files.read_only_note.isVisible()
+    assert "the dream diary is OpenClaw's own" in win.files.read_only_note.text()
+    _open(win, qtbot, "MEMORY.md")
+    ed = win.files.editor
+    assert not ed.isReadOnly() and GONE in ed.toPlainText()
+    ed.setPlainText(ed.toPlainText().replace(GONE + "\n", ""))
+    win.files.save()
+    qtbot.waitUntil(lambda: not win.files.dirty, timeout=5000)
+    on_disk = (home / "workspace" / "MEMORY.md").read_text(encoding="utf-8")
+    assert GONE not in on_disk and "<!-- openclaw-memory-promotion:memory:memory/2026-12-06.md:1:4 -->" in on_disk
+    assert [(r.file, r.text, r.reason) for r in read_archive(win.ws).records] == [("MEMORY.md", GONE, "edit")]
+    assert tree_state(home / "workspace" / ".git") == users_git
+    assert not [p for p in os.listdir(home / "workspace" / "memory") if "archive" in p or "dreams" == p]
+    # the promoted entries beside the editor come back, read from the saved file
+    qtbot.waitUntil(lambda: win.files.promoted.isVisibleTo(win.files), timeout=5000)
+    assert win.files.promoted.model.rowCount() == 3 and win.engine.idle
+    grab_sizes(win, SHOTS, "openclaw-edit")
+    win.close()
