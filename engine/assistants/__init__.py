@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..core.problems import WorkspaceError
-from ..home.workspace import Workspace
+from ..home.workspace import Workspace, refuse_writes
 from .base import Assistant
 from .jenny import Jenny
 from .nanobot import Nanobot, is_nanobot_template
@@ -84,3 +84,15 @@ def refuse_jobs(ws) -> None:
     why = jobs_refused(ws)
     if why:
         raise WorkspaceError(why)
+
+
+def _assistants_refusal(ws: Workspace, rel: str) -> str | None:
+    """The home's assistant asked before every write (engine/home/workspace.refuse_writes)."""
+    try:
+        who = assistant_of(ws)
+    except WorkspaceError:
+        return None          # an unreadable config: the contract's home, which refuses nothing
+    return who.write_refusal(ws, rel)
+
+
+refuse_writes(_assistants_refusal)

@@ -198,6 +198,10 @@ class Assistant:
         it would refuse to start on it), or None: added to Dreamdesk's own refusal."""
         return None
 
+    def write_refusal(self, ws: Workspace, rel: str) -> str | None:
+        """Why the assistant cannot take a write to `rel` right now, in words (None: it can)."""
+        return None
+
     def is_placeholder(self, text: str, file: str) -> bool:
         """`text` (an entry that left `file`) is the assistant's own onboarding template text,
         never filled in: not a fact anybody pruned."""

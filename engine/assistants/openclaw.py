@@ -124,6 +124,10 @@ class OpenClaw(Assistant):
         from . import openclaw_reads
         return openclaw_reads.files_detail(self, ws)
 
+    def write_refusal(self, ws: Workspace, rel: str) -> str | None:
+        from .openclaw_reads import busy
+        return busy(self, ws)
+
     def sizes(self, ws: Workspace, cfg: Config) -> Sizes:
         from .openclaw_sizes import sizes
         return sizes(self, ws)

@@ -6,9 +6,11 @@ from. Each answer reads the state database once, with nothing written beside it.
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core import clock
 from ..disk.stat_memo import gc_paused
 from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote, Promoted
 from .openclaw_archive import archive_from
@@ -18,7 +20,7 @@ from .openclaw_next import whats_next
 from .openclaw_notes import CUT, WHOLE, DailyNote, daily_notes
 from .openclaw_provenance import BY_HAND, MemoryEntry, read_provenance
 from .openclaw_runs import Run, read_runs
-from .openclaw_state import OpenClawState, read_state
+from .openclaw_state import OpenClawState, held_lock, read_state
 
 if TYPE_CHECKING:
     from ..home.workspace import Workspace
@@ -37,6 +39,19 @@ def state_of(oc: OpenClaw, ws: Workspace) -> OpenClawState:
 def _siblings(oc: OpenClaw, state: Path) -> list[Path]:
     """The workspaces of the roster's other agents (their rows share the database)."""
     return [agent_workspace(oc.config, a, state, os.environ)[0] for a in oc.agents if a != oc.agent]
+
+
+def busy(oc: OpenClaw, ws: Workspace) -> str | None:
+    """While OpenClaw's memory-core holds the workspace's lock (a sweep, a promotion, an index
+    run), Dreamdesk writes nothing there: the write is refused in words (it would race it)."""
+    import time
+    lock = held_lock((oc.state_dir or Path(ws.root).parent) / STATE_DB, Path(ws.root), int(time.time() * 1000))
+    if lock is None:
+        return None
+    since = clock.show_iso(datetime.fromtimestamp(lock.acquired_at_ms / 1000, timezone.utc).isoformat())
+    return (f"OpenClaw is writing this workspace's memory right now (memory-core's lock, held by process "
+            f"{lock.owner.split(':', 1)[0]} since {since}: a dreaming sweep, a promotion or an index run); "
+            "nothing was written: try again when it is done")
 
 
 def run_json(r: Run) -> dict:

@@ -163,6 +163,26 @@ def _in_words(db: Path, e: Exception) -> str:
     return f"{db.name} could not be read ({text}): OpenClaw's dreaming state is not shown"
 
 
+def held_lock(db: Path, workspace: Path, now_ms: int) -> WorkspaceLock | None:
+    """memory-core's lock on this workspace while a live writer holds it (a stale one, which
+    OpenClaw itself takes over, is None): one row read, nothing written. An unreadable database
+    holds no lock Dreamdesk can see."""
+    key = workspace_key(workspace)
+
+    def query(con: sqlite3.Connection):
+        return con.execute("SELECT value_json FROM plugin_state_entries WHERE plugin_id = ? AND namespace = ? "
+                           "AND entry_key = ?", (PLUGIN, LOCKS, key)).fetchone()
+    try:
+        row = read_sqlite(db, query) if Path(db).is_file() else None
+        value = _json(row[0]) if row else None
+    except (Unreadable, sqlite3.Error, OSError, ValueError, msgspec.DecodeError):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("owner"), str) or type(value.get("acquiredAt")) is not int:
+        return None
+    lock = WorkspaceLock(value["owner"], value["acquiredAt"])
+    return None if lock.stale(now_ms) else lock
+
+
 # -- reading without writing (engine/disk/sqlite_read.py: immutable, or a private copy while a
 # -wal holds rows a running Gateway has not checkpointed) ------------------------------------------
 def _read_rows(db: Path) -> tuple[list[tuple], list[tuple]]:

@@ -42,6 +42,17 @@ class MemoryFile:
 _WRITE_GUARDS: list[Callable[["Workspace", str], ContextManager]] = []
 
 
+# Who may say no to a write, in words, before anything is done for it: the assistants package
+# asks the home's assistant (OpenClaw: its dreaming holds the workspace's lock).
+_WRITE_REFUSALS: list[Callable[["Workspace", str], "str | None"]] = []
+
+
+def refuse_writes(refusal: Callable[["Workspace", str], "str | None"]) -> None:
+    """Ask `refusal(ws, rel)` before every later write (once, however often asked)."""
+    if refusal not in _WRITE_REFUSALS:
+        _WRITE_REFUSALS.append(refusal)
+
+
 def guard_writes(guard: Callable[["Workspace", str], ContextManager]) -> None:
     """Wrap every later Workspace.write_file in `guard(ws, rel)` (once, however often asked)."""
     if guard not in _WRITE_GUARDS:
@@ -207,6 +218,9 @@ class Workspace:
             raise WorkspaceError(self.layout.file_writes)
         if self.layout.regular_only and (self.root / rel).is_symlink():
             raise WorkspaceError(f"{rel} is a symlink: {self.layout.regular_only}")
+        for refusal in _WRITE_REFUSALS:
+            if (why := refusal(self, rel)) is not None:
+                raise WorkspaceError(why)
 
     def write_file(self, rel: str, text: str, expected_hash: str) -> str:
         """Hash-checked atomic write of a workspace file; refuses paths that lead outside, and every
