@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from ..home.workspace import Workspace
     from .openclaw import OpenClaw
 
-RESTORE_LATER = ("Dreamdesk does not write OpenClaw homes yet: putting back an entry OpenClaw's dreaming removed "
-                 "must take OpenClaw's own lock and keep its pre-images; copy its text from here meanwhile")
 MEMORY, USER = "MEMORY.md", "USER.md"
 
 
@@ -71,7 +69,7 @@ def runs(oc: OpenClaw, ws: Workspace) -> AssistantRuns:
 def prunes(oc: OpenClaw, ws: Workspace) -> AssistantPrunes:
     got = read_runs(Path(ws.root), state_of(oc, ws), oc.config)
     arc = archive_from(got, Path(ws.root))
-    return AssistantPrunes([r.to_json() for r in arc.records], RESTORE_LATER, arc.notes, arc.problems)
+    return AssistantPrunes([r.to_json() for r in arc.records], "", arc.notes, arc.problems)
 
 
 def next_json(oc: OpenClaw, ws: Workspace) -> dict:

@@ -126,11 +126,15 @@ def pinned_texts(ws: Workspace, rel: str) -> list[str]:
 
 
 # -- naming an entry -------------------------------------------------------------------------------
-def pin_file(file: str) -> str:
-    """The workspace path of a file a pin may name, or a one-line refusal."""
-    rel = _ALIASES.get(file.strip().replace("\\", "/"), file.strip().replace("\\", "/"))
+def pin_file(file: str, ws: Workspace | None = None) -> str:
+    """The workspace path of a file a pin may name, or a one-line refusal (`ws`: a home whose
+    layout names its own memory files, OpenClaw's top-level MEMORY.md)."""
+    rel = file.strip().replace("\\", "/")
     while rel.startswith("./"):
         rel = rel[2:]
+    if ws is not None and ws.layout.writable(rel):
+        return rel
+    rel = _ALIASES.get(rel, rel)
     if not is_memory_path(rel):
         raise WorkspaceError(f"{file} is not a memory file; a pin names an entry of SOUL.md, USER.md, "
                              "memory/MEMORY.md or skills/<name>/SKILL.md")
@@ -183,7 +187,7 @@ def pin(ws: Workspace, file: str, text: str | None = None, line: int | None = No
         now: datetime | None = None) -> tuple[Pin, bool]:
     """Pin the entry named by text or line; (the pin, whether it is new). Pinning an entry
     that is already pinned changes nothing."""
-    rel = pin_file(file)
+    rel = pin_file(file, ws)
     entry = entry_at(ws, rel, text, line)
     section = tuple(e.text for e in split_entries(_file_text(ws, rel) or "")
                     if e.heading == entry.heading and e.text != entry.text)
@@ -201,7 +205,7 @@ def pin(ws: Workspace, file: str, text: str | None = None, line: int | None = No
 def find_pin(ws: Workspace, file: str, text: str | None = None, line: int | None = None) -> Pin:
     """The pin named by its text (or by a line of the entry now in the file); a pin whose entry
     is gone from the file is named by its text."""
-    rel = pin_file(file)
+    rel = pin_file(file, ws)
     pins = [p for p in list_pins(ws) if p.file == rel]
     if line is not None:
         want = entry_at(ws, rel, line=line).text

@@ -71,14 +71,17 @@ def all_prunes(ws: Workspace, arc: Archive | None = None,
 
 
 def own_prunes(ws: Workspace, own: AssistantPrunes) -> tuple[Archive, list[ArchiveRecord], list[ArchivedEntry]]:
-    """What the assistant's own records say left its memory files (it keeps no archive of
-    Dreamdesk's, and Dreamdesk archives nothing there), folded as the archive's rows are."""
+    """What the assistant's own records say left its memory files, beside what Dreamdesk's own
+    archive holds there (kept apart from the workspace: what a person's edit removed), folded
+    as the archive's rows are."""
     recs = [ArchiveRecord(r["id"], r["archived_at"], r["file"], r["text"], r["reason"], r.get("run"),
                           r.get("replaced_by"), r.get("heading"), r.get("source") or "", 0, None, r.get("writer"),
                           r.get("subject"), r.get("origin") or "assistant", own.restore_refused or None)
             for r in own.records]
-    arc = Archive(problems=[Problem("the assistant's records", p) for p in own.problems])
-    return arc, recs, mark_placeholders(ws, fold(recs, files_now(ws, sorted({r.file for r in recs}))))
+    arc = read_archive(ws)
+    arc = Archive(arc.records, arc.problems + [Problem("the assistant's records", p) for p in own.problems], arc.key)
+    every = sorted(arc.records + recs, key=lambda r: r.archived_at)
+    return arc, recs, mark_placeholders(ws, fold(every, files_now(ws, sorted({r.file for r in every}))))
 
 
 def mark_placeholders(ws: Workspace, entries: list[ArchivedEntry]) -> list[ArchivedEntry]:
@@ -129,6 +132,8 @@ def restore_prune(ws: Workspace, record_id: str):
     from .restore import restore_archive_entry, restore_record
     if (why := own_refusal(ws, record_id)) is not None:
         raise WorkspaceError(why)
+    if (theirs := own_record(ws, record_id)) is not None:
+        return restore_record(ws, theirs, f"entry {record_id} ({theirs.subject or 'removed by the assistant'})")
     if not COMMIT_ID.match(record_id or ""):
         return restore_archive_entry(ws, record_id)
     rec = find_prune(ws, record_id)

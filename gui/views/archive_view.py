@@ -60,6 +60,8 @@ EMPTY_TEXT = ("<h3>Nothing removed yet</h3>"
               "from this workspace so far, so there is nothing to browse or restore.</p>")
 DELETE_TIP = ("Erase the selected entries (Shift+Del) from the archive and their text from the Dream run records "
               "(for something that should not be kept anywhere).")
+OWN_RECORDS_TIP = ("Known only from the assistant's own records (OpenClaw's saved versions of MEMORY.md), which "
+                   "Dreamdesk never writes: there is nothing of Dreamdesk's to delete here.")
 COMMIT_ONLY_TIP = ("Known only from the snapshot commit that removed it: the repository's history is not rewritten, "
                    "so there is nothing to delete here.")
 UNDO_NOTE = ("A snapshot of the memory files is taken before each restore, so it can be undone "
@@ -419,11 +421,12 @@ class ArchiveView(QWidget):
         """Erase entries (a privacy deletion): the one action that removes from the archive. Every
         record of a folded entry goes: the text is what the person wants gone. A record known only
         from a commit is refused in words: the repository's history is not rewritten."""
+        recs = {r.id: r for e in self._selected_entries() for r in e.records}
         every = [rid for latest in self.selected_ids()
                  for rid in (self.model.entry(self.model.row_for_id(latest)).ids
                              if self.model.row_for_id(latest) is not None else [latest])]
-        ids = [rid for rid in every if delete_refusal(rid) is None]
-        refused = [delete_refusal(rid) for rid in every if delete_refusal(rid) is not None]
+        ids = [rid for rid in every if delete_refusal(rid, recs.get(rid)) is None]
+        refused = [why for rid in every if (why := delete_refusal(rid, recs.get(rid))) is not None]
         ws = self.ws
         if refused and not ids:
             self.status.emit("Not deleted: " + refused[0] + (f" (and {len(refused) - 1} more like it)"
@@ -592,7 +595,7 @@ class ArchiveView(QWidget):
             self.delete_button.setToolTip(refused)
         elif n and not self._archive_selected():
             self.delete_button.setEnabled(False)
-            self.delete_button.setToolTip(COMMIT_ONLY_TIP)
+            self.delete_button.setToolTip(COMMIT_ONLY_TIP if self._commit_selected() else OWN_RECORDS_TIP)
         else:
             self.delete_button.setToolTip(DELETE_TIP)
 
@@ -606,12 +609,16 @@ class ArchiveView(QWidget):
         return None
 
     def _archive_selected(self) -> bool:
-        """Does the selection hold any entry memory/archive/ knows (commit-only rows cannot be deleted)?"""
-        for r in self._selected_rows():
-            e = self.model.entry(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
-            if e is not None and e.known_from != "commit":
-                return True
-        return False
+        """Does the selection hold any entry Dreamdesk's archive knows (rows known only from a
+        commit or from the assistant's own records cannot be deleted)?"""
+        return any(e.archived for e in self._selected_entries())
+
+    def _commit_selected(self) -> bool:
+        return any(e.commits for e in self._selected_entries())
+
+    def _selected_entries(self) -> list:
+        found = (self.model.entry(self.proxy.mapToSource(self.proxy.index(r, 0)).row()) for r in self._selected_rows())
+        return [e for e in found if e is not None]
 
     def _current_record(self) -> ArchiveRecord | None:
         index = self.table.currentIndex()

@@ -131,18 +131,24 @@ def test_archive_lists_what_left_memory_md_with_the_sweep_and_its_replacement(ca
     assert (entry["text"], entry["file"], entry["run"], entry["known_from"], entry["back"]) == (
         "- The user prefers green tea in the afternoon.", "MEMORY.md", sweep["id"], "assistant", False)
     assert entry["replaced_by"].startswith("- The user prefers green tea in the afternoon. Source: memory/")
-    assert entry["restore_refused"].startswith("Dreamdesk does not write OpenClaw homes yet: putting back an entry")
+    assert not entry["restore_refused"]
     code, out, _ = run(capsys, "archive", home)
     assert code == 0 and "    from the assistant · pre-image 2026-12-06T23:20:57.068Z" in out
     assert "    → replaced by: - The user prefers green tea" in out
 
 
-def test_restoring_or_deleting_an_entry_openclaw_removed_is_refused_with_the_reason(capsys, tmp_path):
+def test_an_entry_openclaw_removed_is_restored_undone_and_never_deleted(capsys, tmp_path):
     home = copy_home("dreamed", tmp_path)
+    memory = home / "workspace" / "MEMORY.md"
     [entry] = as_json(capsys, "archive", home)["entries"]
+    raw = memory.read_bytes()
+    code, out, _ = run(capsys, "archive", "restore", home, entry["id"])
+    assert code == 0 and memory.read_text(encoding="utf-8").count(entry["text"] + "\n") == 1
+    assert memory.read_bytes().startswith(raw.split(entry["heading"].encode())[0])   # the rest kept as it was
+    undo = out.rsplit("--undo ", 1)[1].split()[0]
+    code, _, _ = run(capsys, "restore", home, "--undo", undo)
+    assert code == 0 and memory.read_bytes() == raw
     before = tree_state(home)
-    code, _, err = run(capsys, "archive", "restore", home, entry["id"])
-    assert code == 2 and err.strip() == f"dreamdesk: {entry['id']} is not restored: {entry['restore_refused']}"
     code, _, err = run(capsys, "archive", "delete", home, entry["id"], "--yes")
     assert code == 2 and err.strip() == (f"dreamdesk: {entry['id']} is read from the assistant's own records, which "
                                          "Dreamdesk never writes: there is no copy of Dreamdesk's to delete")

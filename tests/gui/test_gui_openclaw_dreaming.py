@@ -63,7 +63,7 @@ def test_the_runs_tab_lists_openclaws_sweeps_and_shows_a_sweep_in_full(dreamed, 
     assert "rewritten by a later sweep that day" in view.detail.toPlainText()
 
 
-def test_the_archive_tab_shows_what_left_memory_md_and_refuses_restore_in_words(dreamed, qtbot, qtmodeltester):
+def test_the_archive_tab_shows_what_left_memory_md_and_refuses_delete_in_words(dreamed, qtbot, qtmodeltester):
     from dreamdesk.gui.models.archive_model import COL_FROM, COL_REASON, COL_REPLACED, COL_RUN, COL_TEXT
     win = dreamed
     view = win._go("archive")
@@ -75,10 +75,25 @@ def test_the_archive_tab_shows_what_left_memory_md_and_refuses_restore_in_words(
     assert cell(COL_REPLACED).startswith("- The user prefers green tea in the afternoon. Source: memory/")
     view.table.selectRow(0)
     qtbot.waitUntil(lambda: bool(view.detail.toPlainText()), timeout=5000)
-    for button in (view.restore_button, view.pin_button, view.delete_button):
-        assert not button.isEnabled()
-        assert button.toolTip().startswith("Dreamdesk does not write OpenClaw homes yet: putting back an entry")
+    assert view.restore_button.isEnabled() and view.pin_button.isEnabled() and not view.delete_button.isEnabled()
+    assert view.delete_button.toolTip().startswith("Known only from the assistant's own records (OpenClaw's saved")
     grab(win, "openclaw-archive")
+
+
+def test_an_entry_openclaw_removed_is_restored_from_the_archive_tab(gui_env, qtbot, tmp_path):
+    from helpers.archive_table import Dialogs
+    home = copy_home("dreamed", tmp_path)
+    win = open_window(qtbot, home)
+    view = win._go("archive")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=10000)
+    view.table.selectRow(0)
+    view.dialogs = Dialogs(True)
+    view.restore_button.click()
+    memory = win.ws.root / "MEMORY.md"
+    qtbot.waitUntil(lambda: "- The user prefers green tea in the afternoon.\n" in memory.read_text(encoding="utf-8")
+                    and win.engine.idle, timeout=10000)
+    assert "→ MEMORY.md, at the end of the section “# Memory”" in view.dialogs.asked[0][1]
+    win.close()
 
 
 def test_the_dashboards_dream_box_shows_the_next_sweep_and_the_leading_candidates(dreamed):
