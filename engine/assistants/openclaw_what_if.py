@@ -81,7 +81,8 @@ def _caps(st: OpenClawSettings, values: dict[str, Any]) -> tuple[list[str], list
         if not (a.is_cut or b.is_cut or a.content is None or b.content is None):
             continue
         lines.append(_file_line(a, b, cut_a, cut_b))
-        details += _details(a.source.name, cut_a, cut_b)
+        if [(c.line, c.text) for c in cut_a] != [(c.line, c.text) for c in cut_b]:
+            details += _details(a.source.name, cut_a, cut_b)
         files.append({"path": a.source.name, "length": a.length, "cap_now": a.cap, "cap_then": b.cap,
                       "cut_now": len(cut_a), "cut_then": len(cut_b), "left_out_then": b.note if b.content is None
                       else None, "entries_then": [c.to_json() for c in cut_b]})
