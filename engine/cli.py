@@ -1329,6 +1329,21 @@ def _archive_command(sub) -> None:
                    help="list the assistant's template placeholders too (folded into one line otherwise)")
 
 
+def _config_command(sub) -> None:
+    """`dreamdesk config`: show, set (or preview an assistant's own setting), re-apply, forget."""
+    s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
+                 "(write back what config.json lost)",
+                 cmd_config, path=False,
+                 usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
+                       "[--confirm-below-floor] [--dry-run]\n       dreamdesk config reapply PATH [--json]\n"
+                       "       dreamdesk config forget PATH [KEY...] [--json]")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--confirm-below-floor", action="store_true",
+                   help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
+    s.add_argument("--dry-run", action="store_true", help="OpenClaw's caps and dreaming: what the prompt would cut, "
+                   "the next sweep; nothing written")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", usage=USAGE, description=DESCRIPTION,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1350,18 +1365,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--new", action="store_true", help="a chat opened with /new (OpenClaw leads its first message "
                                                       "with today's and yesterday's daily notes)")
 
-    s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
-                 "(write back what config.json lost)",
-                 cmd_config, path=False,
-                 usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
-                       "[--confirm-below-floor] [--dry-run]\n       dreamdesk config reapply PATH [--json]\n"
-                       "       dreamdesk config forget PATH [KEY...] [--json]")
-    s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--confirm-below-floor", action="store_true",
-                   help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
-    s.add_argument("--dry-run", action="store_true",
-                   help="an assistant's own setting (OpenClaw's caps and dreaming): say what it would change "
-                        "(what the prompt would cut, the next sweep), write nothing")
+    _config_command(sub)
 
     s = _command(sub, "snapshots", "the snapshot timeline (git), newest first", cmd_snapshots)
 

@@ -125,6 +125,10 @@ class OpenClawSettings(OwnSettings):
                                            setup_completed(self.oc.state_dir, self.ws.root))
         return self._sources
 
+    def prepare(self) -> OpenClawSettings:
+        self.sources()
+        return self
+
     def config_with(self, values: dict[str, Any]) -> dict:
         """The config as it would be with `values` at their paths."""
         out = copy.deepcopy(self.config)

@@ -44,8 +44,8 @@ RULES: dict[str, Setting] = {
 }
 ORDER = (MAX_CHARS, TOTAL_MAX_CHARS, ENABLED, FREQUENCY)
 TITLE = "OpenClaw's memory settings (openclaw.json)"
-PICKED_UP = ("OpenClaw's Gateway takes it from openclaw.json when it starts and about once a minute while it "
-             "runs (it reconciles its dreaming job)")
+PICKED_UP = ("OpenClaw's Gateway reads it from openclaw.json when it starts and about once a minute while it "
+             "runs (it reconciles its dreaming job).")
 
 
 # -- where each setting lives ------------------------------------------------------------------
@@ -97,18 +97,19 @@ def effective(config: dict, agent: str | None, key: str) -> Any:
 
 
 def note(config: dict, agent: str | None, key: str, path: tuple[Key, ...], written: bool) -> str:
+    """Where the value in effect comes from, naming the config path, in words."""
     where = dotted(path)
     if key in (MAX_CHARS, TOTAL_MAX_CHARS):
         if path[1] != "defaults":
-            return f"this agent's own value ({where}); the other agents keep theirs"
+            return f"{where}: this agent's own value; the other agents keep theirs"
         scope = "every agent without its own value"
-        return f"{where}: {scope}" if written else f"OpenClaw's default; written to {where} ({scope})"
-    extra = "" if written else "OpenClaw's default; "
+        return f"{where}: {scope}" if written else f"{where}: OpenClaw's default ({scope})"
+    out = where + ("" if written else ": OpenClaw's default")
     if key == ENABLED:
         deep = section(config, *(str(k) for k in path[:-1]), "phases", "deep").get("enabled")
         if enabled_value(deep) is False:
-            extra += "phases.deep.enabled is false, so no sweep writes MEMORY.md either way; "
-    return f"{extra}{PICKED_UP}"
+            out += "; phases.deep.enabled is false, so no sweep writes MEMORY.md either way"
+    return out
 
 
 def put(config: dict, path: tuple[Key, ...], value: Any) -> None:

@@ -15,7 +15,7 @@ from . import openclaw_bootstrap as ob
 from .openclaw_cron import CronError, next_fire
 from .openclaw_jsstr import u16len
 from .openclaw_runs import dreaming_zone
-from .openclaw_settings import ENABLED, FREQUENCY, MAX_CHARS, TOTAL_MAX_CHARS
+from .openclaw_settings import ENABLED, FREQUENCY, MAX_CHARS, PICKED_UP, TOTAL_MAX_CHARS
 from .openclaw_sizes import now_ms, promotion_budget
 from .own_settings import WhatIf
 
@@ -36,7 +36,8 @@ def _state(inj: ob.Injected, cut: tuple[CutEntry, ...]) -> str:
     return f"{n} entr{'y' if n == 1 else 'ies'} in the cut" if inj.is_cut else "whole"
 
 
-def _file_line(now: ob.Injected, then: ob.Injected, cut_now: tuple, cut_then: tuple) -> str:
+def _file_line(now: ob.Injected, then: ob.Injected, cut_now: tuple, cut_then: tuple, typed: bool) -> str:
+    """A file's line; `typed`: the limits differ from those in effect (else it says what is now)."""
     name = now.source.name
     was, will = _state(now, cut_now), _state(then, cut_then)
     if then.content is None and then.note and was != will:
@@ -44,7 +45,7 @@ def _file_line(now: ob.Injected, then: ob.Injected, cut_now: tuple, cut_then: tu
     cap = f"cap {now.cap:,}" if now.cap == then.cap or not then.cap else f"cap {now.cap:,} → {then.cap:,}"
     head = f"{name} ({now.length:,} chars), {cap}"
     if was == will:
-        return f"{head}: {will}, as now"
+        return f"{head}: {will}" + (", as now" if typed else "")
     if not then.is_cut:
         return f"{head}: would fit whole (now: {was})"
     n = len(cut_then)
@@ -80,7 +81,7 @@ def _caps(st: OpenClawSettings, values: dict[str, Any]) -> tuple[list[str], list
         cut_a, cut_b = _cut(a), _cut(b)
         if not (a.is_cut or b.is_cut or a.content is None or b.content is None):
             continue
-        lines.append(_file_line(a, b, cut_a, cut_b))
+        lines.append(_file_line(a, b, cut_a, cut_b, limits_now != limits_then))
         if [(c.line, c.text) for c in cut_a] != [(c.line, c.text) for c in cut_b]:
             details += _details(a.source.name, cut_a, cut_b)
         files.append({"path": a.source.name, "length": a.length, "cap_now": a.cap, "cap_then": b.cap,
@@ -92,8 +93,9 @@ def _caps(st: OpenClawSettings, values: dict[str, Any]) -> tuple[list[str], list
     inj_then = sum(u16len(f.content) for f in then if f.content is not None)
     total = (f"{limits_now.total_max_chars:,}" if limits_now.total_max_chars == limits_then.total_max_chars
              else f"{limits_now.total_max_chars:,} → {limits_then.total_max_chars:,}")
+    same = "" if limits_now == limits_then else ", as now"
     lines.append(f"All bootstrap files: {inj_now:,} → {inj_then:,} characters in the prompt (total cap {total})"
-                 if inj_now != inj_then else f"All bootstrap files: {inj_now:,} characters in the prompt, as now "
+                 if inj_now != inj_then else f"All bootstrap files: {inj_now:,} characters in the prompt{same} "
                  f"(total cap {total})")
     budget_now, budget_then = promotion_budget(st.config, agent), promotion_budget(then_config, agent)
     if budget_now != budget_then:
@@ -110,14 +112,14 @@ def _dreaming(st: OpenClawSettings, values: dict[str, Any]) -> tuple[list[str], 
     expr = values.get(FREQUENCY, st.find(FREQUENCY).value)
     if not on:
         return (["Dreaming off: no sweep runs, and OpenClaw's Gateway removes its dreaming job; MEMORY.md changes "
-                 "only by hand or by the agent"], {"enabled": False, "frequency": expr, "next": None})
+                 f"only by hand or by the agent. {PICKED_UP}"], {"enabled": False, "frequency": expr, "next": None})
     zone = dreaming_zone(st.config_with(values), None)
     try:
         fire = next_fire(str(expr), datetime.fromtimestamp(now_ms() / 1000, timezone.utc), zone)
     except CronError as e:
         return [f"Sweep schedule {expr!r}: {e}"], {"enabled": True, "frequency": expr, "next": None}
     when = fire.strftime("%Y-%m-%d %H:%M %Z").strip() if fire else "never within five years"
-    return ([f"Dreaming on, by {expr}: next sweep {when}"],
+    return ([f"Dreaming on, by {expr}: next sweep {when}. {PICKED_UP}"],
             {"enabled": True, "frequency": expr, "next": fire.isoformat() if fire else None})
 
 

@@ -95,6 +95,10 @@ class OwnSettings:
     def what_if(self, values: dict[str, Any]) -> WhatIf:
         return WhatIf(())
 
+    def prepare(self) -> OwnSettings:
+        """Read now what `what_if` needs (the window does it off its GUI thread); returns itself."""
+        return self
+
     def to_json(self) -> dict:
         return {"title": self.title, "file": str(self.file) if self.file else None, "refused": self.refused or None,
                 "settings": [s.to_json() for s in self.settings]}

@@ -217,7 +217,7 @@ def test_the_what_if_of_dreaming_says_when_it_sweeps_next(tmp_path, monkeypatch)
     home, _ = _home(tmp_path)
     ws, oc = _open(home)
     st = oc.own_settings(ws)
-    assert st.what_if({"dreaming.frequency": "0 4 * * *"}).lines == (
-        "Dreaming on, by 0 4 * * *: next sweep 2026-12-09 04:00 UTC",)
+    (line,) = st.what_if({"dreaming.frequency": "0 4 * * *"}).lines
+    assert line.startswith("Dreaming on, by 0 4 * * *: next sweep 2026-12-09 04:00 UTC. OpenClaw's Gateway reads it")
     assert st.what_if({"dreaming.enabled": False}).lines[0].startswith("Dreaming off: no sweep runs")
     assert st.what_if({"dreaming.frequency": "banana"}).lines == ()      # refused: said by the form, not previewed
