@@ -85,3 +85,18 @@ def test_another_home_drops_the_unapplied_openclaw_edit_and_shows_config_jsons_f
     jobs_done(qtbot, win.engine)
     assert (home / "openclaw.json").read_bytes() == before
     win.close()
+
+
+def test_a_config_with_include_shows_its_settings_read_only_with_the_reason(gui_env, qtbot, tmp_path):
+    home = copy_home("over-cap", tmp_path)
+    cfg = home / "openclaw.json"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace('{\n  "agents"', '{\n  "$include": "./extra.json5",\n  "agents"', 1),
+                   encoding="utf-8")
+    win = open_window(qtbot, home)
+    win.tabs.setCurrentWidget(win.settings)
+    box = win.settings.own_box
+    qtbot.waitUntil(lambda: box.own is not None, timeout=5000)
+    assert not any(f.isEnabled() for f in box.fields.values()) and not box.apply_button.isEnabled()
+    note = box.findChild(type(box.labels["bootstrapMaxChars"]), "note:bootstrapMaxChars").text()
+    assert note.startswith("agents.defaults.bootstrapMaxChars: openclaw.json has $include directives: OpenClaw merges")
+    win.close()
