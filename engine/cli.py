@@ -299,7 +299,7 @@ def cmd_prompt(args) -> int:
 def cmd_config(args) -> int:
     rest = list(args.args)
     if rest and rest[0] == "set" and len(rest) == 4:
-        return _config_set(rest[1], rest[2], rest[3], args)
+        return _config_set_either(rest[1], rest[2], rest[3], args)
     if rest and rest[0] == "set":
         raise UsageError("dreamdesk config set: usage: dreamdesk config set PATH KEY VALUE")
     if rest and rest[0] == "reapply":
@@ -313,6 +313,9 @@ def cmd_config(args) -> int:
     if len(rest) != 1:
         raise UsageError("dreamdesk config: usage: dreamdesk config PATH [--json] | dreamdesk config set PATH KEY VALUE")
     ws = _open(rest[0], args)
+    own = assistant_of(ws).own_settings(ws)
+    if own is not None:
+        return _own_show(own, args)
     cfg = ws.config()
     lost = config_mod.lost_settings(ws.root, cfg)
     if args.json:
@@ -351,6 +354,70 @@ def _config_set(path: str, key: str, value: str, args) -> int:
         _dump({"key": setting.path, "value": val, "path": str(new.path)})
     else:
         print(f"{setting.path} = {json.dumps(val, ensure_ascii=False)}  ({new.path})")
+    return EXIT_OK
+
+
+def _config_set_either(path: str, key: str, value: str, args) -> int:
+    """An assistant's own setting where the home has them (OpenClaw's), else config.json's."""
+    ws = _open(path, args)
+    own = assistant_of(ws).own_settings(ws)
+    if own is not None and (_owns(own, key) or not config_mod.has_setting(key)):
+        return _own_set(ws, own, key, value, args)
+    if args.dry_run:
+        raise UsageError("dreamdesk config set: --dry-run previews an assistant's own settings (an OpenClaw home)")
+    return _config_set(path, key, value, args)
+
+
+def _owns(own, key: str) -> bool:
+    try:
+        own.find(key)
+    except WorkspaceError:
+        return False
+    return True
+
+
+def _own_show(own, args) -> int:
+    """The home's assistant's own settings (an OpenClaw home's openclaw.json), not config.json's."""
+    if args.json:
+        _dump(own.to_json())
+        return EXIT_OK
+    out = [f"{own.title}  {own.file or '(none)'}", ""]
+    for s in own.settings:
+        out.append(f"  {s.key:<24} {json.dumps(s.value, ensure_ascii=False):<14} {s.where}"
+                   + ("" if s.written else "  (not in the file)"))
+    refused = own.refused or next((s.refused for s in own.settings if s.refused), "")
+    out += ["", f"Not written here: {refused}"] if refused else \
+        ["", "Set with: dreamdesk config set PATH KEY VALUE [--dry-run] (KEY: " + ", ".join(s.key for s in own.settings) + ")"]
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def _own_set(ws: Workspace, own, key: str, text: str, args) -> int:
+    """One of the assistant's own settings: previewed (--dry-run: what the prompt would cut, the
+    next sweep), or written to its own config."""
+    from .ops.settings import set_own_settings
+    try:
+        value = own.parse(key, text) if own.find(key).rule.kind != "str" else text
+    except ValueError as e:
+        raise WorkspaceError(f"{e}; nothing written") from None
+    why = own.refusal(key, value)
+    if why:
+        raise WorkspaceError(f"{why}; nothing written")
+    preview = own.what_if({key: value})
+    if args.dry_run:
+        if args.json:
+            _dump({"key": own.find(key).key, "where": own.find(key).where, "value": value, "written": False,
+                   "what_if": preview.to_json()})
+        else:
+            print("\n".join([f"{own.find(key).where} = {json.dumps(value, ensure_ascii=False)} (not written):",
+                             *(f"  {line}" for line in preview.lines), *preview.details]))
+        return EXIT_OK
+    done = set_own_settings(ws, {key: value}, CLI).value
+    if args.json:
+        _dump(done.to_json() | {"key": own.find(key).key, "where": own.find(key).where, "value": value,
+                                "what_if": preview.to_json()})
+    else:
+        print(done.said())
     return EXIT_OK
 
 
@@ -1262,6 +1329,21 @@ def _archive_command(sub) -> None:
                    help="list the assistant's template placeholders too (folded into one line otherwise)")
 
 
+def _config_command(sub) -> None:
+    """`dreamdesk config`: show, set (or preview an assistant's own setting), re-apply, forget."""
+    s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
+                 "(write back what config.json lost)",
+                 cmd_config, path=False,
+                 usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
+                       "[--confirm-below-floor] [--dry-run]\n       dreamdesk config reapply PATH [--json]\n"
+                       "       dreamdesk config forget PATH [KEY...] [--json]")
+    s.add_argument("args", nargs="+", metavar="ARGS")
+    s.add_argument("--confirm-below-floor", action="store_true",
+                   help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
+    s.add_argument("--dry-run", action="store_true", help="OpenClaw's caps and dreaming: what the prompt would cut, "
+                   "the next sweep; nothing written")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dreamdesk", usage=USAGE, description=DESCRIPTION,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1283,15 +1365,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--new", action="store_true", help="a chat opened with /new (OpenClaw leads its first message "
                                                       "with today's and yesterday's daily notes)")
 
-    s = _command(sub, "config", "show the effective config; config set PATH KEY VALUE; config reapply PATH "
-                 "(write back what config.json lost)",
-                 cmd_config, path=False,
-                 usage="dreamdesk config PATH [--json]\n       dreamdesk config set PATH KEY VALUE "
-                       "[--confirm-below-floor]\n       dreamdesk config reapply PATH [--json]\n"
-                       "       dreamdesk config forget PATH [KEY...] [--json]")
-    s.add_argument("args", nargs="+", metavar="ARGS")
-    s.add_argument("--confirm-below-floor", action="store_true",
-                   help=f"allow reviewEveryRuns below {config_mod.REVIEW_FLOOR}")
+    _config_command(sub)
 
     s = _command(sub, "snapshots", "the snapshot timeline (git), newest first", cmd_snapshots)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping
 
 if TYPE_CHECKING:
+    from .own_settings import OwnSettings, OwnWrite
     from ..home.budgets import Sizes
     from ..home.config import Config
     from ..home.workspace import Workspace
@@ -201,6 +202,18 @@ class Assistant:
     def write_refusal(self, ws: Workspace, rel: str) -> str | None:
         """Why the assistant cannot take a write to `rel` right now, in words (None: it can)."""
         return None
+
+    def own_settings(self, ws: Workspace) -> OwnSettings | None:
+        """The assistant's own settings Dreamdesk sets in its own config file (shown by Settings →
+        Memory and `dreamdesk config` instead of config.json's Dream settings); None: the contract's
+        home, whose settings are config.json's."""
+        return None
+
+    def write_own_settings(self, ws: Workspace, updates: dict) -> OwnWrite:
+        """Write `updates` (key -> value) of own_settings to the assistant's config in one write;
+        refused in words (WorkspaceError) when a value is, or the home has none."""
+        from ..core.problems import WorkspaceError
+        raise WorkspaceError(f"{self.name or 'This home'} has no settings of its own that Dreamdesk writes")
 
     def is_placeholder(self, text: str, file: str) -> bool:
         """`text` (an entry that left `file`) is the assistant's own onboarding template text,

@@ -24,6 +24,7 @@ from .openclaw_home import OpenClawHome
 from .openclaw_notes import DAILY_NOTE
 
 if TYPE_CHECKING:
+    from .own_settings import OwnSettings, OwnWrite
     from ..home.budgets import Sizes
     from ..home.config import Config
 
@@ -34,8 +35,10 @@ FILES = (("AGENTS.md", "agents"), ("SOUL.md", "soul"), ("IDENTITY.md", "identity
 # no longer injects; the dream diary (dreams.md only where DREAMS.md is absent)
 OPTIONAL = (("BOOTSTRAP.md", "bootstrap"), ("TOOLS.md", "tools"), ("HEARTBEAT.md", "heartbeat"),
             ("DREAMS.md", "dreams"), ("dreams.md", "dreams"))
-CONFIG_WRITES = ("openclaw.json is OpenClaw's own config (JSON5, with its comments): Dreamdesk never rewrites it; "
-                 "change it with `openclaw config set` or by hand")
+CONFIG_WRITES = ("openclaw.json is OpenClaw's own config (JSON5, with its comments): Dreamdesk's own Dream settings "
+                 "are never written there; Dreamdesk sets only OpenClaw's memory settings in it (bootstrapMaxChars, "
+                 "bootstrapTotalMaxChars, dreaming.enabled, dreaming.frequency: Settings → Memory, `dreamdesk config "
+                 "set`)")
 JOBS_REFUSED = ("OpenClaw runs its own dreaming (memory-core's sweep promotes recalled notes into MEMORY.md on its "
                 "own schedule): Dreamdesk's Dream, Compact, scheduling and watch would race it, so they do not run "
                 "on an OpenClaw home")
@@ -127,6 +130,14 @@ class OpenClaw(Assistant):
     def write_refusal(self, ws: Workspace, rel: str) -> str | None:
         from .openclaw_reads import busy
         return busy(self, ws)
+
+    def own_settings(self, ws: Workspace) -> OwnSettings:
+        from .openclaw_config_write import settings_of
+        return settings_of(self, ws)
+
+    def write_own_settings(self, ws: Workspace, updates: dict) -> OwnWrite:
+        from .openclaw_config_write import write
+        return write(self, ws, updates)
 
     def sizes(self, ws: Workspace, cfg: Config) -> Sizes:
         from .openclaw_sizes import sizes

@@ -125,7 +125,7 @@ def _whole(v) -> int | None:
     return v if isinstance(v, int) and v >= 0 else None
 
 
-def _enabled(v, default: bool = True) -> bool:
+def enabled_value(v, default: bool = True) -> bool:
     if isinstance(v, bool):
         return v
     if isinstance(v, str) and v.strip().lower() in ("true", "false"):
@@ -148,7 +148,7 @@ def managed_job(jobs: tuple[CronJob, ...]) -> CronJob | None:
 def next_sweep(jobs: tuple[CronJob, ...], config: dict, now: datetime,
                zone: tzinfo | None = None) -> tuple[NextSweep, list[str]]:
     dreaming = dreaming_settings(config)
-    on = _enabled(dreaming.get("enabled")) and _enabled(_dict(_dict(dreaming.get("phases")).get("deep")).get("enabled"))
+    on = enabled_value(dreaming.get("enabled")) and enabled_value(_dict(_dict(dreaming.get("phases")).get("deep")).get("enabled"))
     job = managed_job(jobs)
     if not on:
         return NextSweep(False, None, None, None, None, None, None, job.id if job else None,

@@ -188,10 +188,10 @@ def dreaming_zone(config: dict | None, fallback: tzinfo | None = None) -> tzinfo
 def dreaming_settings(config: dict | None) -> dict:
     """plugins.entries.<memory plugin>.config.dreaming ({} when not set)."""
     cfg = config or {}
-    return section(cfg, "plugins", "entries", _memory_plugin(cfg), "config", "dreaming")
+    return section(cfg, "plugins", "entries", memory_plugin(cfg), "config", "dreaming")
 
 
-def _memory_plugin(cfg: dict) -> str:
+def memory_plugin(cfg: dict) -> str:
     """plugins.slots.memory when it names a plugin, else memory-core (resolveMemoryDreamingPluginId)."""
     slot = section(cfg, "plugins", "slots").get("memory")
     return slot.strip() if isinstance(slot, str) and slot.strip() and slot.strip().lower() != "none" else "memory-core"

@@ -214,6 +214,15 @@ def find_setting(key: str) -> Setting:
     raise WorkspaceError(f"unknown config key {key!r} (known: {known})")
 
 
+def has_setting(key: str) -> bool:
+    """Whether find_setting knows `key`."""
+    try:
+        find_setting(key)
+    except WorkspaceError:
+        return False
+    return True
+
+
 def _camel(path: str) -> str:
     return ".".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), p) for p in path.split("."))
 

@@ -1,6 +1,6 @@
 """Settings a person sets (Settings → Memory, the Dashboard's lost-settings box, the prompts
 dialog, `dreamdesk config set|reapply|forget`, `scope`, `ceiling`, `prompts`): config.json's keys
-through the config funnel, and Dreamdesk's own per-workspace state (Dream's scope, its token
+through the config funnel, an assistant's own settings in its own config (OpenClaw's openclaw.json), and Dreamdesk's own per-workspace state (Dream's scope, its token
 ceiling, its passes' instructions). No write when nothing changes."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..assistants import assistant_of
+from ..assistants.own_settings import OwnWrite
 from ..core.problems import WorkspaceError
 from ..dream import prompt_edits, write_scope
 from ..home import config as config_mod, token_ceiling
@@ -31,6 +32,13 @@ def set_settings(ws: Workspace, updates: dict[str, Any], initiator: str, *,
             f" written to {cfg.path}"
 
     return perform(ws, "set settings", initiator, work, said)
+
+
+def set_own_settings(ws: Workspace, updates: dict[str, Any], initiator: str) -> OpResult[OwnWrite]:
+    """The home's assistant's own settings (OpenClaw's caps and dreaming), each of `updates` in one
+    write to its own config; one refused value writes nothing; values already in effect write nothing."""
+    return perform(ws, "set the assistant's own settings", initiator,
+                   lambda: assistant_of(ws).write_own_settings(ws, updates), lambda w: w.said())
 
 
 def reapply(ws: Workspace, initiator: str) -> OpResult[tuple[Config, list[LostSetting]]]:

@@ -14,6 +14,7 @@ from dreamdesk.engine.dream.runtypes import RunRecord
 from dreamdesk.engine.dream.write_scope import Scope
 from dreamdesk.engine.recovery.pins import PinState, pin_states
 from dreamdesk.engine.core.problems import WorkspaceError
+from dreamdesk.engine.assistants.own_settings import OwnSettings
 from dreamdesk.engine.assistants.prompt import PromptPreview, build_prompt
 from dreamdesk.engine.jobs.scheduler import ScheduleStatus, Scheduler
 from dreamdesk.engine.overview.status import Status, read_status
@@ -51,6 +52,7 @@ class WorkspaceState:
     ceiling: int | None = None        # the token ceiling of each of Dreamdesk's Dream runs here
     scope_error: str | None = None    # the scope's or the ceiling's file cannot be read (no run until fixed)
     changed: Changes = EVERYTHING     # what differs from the read before it (the views refresh only that)
+    own: OwnSettings | None = None    # the assistant's own settings in its own config (OpenClaw's), read for Settings
 
 
 def state_reads(changes: Changes) -> bool:
@@ -91,6 +93,11 @@ class StateReader:
         else:
             state.pins, state.pins_error, state.since = prev.pins, prev.pins_error, prev.since
             state.scope, state.ceiling, state.scope_error = prev.scope, prev.ceiling, prev.scope_error
+        if prev is None or changes.config or changes.touches_files():
+            own = st.assistant.own_settings(ws) if st.assistant is not None else None
+            state.own = own.prepare() if own is not None else None
+        else:
+            state.own = prev.own
         if prev is None or changes.runs:
             _runs_facts(self._runs, state)
         else:

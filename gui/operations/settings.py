@@ -20,6 +20,12 @@ def set_settings(by: Initiator, ws: Workspace, updates: dict[str, Any], confirm_
                   failure="Settings not written", **on)
 
 
+def set_own_settings(by: Initiator, ws: Workspace, updates: dict[str, Any], **on: Any) -> Job:
+    """The assistant's own settings in its own config (OpenClaw's openclaw.json), in one write."""
+    return run_op(by, "apply the assistant's settings", lambda ctx, who: op.set_own_settings(ws, updates, who),
+                  failure="Settings not written", **on)
+
+
 def reapply(by: Initiator, ws: Workspace, **on: Any) -> Job:
     return run_op(by, "re-apply settings", lambda ctx, who: op.reapply(ws, who), failure="Not re-applied", **on)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dreamdesk.engine.home.config import Setting
 
-from ..qt import QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QSpinBox, QWidget
+from ..qt import QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QLabel, QPushButton, QSpinBox, QWidget
 
 FIELD_WIDTH = 216
 _INT_MAX = 2 ** 31 - 1       # a QSpinBox holds a C int
@@ -42,3 +42,15 @@ def check_field(s: Setting, text: str | None = None, parent: QWidget | None = No
     box.setToolTip(tooltip(s))
     box.setProperty("tip", tooltip(s))      # what its tooltip goes back to once an edit is undone
     return box
+
+
+def show_pending(error: QLabel, pending: QLabel, buttons: tuple[QPushButton, QPushButton], n: int,
+                 refused: str | None, write_error: str, applying: bool) -> None:
+    """A settings form after an edit: why it cannot be applied (or why the last Apply wrote
+    nothing), how many changes wait, and its Apply and Revert buttons."""
+    apply, revert = buttons
+    error.setText(f"Cannot be applied: {refused}" if refused else write_error)
+    error.setVisible(bool(error.text()))
+    pending.setText(f"{n} unapplied change{'s' if n != 1 else ''}" if n else "")
+    apply.setEnabled(bool(n) and not refused and not applying)
+    revert.setEnabled(bool(n) and not applying)

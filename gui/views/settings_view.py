@@ -2,7 +2,8 @@
 field marked); Apply writes every changed key in one write through the engine's config funnel
 (unknown keys kept, the review floor confirmed first), Revert puts the form back to config.json.
 Next to each budget, always visible, where the file stands against the value in the field. And
-the model Dream uses."""
+the model Dream uses. A home whose assistant keeps its own memory settings (OpenClaw's) shows
+those instead (own_settings_group.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from ..qt import (QCheckBox, QDoubleSpinBox, QEvent, QFont, QFontMetrics, QFormL
 from ..widgets.gauge import STATE_COLOURS
 from ..context.worker import JobLanes
 from ..context.workspace_state import WorkspaceState
-from .setting_fields import check_field, number_field
+from .own_settings_group import OwnSettingsGroup
+from .setting_fields import check_field, number_field, show_pending
 
 BUDGET_FILES = tuple((rel, BUDGET_KEYS[rel]) for rel in (MEMORY, USER, SOUL))   # the order the form shows
 
@@ -119,7 +121,12 @@ class SettingsView(QWidget):
         outer.addWidget(scroll)
         lay = QVBoxLayout(body)
 
-        lay.addWidget(self._memory_group())
+        self.memory_box = self._memory_group()
+        lay.addWidget(self.memory_box)
+        # a home whose assistant keeps its memory settings in its own config (OpenClaw's): those, instead
+        self.own_box = OwnSettingsGroup(self._by)
+        self.own_box.hide()
+        lay.addWidget(self.own_box)
         self._form_changed()
         lay.addWidget(self._jobs_group())
 
@@ -281,6 +288,7 @@ class SettingsView(QWidget):
         other = self.ws is not None and ws.root != self.ws.root
         dropped = len(self.changes()) if other else 0
         self.ws, self.state, self.cfg = ws, state, state.status.config
+        dropped += self._show_own(ws, state)
         boxes = (*self.fields.values(), self.schedule_here, self.watch_here)
         self._loading = True
         try:
@@ -325,6 +333,18 @@ class SettingsView(QWidget):
         key = provs.get(cfg.get("provider") or "", {}).get("apiKey") or "(no key)"
         self.model_from_config.setText(f"{model} via {prov}, key {key}. Dream uses the main agent's model.")
 
+    def _show_own(self, ws: Workspace, state: WorkspaceState) -> int:
+        """The assistant's own settings in place of config.json's, when it has some; returns how many
+        of their unapplied edits another workspace dropped."""
+        own = state.own
+        self.memory_box.setVisible(own is None)
+        self.own_box.setVisible(own is not None)
+        return self.own_box.set_own(ws, own) if own is not None else self.own_box.clear()
+
+    def unapplied(self) -> int:
+        """Every field changed here and not applied, in whichever form is shown."""
+        return len(self.changes()) + len(self.own_box.changes())
+
     # -- the form against config.json ---------------------------------------------------------
     def _form_changed(self, *_) -> None:
         """After any edit: the modified marks, a value config.json may not take, the buttons,
@@ -338,12 +358,8 @@ class SettingsView(QWidget):
         refused = next((config_mod.find_setting(k).refusal(v, note=note(config_mod.find_setting(k).path, v)
                                                             if note else None)
                         for k, v in changes.items() if config_mod.find_setting(k).check_write(v)), None)
-        self.error.setText(f"Cannot be applied: {refused}" if refused else self._write_error)
-        self.error.setVisible(bool(self.error.text()))
-        n = len(changes)
-        self.pending_line.setText(f"{n} unapplied change{'s' if n != 1 else ''}" if n else "")
-        self.apply_button.setEnabled(bool(n) and not refused and not self._applying)
-        self.revert_button.setEnabled(bool(n) and not self._applying)
+        show_pending(self.error, self.pending_line, (self.apply_button, self.revert_button), len(changes), refused,
+                     self._write_error, self._applying)
         for rel, key in BUDGET_FILES:
             self._show_budget(rel, self.budget_spins[key].value())
         self.pendingBudgets.emit(self.pending_budgets())

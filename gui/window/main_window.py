@@ -409,7 +409,7 @@ class MainWindow(QMainWindow):
         """The person's say first: an unsaved edit, settings not applied, a job of theirs writing."""
         if self._editing() and not self._ask_unsaved(self.close):
             return False
-        unapplied = len(self.settings.changes()) if self.built("settings") else 0
+        unapplied = self.settings.unapplied() if self.built("settings") else 0
         if unapplied and self.unapplied_choice(unapplied) != "discard":
             self.tabs.setCurrentWidget(self.settings)
             return False

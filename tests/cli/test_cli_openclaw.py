@@ -208,3 +208,41 @@ def test_files_json_carries_provenance_directives_and_daily_notes(capsys, tmp_pa
     statuses = [(d["observed"], d["status"], d["replaced_by"]) for d in got["directives"]["directives"]]
     assert statuses == [("2026-11-30", "superseded", 1), ("2026-12-04", "active", None), ("2026-12-03", "active", None)]
     assert len(got["daily_notes"]["notes"]) == 5
+
+
+def test_config_shows_and_sets_openclaws_own_memory_settings(capsys, tmp_path):
+    """`config` on an OpenClaw home is OpenClaw's settings in openclaw.json; `config set --dry-run`
+    says what the prompt would cut and writes nothing; `config set` writes only that value."""
+    home = copy_home("over-cap", tmp_path)
+    cfg = home / "openclaw.json"
+    shown = as_json(capsys, "config", home)
+    assert shown["file"] == str(cfg) and [(s["key"], s["value"]) for s in shown["settings"]] == [
+        ("bootstrapMaxChars", 6000), ("bootstrapTotalMaxChars", 60000), ("dreaming.enabled", True),
+        ("dreaming.frequency", "0 3 * * *")]
+    before = cfg.read_bytes()
+    dry = as_json(capsys, "config", "set", home, "bootstrapMaxChars", "9000", "--dry-run")
+    assert dry["written"] is False and cfg.read_bytes() == before
+    memory = next(f for f in dry["what_if"]["files"] if f["path"] == "MEMORY.md")
+    assert (memory["cut_now"], memory["cut_then"], memory["cap_then"]) == (17, 0, 9000)
+    code, out, _ = run(capsys, "config", "set", home, "bootstrapMaxChars", "9000", "--dry-run")
+    assert code == 0 and "MEMORY.md (8,040 chars), cap 6,000 → 9,000: would fit whole (now: 17 entries in the cut)" in out
+    done = as_json(capsys, "config", "set", home, "dreaming.enabled", "false")
+    assert done["changed"] == [{"key": "dreaming.enabled", "where": "plugins.entries.memory-core.config.dreaming.enabled",
+                                "before": True, "after": False}]
+    assert json.loads(cfg.read_text(encoding="utf-8"))["plugins"]["entries"]["memory-core"] == {
+        "config": {"dreaming": {"enabled": False}}}
+    assert as_json(capsys, "config", home)["settings"][2]["value"] is False
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("bootstrapTotalMaxChars", "0", "must be a whole number ≥ 1, got 0; nothing written"),
+    ("dreaming.frequency", "0 25 * * *", "'25' is outside 0-23"),
+    ("intervalH", "4", "Dreamdesk's own Dream settings are never written there"),
+    ("nonsense", "4", "not one of the settings Dreamdesk writes here"),
+])
+def test_config_set_refuses_in_words_on_an_openclaw_home(capsys, tmp_path, key, value, words):
+    home = copy_home("over-cap", tmp_path)
+    before = tree_state(home)
+    code, _, err = run(capsys, "config", "set", home, key, value)
+    assert code == 2 and words in err
+    assert tree_state(home) == before
