@@ -501,6 +501,10 @@ def cmd_restore(args) -> int:
         return _restore_list(args) if args.list else _restore_undo(args)
     if args.force:
         raise UsageError("dreamdesk restore: --force goes with --undo")
+    if args.saved:
+        if args.rev or args.file or args.hunk or args.cursor:
+            raise UsageError("dreamdesk restore: --saved takes no REV, --file, --hunk or --cursor")
+        return _restore_saved(args)
     if not args.rev:
         raise UsageError("dreamdesk restore: name the snapshot REV to restore, or use --list / --undo [ID]")
     ws = _open(args.path, args)
@@ -521,6 +525,21 @@ def cmd_restore(args) -> int:
         print(f"Nothing to restore: the files already match {result.target[:8]}.")
         return EXIT_OK
     print(f"Restored {', '.join(result.files) or '.dream_cursor'} from {result.target[:8]}.")
+    _print_effects(result)
+    print(f"Undo with: dreamdesk restore {args.path} --undo {result.id}")
+    return EXIT_OK
+
+
+def _restore_saved(args) -> int:
+    from .ops.restore import restore_saved
+    result = restore_saved(_open(args.path, args), args.saved, CLI).value
+    if args.json:
+        _dump(result.to_json())
+        return EXIT_OK
+    if not result.files:
+        print("Nothing to restore: " + "; ".join(result.warnings))
+        return EXIT_OK
+    print(f"Restored {', '.join(result.files)} as saved ({result.target}).")
     _print_effects(result)
     print(f"Undo with: dreamdesk restore {args.path} --undo {result.id}")
     return EXIT_OK
@@ -1256,6 +1275,7 @@ def _restore_command(sub) -> None:
     s = _command(sub, "restore", "restore a snapshot, one file, or one hunk (undoable); --list, --undo [ID]",
                  cmd_restore,
                  usage="dreamdesk restore PATH REV [--file F | --hunk F:N [--hunk-id ID]] [--cursor] [--json]\n"
+                       "       dreamdesk restore PATH --saved KEY [--json]\n"
                        "       dreamdesk restore PATH --list [--json]\n"
                        "       dreamdesk restore PATH --undo [ID] [--force] [--json]")
     s.add_argument("rev", metavar="REV", nargs="?")
@@ -1270,6 +1290,8 @@ def _restore_command(sub) -> None:
     s.add_argument("--hunk-id", metavar="ID", help="the id `dreamdesk diff` showed for that hunk: refuse, writing "
                                                   "nothing, if hunk N is no longer that change")
     s.add_argument("--cursor", action="store_true", help="also move .dream_cursor back (whole restore only)")
+    s.add_argument("--saved", metavar="KEY", help="a version the assistant saved of a memory file (OpenClaw's "
+                                                 "MEMORY.md pre-images: `runs --json` restore_points), whole")
 
 
 def _serve_and_desktop_commands(sub) -> None:

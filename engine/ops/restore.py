@@ -24,6 +24,13 @@ def restore(ws: Workspace, rev: str, initiator: str, *, path: str | None = None,
     return perform(ws, "restore", initiator, work, lambda r: restored_note(r, label(r.target, path, hunk)))
 
 
+def restore_saved(ws: Workspace, key: str, initiator: str) -> OpResult[RestoreResult]:
+    """A version the assistant saved of a memory file (OpenClaw's MEMORY.md pre-image), whole."""
+    from ..dream.restore_points import restore_point
+    return perform(ws, "restore a saved version", initiator, lambda: restore_point(ws, key),
+                   lambda r: restored_note(r, f"the version saved {key}"))
+
+
 def label(sha: str, path: str | None, hunk: int | None) -> str:
     """How a restore is named to people: "snapshot 1a2b3c4d", "USER.md hunk 2 from 1a2b3c4d"."""
     if path is None:

@@ -259,6 +259,44 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     return result
 
 
+def restore_version(ws: Workspace, rel: str, text: str, what: str, target: str,
+                    store: SnapshotStore | None = None) -> RestoreResult:
+    """Put `rel` back as a version known from elsewhere holds it (`text`: an assistant's own
+    saved copy, OpenClaw's MEMORY.md pre-image), by the restore rules: refused in words before
+    anything is done when the file may not be written, a snapshot first (a failing one writes
+    nothing), what leaves the file archived, a commit and a restore-log line (undoable exactly).
+    `target` names the version in the result; `what` names it for people."""
+    store = store or SnapshotStore(ws)
+    with job_lock(ws):
+        if not ws.layout.writable(rel):
+            raise WorkspaceError(f"{rel}: not a memory file Dreamdesk restores")
+        ws.check_writable(rel)
+        state, _ = ws.read_file(rel)
+        result = RestoreResult(target, None, None)
+        if state.exists and state.text == text:
+            result.warnings.append(f"{rel} is already as {what} holds it; nothing to restore")
+            return result
+        try:
+            result.undo = store.snapshot(f"snapshot: before restore {what}") or store.head()
+        except SnapshotError as exc:
+            raise WorkspaceError(f"{what} was not restored: the snapshot taken before every restore failed "
+                                 f"({exc})") from None
+        result.warnings += store.notes
+        returned = _Returned(ws)
+        expected = state.hash or MISSING_HASH
+        after, recs = write_memory(ws, rel, text, expected, "restore", form=AS_GIVEN)
+        returned.note(rel, state.text if state.exists else "", text)
+        result.archived.extend(recs)
+        result.files.append(rel)
+        result.writes.append(FileWrite(rel, expected, after))
+        try:
+            result.commit = store.snapshot(restore_subject(f"{rel} from {what}"), with_summary=True)
+        except SnapshotError as exc:
+            result.warnings.append(f"the restore was not committed to snapshots: {exc}")
+        log_restore(ws, result, f"{rel} from {what}", "file", returned.ids)
+        return result
+
+
 # -- undo -------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)

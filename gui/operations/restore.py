@@ -20,3 +20,9 @@ def restore_snapshot(by: Initiator, ws: Workspace, sha: str, *, path: str | None
                   lambda ctx, who: restore_op.restore(ws, sha, who, path=path, hunk=hunk, hunk_id=hunk_id,
                                                       move_cursor=move_cursor),
                   failure="Restore failed", title="Restore failed", **on)
+
+
+def restore_saved(by: Initiator, ws: Workspace, key: str, **on: Any) -> Job:
+    """A version the assistant saved (OpenClaw's MEMORY.md pre-image), whole."""
+    return run_op(by, "restore a saved version", lambda ctx, who: restore_op.restore_saved(ws, key, who),
+                  failure="Restore failed", title="Restore failed", **on)

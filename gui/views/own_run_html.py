@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 
-from dreamdesk.engine.dream.restore_points import RESTORE_LATER, point_label
+from dreamdesk.engine.dream.restore_points import RESTORE_NOTE, point_label
 
 from ..models.runs_model import time_label
 from .run_html import diff_html, html_table, pre_block
@@ -106,7 +106,7 @@ def _points(points: list[dict], c: dict[str, str]) -> list[str]:
     rows = "".join(f"<li>{_point_link(p, c)} · {p.get('chars', 0):,} characters, {p.get('entries', 0)} entries"
                    + (f" · before {html.escape(str(p['run']))}" if p.get("run") else "") + "</li>" for p in points)
     return [f"<h4 style='margin-bottom:0'>Restore points ({len(points)}): MEMORY.md as OpenClaw saved it</h4>",
-            f"<p style='margin:2px 0; color:{c['dim']}'>{html.escape(RESTORE_LATER)}.</p>", f"<ul>{rows}</ul>"]
+            f"<p style='margin:2px 0; color:{c['dim']}'>{html.escape(RESTORE_NOTE)}.</p>", f"<ul>{rows}</ul>"]
 
 
 def point_html(point: dict, unified: str, run_id: str | None, mono: str, c: dict[str, str]) -> str:
@@ -114,7 +114,10 @@ def point_html(point: dict, unified: str, run_id: str | None, mono: str, c: dict
     e = html.escape
     back = f"<p><a href='back:{e(run_id)}' style='color:{c['link']}'>← back to the run</a></p>" if run_id else ""
     out = [back, f"<h3 style='margin-bottom:2px'>MEMORY.md saved {e(point_label(point))} → the file now</h3>",
-           f"<p style='margin-top:2px; color:{c['dim']}'>{e(RESTORE_LATER)}.</p>"]
+           f"<p style='margin-top:2px; color:{c['dim']}'>{e(RESTORE_NOTE)}.</p>"]
+    if unified:
+        out.append(f"<p><a href='restore-point:{e(str(point.get('key')))}' style='color:{c['link']}'>"
+                   "Restore this version…</a></p>")
     out.append(diff_html(unified.rstrip("\n"), mono, c) if unified else
                f"<p style='color:{c['dim']}'>The file now is this saved version, byte for byte.</p>")
     return "".join(out)

@@ -16,7 +16,7 @@ from dreamdesk.engine.core import clock
 from dreamdesk.engine.text.diffs import diff_texts
 from dreamdesk.engine.text.entries import heading_label
 from dreamdesk.engine.dream import records
-from dreamdesk.engine.dream.restore_points import against_now
+from dreamdesk.engine.dream.restore_points import against_now, point_label
 from dreamdesk.engine.dream.run_list import assistant_run_detail, every_run
 from dreamdesk.engine.home.workspace import Workspace
 
@@ -24,6 +24,7 @@ from ..models.base import blend, theme
 from ..models.history_model import preview
 from ..models.runs_model import COL_ID, COL_STATUS, RunsModel, duration_label, is_assistant, time_label
 from ..operations.archive_restore import restore_entry
+from ..operations.restore import restore_saved
 from ..operations.run import Initiator
 from ..qt import (QTimer, QAbstractItemView, QColor, QEvent, QFontDatabase, QHBoxLayout, QLabel, QPalette, QTableView,
                   QTextBrowser, QVBoxLayout, QWidget, Signal)
@@ -629,6 +630,27 @@ class RunsView(QWidget):
                              point, unified, run_id, self.mono, detail_colors(self.detail.palette()))),
                          lambda msg: self.status.emit(f"Could not compare the saved version: {msg}"))
 
+    def restore_point(self, key: str) -> None:
+        """Put MEMORY.md back as the assistant saved it (engine.dream.restore_points: a snapshot
+        first, what leaves it archived), after asking."""
+        point = next((p for p in self._points() if p.get("key") == key), None)
+        ws = self.ws
+        if point is None or ws is None or self.restoring:
+            return
+        text = (f"Put {point.get('file') or 'MEMORY.md'} back as it was saved {point_label(point)}?\n\n"
+                "What leaves it is archived first and a snapshot is taken; undo it with Ctrl+Alt+Z "
+                "(Edit → Undo Last Restore).")
+        if not self.dialogs.confirm(self, "Restore a saved version", text):
+            self.status.emit("Restore cancelled; nothing was written")
+            return
+        self.restoring = True
+
+        def done(result) -> None:
+            self.restoring = False
+            self.show_point(key)                # the saved version against the file now: the same now
+        restore_saved(Initiator(self.engine, "runs", self.status.emit), ws, key, done=done,
+                      failed=self._restore_failed)
+
     def restore_entry(self, prune_id: str) -> None:
         """Put back an entry the assistant's run removed (engine.prunes.restore_prune: a snapshot
         first, under its heading, the file's own line endings), after asking."""
@@ -692,6 +714,8 @@ class RunsView(QWidget):
             self.restore_entry(value)
         elif scheme == "point" and value:
             self.show_point(value)
+        elif scheme == "restore-point" and value:
+            self.restore_point(value)
         elif scheme == "back" and self.shown is not None and self.shown.get("detail") is not None:
             self._show_own(self.shown)
 

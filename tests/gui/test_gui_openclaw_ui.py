@@ -128,8 +128,8 @@ def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_f
     qtbot.waitUntil(lambda: view.shown.get("id") == SWEEP2, timeout=5000)
     text = view.detail.toPlainText()
     assert "Saved version\nMEMORY.md before it: 2026-12-06T23:20:57.068Z · 235a7a3c" in text
-    assert "Restore points (2): MEMORY.md as OpenClaw saved it\nRead-only: Dreamdesk does not write " \
-           "OpenClaw homes yet" in text
+    assert "Restore points (2): MEMORY.md as OpenClaw saved it\nRestoring one puts MEMORY.md back as it was " \
+           "saved" in text
     assert "2026-12-06T23:19:35.817Z · 5bf8ca01 · " in text
     key = view._points()[0]["key"]
     assert f"point:{key}" in view.detail.toHtml()
@@ -140,7 +140,7 @@ def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_f
     # the entry the sweep merged away was in the saved version and is not in the file now
     assert "\n-- The user prefers green tea in the afternoon.\n" in shown
     assert "\n+<!-- openclaw-memory-promotion:memory:memory/2026-12-06-standup.md:1:2 -->\n" in shown
-    assert "Read-only: Dreamdesk does not write OpenClaw homes yet; restoring a saved version" in shown
+    assert "Restore this version…" in shown
     grab(win, "runs-saved-version")
     view.detail.anchorClicked.emit(QUrl(f"back:{SWEEP2}"))
     assert view.detail.toPlainText().startswith("sweep · by OpenClaw · ok")
@@ -148,4 +148,29 @@ def test_the_runs_tab_lists_openclaws_saved_versions_and_shows_one_against_the_f
     qtbot.waitUntil(lambda: "→ the file now" in view.detail.toPlainText(), timeout=5000)
     jobs_done(qtbot, win.engine)
     win.close()
-    assert tree_state(home) == before
+    assert tree_state(home) == before                       # looking wrote nothing
+
+
+def test_a_saved_version_is_restored_from_the_runs_tab_and_undone(gui_env, qtbot, tmp_path):
+    from PySide6.QtCore import QUrl
+
+    from helpers.archive_table import Dialogs
+    home = copy_home("dreamed", tmp_path)
+    memory = home / "workspace" / "MEMORY.md"
+    raw = memory.read_bytes()
+    win = open_window(qtbot, home)
+    view = win._go("runs")
+    qtbot.waitUntil(lambda: view.loaded and view.shown is not None, timeout=10000)
+    point = view._points()[0]
+    view.detail.anchorClicked.emit(QUrl(f"point:{point['key']}"))
+    qtbot.waitUntil(lambda: "Restore this version…" in view.detail.toPlainText(), timeout=5000)
+    view.dialogs = Dialogs(True)
+    view.detail.anchorClicked.emit(QUrl(f"restore-point:{point['key']}"))
+    qtbot.waitUntil(lambda: memory.read_text(encoding="utf-8") == point["content"] and win.engine.idle
+                    and "byte for byte" in view.detail.toPlainText(), timeout=10000)
+    assert view.dialogs.asked[0][0] == "Restore a saved version"
+    grab(win, "runs-saved-version-restored")
+    win.undo_asks = Dialogs(True)
+    win.undo_last_restore()
+    qtbot.waitUntil(lambda: memory.read_bytes() == raw and win.engine.idle, timeout=10000)
+    win.close()

@@ -138,3 +138,26 @@ def test_while_openclaws_dreaming_holds_the_workspace_lock_nothing_is_written(ho
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()     # refused before the snapshot
     _lock(home, age_ms=61_000)            # a lock its process left: OpenClaw itself takes it over
     assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
+
+
+def test_a_version_openclaw_saved_is_restored_whole_and_undone_byte_for_byte(home):
+    from dreamdesk.engine.dream.restore_points import find_point, restore_point
+    from dreamdesk.engine.recovery.restore import undo_restore
+    ws = open_home(home)
+    memory = home / "workspace" / "MEMORY.md"
+    raw = memory.read_bytes()
+    point = find_point(ws, "2026-12-06T23:19")            # the first sweep's pre-image, by the start of its key
+    result = restore_point(ws, point["key"])
+    assert memory.read_text(encoding="utf-8") == point["content"] and os.stat(memory).st_mode & 0o777 == 0o600
+    archived = {r.text for r in result.archived}
+    assert "- The user prefers green tea in the afternoon.\n" in point["content"]      # back as written by hand
+    assert any(t.startswith("- # 2026-12-06 - Storage driver patch landed;") for t in archived), archived
+    assert all(r.file == "MEMORY.md" and r.reason == "restore" for r in result.archived)
+    undo_restore(ws, result.id)
+    assert memory.read_bytes() == raw
+    again = restore_point(ws, point["key"])
+    assert restore_point(ws, point["key"]).files == [] and again.files == ["MEMORY.md"]   # nothing to do twice
+    with pytest.raises(WorkspaceError, match="no saved version 'nope' here"):
+        restore_point(ws, "nope")
+    with pytest.raises(WorkspaceError, match="names 2 saved versions"):
+        restore_point(ws, "2026-12-06")
