@@ -237,13 +237,7 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     if not plan.inserted:
         result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")
         return result
-    try:
-        result.undo = store.snapshot(f"snapshot: before restore {what}") or store.head()
-    except SnapshotError as exc:
-        # without it the restore could not be undone: nothing is written
-        raise WorkspaceError(f"{what} was not restored: the snapshot taken before every restore failed "
-                             f"({exc})") from None
-    result.warnings += store.notes
+    _snapshot_first(store, result, what)
     resolve_inside(ws.root, rec.file)
     after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore", form=AS_GIVEN)
     result.archived.extend(recs)
@@ -257,6 +251,17 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     same = [r.id for r in read_archive(ws).records if r.file == rec.file and r.text == rec.text]
     log_restore(ws, result, what, "archive", same or [rec.id])
     return result
+
+
+def _snapshot_first(store: SnapshotStore, result: RestoreResult, what: str) -> None:
+    """The snapshot every restore takes before it writes (its undo target); without it the restore
+    could not be undone, so nothing is written."""
+    try:
+        result.undo = store.snapshot(f"snapshot: before restore {what}") or store.head()
+    except SnapshotError as exc:
+        raise WorkspaceError(f"{what} was not restored: the snapshot taken before every restore failed "
+                             f"({exc})") from None
+    result.warnings += store.notes
 
 
 def restore_version(ws: Workspace, rel: str, text: str, what: str, target: str,
@@ -276,12 +281,7 @@ def restore_version(ws: Workspace, rel: str, text: str, what: str, target: str,
         if state.exists and state.text == text:
             result.warnings.append(f"{rel} is already as {what} holds it; nothing to restore")
             return result
-        try:
-            result.undo = store.snapshot(f"snapshot: before restore {what}") or store.head()
-        except SnapshotError as exc:
-            raise WorkspaceError(f"{what} was not restored: the snapshot taken before every restore failed "
-                                 f"({exc})") from None
-        result.warnings += store.notes
+        _snapshot_first(store, result, what)
         returned = _Returned(ws)
         expected = state.hash or MISSING_HASH
         after, recs = write_memory(ws, rel, text, expected, "restore", form=AS_GIVEN)
