@@ -25,7 +25,7 @@ from .openclaw import OpenClaw
 JENNY, NANOBOT, OPENCLAW = Jenny.kind, Nanobot.kind, OpenClaw.kind
 ADAPTERS: tuple[type[Assistant], ...] = (OpenClaw, Nanobot)
 __all__ = ["ADAPTERS", "Assistant", "JENNY", "NANOBOT", "OPENCLAW", "assistant_of", "detect_assistant",
-           "is_nanobot_template", "jobs_refused", "open_home", "refuse_jobs"]
+           "is_nanobot_template", "jobs_refused", "open_home", "refuse_jobs", "watch_refused"]
 _NONE_FOUND = ("no sign of OpenClaw or nanobot (no openclaw.json or state/openclaw.sqlite, no "
                ".nanobot/workspace-id, no nanobot session layout, config keys or templates): read as the "
                "contract describes a Jenny-style home",)
@@ -77,6 +77,15 @@ def jobs_refused(ws) -> str | None:
     except Exception:        # an unreadable config says nothing about the assistant: the contract's home
         return None
     return None if assistant.runs_dreamdesk_jobs else assistant.jobs_refused
+
+
+def watch_refused(ws) -> str | None:
+    """Why Dreamdesk's watch does not run on this home, in words; None: it may."""
+    try:
+        assistant = assistant_of(ws)
+    except Exception:        # an unreadable config says nothing about the assistant: the contract's home
+        return None
+    return None if assistant.watches else assistant.jobs_refused
 
 
 def refuse_jobs(ws) -> None:

@@ -112,9 +112,16 @@ class Assistant:
 
     @property
     def runs_dreamdesk_jobs(self) -> bool:
-        """Whether Dreamdesk's own Dream, Compact, scheduling and watch may run on this home
-        (False: the assistant does that work itself, and a second writer would race it)."""
+        """Whether Dreamdesk's own Dream, Compact and scheduling may run on this home (False: the
+        assistant does that work itself, and a second writer would race it)."""
         return True
+
+    @property
+    def watches(self) -> bool:
+        """Whether Dreamdesk's watch may run here: it writes only Dreamdesk's own history (the
+        archive of what another writer removed, a snapshot of the change), so it races no one
+        where that history is kept apart from the workspace."""
+        return self.runs_dreamdesk_jobs
 
     @property
     def jobs_refused(self) -> str:

@@ -40,8 +40,8 @@ CONFIG_WRITES = ("openclaw.json is OpenClaw's own config (JSON5, with its commen
                  "bootstrapTotalMaxChars, dreaming.enabled, dreaming.frequency: Settings → Memory, `dreamdesk config "
                  "set`)")
 JOBS_REFUSED = ("OpenClaw runs its own dreaming (memory-core's sweep promotes recalled notes into MEMORY.md on its "
-                "own schedule): Dreamdesk's Dream, Compact, scheduling and watch would race it, so they do not run "
-                "on an OpenClaw home")
+                "own schedule): Dreamdesk's Dream, Compact and scheduling would race it, so they do not run on an "
+                "OpenClaw home (the watch does: it writes only Dreamdesk's own history)")
 REGULAR_ONLY = ("OpenClaw reads only regular memory files (it skips a symlinked MEMORY.md), so Dreamdesk never "
                 "writes through one; replace the link with the file itself first")
 ARCHIVED = ("MEMORY.md", "USER.md")
@@ -83,6 +83,10 @@ class OpenClaw(Assistant):
     @property
     def runs_dreamdesk_jobs(self) -> bool:
         return False
+
+    @property
+    def watches(self) -> bool:
+        return True        # its snapshots and archive are kept apart: the workspace is never written
 
     @property
     def jobs_refused(self) -> str:

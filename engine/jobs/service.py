@@ -56,12 +56,11 @@ class RemovalWatch:
     one thread."""
 
     def __init__(self, ws: Workspace, upkeep: Upkeep, log: Callable[[str], None]):
-        from ..core.rules import ARCHIVED_FILES
         self.upkeep, self.log = upkeep, log
         def changed(rel: str) -> None:
             upkeep.outside_change({rel})
 
-        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ARCHIVED_FILES}, changed)
+        self.events = _FileEvents(ws, {str(ws.root / rel): rel for rel in ws.layout.archived}, changed)
 
     def start(self) -> None:
         """Once this returns, every removal is archived: the files are remembered (or caught up

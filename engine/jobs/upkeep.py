@@ -18,7 +18,6 @@ from typing import Callable
 
 from ..recovery import watch
 from ..home.history import AppendDetector
-from ..core.rules import ARCHIVED_FILES
 from .scheduler import Scheduler
 from ..home.workspace import Workspace
 
@@ -64,10 +63,11 @@ class Upkeep:
             self.scheduling = False
 
     def watch_on(self) -> str | None:
-        """On (its first look remembers the files, or catches up); or, on a home whose assistant
-        rewrites its memory itself, off with the reason in words."""
-        if self.scheduler.refused:
-            return self.scheduler.refused
+        """On (its first look remembers the files, or catches up); or, where it would race the
+        home's assistant, off with the reason in words."""
+        from ..assistants import watch_refused
+        if (refused := watch_refused(self.ws)) is not None:
+            return refused
         with self._lock:
             self.watching = self._to_observe = True
             self._commits_at = self.now()
@@ -80,7 +80,7 @@ class Upkeep:
     def outside_change(self, paths: set[str]) -> bool:
         """Another writer changed `paths` (relative): True when the watch has something to look at."""
         with self._lock:
-            if self.watching and any(p in ARCHIVED_FILES for p in paths):
+            if self.watching and any(p in self.ws.layout.archived for p in paths):
                 self._to_observe = True
             return self._to_observe and OBSERVE not in self._running
 

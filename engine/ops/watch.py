@@ -4,7 +4,8 @@ looked); off, what it saw is forgotten. And "Got it" on what changed since the p
 
 from __future__ import annotations
 
-from ..assistants import refuse_jobs
+from ..assistants import watch_refused
+from ..core.problems import WorkspaceError
 from ..home.workspace import Workspace
 from ..recovery import watch
 from ..recovery.watch import SinceLooked, WatchEvent
@@ -12,8 +13,9 @@ from .result import OpResult, perform
 
 
 def watch_on(ws: Workspace, initiator: str) -> OpResult[list[WatchEvent]]:
-    """Refused, in words, on a home whose assistant rewrites its memory itself (OpenClaw)."""
-    refuse_jobs(ws)
+    """Refused, in words, where the watch would race the assistant (its history not kept apart)."""
+    if (why := watch_refused(ws)) is not None:
+        raise WorkspaceError(why)
     return perform(ws, "watch: on", initiator, lambda: watch.observe(ws),
                    lambda events: "; ".join(e.message for e in events)
                    or "The watch is on: what another writer removes from USER.md or MEMORY.md is archived")

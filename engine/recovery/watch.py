@@ -29,18 +29,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..disk import changes
-from ..core.rules import ARCHIVED_FILES
 from .archive import ArchiveRecord, append_annotations, append_records, read_archive
 from ..text.entries import Entry, Removal, contains_entry, removed_entries, split_entries
 from ..disk.files import FileLock, atomic_write_text, content_hash, read_bytes, resolve_inside
 from ..core.state import lock_path, workspace_state_dir
 from ..text.textform import normalise
 from ..home.workspace import Workspace, guard_writes
+
+log = logging.getLogger(__name__)
 
 STATE_FILE = "seen.json"
 PENDING_LIMIT = 20           # outside changes per file still waiting for their commit
@@ -138,8 +140,10 @@ def observe(ws: Workspace) -> list[WatchEvent]:
         state = _load(ws)
         was = json.dumps(state)
         events = _recover(ws, state)
-        for rel in ARCHIVED_FILES:
-            events += _observe_file(ws, state, rel, read_version(ws, rel))
+        versions = {rel: read_version(ws, rel) for rel in ws.layout.archived}
+        _keep_outside_change(ws, state, versions)
+        for rel, now in versions.items():
+            events += _observe_file(ws, state, rel, now)
         events += _note_commits(ws, state)
         if json.dumps(state) != was:      # nothing changed (a touch, our own write): nothing written
             _save(ws, state)
@@ -170,6 +174,22 @@ def forget_watch(ws: Workspace) -> None:
         state = _load(ws)
         if state.pop("watch", None) is not None or state.pop("pending", None) is not None:
             _save(ws, state)
+
+
+def _keep_outside_change(ws: Workspace, state: dict, versions: dict[str, Version]) -> None:
+    """Where Dreamdesk's history is kept apart (OpenClaw's home: no one else commits), another
+    writer's change becomes a snapshot of its own before its removals are archived, so each
+    record names the commit that holds the file as that writer left it. Best effort: a failing
+    snapshot still lets the removals be archived."""
+    changed = [rel for rel, now in versions.items()
+               if (seen := _get(state, "watch", rel)) is not None and seen.hash != now.hash]
+    if not ws.layout.apart or not changed:
+        return
+    from ..versions.snapshots import SnapshotError, SnapshotStore
+    try:
+        SnapshotStore(ws).snapshot(f"snapshot: changed by another writer: {', '.join(changed)}")
+    except SnapshotError as exc:
+        log.warning("no snapshot of another writer's change to %s: %s", ", ".join(changed), exc)
 
 
 def _observe_file(ws: Workspace, state: dict, rel: str, now: Version) -> list[WatchEvent]:
@@ -232,7 +252,7 @@ def _recover(ws: Workspace, state: dict) -> list[WatchEvent]:
     """A journal left by a crash between the archive append and the state save: append what
     did not land (a record of that text, reason outside, archived since the journal, did)."""
     j = state.get("journal")
-    if not isinstance(j, dict) or j.get("file") not in ARCHIVED_FILES:
+    if not isinstance(j, dict) or j.get("file") not in ws.layout.archived:
         state.pop("journal", None)
         return []
     rel, now = j["file"], Version.from_json(j.get("to"))
@@ -336,7 +356,7 @@ def _unix() -> int:
 def own_write(ws: Workspace, rel: str):
     """Around a write by Dreamdesk itself: see the module docstring. Costs nothing (no lock, no
     state written) for other files or while nothing is remembered for this workspace."""
-    if rel not in ARCHIVED_FILES or not _state_path(ws).is_file():
+    if rel not in ws.layout.archived or not _state_path(ws).is_file():
         yield
         return
     with _lock(ws):
@@ -386,7 +406,7 @@ def since_last_looked(ws: Workspace) -> SinceLooked | None:
     if not looked:
         return None
     out = SinceLooked([])
-    for rel in ARCHIVED_FILES:
+    for rel in ws.layout.archived:
         seen = _get(state, "looked", rel)
         now = read_version(ws, rel)
         fc = FileChanges(rel, now=now)
@@ -417,7 +437,7 @@ def remember_looked(ws: Workspace, shown: SinceLooked | None = None) -> None:
         state = _load(ws)
         if shown is None and state.get("looked"):
             return
-        for rel in ARCHIVED_FILES:
+        for rel in ws.layout.archived:
             v = next((f.now for f in shown.files if f.file == rel), None) if shown else read_version(ws, rel)
             if v is not None:
                 _put(state, "looked", rel, v)

@@ -435,6 +435,6 @@ def _remembered_agent(path: str, ws: Workspace) -> Workspace:
 
 
 def _remember_looked(ws: Workspace) -> None:
-    from dreamdesk.engine.assistants import jobs_refused
-    if jobs_refused(ws) is None:
+    from dreamdesk.engine.assistants import watch_refused
+    if watch_refused(ws) is None:
         watch_mod.remember_looked(ws)

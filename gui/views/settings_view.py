@@ -522,7 +522,8 @@ class SettingsView(QWidget):
         """Where the home's assistant dreams itself (OpenClaw), scheduling and the watch are off and
         say why."""
         refused = None if assistant is None or assistant.runs_dreamdesk_jobs else assistant.jobs_refused
-        for box, tip in ((self.schedule_here, SCHEDULE_TIP), (self.watch_here, WATCH_TIP)):
+        unwatched = None if assistant is None or assistant.watches else assistant.jobs_refused
+        for box, tip, refused in ((self.schedule_here, SCHEDULE_TIP, refused), (self.watch_here, WATCH_TIP, unwatched)):
             box.setEnabled(not refused)
             box.setToolTip(refused + "." if refused else tip)
             if refused:

@@ -48,3 +48,24 @@ def test_memory_md_is_saved_from_the_files_view_and_the_diary_stays_read_only(gu
     assert win.files.promoted.model.rowCount() == 3 and win.engine.idle
     grab_sizes(win, SHOTS, "openclaw-edit")
     win.close()
+
+
+def test_with_the_watch_on_what_openclaw_removes_is_archived_with_a_snapshot(gui_env, qtbot, tmp_path):
+    """Issue 29 item 3 in the window: the watch box is on for an OpenClaw home (it writes only
+    Dreamdesk's own history, kept apart); another writer's removal from MEMORY.md is archived,
+    naming the snapshot that holds the file as it was left."""
+    from dreamdesk.engine.versions.snapshots import SnapshotStore
+    home = copy_home("dreamed", tmp_path)
+    win = open_window(qtbot, home)
+    win.tabs.setCurrentWidget(win.settings)
+    box = win.settings.watch_here
+    qtbot.waitUntil(box.isEnabled, timeout=5000)
+    box.click()
+    qtbot.waitUntil(lambda: win.ctx.upkeep.watching and win.engine.idle, timeout=10000)
+    memory = home / "workspace" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8").replace(GONE + "\n", ""), encoding="utf-8")
+    qtbot.waitUntil(lambda: [r.text for r in read_archive(win.ws).records if r.reason == "outside"] == [GONE],
+                    timeout=15000)
+    [rec] = read_archive(win.ws).records
+    assert rec.commit == SnapshotStore(win.ws).list()[0].sha
+    win.close()

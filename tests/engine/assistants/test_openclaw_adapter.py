@@ -242,7 +242,7 @@ def test_another_writers_change_to_an_openclaw_file_is_read_as_that_file(tmp_pat
 
 
 # -- Dreamdesk's own jobs never race OpenClaw --------------------------------------------------------------
-def test_dream_compact_the_watch_and_scheduling_are_refused_in_words(tmp_path, private_state):
+def test_dream_compact_and_scheduling_are_refused_in_words_and_the_watch_is_not(tmp_path, private_state):
     from dreamdesk.engine.jobs.scheduler import BY_ASSISTANT, Scheduler
     from dreamdesk.engine.jobs.service import serve
     from dreamdesk.engine.ops.compact import compact
@@ -252,9 +252,10 @@ def test_dream_compact_the_watch_and_scheduling_are_refused_in_words(tmp_path, p
     ws = open_home(home)
     before, state_before = tree_state(home), tree_state(private_state)
     for run in (lambda: dream(ws, None, None, "test"), lambda: compact(ws, None, "test"),
-                lambda: watch_on(ws, "test"), lambda: serve(ws, lambda: None, None, print)):
+                lambda: serve(ws, lambda: None, None, print)):
         with pytest.raises(WorkspaceError, match="^OpenClaw runs its own dreaming .*so they do not run on an "
-                                                 "OpenClaw home$"):
+                                                 "OpenClaw home \\(the watch does: it writes only Dreamdesk's own "
+                                                 "history\\)$"):
             run()
     sched = Scheduler(ws)
     sched.start(datetime.now().astimezone())
@@ -262,6 +263,7 @@ def test_dream_compact_the_watch_and_scheduling_are_refused_in_words(tmp_path, p
     status = sched.status(datetime.now().astimezone())
     assert status.state == BY_ASSISTANT and status.text.startswith("OpenClaw runs its own dreaming")
     assert tree_state(home) == before and tree_state(private_state) == state_before
+    assert watch_on(ws, "test").value == [] and tree_state(home) == before   # its own state only
 
 
 # -- opening and reading write nothing anywhere --------------------------------------------------------

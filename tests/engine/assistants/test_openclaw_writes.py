@@ -161,3 +161,32 @@ def test_a_version_openclaw_saved_is_restored_whole_and_undone_byte_for_byte(hom
         restore_point(ws, "nope")
     with pytest.raises(WorkspaceError, match="names 2 saved versions"):
         restore_point(ws, "2026-12-06")
+
+
+def test_the_watch_keeps_openclaws_own_changes_and_a_pinned_entry_it_removed_comes_back(home):
+    """Issue 29 items 3 and 6: with the watch on, a change another writer makes (here: a sweep's
+    consolidation, written as OpenClaw writes MEMORY.md) is a snapshot of Dreamdesk's and what it
+    removed is archived naming it; a pinned entry it removed raises the alert and one click puts it
+    back; the workspace and its .git hold nothing of Dreamdesk's."""
+    from dreamdesk.engine.recovery import watch
+    from dreamdesk.engine.recovery.pins import pin, pin_alerts, restore_pin
+    ws = open_home(home)
+    memory = home / "workspace" / "MEMORY.md"
+    pinned, _ = pin(ws, "MEMORY.md", text="- Deploys happen on Tuesdays only.")
+    assert pinned.file == "MEMORY.md" and pin_alerts(ws) == []
+    assert watch.observe(ws) == []                        # the first look remembers the files
+    git_before, paths_before = users_git(home), outside_git(home)
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("- Deploys happen on Tuesdays only.\n", ""), encoding="utf-8")   # OpenClaw writes
+    [event] = watch.observe(ws)
+    store = SnapshotStore(ws)
+    [snap] = store.list()
+    assert snap.subject == "snapshot: changed by another writer: MEMORY.md" and event.commit == snap.sha
+    [rec] = [r for r in read_archive(ws).records if r.reason == "outside"]
+    assert (rec.file, rec.text, rec.commit) == ("MEMORY.md", "- Deploys happen on Tuesdays only.", snap.sha)
+    assert watch.observe(ws) == [] and len(store.list()) == 1      # nothing new: no second snapshot
+    [alert] = pin_alerts(ws)
+    assert alert.pin.text == "- Deploys happen on Tuesdays only."
+    restore_pin(ws, alert.pin.id)
+    assert "- Deploys happen on Tuesdays only.\n" in memory.read_text(encoding="utf-8") and pin_alerts(ws) == []
+    assert users_git(home) == git_before and outside_git(home) == paths_before
