@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from ..core import clock
 from .openclaw_cron import CronError, next_fire
@@ -53,6 +53,9 @@ class NextSweep:
                 "job": self.job, "how": self.how}
 
 
+SOON = timedelta(minutes=15)      # a sweep due within this is said on the Dashboard
+
+
 @dataclass
 class WhatsNext:
     thresholds: Thresholds
@@ -60,6 +63,7 @@ class WhatsNext:
     next_sweep: NextSweep
     at: str                                           # when the scores were taken
     problems: list[str] = field(default_factory=list)
+    busy: str | None = None      # OpenClaw writing its memory now, or its sweep due soon: in words
 
     @property
     def listed(self) -> list[Candidate]:
@@ -75,7 +79,7 @@ class WhatsNext:
         return {"at": self.at, "thresholds": self.thresholds.to_json(),
                 "candidates": [c.to_json() for c in self.candidates],
                 "next_batch": [c.key for c in self.next_batch], "next_sweep": self.next_sweep.to_json(),
-                "problems": self.problems}
+                "problems": self.problems, "busy": self.busy}
 
 
 def whats_next(state: OpenClawState, config: dict | None = None, now: datetime | None = None,
@@ -85,7 +89,31 @@ def whats_next(state: OpenClawState, config: dict | None = None, now: datetime |
     t = thresholds(config or {})
     candidates = rank(state.recalls, state.phase_signals, t, now.timestamp() * 1000)
     sweep, problems = next_sweep(state.cron_jobs, config or {}, now, zone)
-    return WhatsNext(t, candidates, sweep, _iso_ms(now.timestamp() * 1000) or "", problems)
+    return WhatsNext(t, candidates, sweep, _iso_ms(now.timestamp() * 1000) or "", problems,
+                     busy_words(state, sweep, now))
+
+
+def busy_words(state: OpenClawState, sweep: NextSweep, now: datetime) -> str | None:
+    """What the Dashboard says around a sweep: OpenClaw holding its workspace lock now, or the
+    sweep due within SOON (Dreamdesk's writes are refused while it runs)."""
+    now_ms = int(now.timestamp() * 1000)
+    if state.lock is not None and not state.lock.stale(now_ms):
+        since = _iso_ms(state.lock.acquired_at_ms)
+        return (f"OpenClaw is writing this workspace's memory now (since {clock.show_iso(since, seconds=True)}): "
+                "Dreamdesk's writes are refused until it is done")
+    at = sweep.at or sweep.planned_at
+    when = _when(at) if sweep.enabled and at else None
+    if when is not None and timedelta(0) <= when - now <= SOON:
+        return (f"OpenClaw's dreaming sweep is due {clock.show_iso(at)}: while it runs, Dreamdesk's writes to "
+                "this workspace are refused")
+    return None
+
+
+def _when(iso: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
 
 
 def thresholds(config: dict) -> Thresholds:

@@ -70,6 +70,8 @@ def next_words(n: dict, top: int = 3) -> str:
     else:
         at = sweep.get("planned_at") or sweep.get("at")
         first = (f"Next sweep {clock.show_iso(at)}" if at else "Next sweep not known") + f" ({sweep.get('expr')})"
+    if n.get("busy"):
+        first = n["busy"] + ".\n" + first
     cands = n.get("candidates") or []
     ready = sum(1 for c in cands if c.get("eligible"))
     lines = [first + f"; {ready} of {len(cands)} recalled candidate(s) meet the thresholds (score ≥ "

@@ -187,3 +187,22 @@ def test_dreamings_own_text_is_never_a_candidate(snippet, kept):
     entry = recall_of({"key": "k", "path": "memory/2026-12-04.md", "source": "memory", "startLine": 1, "endLine": 5,
                        "snippet": snippet, "recallCount": 3, "lastRecalledAt": "2026-12-06T23:19:59.620Z"})
     assert (normalized([entry]) == [entry]) is kept
+
+
+def test_the_dashboard_says_when_openclaw_writes_its_memory_now_or_its_sweep_is_due_soon():
+    """Issue 29 item 2: around a sweep Dreamdesk's writes are refused; the Dream box says so first."""
+    from dataclasses import replace
+
+    from dreamdesk.engine.assistants.openclaw_state import WorkspaceLock
+    from dreamdesk.engine.overview.status import next_words
+    s = OpenClawState(Path("x"), True, "k", "/ws", cron_jobs=(job("0 3 * * *"),))
+    config = {"agents": {"defaults": {"userTimezone": "UTC"}}}
+    due = whats_next(s, config, datetime(2026, 12, 7, 2, 50, tzinfo=UTC), UTC)
+    assert due.busy is not None and due.busy.startswith("OpenClaw's dreaming sweep is due ")
+    assert next_words(due.to_json()).startswith(due.busy + ".\nNext sweep ")
+    assert whats_next(s, config, datetime(2026, 12, 7, 2, 40, tzinfo=UTC), UTC).busy is None   # 20 min: not yet
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    held = replace(s, lock=WorkspaceLock("4242:0c3f", int(now.timestamp() * 1000) - 5_000))
+    assert whats_next(held, config, now, UTC).busy.startswith("OpenClaw is writing this workspace's memory now")
+    left = replace(s, lock=WorkspaceLock("4242:0c3f", int(now.timestamp() * 1000) - 61_000))
+    assert whats_next(left, config, now, UTC).busy is None                                    # a lease left behind
