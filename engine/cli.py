@@ -708,6 +708,25 @@ def cmd_pin(args) -> int:
     return EXIT_OK
 
 
+def cmd_directive(args) -> int:
+    from .ops.edit import apply_action
+    given = list(args.args)
+    n = whole_number(given.pop(0)) if args.action in ("supersede", "retire") and given else None
+    if args.action in ("supersede", "retire") and n is None:
+        raise UsageError(f"dreamdesk directive: {args.action} takes the directive's number N (from `files --json`)")
+    if (args.action != "retire") != bool(given):
+        raise UsageError(f"dreamdesk directive: {args.action} takes " + ("no text" if args.action == "retire"
+                                                                          else "the directive's TEXT"))
+    done = apply_action(_open(args.path, args), args.file, f"{args.action} directive",
+                        {"n": n, "text": " ".join(given)}, CLI)
+    if args.json:
+        _dump({"path": done.value.path, "written": bool(done.value.edit and done.value.edit.written),
+               "message": done.message})
+    else:
+        print(done.message)
+    return EXIT_OK
+
+
 def cmd_unpin(args) -> int:
     from .ops.pin import unpin
     text, line = _entry_args(args, "unpin")
@@ -1317,6 +1336,13 @@ def _pin_prompt_scope_commands(sub) -> None:
         s.add_argument("file", metavar="FILE", help="SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
         s.add_argument("text", metavar="TEXT", nargs="?", help="the entry's text (its list marker may be left off)")
         s.add_argument("--line", type=int, metavar="N", help="a line inside the entry (from 1)")
+
+    s = _command(sub, "directive", "change a USER.md directive the assistant's way (OpenClaw: add one, supersede "
+                 "one in place, retire one; undoable)", cmd_directive,
+                 usage="dreamdesk directive PATH add TEXT | supersede N TEXT | retire N [--file F] [--json]")
+    s.add_argument("action", choices=("add", "supersede", "retire"))
+    s.add_argument("args", metavar="N|TEXT", nargs="*")
+    s.add_argument("--file", default="USER.md", metavar="F", help="the USER.md (default: the workspace's own)")
 
     s = _command(sub, "pins", "pinned entries, each present or missing (and what replaced it)", cmd_pins)
 

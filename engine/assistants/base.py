@@ -206,6 +206,17 @@ class Assistant:
         it would refuse to start on it), or None: added to Dreamdesk's own refusal."""
         return None
 
+    def edit_actions(self, file: str) -> tuple[str, ...]:
+        """The structured edits the assistant defines for `file` (OpenClaw's USER.md directives:
+        add, supersede, retire); none for the contract's files."""
+        return ()
+
+    def apply_edit_action(self, file: str, text: str, action: str, args: dict) -> str:
+        """`text` (as an editor shows it) with `action` applied, as the assistant would write it;
+        refused in words (WorkspaceError) when the action or its arguments do not fit."""
+        from ..core.problems import WorkspaceError
+        raise WorkspaceError(f"{file} has no action {action!r} here")
+
     def write_refusal(self, ws: Workspace, rel: str) -> str | None:
         """Why the assistant cannot take a write to `rel` right now, in words (None: it can)."""
         return None

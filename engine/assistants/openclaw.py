@@ -131,6 +131,16 @@ class OpenClaw(Assistant):
         from . import openclaw_reads
         return openclaw_reads.files_detail(self, ws)
 
+    def edit_actions(self, file: str) -> tuple[str, ...]:
+        from .openclaw_directive_edits import ACTIONS
+        return ACTIONS if Path(file).name == "USER.md" else ()
+
+    def apply_edit_action(self, file: str, text: str, action: str, args: dict) -> str:
+        from .openclaw_directive_edits import apply
+        if action not in self.edit_actions(file):
+            return super().apply_edit_action(file, text, action, args)
+        return apply(text, action, args)
+
     def write_refusal(self, ws: Workspace, rel: str) -> str | None:
         from .openclaw_reads import busy
         return busy(self, ws)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.problems import ConflictError
+from ..disk.files import MISSING_HASH
 from ..home.workspace import Workspace
 from ..recovery.edits import EditResult, save_edit
 from ..text.textform import BOM, normalise
@@ -50,3 +51,21 @@ def _said(s: Saved) -> str:
     if s.edit.archived:
         note += f"; {plural(len(s.edit.archived), 'removed entry', 'removed entries')} archived"
     return note + "".join(f" ({w})" for w in s.edit.warnings)
+
+
+def apply_action(ws: Workspace, path: str, action: str, args: dict, initiator: str) -> OpResult[Saved]:
+    """One of the structured edits the home's assistant defines for `path` (OpenClaw's USER.md
+    directives), written through the normal edit path: hash-checked, a snapshot first, undoable."""
+    from ..assistants import assistant_of
+    from ..core.problems import WorkspaceError
+    who = assistant_of(ws)
+    if action not in who.edit_actions(path):
+        offered = ", ".join(who.edit_actions(path)) or "none"
+        raise WorkspaceError(f"{path} has no action {action!r} on this home (its actions: {offered})")
+
+    def work() -> Saved:
+        state, _ = ws.read_file(path)
+        text = normalise(state.text) if state.exists else ""
+        return Saved(path, save_edit(ws, path, who.apply_edit_action(path, text, action, args),
+                                     state.hash or MISSING_HASH))
+    return perform(ws, action, initiator, work, _said)

@@ -246,3 +246,17 @@ def test_config_set_refuses_in_words_on_an_openclaw_home(capsys, tmp_path, key, 
     code, _, err = run(capsys, "config", "set", home, key, value)
     assert code == 2 and words in err
     assert tree_state(home) == before
+
+
+def test_directive_adds_supersedes_and_retires_in_usermd(capsys, tmp_path):
+    home = copy_home("dreamed", tmp_path)
+    user = home / "workspace" / "USER.md"
+    code, out, _ = run(capsys, "directive", home, "add", "Answer", "in", "English.")
+    assert code == 0 and out.strip() == "Saved USER.md"
+    assert user.read_text(encoding="utf-8").endswith("| status: active -->\n\n- Answer in English.\n")
+    code, _, err = run(capsys, "directive", home, "retire")
+    assert code == 2 and "retire takes the directive's number N" in err
+    code, _, err = run(capsys, "directive", home, "retire", "1")
+    assert code == 2 and err.strip() == "dreamdesk: directive 1 is superseded, not active: only an active directive is retired"
+    done = as_json(capsys, "directive", home, "retire", "2")
+    assert done["written"] is True and "<!-- observed: 2026-12-04 | status: superseded -->" in user.read_text(encoding="utf-8")
