@@ -15,3 +15,9 @@ from .run import Initiator, run_op
 def save_edit(by: Initiator, ws: Workspace, path: str, text: str, expected_hash: str, **on: Any) -> Job:
     return run_op(by, f"save {path}", lambda ctx, who: edit_op.save(ws, path, text, expected_hash, who),
                   failure="Not saved", title=f"{path} was not saved", **on)
+
+
+def apply_action(by: Initiator, ws: Workspace, path: str, action: str, args: dict, **on: Any) -> Job:
+    """One of the structured edits the home's assistant defines (OpenClaw's USER.md directives)."""
+    return run_op(by, f"{action} in {path}", lambda ctx, who: edit_op.apply_action(ws, path, action, args, who),
+                  failure="Not changed", title=f"{path} was not changed", **on)

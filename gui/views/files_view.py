@@ -26,7 +26,9 @@ from ..models.base import blend, theme
 from ..qt import (QDialog, QDialogButtonBox, QFontDatabase, QHBoxLayout, QLabel, QMessageBox, QPalette, QPlainTextEdit,
                   QPushButton, QSplitter, Qt, QTextCursor, QTextEdit, QTextFormat, QTimer, QVBoxLayout, QWidget,
                   Signal)
+from ..operations.edit import apply_action
 from ..widgets.context_menu import show_and_free
+from .entry_actions import ASKS, TextAsks, add_actions, directive_at
 from ..widgets.file_list import FileList
 from ..widgets.gauge import STATE_COLOURS, STATE_WORDS
 from ..widgets.highlighter import MarkdownHighlighter
@@ -48,6 +50,7 @@ class Loaded:
     read_only: str | None = None     # why this file is shown but never written (None: editable)
     bom: bool = False                # the file starts with a BOM (the editor hides it; it counts in the size)
     notes: tuple = ()                # what the assistant's own records say of its entries (base.EntryNote)
+    actions: tuple = ()              # the structured edits the assistant defines for it (Assistant.edit_actions)
 
 
 _READ_ONLY_WORDS = {
@@ -160,6 +163,7 @@ class FilesView(QWidget):
         self.loaded: Loaded | None = None
         self._savable = False                 # what unsavedChanged last said
         self.dialogs = ConflictDialogs(engine)
+        self.entry_asks = TextAsks()           # the text an assistant's structured edit asks for (tests replace it)
         self._token = Latest()
         self._disk_changed = False
         self._pin_busy = False
@@ -354,7 +358,8 @@ class FilesView(QWidget):
             state, _, why = ws.read_for_edit(path)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
             return Loaded(path, normalise(state.text), state.hash, read_only_text(why),
-                          state.text.startswith(BOM), tuple(assistant_of(ws).entry_notes(ws, path)))
+                          state.text.startswith(BOM), tuple(assistant_of(ws).entry_notes(ws, path)),
+                          tuple(assistant_of(ws).edit_actions(path)))
 
         def done(loaded: Loaded) -> None:
             self.loaded = loaded
@@ -509,7 +514,25 @@ class FilesView(QWidget):
         action.setEnabled(self.pin_button.isEnabled())
         action.setToolTip(self.pin_button.toolTip())
         action.triggered.connect(self.toggle_pin)
+        if self.loaded is not None:
+            at = directive_at(self.loaded.notes, self.editor.textCursor().blockNumber() + 1)
+            add_actions(menu, self.loaded.actions, at, self.dirty, self.run_entry_action)
         return menu
+
+    def run_entry_action(self, action: str, n: int | None) -> None:
+        """One of the assistant's structured edits (asking for its text first), then the file again."""
+        ws, loaded = self.ws, self.loaded
+        if ws is None or loaded is None:
+            return
+        text = ""
+        if action in ASKS:
+            text = self.entry_asks.text(self, *ASKS[action])
+            if text is None:
+                self.status.emit("Cancelled; nothing was written")
+                return
+        path = loaded.path
+        apply_action(Initiator(self.engine, "files", self.status.emit), ws, path, action, {"n": n, "text": text},
+                     done=lambda _result: self.reload())
 
     def toggle_pin(self) -> None:
         """Pin (or unpin) the entry at the cursor, on the writer lane."""
@@ -621,7 +644,7 @@ class FilesView(QWidget):
                     self._conflict(disk.text, disk.hash, disk.bom, on_saved)
                 return
             if current and saved is not None:   # the editor still shows what was saved (not another file or workspace)
-                self.loaded = Loaded(path, text, saved.hash, bom=bom)
+                self.loaded = Loaded(path, text, saved.hash, bom=bom, actions=self.loaded.actions)
                 self.promoted.set_notes(())    # (its lines were the file's before the edit)
                 self._notes_again(ws, path, saved.hash)
                 if self.editor_text() == text:
@@ -644,7 +667,7 @@ class FilesView(QWidget):
                     continue                  # back to the question
             break
         if choice == "reload":
-            self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom)
+            self.loaded = Loaded(self.loaded.path, disk_text, disk_hash, bom=disk_bom, actions=self.loaded.actions)
             self.promoted.set_notes(())
             self.editor.setPlainText(disk_text)
             self.loaded.text = self.editor_text()

@@ -69,3 +69,42 @@ def test_with_the_watch_on_what_openclaw_removes_is_archived_with_a_snapshot(gui
     [rec] = read_archive(win.ws).records
     assert rec.commit == SnapshotStore(win.ws).list()[0].sha
     win.close()
+
+
+class _Says:
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+
+    def text(self, parent, title, label):
+        self.asked.append(title)
+        return self.answer
+
+
+def test_a_directive_is_superseded_from_the_editors_menu(gui_env, qtbot, tmp_path):
+    from PySide6.QtGui import QTextCursor
+
+    from dreamdesk.engine.assistants.openclaw_directives import read_directives
+    home = copy_home("dreamed", tmp_path)
+    win = open_window(qtbot, home)
+    _open(win, qtbot, "USER.md")
+    files = win.files
+    user = home / "workspace" / "USER.md"
+    second = read_directives(user).directives[1]
+    cursor = files.editor.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.Start)
+    cursor.movePosition(QTextCursor.MoveOperation.Down, n=second.start + 2)       # on its directive line
+    files.editor.setTextCursor(cursor)
+    menu = files.context_menu()
+    items = {a.objectName(): a for a in menu.actions()}
+    assert items["add_directive"].isEnabled() and items["retire_directive"].isEnabled()
+    files.entry_asks = _Says("Prefer rooibos after noon.")
+    items["supersede_directive"].trigger()
+    qtbot.waitUntil(lambda: "Prefer rooibos after noon." in files.editor.toPlainText() and win.engine.idle,
+                    timeout=10000)
+    found = read_directives(user).directives
+    assert files.entry_asks.asked == ["Supersede this directive"]
+    assert (found[1].status, found[1].replaced_by, found[2].text) == ("superseded", 2, "- Prefer rooibos after noon.")
+    # the line under the editor follows the file as it is now (the cursor's directive is superseded)
+    qtbot.waitUntil(lambda: "superseded → replaced by line" in files.blame.text(), timeout=5000)
+    grab_sizes(win, SHOTS, "openclaw-directive")
+    win.close()
