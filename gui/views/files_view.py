@@ -532,7 +532,7 @@ class FilesView(QWidget):
                 return
         path = loaded.path
         apply_action(Initiator(self.engine, "files", self.status.emit), ws, path, action, {"n": n, "text": text},
-                     done=lambda _result: self.reload())
+                     done=lambda _result: self._load(path, keep_view=True))    # the cursor stays where it was
 
     def toggle_pin(self) -> None:
         """Pin (or unpin) the entry at the cursor, on the writer lane."""
