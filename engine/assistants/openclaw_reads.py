@@ -60,14 +60,22 @@ def run_json(r: Run) -> dict:
     return out | {"detail": detail}
 
 
+def _read_runs(oc: OpenClaw, ws: Workspace):
+    """The sweeps, the last one's change read against MEMORY.md as it left it: the file now, or,
+    once Dreamdesk wrote since (its snapshot before that write holds it), that version."""
+    state = state_of(oc, ws)
+    last = state.preimages[-1].created_at if state.preimages else None
+    return read_runs(Path(ws.root), state, oc.config, after_last=ws.recorded_after("MEMORY.md", last) if last else None)
+
+
 def runs(oc: OpenClaw, ws: Workspace) -> AssistantRuns:
-    got = read_runs(Path(ws.root), state_of(oc, ws), oc.config)
+    got = _read_runs(oc, ws)
     return AssistantRuns([run_json(r) for r in got.runs], [p.to_json() for p in got.restore_points],
                          got.notes, got.problems)
 
 
 def prunes(oc: OpenClaw, ws: Workspace) -> AssistantPrunes:
-    got = read_runs(Path(ws.root), state_of(oc, ws), oc.config)
+    got = _read_runs(oc, ws)
     arc = archive_from(got, Path(ws.root))
     return AssistantPrunes([r.to_json() for r in arc.records], "", arc.notes, arc.problems)
 

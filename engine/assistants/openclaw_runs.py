@@ -198,15 +198,17 @@ def memory_plugin(cfg: dict) -> str:
 
 
 def read_runs(workspace: Path, state: OpenClawState, config: dict | None = None,
-              zone: tzinfo | None = None) -> OpenClawRuns:
-    """Every sweep and promotion the home still tells of (see the module docstring)."""
+              zone: tzinfo | None = None, after_last: str | None = None) -> OpenClawRuns:
+    """Every sweep and promotion the home still tells of (see the module docstring).
+    `after_last`: MEMORY.md as the last sweep left it, when known from elsewhere (another writer
+    changed it since); the file now otherwise."""
     zone = dreaming_zone(config, zone)
     dreams = read_dreams_file(workspace)
     out = OpenClawRuns(notes=list(state.notes), problems=list(state.problems))
     if dreams.problem:
         out.problems.append(dreams.problem)
     runs = _gather(state, dreams)
-    current, problem = _current_memory(workspace)
+    current, problem = (after_last, None) if after_last is not None else _current_memory(workspace)
     if problem:
         out.problems.append(problem)
     _attribute(runs, state.preimages, current, out)

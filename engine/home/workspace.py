@@ -53,6 +53,17 @@ def refuse_writes(refusal: Callable[["Workspace", str], "str | None"]) -> None:
         _WRITE_REFUSALS.append(refusal)
 
 
+# Where Dreamdesk's own history can tell a memory file as it first recorded it after a time (the
+# snapshot store registers itself: engine/versions/snapshots.py)
+_RECORDED: list[Callable[["Workspace", str, str], "str | None"]] = []
+
+
+def record_versions(source: Callable[["Workspace", str, str], "str | None"]) -> None:
+    """`source(ws, rel, iso)` answers Workspace.recorded_after (once, however often asked)."""
+    if source not in _RECORDED:
+        _RECORDED.append(source)
+
+
 def guard_writes(guard: Callable[["Workspace", str], ContextManager]) -> None:
     """Wrap every later Workspace.write_file in `guard(ws, rel)` (once, however often asked)."""
     if guard not in _WRITE_GUARDS:
@@ -209,6 +220,12 @@ class Workspace:
         if self.layout.regular_only and target.is_symlink():
             why = why or ReadOnly(ReadOnlyKind.HOME, rel, f"{rel} is a symlink: {self.layout.regular_only}")
         return state, problems, why
+
+    def recorded_after(self, rel: str, iso: str) -> str | None:
+        """`rel` as Dreamdesk's own history first holds it after the time `iso` (the file before
+        Dreamdesk's first write since, or as the watch saw another writer leave it); None when
+        it holds no version since. Reads only."""
+        return next((v for source in _RECORDED if (v := source(self, rel, iso)) is not None), None)
 
     # -- writing (never called on open) ---------------------------------------------------
     def check_writable(self, rel: str) -> None:

@@ -21,6 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
@@ -31,7 +32,7 @@ from ..text.diffs import FileDiff, diff_texts
 from ..core.problems import WorkspaceError
 from ..core.rules import CORE_FILES, SKILLS_DIR, is_memory_path, is_skill_name
 from ..disk.stat_memo import LastUsed
-from ..home.workspace import Workspace
+from ..home.workspace import Workspace, record_versions
 
 # What a snapshot holds. Nothing else is ever staged: not config.json, not sessions, not
 # history.jsonl, not the other cursors or lock files.
@@ -875,3 +876,24 @@ def _compare(a: dict[str, str], b: dict[str, str], paths: list[str] | None) -> l
         names = [n for n in names if n in paths]
     diffs = [diff_texts(a.get(n), b.get(n), n) for n in names]
     return [d for d in diffs if d.changed]
+
+
+def _first_recorded(ws: Workspace, rel: str, iso: str) -> str | None:
+    """Workspace.recorded_after from this store: the oldest snapshot committed after `iso` that
+    holds `rel` (one git log, one blob read; nothing when no store exists yet)."""
+    store = SnapshotStore(ws)
+    try:
+        if not store.exists() or store.head() is None:
+            return None
+        since = datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+        rows = store._git("log", "--reverse", "--format=%H %ct", "--", rel).split("\n")
+        for sha, _, ct in (r.partition(" ") for r in rows if r):
+            text = store.file_at(sha, rel) if int(ct) >= int(since) else None
+            if text is not None:
+                return text
+    except (SnapshotError, ValueError):
+        return None
+    return None
+
+
+record_versions(_first_recorded)

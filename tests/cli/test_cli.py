@@ -295,6 +295,7 @@ JSON_COMMANDS = {
     "pin": ["pin", "WS", "USER.md", "--line", "0"],
     "unpin": ["unpin", "WS", "USER.md", "--line", "0"],
     "pins": ["pins", "WS", "extra"],
+    "directive": ["directive", "WS", "retire", "first"],
     "prompts": ["prompts", "WS", "--reset", "no-such-pass"],
     "scope": ["scope", "WS", "--close", "NOPE.md"],
     "dream": ["dream", "WS", "--max-tokens", "lots"],
@@ -339,7 +340,8 @@ def test_json_error_on_a_bad_argument_value(capsys, ws, name):
     assert code == 2
 
 
-NEEDS_MORE = {"diff": ["HEAD"], "restore": ["HEAD"], "pin": ["USER.md", "x"], "unpin": ["USER.md", "x"]}
+NEEDS_MORE = {"diff": ["HEAD"], "restore": ["HEAD"], "pin": ["USER.md", "x"], "unpin": ["USER.md", "x"],
+              "directive": ["add", "x"]}
 
 
 @pytest.mark.parametrize("name", sorted(set(JSON_COMMANDS) - {"install-desktop"}))

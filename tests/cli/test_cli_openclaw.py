@@ -145,6 +145,8 @@ def test_an_entry_openclaw_removed_is_restored_undone_and_never_deleted(capsys, 
     code, out, _ = run(capsys, "archive", "restore", home, entry["id"])
     assert code == 0 and memory.read_text(encoding="utf-8").count(entry["text"] + "\n") == 1
     assert memory.read_bytes().startswith(raw.split(entry["heading"].encode())[0])   # the rest kept as it was
+    [back] = as_json(capsys, "archive", home)["entries"]          # still the sweep's removal, now back
+    assert (back["id"], back["back"], back["run"]) == (entry["id"], True, entry["run"])
     undo = out.rsplit("--undo ", 1)[1].split()[0]
     code, _, _ = run(capsys, "restore", home, "--undo", undo)
     assert code == 0 and memory.read_bytes() == raw

@@ -190,3 +190,20 @@ def test_the_watch_keeps_openclaws_own_changes_and_a_pinned_entry_it_removed_com
     restore_pin(ws, alert.pin.id)
     assert "- Deploys happen on Tuesdays only.\n" in memory.read_text(encoding="utf-8") and pin_alerts(ws) == []
     assert users_git(home) == git_before and outside_git(home) == paths_before
+
+
+def test_a_sweeps_change_stays_its_own_after_dreamdesk_writes_memory_md(home):
+    """The last sweep's change was read against MEMORY.md now; once Dreamdesk writes the file, the
+    version its snapshot before that write holds is what the sweep left."""
+    from dreamdesk.engine.assistants import assistant_of
+    ws = open_home(home)
+    who = assistant_of(ws)
+    before = who.assistant_runs(ws).runs[0]
+    state, _ = ws.read_file("MEMORY.md")
+    save_edit(ws, "MEMORY.md", state.text.replace("- Deploys happen on Tuesdays only.\n", "") + "- Added by hand.\n",
+              state.hash)
+    after = who.assistant_runs(ws).runs[0]
+    assert after == before
+    assert [r.text for r in read_archive(ws).records] == ["- Deploys happen on Tuesdays only."]
+    [theirs] = who.assistant_prunes(ws).records
+    assert theirs["text"] == "- The user prefers green tea in the afternoon."
