@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dreamdesk.engine.lint.lint_findings import FIX, REVIEW
+from dreamdesk.engine.core.lint_finding import FIX, REVIEW
 
 from ..qt import QModelIndex
 from .base import DISPLAY, TOOLTIP, TableModel, rich_tooltip

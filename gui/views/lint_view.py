@@ -1,7 +1,7 @@
 """The Lint tab: what engine/lint/memory_lint.py finds in the memory files, the selected finding in full,
 and a Fix button that applies its fix on the writer lane (engine/lint/lint_fixes.py: archived,
 snapshotted, undoable from the Snapshots tab). A finding for review (a kind with no fix, or one
-measured under the precision bar: engine/lint_findings.action) has no Fix: it says what to check.
+measured under the precision bar: engine/core/lint_finding.Finding.action) has no Fix: it says what to check.
 The view renders and dispatches; the engine decides."""
 
 from __future__ import annotations
