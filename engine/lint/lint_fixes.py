@@ -45,8 +45,10 @@ def fix_finding(ws: Workspace, finding: Finding, store: SnapshotStore | None = N
         except SnapshotError as exc:
             raise WorkspaceError(f"not fixed: the snapshot taken before every fix failed ({exc})") from None
         result.warnings += store.notes
+        # what goes with the entry (its markers) is no fact to archive on its own
+        attached = {p.text for p, to in finding.edits if to is None and p != finding.target}
         for rel, (expected, text) in plan:
-            after = _write(ws, rel, text, expected, result)
+            after = _write(ws, rel, text, expected, result, attached)
             result.files.append(rel)
             result.writes.append(FileWrite(rel, expected, after))
         try:
@@ -160,9 +162,9 @@ def _added(ws: Workspace, rel: str, place: Place) -> tuple[str, str]:
     return state_hash, new
 
 
-def _write(ws: Workspace, rel: str, text: str, expected: str, result: RestoreResult) -> str:
+def _write(ws: Workspace, rel: str, text: str, expected: str, result: RestoreResult, attached: set[str]) -> str:
     if rel in ws.layout.archived:
-        after, records = write_memory(ws, rel, text, expected, "edit", form=KEEP_FORM)
+        after, records = write_memory(ws, rel, text, expected, "edit", form=KEEP_FORM, unarchived=attached)
         result.archived.extend(records)
         return after
     old = ws.read_file(rel)[0]

@@ -67,8 +67,8 @@ def test_a_promoted_shell_command_goes_with_its_own_marker_and_keeps_the_next_en
     _markers_consistent(after)
     assert after.replace("\n", "") == text.replace(f"{COMMAND_MARKER}\n", "").replace(f.target.text + "\n", "") \
         .replace("\n", "")                                                          # nothing else changed
-    archived = [r.text for r in read_archive(ws).records if r.file == "MEMORY.md"]
-    assert f.target.text in archived and result.commit and result.undo
+    # the entry is archived; its marker is no fact of its own (a row would put it back alone)
+    assert [r.text for r in read_archive(ws).records] == [f.target.text] and result.commit and result.undo
     undo_restore(ws, result.id)
     assert memory.read_bytes() == before
 
@@ -204,3 +204,12 @@ def test_a_fix_waits_for_openclaws_lock(junk):
         fix_finding(ws, _finding(ws, "shell-command"))
     assert tree_state(junk / "workspace") == before
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()       # refused before the snapshot
+
+
+def test_the_fixs_change_record_names_openclaws_memory_md(junk):
+    """So the window reads MEMORY.md again after the fix (the contract's mapping knows only memory/MEMORY.md)."""
+    from dreamdesk.engine.ops.lint_fix import fix
+    ws = open_home(junk)
+    done = fix(ws, _finding(ws, "shell-command"), "test")
+    assert done.changes.files == frozenset({"MEMORY.md"})
+    assert done.message == "Fixed: Remove it from MEMORY.md, with its OpenClaw promotion marker; 1 archived."
