@@ -1437,7 +1437,9 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(s)
 
     s = _command(sub, "lint", "copies, look-alikes, past plans, misplaced and over-long entries in the memory "
-                 "files (read-only; as of $DREAMDESK_TODAY when set)", cmd_lint)
+                 "files, and what the home's assistant adds (OpenClaw: the junk its dreaming promoted, [score=…] "
+                 "metadata, directives left active, entries in the prompt cut); read-only, as of $DREAMDESK_TODAY "
+                 "when set", cmd_lint)
 
     s = _command(sub, "ceiling", "the token ceiling of each of Dreamdesk's Dream runs here (--tokens N or --off)",
                  cmd_ceiling, usage="dreamdesk ceiling PATH [--tokens N | --off] [--json]")

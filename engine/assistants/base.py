@@ -9,7 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping
 
+from ..core.lint_finding import Finding, Place
+
 if TYPE_CHECKING:
+    from datetime import date
+
     from .own_settings import OwnSettings, OwnWrite
     from ..home.budgets import Sizes
     from ..home.config import Config
@@ -32,6 +36,15 @@ class AssistantPrunes:
     restore_refused: str = ""        # why such an entry is not restored yet, in words ("": it may be)
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LintReading:
+    """The memory files as the assistant has memory lint read them, when not as the contract's."""
+    places: list[Place]               # the entries the shared rules read, in the order they are read
+    findings: list[Finding]           # its own rules' findings
+    shared: frozenset[str]            # which of the shared kinds (lint_finding.KINDS) apply to its home
+    kinds: tuple[str, ...] = ()       # its own kinds, in the order a list shows them
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +245,12 @@ class Assistant:
         refused in words (WorkspaceError) when a value is, or the home has none."""
         from ..core.problems import WorkspaceError
         raise WorkspaceError(f"{self.name or 'This home'} has no settings of its own that Dreamdesk writes")
+
+    def lint_reading(self, ws: Workspace, today: date) -> LintReading | None:
+        """The entries memory lint reads (with what is attached to each and what each says, its
+        annotations off), the findings of the assistant's own rules, and which shared rules apply;
+        None: the contract's reading (SOUL.md, USER.md, memory/MEMORY.md and the skills, every rule)."""
+        return None
 
     def is_placeholder(self, text: str, file: str) -> bool:
         """`text` (an entry that left `file`) is the assistant's own onboarding template text,

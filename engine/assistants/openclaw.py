@@ -19,11 +19,13 @@ from ..core.problems import WorkspaceError
 from ..home.layout import JSON5, Layout
 from ..home.workspace import Workspace
 from . import openclaw_home
-from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote, ListedNote
+from .base import Assistant, AssistantPrunes, AssistantRuns, EntryNote, LintReading, ListedNote
 from .openclaw_home import OpenClawHome
 from .openclaw_notes import DAILY_NOTE
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from .own_settings import OwnSettings, OwnWrite
     from ..home.budgets import Sizes
     from ..home.config import Config
@@ -144,6 +146,10 @@ class OpenClaw(Assistant):
     def write_refusal(self, ws: Workspace, rel: str) -> str | None:
         from .openclaw_reads import busy
         return busy(self, ws)
+
+    def lint_reading(self, ws: Workspace, today: date) -> LintReading:
+        from .openclaw_lint import lint_reading
+        return lint_reading(self, ws, today)
 
     def own_settings(self, ws: Workspace) -> OwnSettings:
         from .openclaw_config_write import settings_of

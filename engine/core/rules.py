@@ -119,7 +119,7 @@ NEAR_DUPLICATE_WORDS = 0.6
 # The precision of each finding kind, as tests/engine/lint/test_lint_labelled.py measures it on
 # tests/fixtures/lint_labelled.jsonl, rounded down to a whole percent (the test fails when a figure
 # here is not what it measures). A kind whose fix removes or moves text is offered in one click only from
-# LINT_PRECISION_BAR; below it, its findings are shown for review (engine/lint_findings.action).
+# LINT_PRECISION_BAR; below it, its findings are shown for review (engine/core/lint_finding.action).
 LINT_PRECISION_BAR = 0.95
 LINT_PRECISION = {"duplicate": 1.0, "near-duplicate": 1.0, "similar": 0.73, "past-date": 0.98, "misplaced": 1.0,
                   "too-long": 1.0}

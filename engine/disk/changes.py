@@ -8,7 +8,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..core.rules import CORE_FILES, is_memory_path
 
@@ -108,9 +108,12 @@ def _one(p: str) -> Changes:
 
 
 def relative_changes(paths: Iterable[str], root: Path, config_path: Path | None = None,
-                     state_dir: Path | None = None) -> Changes:
+                     state_dir: Path | None = None,
+                     inside_as: Callable[[Iterable[str]], Changes] | None = None) -> Changes:
     """The record for absolute paths an engine write touched: inside the workspace by their
-    relative name, the home's config.json as config, Dreamdesk's own state folder as state."""
+    relative name (read by `inside_as`, the home's layout, when it keeps its parts elsewhere than
+    the contract: OpenClaw's MEMORY.md is at the top), the home's config.json as config,
+    Dreamdesk's own state folder as state."""
     rel: list[str] = []
     out = Changes()
     for raw in paths:
@@ -125,7 +128,7 @@ def relative_changes(paths: Iterable[str], root: Path, config_path: Path | None 
             out = out | Changes(config=True)
         elif "sessions" in p.parts:
             out = out | Changes(sessions=True)
-    return out | from_paths(rel)
+    return out | (inside_as or from_paths)(rel)
 
 
 def inside(paths: Iterable[str], root: Path) -> set[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .lint_findings import REMOVE, Finding, Place
+from ..core.lint_finding import REMOVE, Finding, Place
 from ..core.rules import NEAR_DUPLICATE_PAIRS, NEAR_DUPLICATE_WORDS, SIMILAR_PAIRS
 
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.MULTILINE)
@@ -66,7 +66,7 @@ def copies(places: list[Place]) -> list[Finding]:
     once, against the entry it is most like."""
     out: list[Finding] = []
     first: dict[tuple[str, ...], Place] = {}
-    ws = [words(p.text) for p in places]
+    ws = [words(p.said) for p in places]
     grams = [bigrams(w) for w in ws]
     index: dict[tuple[str, ...], list[int]] = defaultdict(list)     # bigram -> earlier entries holding it
     for i, p in enumerate(places):
@@ -123,7 +123,7 @@ def _covered(a: Place, wa: list[str], b: Place, wb: list[str], score: float) -> 
         return None
     order = [(b, a), (a, b)] if b.file.startswith("skills/") else [(a, b)]
     for kept, gone in order:
-        sk, sg = _sequence(words(kept.text)), _sequence(words(gone.text))
+        sk, sg = _sequence(words(kept.said)), _sequence(words(gone.said))
         ck, cg = frozenset(sk), frozenset(sg)
         if cg <= ck and not (ck - cg) & _TURNS and _in_order(sg, sk, slack=1 if cg == ck else 0):
             return kept, gone
@@ -158,7 +158,7 @@ def _apart(a: Place, b: Place) -> bool:
         return True
     if a.file != b.file and _skill_part(a, b):
         return True
-    return a.file == b.file and a.heading != b.heading and len(words(b.text)) < 3
+    return a.file == b.file and a.heading != b.heading and len(words(b.said)) < 3
 
 
 def _keep_skill(a: Place, b: Place) -> tuple[Place, Place]:

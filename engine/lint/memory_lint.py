@@ -10,7 +10,7 @@ Six kinds of finding, over the entries of SOUL.md, USER.md, memory/MEMORY.md and
   MEMORY.md (it belongs in USER.md);
 - too-long: over rules.LINT_ENTRY_CHARS.
 Each finding names the fix it offers (engine/lint/lint_fixes.py applies it), and whether it is offered
-in one click or shown for review (engine/lint/lint_findings.py). Read-only."""
+in one click or shown for review (engine/core/lint_finding.py). Read-only."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ from datetime import date, datetime
 from ..core import clock
 from ..text.entries import split_entries
 from .lint_copies import copies, similarity, words
-from .lint_findings import FIX, KINDS, MOVE, REMOVE, REVIEW, REWRITE, Finding, Place, action
+from ..core.lint_finding import FIX, KINDS, MOVE, REMOVE, REVIEW, REWRITE, Finding, Place, action
 from ..core.rules import LINT_ENTRY_CHARS, MEMORY, USER, memory_paths, skill_path
 from ..text.stale_dates import past_dates
 from ..text.textform import normalise
 from ..home.workspace import Workspace
+from ..core.problems import WorkspaceError
+from ..assistants.base import LintReading
 
 __all__ = ["FIX", "KINDS", "MOVE", "REMOVE", "REVIEW", "REWRITE", "Finding", "Place", "action", "counts", "lint",
            "preference_reason", "procedure_reason", "similarity", "words"]
@@ -35,15 +37,42 @@ _SKIPPED = ("front matter", "reference")      # not facts: a skill's header, lin
 
 # -- reading the workspace -------------------------------------------------------------------
 def lint(ws: Workspace, today: date | None = None) -> list[Finding]:
-    """Every finding of the workspace, in file order, then by kind."""
+    """Every finding of the workspace, in file order, then by kind. The home's assistant says how
+    its files are read when not as the contract's (which entries, what each says, what is attached
+    to it), which shared rules apply there, and adds its own rules' findings."""
     today = today or clock.today()
-    places = _places(ws)
+    reading = _reading(ws, today)
+    places = reading.places if reading is not None else _places(ws)
     recorded = _recorded_days(ws, places)
     found = copies(places)
     for p in places:
         found += _past(p, recorded[p], today) + _misplaced(p, places) + _too_long(p)
-    order = {p: i for i, p in enumerate(places)}
-    return sorted(found, key=lambda f: (order[f.target], KINDS.index(f.kind)))
+    kinds: tuple[str, ...] = KINDS
+    if reading is not None:
+        found = _merged([f for f in found if f.kind in reading.shared], reading.findings)
+        kinds += reading.kinds
+    files: dict[str, int] = {}
+    for p in places:
+        files.setdefault(p.file, len(files))
+    return sorted(found, key=lambda f: (files.get(f.target.file, len(files)), f.target.start,
+                                        kinds.index(f.kind) if f.kind in kinds else len(kinds)))
+
+
+def _reading(ws: Workspace, today: date) -> LintReading | None:
+    from ..assistants import assistant_of
+    try:
+        return assistant_of(ws).lint_reading(ws, today)
+    except WorkspaceError:           # an unreadable config says nothing of the assistant: the contract's reading
+        return None
+
+
+def _merged(shared: list[Finding], own: list[Finding]) -> list[Finding]:
+    """The shared rules' findings and the assistant's own, an entry a fix removes left with that
+    finding alone (the assistant's removal first: it says what the entry is)."""
+    removed = {f.target for f in own if f.fix == REMOVE}
+    out = [f for f in shared if f.target not in removed]
+    removed |= {f.target for f in out if f.fix == REMOVE}
+    return out + [f for f in own if f.fix == REMOVE or f.target not in removed]
 
 
 def _places(ws: Workspace) -> list[Place]:
@@ -68,7 +97,7 @@ def _recorded_days(ws: Workspace, places: list[Place]) -> dict[Place, date]:
                 file_day[p.file] = datetime.fromtimestamp(os.stat(ws.root / p.file).st_mtime).date()
             except OSError:
                 file_day[p.file] = clock.today()
-    return {p: made.get((p.file, p.text), file_day[p.file]) for p in places}
+    return {p: made.get((p.file, p.text), p.day or file_day[p.file]) for p in places}
 
 
 def _provenance_days(ws: Workspace) -> dict[tuple[str, str], date]:
@@ -90,11 +119,13 @@ def _provenance_days(ws: Workspace) -> dict[tuple[str, str], date]:
 # -- past dates ------------------------------------------------------------------------------
 def _past(p: Place, recorded: date, today: date) -> list[Finding]:
     # a skill is a procedure for any week: its "next week" is no date
-    gone = past_dates(p.text, recorded, today, relative=not p.file.startswith("skills/"))
+    gone = past_dates(p.said, recorded, today, relative=not p.file.startswith("skills/"))
     if not gone:
         return []
     reason = "; ".join(d.reason(recorded) for d in gone)
-    rest = _other_sentences(p.text, recorded, today, not p.file.startswith("skills/"))
+    rest = _other_sentences(p.said, recorded, today, not p.file.startswith("skills/"))
+    if rest and p.fact:     # the assistant's annotations around it: no rewrite would keep them
+        return [Finding("past-date", (p,), f"{reason}; the rest of the entry says more: take the plan out by hand")]
     if rest:       # the entry says more than the plan: the fix takes out the plan only
         marker = _MARKER.match(p.text)
         return [Finding("past-date", (p,), f"{reason}; the rest of the entry is kept", REWRITE,
@@ -173,11 +204,13 @@ def _skill_for(p: Place, places: list[Place]) -> str:
 
 # -- too long --------------------------------------------------------------------------------
 def _too_long(p: Place) -> list[Finding]:
-    if len(p.text) <= LINT_ENTRY_CHARS or p.kind == "code":
+    if len(p.said) <= LINT_ENTRY_CHARS or p.kind == "code":
         return []     # a code block is as long as the code
-    return [Finding("too-long", (p,), f"{len(p.text):,} characters, over the {LINT_ENTRY_CHARS}-character limit "
+    return [Finding("too-long", (p,), f"{len(p.said):,} characters, over the {LINT_ENTRY_CHARS}-character limit "
                     "for one entry: several facts folded into one")]
 
 
 def counts(found: list[Finding]) -> dict[str, int]:
-    return {k: sum(f.kind == k for f in found) for k in KINDS}
+    """Findings per kind: every shared kind, then any other kind found (an assistant's own)."""
+    kinds = list(KINDS) + list(dict.fromkeys(f.kind for f in found if f.kind not in KINDS))
+    return {k: sum(f.kind == k for f in found) for k in kinds}

@@ -4,7 +4,7 @@ or MEMORY.md archived, undoable as a restore is."""
 from __future__ import annotations
 
 from ..home.workspace import Workspace
-from ..lint.lint_findings import Finding
+from ..core.lint_finding import Finding
 from ..lint.lint_fixes import fix_finding
 from ..recovery.restore import RestoreResult
 from .result import OpResult, perform

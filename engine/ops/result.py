@@ -36,7 +36,7 @@ def perform(ws: Workspace, name: str, initiator: str, work: Callable[[], T],
     """Run `work`, recording every path it writes, and say what it did."""
     with recording() as written:
         value = work()
-    changes = relative_changes(written, ws.root, ws.config_path, workspace_state_dir(ws.root))
+    changes = relative_changes(written, ws.root, ws.config_path, workspace_state_dir(ws.root), ws.layout.changes)
     # the log names what changed, never the message: it may quote an entry (a log is attached to bug reports)
     log.info("%s (asked by %s): changed %s", name, initiator, changes.describe())
     return OpResult(value, changes, say(value), initiator)

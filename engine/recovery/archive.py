@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -258,17 +259,19 @@ def _append_lines(path: Path, lines: list[str]) -> None:
 def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reason: str,
                     run: str | None = None, now: datetime | None = None,
                     replacements: dict[str, str] | None = None,
-                    reasons: dict[str, str] | None = None) -> list[ArchiveRecord]:
+                    reasons: dict[str, str] | None = None, unarchived: Collection[str] = ()) -> list[ArchiveRecord]:
     """Archive every entry of `old_text` that `new_text` no longer has. Call it before the
     shrinking write lands. Files other than USER.md and memory/MEMORY.md are not archived.
     `reasons` gives some entries (by text) a reason of their own (an applied dry run replays
-    removals by the review pass and by Dream in one write)."""
+    removals by the review pass and by Dream in one write); `unarchived` names entries that are no
+    fact (an assistant's marker lines that went with their entry: a row of their own would put a
+    marker back without its entry; the snapshot before the write keeps them)."""
     reasons = reasons or {}
     if reason not in REASONS or any(r not in REASONS for r in reasons.values()):
         raise ValueError(f"reason must be one of {REASONS}")
     if file not in ws.layout.archived:
         return []
-    gone = removed_entries(old_text, new_text)
+    gone = [r for r in removed_entries(old_text, new_text) if r.entry.text not in unarchived]
     replacements = replacements or {}
     return append_records(ws, [{"file": file, "text": r.entry.text, "reason": reasons.get(r.entry.text, reason),
                                 "run": run,
@@ -278,7 +281,8 @@ def archive_removed(ws: Workspace, old_text: str, new_text: str, file: str, reas
 
 def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, reason: str,
                  run: str | None = None, replacements: dict[str, str] | None = None,
-                 reasons: dict[str, str] | None = None, form: str = KEEP_FORM) -> tuple[str, list[ArchiveRecord]]:
+                 reasons: dict[str, str] | None = None, form: str = KEEP_FORM,
+                 unarchived: Collection[str] = ()) -> tuple[str, list[ArchiveRecord]]:
     """The one shrinking-write funnel (Dream, review, GUI edit, restore): check the caller's
     hash, archive what leaves, then write atomically. Returns (new hash, archived records).
     `new_text` is normalised text (or the file's own form); the file's line endings, BOM and
@@ -293,7 +297,7 @@ def write_memory(ws: Workspace, rel: str, new_text: str, expected_hash: str, rea
     old = state.text if state.exists else None
     data = fit(old, new_text, form)
     records = archive_removed(ws, normalise(old or ""), normalise(new_text), rel, reason, run,
-                              replacements=replacements, reasons=reasons)
+                              replacements=replacements, reasons=reasons, unarchived=unarchived)
     try:
         return ws.write_file(rel, data, expected_hash), records
     except (ConflictError, OSError):

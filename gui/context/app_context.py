@@ -238,7 +238,8 @@ class AppContext(QObject):
         watcher leaves their echoes out: this record stands for them)."""
         ws = self.ws
         if ws is not None:
-            self.apply(changes_mod.relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root)))
+            self.apply(changes_mod.relative_changes(paths, ws.root, ws.config_path, workspace_state_dir(ws.root),
+                                                    ws.layout.changes))
             self._files_touched(changes_mod.inside(paths, ws.root))
 
     def _on_files_changed(self, watcher: WorkspaceWatcher, paths: set[str]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dreamdesk.engine.lint.lint_findings import FIX, REVIEW
+from dreamdesk.engine.core.lint_finding import FIX, REVIEW
 
 from ..qt import QModelIndex
 from .base import DISPLAY, TOOLTIP, TableModel, rich_tooltip
@@ -17,9 +17,10 @@ def action_text(f) -> str:
 
 class LintModel(TableModel):
     COLUMNS = ("Kind", "Action", "File", "Lines", "Entry", "Why")
-    COLUMN_TIPS = ("duplicate, near-duplicate, similar, past-date, misplaced or too-long",
-                   "remove or move: a one-click fix; review: check it and edit by hand (its kind has no fix, or is "
-                   "not right often enough on the labelled set for one)",
+    COLUMN_TIPS = ("duplicate, near-duplicate, similar, past-date, misplaced or too-long, or a kind the home's "
+                   "assistant adds (junk its dreaming promoted, its prompt cut)",
+                   "remove, move or rewrite: a one-click fix; review: check it and edit by hand (its kind has no fix, "
+                   "or is not right often enough on the labelled set for one)",
                    "the memory file the finding is about (a duplicate: the later copy)",
                    "where the entry is in that file", "the entry's first line", "the reason, in words")
 

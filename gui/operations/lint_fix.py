@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dreamdesk.engine.home.workspace import Workspace
-from dreamdesk.engine.lint.lint_findings import Finding
+from dreamdesk.engine.core.lint_finding import Finding
 from dreamdesk.engine.ops.lint_fix import fix
 
 from ..context.worker import Job

@@ -1,14 +1,14 @@
 """The Lint tab: what engine/lint/memory_lint.py finds in the memory files, the selected finding in full,
 and a Fix button that applies its fix on the writer lane (engine/lint/lint_fixes.py: archived,
 snapshotted, undoable from the Snapshots tab). A finding for review (a kind with no fix, or one
-measured under the precision bar: engine/lint_findings.action) has no Fix: it says what to check.
+measured under the precision bar: engine/core/lint_finding.Finding.action) has no Fix: it says what to check.
 The view renders and dispatches; the engine decides."""
 
 from __future__ import annotations
 
 import html
 
-from dreamdesk.engine.lint.memory_lint import FIX, REVIEW, Finding, counts, lint
+from dreamdesk.engine.lint.memory_lint import FIX, REMOVE, REVIEW, Finding, counts, lint
 from dreamdesk.engine.home.workspace import Workspace
 
 from ..operations.lint_fix import fix_finding
@@ -20,7 +20,7 @@ from ..context.worker import JobLanes, Latest
 from ..widgets.table_fit import ColumnFit
 from .common import detail_splitter, read_latest, select_row_only, setup_table
 
-EMPTY = "No findings: no duplicates, look-alikes, past plans, misplaced or over-long entries."
+EMPTY = "No findings: no copies, look-alikes, past plans, misplaced, over-long or junk entries."
 REVIEW_BUTTON = "Review: no one-click fix"
 
 
@@ -39,8 +39,9 @@ class LintView(QWidget):
         self.table = QTableView()
         setup_table(self.table, self.model, QAbstractItemView.SelectionMode.SingleSelection, pixel_scroll=False)
         self.columns = ColumnFit(self.table, elastic=COL_ENTRY, prose=(COL_REASON,),
-                                 samples={COL_KIND: "near-duplicate", COL_FILE: "memory/MEMORY.md"})
+                                 samples={COL_KIND: "superseded-active", COL_FILE: "memory/MEMORY.md"})
         self.summary = QLabel("Reading…")
+        self.summary.setWordWrap(True)       # (a long tally beside a long fix label must not widen the window)
         self.fix_button = QPushButton("Fix")
         self.fix_button.setEnabled(False)
         self.fix_button.setToolTip("Apply the selected finding's fix: what leaves USER.md / MEMORY.md is archived, "
@@ -124,15 +125,32 @@ class LintView(QWidget):
 def _detail_html(f: Finding) -> str:
     esc = html.escape
     parts = [f"<h3>{esc(f.kind)}</h3><p>{esc(f.reason)}</p>"]
-    roles = ("Kept: ", "Copy: ") if f.fix else ("Earlier: ", "This one: ")
+    roles = ("Kept: ", "Copy: ") if f.fix == REMOVE else ("Beside: ", "This one: ") if f.fix else ("Earlier: ", "This one: ")
     for i, p in enumerate(f.places):
         role = roles[i] if len(f.places) > 1 else ""
         under = f" under <i>{esc(p.heading)}</i>" if p.heading else ""
-        parts.append(f"<p><b>{role}{esc(p.file)}</b>, {esc(p.lines)}{under}</p><pre>{esc(p.text)}</pre>")
+        parts.append(f"<p><b>{role}{esc(p.file)}</b>, {esc(p.lines)}{under}</p>{_pre(p.text)}")
     if f.action == FIX:
-        parts.append(f"<p><b>Fix:</b> {esc(f.fix_label)}</p>")
+        parts.append(f"<p><b>Fix:</b> {esc(f.fix_label)}</p>{_edits_html(f)}")
     elif f.review_note:
         parts.append(f"<p><b>Review:</b> {esc(f.review_note)}. If it is right, {esc(f.by_hand)}.</p>")
     else:
         parts.append(f"<p><b>Review:</b> {esc(f.fix_label)}</p>")
     return "".join(parts)
+
+
+def _edits_html(f: Finding) -> str:
+    """What the fix does line by line, when it is more than the entry shown (the lines that go with
+    it, a comment rewritten for it): so the person sees every line that changes before the click."""
+    edits = f.edits
+    if len(edits) == 1 and edits[0][0] == f.target:
+        return ""
+    rows = [f"<li>{html.escape(p.lines)}: " + ("removed" if to is None else f"becomes {_pre(to)}")
+            + (_pre(p.text) if to is None else "") + "</li>"
+            for p, to in sorted(edits, key=lambda e: e[0].start)]
+    return f"<p>It changes these lines of {html.escape(f.target.file)}:</p><ul>{''.join(rows)}</ul>"
+
+
+def _pre(text: str) -> str:
+    """An entry as written, its long lines wrapped to the pane (no sideways scrolling)."""
+    return f'<pre style="white-space: pre-wrap">{html.escape(text)}</pre>'

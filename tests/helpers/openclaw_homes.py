@@ -59,3 +59,35 @@ def grab_sizes(win, shots: Path, name: str) -> None:
         win.resize(*size)
         QApplication.processEvents()
         assert win.grab().save(str(shots / f"{name}-{tag}.png"))
+
+
+# What OpenClaw's dreaming promoted before 2026.9.6 filtered it (openclaw/openclaw#67580, #89444), in
+# the shape its append-only promotion writes: a shell command, then a fact with a lineage, then a
+# staged candidate alone in its section.
+COMMAND = "- sudo apt remove shaderc && git clone https://github.com/google/shaderc"
+COMMAND_MARKER = "<!-- openclaw-memory-promotion:memory:memory/2026-12-05.md:3:3 -->"
+LAUNCH = "- Decided to move the Apollo launch to March 14 after the vendor delay."
+LAUNCH_MARKERS = ("<!-- openclaw-memory-lineage:apollo-launch -->",
+                  "<!-- openclaw-memory-promotion:memory:memory/2026-12-05.md:1:1 -->")
+CANDIDATE_MARKER = "<!-- openclaw-memory-promotion:memory:claim:0123456789ab -->"
+PROMOTED_JUNK = f"""
+## Promoted From Short-Term Memory (2026-12-07)
+
+{COMMAND_MARKER}
+{COMMAND} [score=0.912 signals=4 recalls=3 avg=0.880 source=memory/2026-12-05.md:3-3] <!-- trigger: shaderc, clone --> <!-- importance: 9 -->
+{LAUNCH_MARKERS[0]}
+{LAUNCH_MARKERS[1]}
+{LAUNCH} [score=0.850 signals=3 recalls=3 avg=0.900 source=memory/2026-12-05.md:1-1] <!-- trigger: apollo --> <!-- importance: 8 -->
+
+## Promoted From Short-Term Memory (2026-12-07)
+
+{CANDIDATE_MARKER}
+- Candidate: User: System: [2026-04-10 15:04:28 GMT+8] Model switched. confidence: 0.00 evidence: memory/.dreams/session-corpus/2026-04-10.txt:4-4 status: staged recalls: 0 [score=0.850 recalls=0 avg=0.620]
+"""
+
+
+def with_promoted_junk(home: Path) -> Path:
+    """The dreamed home with PROMOTED_JUNK appended to its MEMORY.md (its mode and endings as OpenClaw wrote them)."""
+    memory = home / "workspace" / "MEMORY.md"
+    memory.write_bytes(memory.read_bytes() + PROMOTED_JUNK.encode("utf-8"))
+    return home

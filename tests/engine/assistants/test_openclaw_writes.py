@@ -22,6 +22,7 @@ from dreamdesk.engine.recovery.edits import save_edit
 from dreamdesk.engine.recovery.restore import restore_snapshot
 from dreamdesk.engine.versions.snapshots import SnapshotStore
 from helpers.openclaw_homes import copy_home
+from helpers.openclaw_state_db import hold_lock
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 
 MARKER = "<!-- openclaw-memory-promotion:memory:memory/2026-12-06.md:1:4 -->"
@@ -111,23 +112,8 @@ def test_a_symlinked_memory_md_is_refused_in_words_and_nothing_is_written(home):
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
 
 
-def _lock(home: Path, age_ms: int) -> None:
-    """memory-core's workspace lock as OpenClaw's writer holds it (a row of its state database)."""
-    import json
-    import sqlite3
-    import time
-    from dreamdesk.engine.assistants.openclaw_state import workspace_key
-    con = sqlite3.connect(home / "state" / "openclaw.sqlite")
-    with con:
-        con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
-                    "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
-                    (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
-                                                                    int(time.time() * 1000) - age_ms})))
-    con.close()
-
-
 def test_while_openclaws_dreaming_holds_the_workspace_lock_nothing_is_written(home):
-    _lock(home, age_ms=2_000)
+    hold_lock(home, age_ms=2_000)
     ws = open_home(home)
     before = tree_state(home / "workspace")
     state, _ = ws.read_file("MEMORY.md")
@@ -136,7 +122,7 @@ def test_while_openclaws_dreaming_holds_the_workspace_lock_nothing_is_written(ho
         save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash)
     assert tree_state(home / "workspace") == before
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()     # refused before the snapshot
-    _lock(home, age_ms=61_000)            # a lock its process left: OpenClaw itself takes it over
+    hold_lock(home, age_ms=61_000)            # a lock its process left: OpenClaw itself takes it over
     assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
 
 

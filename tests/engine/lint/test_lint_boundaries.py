@@ -10,7 +10,7 @@ import pytest
 
 from dreamdesk.engine.lint import lint_copies
 from dreamdesk.engine.lint.lint_copies import bigrams, content, copies, words
-from dreamdesk.engine.lint.lint_findings import Place
+from dreamdesk.engine.core.lint_finding import Place
 from dreamdesk.engine.text.stale_dates import past_dates
 
 KEPT = "- Backups run nightly at 03:00 to the Hetzner storage box over restic"

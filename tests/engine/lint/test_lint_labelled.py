@@ -8,7 +8,6 @@ decides what is offered, never claims more than it measures."""
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 
 
 from conftest import print_in_summary
+from helpers.lint_tally import Tally, table as lint_table
 from dreamdesk.engine.lint.memory_lint import FIX, KINDS, REVIEW, _places, action, lint
 from dreamdesk.engine.core.rules import LINT_PRECISION, LINT_PRECISION_BAR
 from dreamdesk.engine.home.workspace import Workspace
@@ -89,23 +89,6 @@ def build(home: Home, tmp: Path) -> Workspace:
     return Workspace.open(root)
 
 
-@dataclass
-class Tally:
-    labelled: int = 0
-    found: int = 0
-    right: int = 0
-    wrong: list[str] = field(default_factory=list)
-    missed: list[str] = field(default_factory=list)
-
-    @property
-    def precision(self) -> float | None:
-        return self.right / self.found if self.found else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.right / self.labelled if self.labelled else None
-
-
 def measure(tmp: Path) -> tuple[dict[str, Tally], int]:
     """Each kind's tally over the labelled set, and how many entries it holds."""
     tallies = {k: Tally() for k in KINDS}
@@ -136,18 +119,9 @@ def measure(tmp: Path) -> tuple[dict[str, Tally], int]:
     return tallies, total
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x:.0%}"
-
-
 def table(tallies: dict[str, Tally], total: int) -> str:
-    rows = [f"lint on {total} labelled entries ({LABELLED.relative_to(REPO)}); one-click fix at "
-            f"precision ≥ {LINT_PRECISION_BAR:.0%} (rules.LINT_PRECISION)",
-            f"{'kind':<15}{'labelled':>9}{'found':>7}{'right':>7}{'precision':>11}{'recall':>8}  shown as"]
-    for kind, t in tallies.items():
-        rows.append(f"{kind:<15}{t.labelled:>9}{t.found:>7}{t.right:>7}{_pct(t.precision):>11}"
-                    f"{_pct(t.recall):>8}  {action(kind)}")
-    return "\n".join(rows)
+    return lint_table(f"lint on {total} labelled entries ({LABELLED.relative_to(REPO)}); one-click fix at "
+                      f"precision ≥ {LINT_PRECISION_BAR:.0%} (rules.LINT_PRECISION)", tallies, action)
 
 
 def test_precision_and_recall_per_kind(tmp_path):
@@ -155,7 +129,7 @@ def test_precision_and_recall_per_kind(tmp_path):
     print_in_summary("memory lint: precision and recall", table(tallies, total))
     assert total >= 150
     for kind, t in tallies.items():
-        measured = math.floor((t.precision if t.precision is not None else 1.0) * 100 + 1e-9) / 100
+        measured = t.floor
         # the figure that decides fix or review is the one measured here, rounded down
         assert LINT_PRECISION[kind] == measured, (f"rules.LINT_PRECISION[{kind!r}] should be {measured}", t.wrong)
         if action(kind) == FIX:
@@ -164,7 +138,7 @@ def test_precision_and_recall_per_kind(tmp_path):
 
 def test_every_kind_whose_fix_removes_or_moves_text_is_held_at_the_bar():
     """What the issue asks of the kinds offered in one click; a kind under the bar would be
-    shown for review (engine/lint_findings.action), and the test above would say so."""
+    shown for review (engine/core/lint_finding.action), and the test above would say so."""
     for kind in ("duplicate", "near-duplicate", "past-date", "misplaced"):
         assert action(kind) == FIX and LINT_PRECISION[kind] >= LINT_PRECISION_BAR, kind
     for kind in ("similar", "too-long"):                   # no fix: always for review
