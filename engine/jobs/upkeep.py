@@ -80,9 +80,15 @@ class Upkeep:
     def outside_change(self, paths: set[str]) -> bool:
         """Another writer changed `paths` (relative): True when the watch has something to look at."""
         with self._lock:
-            if self.watching and any(p in self.ws.layout.archived for p in paths):
+            if self.watching and any(self._watched(p) for p in paths):
                 self._to_observe = True
             return self._to_observe and OBSERVE not in self._running
+
+    def _watched(self, rel: str) -> bool:
+        """What the watch looks at: the archived files; where Dreamdesk's history is kept apart
+        (it snapshots another writer's change to any memory file), every file it may write."""
+        layout = self.ws.layout
+        return rel in layout.archived or (layout.apart and layout.writable(rel))
 
     def files_touched(self, paths: set[str]) -> None:
         """Any write, ours or another's: a real append to the history restarts an activity idle wait

@@ -140,10 +140,9 @@ def observe(ws: Workspace) -> list[WatchEvent]:
         state = _load(ws)
         was = json.dumps(state)
         events = _recover(ws, state)
-        versions = {rel: read_version(ws, rel) for rel in ws.layout.archived}
-        _keep_outside_change(ws, state, versions)
-        for rel, now in versions.items():
-            events += _observe_file(ws, state, rel, now)
+        _keep_outside_change(ws, state)
+        for rel in ws.layout.archived:
+            events += _observe_file(ws, state, rel, read_version(ws, rel))
         events += _note_commits(ws, state)
         if json.dumps(state) != was:      # nothing changed (a touch, our own write): nothing written
             _save(ws, state)
@@ -176,20 +175,22 @@ def forget_watch(ws: Workspace) -> None:
             _save(ws, state)
 
 
-def _keep_outside_change(ws: Workspace, state: dict, versions: dict[str, Version]) -> None:
-    """Where Dreamdesk's history is kept apart (OpenClaw's home: no one else commits), another
-    writer's change becomes a snapshot of its own before its removals are archived, so each
-    record names the commit that holds the file as that writer left it. Best effort: a failing
-    snapshot still lets the removals be archived."""
-    changed = [rel for rel, now in versions.items()
-               if (seen := _get(state, "watch", rel)) is not None and seen.hash != now.hash]
-    if not ws.layout.apart or not changed:
+def _keep_outside_change(ws: Workspace, state: dict) -> None:
+    """Where Dreamdesk's history is kept apart (OpenClaw's home: no one else commits), the watch's
+    first look is a snapshot of the memory files as they are, and every change another writer
+    makes to any of them since (a sweep, the agent, an update overwriting SOUL.md) one of its
+    own, before its removals are archived, so each record names the commit that holds the file
+    as that writer left it. Nothing changed: no commit. Best effort: a failing snapshot still
+    lets the removals be archived."""
+    if not ws.layout.apart:
         return
     from ..versions.snapshots import SnapshotError, SnapshotStore
+    first = not any(_get(state, "watch", rel) for rel in ws.layout.archived)
     try:
-        SnapshotStore(ws).snapshot(f"snapshot: changed by another writer: {', '.join(changed)}")
+        SnapshotStore(ws).snapshot("snapshot: as the watch first saw it" if first
+                                   else "snapshot: changed by another writer", with_summary=True)
     except SnapshotError as exc:
-        log.warning("no snapshot of another writer's change to %s: %s", ", ".join(changed), exc)
+        log.warning("no snapshot of another writer's change: %s", exc)
 
 
 def _observe_file(ws: Workspace, state: dict, rel: str, now: Version) -> list[WatchEvent]:

@@ -166,11 +166,12 @@ def test_the_watch_keeps_openclaws_own_changes_and_a_pinned_entry_it_removed_com
     memory.write_text(text.replace("- Deploys happen on Tuesdays only.\n", ""), encoding="utf-8")   # OpenClaw writes
     [event] = watch.observe(ws)
     store = SnapshotStore(ws)
-    [snap] = store.list()
-    assert snap.subject == "snapshot: changed by another writer: MEMORY.md" and event.commit == snap.sha
+    snap, first = store.list()
+    assert (first.subject, snap.subject) == ("snapshot: as the watch first saw it", "snapshot: changed by another writer")
+    assert snap.files == {"MEMORY.md": (0, 1)} and event.commit == snap.sha
     [rec] = [r for r in read_archive(ws).records if r.reason == "outside"]
     assert (rec.file, rec.text, rec.commit) == ("MEMORY.md", "- Deploys happen on Tuesdays only.", snap.sha)
-    assert watch.observe(ws) == [] and len(store.list()) == 1      # nothing new: no second snapshot
+    assert watch.observe(ws) == [] and len(store.list()) == 2      # nothing new: no third snapshot
     [alert] = pin_alerts(ws)
     assert alert.pin.text == "- Deploys happen on Tuesdays only."
     restore_pin(ws, alert.pin.id)
@@ -193,3 +194,30 @@ def test_a_sweeps_change_stays_its_own_after_dreamdesk_writes_memory_md(home):
     assert [r.text for r in read_archive(ws).records] == ["- Deploys happen on Tuesdays only."]
     [theirs] = who.assistant_prunes(ws).records
     assert theirs["text"] == "- The user prefers green tea in the afternoon."
+
+
+
+def test_an_update_that_overwrites_soul_md_is_kept_by_the_watch_and_taken_back(home):
+    """openclaw/openclaw#70098: an update overwrote SOUL.md and IDENTITY.md. With the watch on,
+    the files as they were are in Dreamdesk's history and one restore brings them back."""
+    from dreamdesk.engine.jobs.scheduler import Scheduler
+    from dreamdesk.engine.jobs.upkeep import Upkeep
+    ws = open_home(home)
+    soul, identity = home / "workspace" / "SOUL.md", home / "workspace" / "IDENTITY.md"
+    mine = soul.read_bytes(), identity.read_bytes()
+    from datetime import datetime
+
+    from dreamdesk.engine.jobs.upkeep import OBSERVE
+    upkeep = Upkeep(ws, Scheduler(ws), lambda: datetime.now().astimezone())
+    assert upkeep.watch_on() is None and upkeep.due() == [OBSERVE]
+    upkeep.run(OBSERVE)                                   # the watch's first look: a snapshot of every file
+    upkeep.done(OBSERVE)
+    seen = SnapshotStore(ws).head()
+    soul.write_text("# SOUL.md\n\nThe template again.\n", encoding="utf-8")       # the update
+    identity.write_text("# IDENTITY.md\n", encoding="utf-8")
+    assert upkeep.outside_change({"SOUL.md", "IDENTITY.md"}) and upkeep.due() == [OBSERVE]   # looked at here too
+    upkeep.run(OBSERVE)
+    snap = SnapshotStore(ws).list()[0]
+    assert snap.subject == "snapshot: changed by another writer" and set(snap.files) == {"SOUL.md", "IDENTITY.md"}
+    restore_snapshot(ws, seen)
+    assert (soul.read_bytes(), identity.read_bytes()) == mine
