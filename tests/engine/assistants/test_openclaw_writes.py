@@ -111,18 +111,22 @@ def test_a_symlinked_memory_md_is_refused_in_words_and_nothing_is_written(home):
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
 
 
-def _lock(home: Path, age_ms: int) -> None:
+def _lock_row(con, home: Path, age_ms: int) -> None:
     """memory-core's workspace lock as OpenClaw's writer holds it (a row of its state database)."""
     import json
-    import sqlite3
     import time
     from dreamdesk.engine.assistants.openclaw_state import workspace_key
+    con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
+                "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
+                (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
+                                                                int(time.time() * 1000) - age_ms})))
+
+
+def _lock(home: Path, age_ms: int) -> None:
+    import sqlite3
     con = sqlite3.connect(home / "state" / "openclaw.sqlite")
     with con:
-        con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
-                    "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
-                    (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
-                                                                    int(time.time() * 1000) - age_ms})))
+        _lock_row(con, home, age_ms)
     con.close()
 
 
@@ -138,3 +142,57 @@ def test_while_openclaws_dreaming_holds_the_workspace_lock_nothing_is_written(ho
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()     # refused before the snapshot
     _lock(home, age_ms=61_000)            # a lock its process left: OpenClaw itself takes it over
     assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
+
+
+def _exclusive(db: Path, journal: str):
+    """Another program's connection holding `BEGIN EXCLUSIVE` on the state database, in `journal` mode."""
+    import sqlite3
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute(f"PRAGMA journal_mode={journal}")
+    con.execute("BEGIN EXCLUSIVE")
+    return con
+
+
+def test_a_state_database_another_program_holds_locked_refuses_the_write_in_words(home, monkeypatch):
+    """A rollback-journal database under another writer's lock cannot be read: whether OpenClaw's
+    dreaming holds the workspace cannot be told, so nothing is written (the read waits 0.5 s)."""
+    from dreamdesk.engine.disk import sqlite_read
+    monkeypatch.setattr(sqlite_read, "BUSY_SECONDS", 0.05)
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    con = _exclusive(home / "state" / "openclaw.sqlite", "DELETE")
+    try:
+        before = tree_state(home / "workspace")
+        with pytest.raises(WorkspaceError, match=r"^OpenClaw's state database \(openclaw.sqlite\) is locked by another "
+                                                 r"program right now.*nothing was written: try again in a moment$"):
+            save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash)
+        assert tree_state(home / "workspace") == before
+        assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
+    finally:
+        con.rollback()
+        con.close()
+    assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written     # once it is let go
+
+
+def test_openclaws_wal_database_stays_readable_under_another_connections_exclusive_transaction(home):
+    """OpenClaw's database is WAL: a writer's transaction never blocks the read, and what it has
+    not committed (a lock row being taken) is not seen; a committed lock row is."""
+    db = home / "state" / "openclaw.sqlite"
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    con = _exclusive(db, "WAL")
+    try:
+        _lock_row(con, home, age_ms=0)
+        assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
+    finally:
+        con.rollback()
+    _lock_row(con, home, age_ms=0)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        state, _ = ws.read_file("MEMORY.md")
+        with pytest.raises(WorkspaceError, match=r"^OpenClaw is writing this workspace's memory right now"):
+            save_edit(ws, "MEMORY.md", state.text + "- again\n", state.hash)
+    finally:
+        con.rollback()
+        con.close()
+
