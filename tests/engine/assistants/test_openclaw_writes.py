@@ -196,3 +196,40 @@ def test_openclaws_wal_database_stays_readable_under_another_connections_exclusi
         con.rollback()
         con.close()
 
+
+def _link_memory(home: Path, target: Path) -> None:
+    """MEMORY.md made a symlink to `target`, which gets its bytes."""
+    memory = home / "workspace" / "MEMORY.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(memory.read_bytes())
+    memory.unlink()
+    memory.symlink_to(target)
+
+
+@pytest.mark.parametrize("why", ["symlink", "lock"])
+def test_an_archive_restore_refused_takes_no_snapshot(home, why):
+    """The entry OpenClaw's sweep merged away, restored from the Archive while MEMORY.md is a
+    symlink or OpenClaw holds its lock: refused in words before the snapshot, as an edit is."""
+    from dreamdesk.engine.recovery.prunes import all_prunes, restore_prune
+    ws = open_home(home)
+    [entry] = [e for e in all_prunes(ws)[2] if e.latest.origin == "assistant"]
+    if why == "symlink":
+        _link_memory(home, home / "workspace" / "memory" / "kept-here.md")
+    else:
+        _lock(home, age_ms=2_000)
+    before = tree_state(home / "workspace")
+    words = "MEMORY.md is a symlink: OpenClaw reads only" if why == "symlink" else "OpenClaw is writing this workspace"
+    with pytest.raises(WorkspaceError, match=f"^{words}"):
+        restore_prune(ws, entry.latest.id)
+    assert tree_state(home / "workspace") == before
+    assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
+
+
+def test_a_snapshot_restore_over_a_memory_md_linked_elsewhere_says_openclaws_reason(home, tmp_path):
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    before = save_edit(ws, "MEMORY.md", state.text + "- A line the person added.\n", state.hash).before
+    _link_memory(home, tmp_path / "synced" / "MEMORY.md")          # outside the workspace
+    with pytest.raises(WorkspaceError, match="^MEMORY.md is a symlink: OpenClaw reads only regular memory files"):
+        restore_snapshot(ws, before, "MEMORY.md")
+    assert (tmp_path / "synced" / "MEMORY.md").read_text(encoding="utf-8").endswith("- A line the person added.\n")
