@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import clock
+from ..disk.sqlite_read import Locked
 from ..disk.stat_memo import gc_paused
 from .base import AssistantPrunes, AssistantRuns, EntryNote, ListedNote, Promoted
 from .openclaw_archive import archive_from
@@ -41,9 +42,17 @@ def _siblings(oc: OpenClaw, state: Path) -> list[Path]:
 
 def busy(oc: OpenClaw, ws: Workspace) -> str | None:
     """While OpenClaw's memory-core holds the workspace's lock (a sweep, a promotion, an index
-    run), Dreamdesk writes nothing there: the write is refused in words (it would race it)."""
+    run), Dreamdesk writes nothing there: the write is refused in words (it would race it). So
+    is a write while another program holds the state database locked (whether memory-core's
+    lock is held cannot be told then)."""
     import time
-    lock = held_lock((oc.state_dir or Path(ws.root).parent) / STATE_DB, Path(ws.root), int(time.time() * 1000))
+    db = (oc.state_dir or Path(ws.root).parent) / STATE_DB
+    try:
+        lock = held_lock(db, Path(ws.root), int(time.time() * 1000))
+    except Locked:
+        return (f"OpenClaw's state database ({db.name}) is locked by another program right now, so whether "
+                "OpenClaw is writing this workspace's memory (memory-core's lock) cannot be told; nothing was "
+                "written: try again in a moment")
     if lock is None:
         return None
     since = clock.show_iso(datetime.fromtimestamp(lock.acquired_at_ms / 1000, timezone.utc).isoformat())

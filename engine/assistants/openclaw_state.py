@@ -33,7 +33,7 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from ..disk.sqlite_read import Unreadable, read_sqlite
+from ..disk.sqlite_read import Locked, Unreadable, read_sqlite
 from ..disk.stat_memo import gc_paused
 from .openclaw_recall import Recall, recall_of
 
@@ -165,8 +165,10 @@ def _in_words(db: Path, e: Exception) -> str:
 
 def held_lock(db: Path, workspace: Path, now_ms: int) -> WorkspaceLock | None:
     """memory-core's lock on this workspace while a live writer holds it (a stale one, which
-    OpenClaw itself takes over, is None): one row read, nothing written. An unreadable database
-    holds no lock Dreamdesk can see."""
+    OpenClaw itself takes over, is None): one row read, nothing written. A database another
+    program holds locked past the wait raises Locked: whether the lock is held cannot be told
+    then. Any other unreadable one (damaged, another program's, a schema without the row's
+    columns) holds no lock Dreamdesk can see: OpenClaw cannot take its lock there either."""
     key = workspace_key(workspace)
 
     def query(con: sqlite3.Connection):
@@ -175,6 +177,8 @@ def held_lock(db: Path, workspace: Path, now_ms: int) -> WorkspaceLock | None:
     try:
         row = read_sqlite(db, query) if Path(db).is_file() else None
         value = _json(row[0]) if row else None
+    except Locked:
+        raise
     except (Unreadable, sqlite3.Error, OSError, ValueError, msgspec.DecodeError):
         return None
     if not isinstance(value, dict) or not isinstance(value.get("owner"), str) or type(value.get("acquiredAt")) is not int:

@@ -26,6 +26,11 @@ class Unreadable(Exception):
     """Why the database cannot be read, in words."""
 
 
+class Locked(Unreadable):
+    """Another program holds the database locked past the wait (a writer's transaction in a
+    rollback-journal database): it may be readable in a moment."""
+
+
 def read_sqlite(path: Path, read: Callable[[sqlite3.Connection], T]) -> T | None:
     """`read(connection)` on the database at `path`, read-only; None for an empty file (an empty
     SQLite database)."""
@@ -64,7 +69,7 @@ def _read_file(path: Path, read: Callable[[sqlite3.Connection], T], immutable: b
     except sqlite3.OperationalError as exc:
         text = str(exc)
         if "locked" in text or "busy" in text:
-            raise Unreadable("another program holds it locked; try again in a moment") from None
+            raise Locked("another program holds it locked; try again in a moment") from None
         raise Unreadable(text) from None
     except sqlite3.DatabaseError as exc:
         raise Unreadable(f"it is damaged ({exc})") from None

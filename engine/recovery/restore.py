@@ -89,8 +89,8 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
                                         "what the restore would remove cannot be archived")
                                      + f"; to take it back as it is, without the archive: "
                                        f"git {where}checkout {sha[:8]} -- {rel}")
+            ws.check_writable(rel)           # (the home's own reason first: OpenClaw's regular files)
             resolve_inside(ws.root, rel)
-            ws.check_writable(rel)
             plan[rel] = (seen, raw)
             continue
         if hunk is not None and state.exists and state.decode_error:
@@ -110,8 +110,8 @@ def _plan(ws: Workspace, store: SnapshotStore, sha: str, path: str | None,
             # their bytes); a whole file goes back exactly as the snapshot holds it
             text = fit(current, revert_hunk(current or "", d.hunks[hunk - 1]), KEEP_ENDINGS)
         if text != current:
-            resolve_inside(ws.root, rel)     # refuse a symlink out before anything is written
-            ws.check_writable(rel)
+            ws.check_writable(rel)           # refused in words before anything is written: the home's
+            resolve_inside(ws.root, rel)     # reason first, then a symlink out
             plan[rel] = (seen, text)
     return plan
 
@@ -237,6 +237,7 @@ def _restore_record(ws: Workspace, rec: ArchiveRecord, store: SnapshotStore, wha
     if not plan.inserted:
         result.warnings.append(f"{rec.file} already holds this entry; nothing to restore")
         return result
+    ws.check_writable(rec.file)          # a refusal takes no snapshot either
     _snapshot_first(store, result, what)
     resolve_inside(ws.root, rec.file)
     after, recs = write_memory(ws, rec.file, plan.new_text, plan.base_hash, "restore", form=AS_GIVEN)

@@ -99,15 +99,20 @@ def grow_recalls(db: Path, count: int) -> None:
         con.close()
 
 
-def hold_lock(home: Path, age_ms: int) -> None:
+def lock_row(con: sqlite3.Connection, home: Path, age_ms: int) -> None:
     """memory-core's workspace lock as OpenClaw's writer holds it (a row of its state database),
-    taken `age_ms` ago by process 4242."""
+    taken `age_ms` ago by process 4242, written through `con`."""
     import time
     from dreamdesk.engine.assistants.openclaw_state import workspace_key
+    con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
+                "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
+                (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
+                                                                int(time.time() * 1000) - age_ms})))
+
+
+def hold_lock(home: Path, age_ms: int) -> None:
+    """That lock row, written in a transaction of its own."""
     con = sqlite3.connect(home / "state" / "openclaw.sqlite")
     with con:
-        con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
-                    "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
-                    (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
-                                                                    int(time.time() * 1000) - age_ms})))
+        lock_row(con, home, age_ms)
     con.close()

@@ -22,7 +22,7 @@ from dreamdesk.engine.recovery.edits import save_edit
 from dreamdesk.engine.recovery.restore import restore_snapshot
 from dreamdesk.engine.versions.snapshots import SnapshotStore
 from helpers.openclaw_homes import copy_home
-from helpers.openclaw_state_db import hold_lock
+from helpers.openclaw_state_db import hold_lock, lock_row
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 
 MARKER = "<!-- openclaw-memory-promotion:memory:memory/2026-12-06.md:1:4 -->"
@@ -221,3 +221,92 @@ def test_an_update_that_overwrites_soul_md_is_kept_by_the_watch_and_taken_back(h
     assert snap.subject == "snapshot: changed by another writer" and set(snap.files) == {"SOUL.md", "IDENTITY.md"}
     restore_snapshot(ws, seen)
     assert (soul.read_bytes(), identity.read_bytes()) == mine
+def _exclusive(db: Path, journal: str):
+    """Another program's connection holding `BEGIN EXCLUSIVE` on the state database, in `journal` mode."""
+    import sqlite3
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute(f"PRAGMA journal_mode={journal}")
+    con.execute("BEGIN EXCLUSIVE")
+    return con
+
+
+def test_a_state_database_another_program_holds_locked_refuses_the_write_in_words(home, monkeypatch):
+    """A rollback-journal database under another writer's lock cannot be read: whether OpenClaw's
+    dreaming holds the workspace cannot be told, so nothing is written (the read waits 0.5 s)."""
+    from dreamdesk.engine.disk import sqlite_read
+    monkeypatch.setattr(sqlite_read, "BUSY_SECONDS", 0.05)
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    con = _exclusive(home / "state" / "openclaw.sqlite", "DELETE")
+    try:
+        before = tree_state(home / "workspace")
+        with pytest.raises(WorkspaceError, match=r"^OpenClaw's state database \(openclaw.sqlite\) is locked by another "
+                                                 r"program right now.*nothing was written: try again in a moment$"):
+            save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash)
+        assert tree_state(home / "workspace") == before
+        assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
+    finally:
+        con.rollback()
+        con.close()
+    assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written     # once it is let go
+
+
+def test_openclaws_wal_database_stays_readable_under_another_connections_exclusive_transaction(home):
+    """OpenClaw's database is WAL: a writer's transaction never blocks the read, and what it has
+    not committed (a lock row being taken) is not seen; a committed lock row is."""
+    db = home / "state" / "openclaw.sqlite"
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    con = _exclusive(db, "WAL")
+    try:
+        lock_row(con, home, age_ms=0)
+        assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
+    finally:
+        con.rollback()
+    lock_row(con, home, age_ms=0)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        state, _ = ws.read_file("MEMORY.md")
+        with pytest.raises(WorkspaceError, match=r"^OpenClaw is writing this workspace's memory right now"):
+            save_edit(ws, "MEMORY.md", state.text + "- again\n", state.hash)
+    finally:
+        con.rollback()
+        con.close()
+
+
+def _link_memory(home: Path, target: Path) -> None:
+    """MEMORY.md made a symlink to `target`, which gets its bytes."""
+    memory = home / "workspace" / "MEMORY.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(memory.read_bytes())
+    memory.unlink()
+    memory.symlink_to(target)
+
+
+@pytest.mark.parametrize("why", ["symlink", "lock"])
+def test_an_archive_restore_refused_takes_no_snapshot(home, why):
+    """The entry OpenClaw's sweep merged away, restored from the Archive while MEMORY.md is a
+    symlink or OpenClaw holds its lock: refused in words before the snapshot, as an edit is."""
+    from dreamdesk.engine.recovery.prunes import all_prunes, restore_prune
+    ws = open_home(home)
+    [entry] = [e for e in all_prunes(ws)[2] if e.latest.origin == "assistant"]
+    if why == "symlink":
+        _link_memory(home, home / "workspace" / "memory" / "kept-here.md")
+    else:
+        hold_lock(home, age_ms=2_000)
+    before = tree_state(home / "workspace")
+    words = "MEMORY.md is a symlink: OpenClaw reads only" if why == "symlink" else "OpenClaw is writing this workspace"
+    with pytest.raises(WorkspaceError, match=f"^{words}"):
+        restore_prune(ws, entry.latest.id)
+    assert tree_state(home / "workspace") == before
+    assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()
+
+
+def test_a_snapshot_restore_over_a_memory_md_linked_elsewhere_says_openclaws_reason(home, tmp_path):
+    ws = open_home(home)
+    state, _ = ws.read_file("MEMORY.md")
+    before = save_edit(ws, "MEMORY.md", state.text + "- A line the person added.\n", state.hash).before
+    _link_memory(home, tmp_path / "synced" / "MEMORY.md")          # outside the workspace
+    with pytest.raises(WorkspaceError, match="^MEMORY.md is a symlink: OpenClaw reads only regular memory files"):
+        restore_snapshot(ws, before, "MEMORY.md")
+    assert (tmp_path / "synced" / "MEMORY.md").read_text(encoding="utf-8").endswith("- A line the person added.\n")

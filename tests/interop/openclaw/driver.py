@@ -94,6 +94,11 @@ class OpenClawHome:
     def json(self, *args: str, timeout: float = 180):
         return first_json(self.run(*args, timeout=timeout).stdout)
 
+    def start(self, *args: str) -> subprocess.Popen:
+        """One openclaw command started and left running (the caller waits for it)."""
+        return subprocess.Popen([self.launcher, *args], env=self.env(), cwd=str(self.user), text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
     # -- the steps, by name ----------------------------------------------------------------
     def version(self) -> str:
         return self.run("--version").stdout.split()[1]
