@@ -34,10 +34,16 @@ import pytest
 
 from conftest import tree_state
 from dreamdesk.engine.assistants import assistant_of, open_home
+from dreamdesk.engine.assistants.openclaw_directives import parse_directives
 from dreamdesk.engine.assistants.openclaw_state import workspace_key
 from dreamdesk.engine.core.problems import WorkspaceError
 from dreamdesk.engine.core.state import workspace_state_dir
+from dreamdesk.engine.dream.restore_points import restore_point
+from dreamdesk.engine.lint.lint_fixes import fix_finding
+from dreamdesk.engine.lint.memory_lint import lint
+from dreamdesk.engine.ops.edit import apply_action
 from dreamdesk.engine.recovery.edits import save_edit
+from dreamdesk.engine.recovery.pins import pin, pin_alerts, restore_pin
 from dreamdesk.engine.recovery.prunes import all_prunes, restore_prune
 from dreamdesk.engine.recovery.restore import restore_snapshot, undo_restore
 from dreamdesk.engine.versions.snapshots import SnapshotStore
@@ -131,16 +137,30 @@ def openclaw_reads(oc: OpenClawHome, rel: str | None = None, line: str | None = 
                    gone: bool = False) -> None:
     """OpenClaw indexes the home again and its status finds no issue; `memory search query` finds
     `line` as a line of `rel` (`gone`: finds it nowhere)."""
+    openclaw_reads_all(oc, [] if line is None else [Seek(rel or "", line, query, gone)])
+
+
+@dataclass(frozen=True)
+class Seek:
+    rel: str            # the file `line` is (or was) in
+    line: str           # a line, or the start of one (OpenClaw's promotion suffixes its score and comments)
+    query: str
+    gone: bool = False  # found nowhere
+
+
+def openclaw_reads_all(oc: OpenClawHome, seeks: list[Seek]) -> None:
+    """One `memory index --force` and `memory status --json` (no issue, not dirty) after several
+    writes, then one `memory search` per line sought: which write broke what still shows."""
     oc.index()
     [status] = oc.status()
     [memory] = [s for s in status["status"]["sourceCounts"] if s["source"] == "memory"]
-    assert status["scan"]["issues"] == [] and status["audit"]["issues"] == [] and memory["issues"] == []
+    assert status["scan"]["issues"] == [] and status["audit"]["issues"] == [] and memory["issues"] == [], status
     assert memory["dirty"] is False
-    if line is None:
-        return
-    hits = oc.search(query)["results"]
-    found = [h["path"] for h in hits if line in h["snippet"].splitlines()]
-    assert found == [] if gone else rel in found, (line, hits)
+    for seek in seeks:
+        hits = oc.search(seek.query)["results"]
+        found = [h["path"] for h in hits if any(s == seek.line or s.startswith(seek.line + " ")
+                                                for s in h["snippet"].splitlines())]
+        assert found == [] if seek.gone else seek.rel in found, (seek, hits)
 
 
 # -- 1. each kind of write -------------------------------------------------------------------------
@@ -286,6 +306,17 @@ def kept(shared: Shared, before: list[str]) -> None:
 # -- 3. the user's repository ----------------------------------------------------------------------
 def test_the_users_repository_lists_nothing_of_dreamdesks_and_has_no_commit(shared, ws):
     workspace = shared.oc.workspace
+    users_git_lists_nothing_of_ours(shared)
+    log = subprocess.run(["git", "-C", str(workspace), "log"], capture_output=True, text=True)
+    assert log.returncode != 0 and "does not have any commits yet" in log.stderr
+    store = SnapshotStore(ws)
+    assert store.git_dir == workspace_state_dir(ws.root) / "snapshots.git" and len(store.list()) > 10
+
+
+def users_git_lists_nothing_of_ours(shared: Shared) -> None:
+    """`git status` of the user's repository lists only the workspace's own files, untracked, and
+    none named like Dreamdesk's; its .git is as OpenClaw left it."""
+    workspace = shared.oc.workspace
     out = subprocess.run(["git", "-C", str(workspace), "status", "--porcelain", "-z", "--untracked-files=all",
                           "--ignored"], capture_output=True, text=True, check=True).stdout
     listed = [entry for entry in out.split("\0") if entry]
@@ -293,10 +324,6 @@ def test_the_users_repository_lists_nothing_of_dreamdesks_and_has_no_commit(shar
     assert {entry[3:] for entry in listed} == files(workspace)
     assert not [p for p in files(workspace) if DREAMDESK_NAMES.search(p)]
     assert repo_state(workspace) == shared.repo
-    log = subprocess.run(["git", "-C", str(workspace), "log"], capture_output=True, text=True)
-    assert log.returncode != 0 and "does not have any commits yet" in log.stderr
-    store = SnapshotStore(ws)
-    assert store.git_dir == workspace_state_dir(ws.root) / "snapshots.git" and len(store.list()) > 10
 
 
 # -- 5. bad input ----------------------------------------------------------------------------------
@@ -428,3 +455,76 @@ def test_a_newer_schema_of_the_state_database_is_read_as_before(shared, ws):
         con.execute("ALTER TABLE plugin_state_entries DROP COLUMN schema_note")
         con.close()
     kept(shared, lines_of(shared))
+
+
+# -- 6. a saved version restored, directives superseded and retired, a lint fix, a pin restore -----
+PIN_LINE = "- The release checklist lives in the ops wiki under Runbooks."
+SHELL_JUNK = "- sudo apt remove shaderc && git clone https://github.com/google/shaderc"
+TEA = "- Prefer green tea; never suggest coffee after noon."             # the build's active directives
+COMMAND_FIRST = "- Always give the command first, then one line of explanation."
+ROOIBOS = "- Prefer rooibos after noon; green tea in the morning only."
+
+
+def promoted_junk(today: str) -> str:
+    """A shell command as OpenClaw's promotion appends it (before 2026.9.6 filtered such:
+    openclaw/openclaw#67580): its own section, marker, score and comments."""
+    return (f"\n## Promoted From Short-Term Memory ({today})\n\n"
+            f"<!-- openclaw-memory-promotion:memory:memory/{today}.md:1:2 -->\n"
+            f"{SHELL_JUNK} [score=0.912 signals=4 recalls=3 avg=0.880 source=memory/{today}.md:1-2] "
+            "<!-- trigger: shaderc, clone --> <!-- importance: 9 -->\n")
+
+
+def directive(ws, action: str, body: str, **args) -> None:
+    """Directive `body` of USER.md superseded or retired the way the Files tab does it."""
+    text = (ws.root / "USER.md").read_text(encoding="utf-8")
+    [n] = [i for i, d in enumerate(parse_directives(text).directives, 1) if d.text == body]
+    done = apply_action(ws, "USER.md", action, {"n": n, **args}, "test")
+    assert done.value.edit is not None and done.value.edit.written, done.message
+
+
+def test_openclaw_reads_back_a_saved_version_restored_directives_a_lint_fix_and_a_pin_restore(shared, ws):
+    oc, memory, today = shared.oc, shared.oc.workspace / "MEMORY.md", shared.today
+    by_dreamdesk(shared, lambda: edit(ws, "MEMORY.md", added(PIN_LINE)))
+    pinned, new = by_dreamdesk(shared, lambda: pin(ws, "MEMORY.md", PIN_LINE))
+    assert new
+    memory.write_bytes(memory.read_bytes() + promoted_junk(today).encode())       # OpenClaw's promotion, as it was
+    by_dreamdesk(shared, lambda: directive(ws, "supersede directive", TEA, text=ROOIBOS))
+    by_dreamdesk(shared, lambda: directive(ws, "retire directive", COMMAND_FIRST))
+    user = (oc.workspace / "USER.md").read_text(encoding="utf-8")
+    assert f"<!-- observed: {today} | status: active -->\n\n{ROOIBOS}" in user
+    assert f"status: superseded -->\n\n{TEA}\n" in user and f"status: superseded -->\n\n{COMMAND_FIRST}\n" in user
+    openclaw_reads_all(oc, [Seek("USER.md", ROOIBOS, "rooibos after noon green tea morning"),
+                            Seek("MEMORY.md", SHELL_JUNK, "sudo apt remove shaderc git clone"),
+                            Seek("MEMORY.md", PIN_LINE, "release checklist ops wiki runbooks")])
+    users_git_lists_nothing_of_ours(shared)
+
+    # OpenClaw's newest saved MEMORY.md, whole (`dreamdesk restore PATH --saved KEY`), then its undo
+    [point, *_] = assistant_of(ws).assistant_runs(ws).restore_points
+    before = memory.read_bytes()
+    whole = by_dreamdesk(shared, lambda: restore_point(ws, point["key"]))
+    assert whole.files == ["MEMORY.md"] and memory.read_text(encoding="utf-8") == point["content"]
+    openclaw_reads_all(oc, [Seek("MEMORY.md", PIN_LINE, "release checklist ops wiki runbooks", gone=True)])
+    users_git_lists_nothing_of_ours(shared)
+    by_dreamdesk(shared, lambda: undo_restore(ws, whole.id))
+    assert memory.read_bytes() == before
+
+    # the lint fix of the promoted shell command; the pinned entry removed by another writer, restored
+    [junk] = [f for f in lint(ws) if f.kind == "shell-command" and f.target.text.startswith(SHELL_JUNK)]
+    by_dreamdesk(shared, lambda: fix_finding(ws, junk))
+    fixed = before.replace(promoted_junk(today).encode(), b"")          # with its marker and the heading it alone had
+    assert memory.read_bytes() == fixed
+    memory.write_text(memory.read_text(encoding="utf-8").replace(PIN_LINE + "\n", ""), encoding="utf-8")
+    assert [a.pin.id for a in pin_alerts(ws)] == [pinned.id]
+    back = by_dreamdesk(shared, lambda: restore_pin(ws, pinned.id))
+    # every line back, the pinned entry once (under the first of the two sections OpenClaw headed
+    # alike that day, not necessarily the one it was pinned in: see docs/decisions.md)
+    assert back.files == ["MEMORY.md"] and Counter(lines_of(shared)) == Counter(fixed.decode().splitlines())
+    openclaw_reads_all(oc, [Seek("MEMORY.md", SHELL_JUNK, "sudo apt remove shaderc git clone", gone=True),
+                            Seek("MEMORY.md", PIN_LINE, "release checklist ops wiki runbooks")])
+    users_git_lists_nothing_of_ours(shared)
+
+    context = private_turn(oc, shared.model)
+    for name in ("USER.md", "MEMORY.md"):
+        body = (oc.workspace / name).read_text(encoding="utf-8").rstrip()
+        assert f"## {oc.workspace / name}\n{body}" in context, name
+    shared.ours.append(PIN_LINE)
