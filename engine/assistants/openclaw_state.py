@@ -35,6 +35,7 @@ import msgspec
 
 from ..disk.sqlite_read import Locked, Unreadable, read_sqlite
 from ..disk.stat_memo import gc_paused
+from .openclaw_lease import left_behind
 from .openclaw_recall import Recall, recall_of
 
 PLUGIN = "memory-core"
@@ -43,7 +44,6 @@ BACKUPS, RECALL, META, PHASE, LOCKS = ("dreaming-memory-backups", "short-term-re
 EVENTS = "memory-host.events"
 KEYED = (BACKUPS, RECALL, META, PHASE)          # rows keyed by the workspace key + ":" + sha256(key)
 EVENT_PREFIX = 24                               # event rows are keyed by sha256(path)[:24]
-LOCK_STALE_MS = 60_000                          # SHORT_TERM_LOCK_STALE_MS: OpenClaw may take the lock over then
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +91,14 @@ class WorkspaceLock:
     """memory-core's lock on the workspace's memory: a row while a writer holds it (or left it)."""
     owner: str                 # "<pid>:<uuid>"
     acquired_at_ms: int
+    owner_start: int | None = None     # the owner process's start time as the lock recorded it
 
     def stale(self, now_ms: int) -> bool:
-        """Older than OpenClaw's 60 s: it takes such a lock over once its process is gone."""
-        return now_ms - self.acquired_at_ms > LOCK_STALE_MS
+        """Left behind, as OpenClaw judges it before taking it over (openclaw_lease)."""
+        return left_behind(self.owner, self.acquired_at_ms, self.owner_start, now_ms)
 
     def to_json(self) -> dict:
-        return {"owner": self.owner, "acquired_at_ms": self.acquired_at_ms}
+        return {"owner": self.owner, "acquired_at_ms": self.acquired_at_ms, "owner_start": self.owner_start}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +184,7 @@ def held_lock(db: Path, workspace: Path, now_ms: int) -> WorkspaceLock | None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("owner"), str) or type(value.get("acquiredAt")) is not int:
         return None
-    lock = WorkspaceLock(value["owner"], value["acquiredAt"])
+    lock = _lock_of(value)
     return None if lock.stale(now_ms) else lock
 
 
@@ -358,10 +359,15 @@ def _preimages(values: list[dict], problems: list[str]) -> tuple[PreImage, ...]:
     return tuple(sorted(out, key=lambda p: p.created_at))
 
 
+def _lock_of(value: dict) -> WorkspaceLock:
+    start = value.get("ownerStartTime")
+    return WorkspaceLock(value["owner"], value["acquiredAt"], start if type(start) is int else None)
+
+
 def _lock(keyed: dict[str, list], key: str | None) -> WorkspaceLock | None:
     for v in keyed[LOCKS]:
         if key and v.get("_key") == key and isinstance(v.get("owner"), str) and isinstance(v.get("acquiredAt"), int):
-            return WorkspaceLock(v["owner"], v["acquiredAt"])
+            return _lock_of(v)
     return None
 
 

@@ -99,20 +99,31 @@ def grow_recalls(db: Path, count: int) -> None:
         con.close()
 
 
-def lock_row(con: sqlite3.Connection, home: Path, age_ms: int) -> None:
+def gone_pid() -> int:
+    """The pid of a process that has ended (a child run and waited for): a lock's owner that is gone."""
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def lock_row(con: sqlite3.Connection, home: Path, age_ms: int, pid: int | None = None) -> None:
     """memory-core's workspace lock as OpenClaw's writer holds it (a row of its state database),
-    taken `age_ms` ago by process 4242, written through `con`."""
+    taken `age_ms` ago by process `pid` (this test's own, alive, unless given), written through `con`."""
+    import os
     import time
     from dreamdesk.engine.assistants.openclaw_state import workspace_key
+    pid = os.getpid() if pid is None else pid
     con.execute("INSERT OR REPLACE INTO plugin_state_entries (plugin_id, namespace, entry_key, value_json, "
                 "created_at, expires_at) VALUES ('memory-core', 'short-term-locks', ?, ?, 0, NULL)",
-                (workspace_key(home / "workspace"), json.dumps({"owner": "4242:0c3f", "acquiredAt":
+                (workspace_key(home / "workspace"), json.dumps({"owner": f"{pid}:0c3f", "acquiredAt":
                                                                 int(time.time() * 1000) - age_ms})))
 
 
-def hold_lock(home: Path, age_ms: int) -> None:
+def hold_lock(home: Path, age_ms: int, pid: int | None = None) -> None:
     """That lock row, written in a transaction of its own."""
     con = sqlite3.connect(home / "state" / "openclaw.sqlite")
     with con:
-        lock_row(con, home, age_ms)
+        lock_row(con, home, age_ms, pid)
     con.close()

@@ -6,6 +6,7 @@ schedule, which agrees with what the Gateway planned; the cron forms read."""
 from __future__ import annotations
 
 import json
+import os
 import math
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -18,7 +19,7 @@ from dreamdesk.engine.assistants.openclaw_cron import CronError, next_fire
 from dreamdesk.engine.assistants.openclaw_next import thresholds, whats_next
 from dreamdesk.engine.assistants.openclaw_recall import recall_of
 from dreamdesk.engine.assistants.openclaw_state import CronJob, OpenClawState, read_state
-from helpers.openclaw_state_db import copy_home, grow_recalls, oracle
+from helpers.openclaw_state_db import copy_home, gone_pid, grow_recalls, oracle
 
 UTC = timezone.utc
 DRY = oracle("dreamed", "promote_dry.json")
@@ -202,7 +203,7 @@ def test_the_dashboard_says_when_openclaw_writes_its_memory_now_or_its_sweep_is_
     assert next_words(due.to_json()).startswith(due.busy + ".\nNext sweep ")
     assert whats_next(s, config, datetime(2026, 12, 7, 2, 40, tzinfo=UTC), UTC).busy is None   # 20 min: not yet
     now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
-    held = replace(s, lock=WorkspaceLock("4242:0c3f", int(now.timestamp() * 1000) - 5_000))
+    held = replace(s, lock=WorkspaceLock(f"{os.getpid()}:0c3f", int(now.timestamp() * 1000) - 5_000))
     assert whats_next(held, config, now, UTC).busy.startswith("OpenClaw is writing this workspace's memory now")
-    left = replace(s, lock=WorkspaceLock("4242:0c3f", int(now.timestamp() * 1000) - 61_000))
+    left = replace(s, lock=WorkspaceLock(f"{gone_pid()}:0c3f", int(now.timestamp() * 1000) - 61_000))
     assert whats_next(left, config, now, UTC).busy is None                                    # a lease left behind

@@ -22,7 +22,7 @@ from dreamdesk.engine.recovery.edits import save_edit
 from dreamdesk.engine.recovery.restore import restore_snapshot
 from dreamdesk.engine.versions.snapshots import SnapshotStore
 from helpers.openclaw_homes import copy_home
-from helpers.openclaw_state_db import hold_lock, lock_row
+from helpers.openclaw_state_db import gone_pid, hold_lock, lock_row
 from helpers.openclaw_homes import no_openclaw_of_this_machine  # noqa: F401  (autouse)
 
 MARKER = "<!-- openclaw-memory-promotion:memory:memory/2026-12-06.md:1:4 -->"
@@ -118,11 +118,11 @@ def test_while_openclaws_dreaming_holds_the_workspace_lock_nothing_is_written(ho
     before = tree_state(home / "workspace")
     state, _ = ws.read_file("MEMORY.md")
     with pytest.raises(WorkspaceError, match=r"^OpenClaw is writing this workspace's memory right now \(memory-core's "
-                                             r"lock, held by process 4242 since .*nothing was written"):
+                                             rf"lock, held by process {os.getpid()} since .*nothing was written"):
         save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash)
     assert tree_state(home / "workspace") == before
     assert not (workspace_state_dir(ws.root) / "snapshots.git").exists()     # refused before the snapshot
-    hold_lock(home, age_ms=61_000)            # a lock its process left: OpenClaw itself takes it over
+    hold_lock(home, age_ms=61_000, pid=gone_pid())      # a lock its process left: OpenClaw takes it over too
     assert save_edit(ws, "MEMORY.md", state.text + "- more\n", state.hash).written
 
 

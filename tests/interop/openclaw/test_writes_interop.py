@@ -95,7 +95,20 @@ def shared(openclaw_launcher, openclaw_model, tmp_path_factory) -> Shared:
     user = tmp_path_factory.mktemp("openclaw-writes")
     built = build_dreamed(openclaw_launcher, user / "home", openclaw_model)
     assert (built.oc.workspace / ".git").is_dir(), "OpenClaw's onboarding ran no `git init`"
+    until_openclaw_lets_go(built.oc)
     return Shared(built.oc, openclaw_model, built.today, user / "dreamdesk-state", repo_state(built.oc.workspace))
+
+
+def until_openclaw_lets_go(oc, within_s: float = 120.0) -> None:
+    """The build's Gateway, stopped while memory-core held the workspace's lock, leaves that lease
+    for up to 60 s (OpenClaw's own writers wait it out too): wait until it no longer holds."""
+    import time
+
+    from dreamdesk.engine.assistants.openclaw_state import held_lock
+    deadline = time.monotonic() + within_s
+    while held_lock(oc.home / "state" / "openclaw.sqlite", oc.workspace, int(time.time() * 1000)) is not None:
+        assert time.monotonic() < deadline, "OpenClaw still held its lock on the workspace"
+        time.sleep(0.5)
 
 
 @pytest.fixture
