@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import re
 
+from .openclaw_recall import FLUSH_PROMPT, SESSION_METADATA, SUMMARY
+
 # OpenClaw's own contamination patterns (isContaminatedDreamingSnippet), as written there
 _DIARY_PROMPT = re.compile(r"\[[^\]]*dreaming-narrative[^\]]*]\s*(?:User|Assistant):\s*Write a dream diary entry "
                            r"from these memory fragments:?", re.I)
-_SESSION_METADATA = re.compile(r"\bSession Key\b.{0,260}\bSession ID\b|\bSession ID\b.{0,260}\bSession Key\b", re.I)
-_SUMMARY = re.compile(r"^(?:[-*+]\s*)?Conversation Summary:", re.I)
-_FLUSH_PROMPT = re.compile(r"Save important context from this session to the daily memory file\.\s*STRICT RULES:", re.I)
+_SESSION_METADATA = re.compile(SESSION_METADATA, re.I)
+_SUMMARY = re.compile(SUMMARY, re.I)
+_FLUSH_PROMPT = re.compile(FLUSH_PROMPT, re.I)
 _NESTED_SCORE = re.compile(r"\[\s*score=\d+(?:\.\d+)?\s+(?:signals=\d+\s+)?recalls=\d+\s+avg=\d+(?:\.\d+)?"
                            r"(?:\s+source=[^\]]*)?\]", re.I)
 _NESTED_MARKER = re.compile(r"<!--\s*openclaw-memory-(?:promotion|lineage):", re.I)

@@ -41,9 +41,12 @@ KEEP = 512
 _SHORT_TERM = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})(?:-[^/]+)?\.md$")
 _CORPUS = re.compile(r"(?:^|/)memory/\.dreams/session-corpus/(\d{4})-(\d{2})-(\d{2})\.(?:md|txt)$")
 _BASENAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]+)?\.md$")
+# isContaminatedDreamingSnippet's patterns; openclaw_junk names each one's finding in words
+SESSION_METADATA = r"\bSession Key\b.{0,260}\bSession ID\b|\bSession ID\b.{0,260}\bSession Key\b"
+SUMMARY = r"^(?:[-*+]\s*)?Conversation Summary:"
+FLUSH_PROMPT = r"Save important context from this session to the daily memory file\.\s*STRICT RULES:"
 _CONTAMINATED = re.compile(
-    r"<!--\s*openclaw-memory-promotion:|\bSession Key\b.{0,260}\bSession ID\b|\bSession ID\b.{0,260}\bSession Key\b"
-    r"|^(?:[-*+]\s*)?Conversation Summary:|Save important context from this session to the daily memory file\.\s*STRICT RULES:"
+    rf"<!--\s*openclaw-memory-promotion:|{SESSION_METADATA}|{SUMMARY}|{FLUSH_PROMPT}"
     r"|\[\s*score=\d+(?:\.\d+)?\s+(?:signals=\d+\s+)?recalls=\d+\s+avg=\d+(?:\.\d+)?\s+source=memory/", re.I)
 _CONTAMINATION_WORDS = ("openclaw-memory-promotion", "session", "conversation summary:", "save important context",
                         "score=")
