@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
 import json5
 
@@ -120,21 +121,11 @@ class _Reader:
 
     def object(self) -> Node:
         node = Node("object", self.i)
-        self.i += 1
-        while True:
-            self.skip()
-            if self.t.startswith("}", self.i):
-                self.i += 1
-                node.end = self.i
-                return node
-            member = self.member()
-            node.members.append(member)
-            self.skip()
-            if self.t.startswith(",", self.i):
-                member.comma = self.i
-                self.i += 1
-            elif not self.t.startswith("}", self.i):
-                raise self.fail("expected ',' or '}'")
+
+        def take() -> Member:
+            node.members.append(self.member())
+            return node.members[-1]
+        return self._items(node, "}", take)
 
     def member(self) -> Member:
         start, t = self.i, self.t
@@ -159,20 +150,29 @@ class _Reader:
 
     def array(self) -> Node:
         node = Node("array", self.i)
+
+        def take() -> None:
+            node.items.append(self.value())
+        return self._items(node, "]", take)
+
+    def _items(self, node: Node, close: str, take: Callable[[], Member | None]) -> Node:
+        """An object's members or an array's items up to `close`, commas between (and one after
+        the last allowed); a member keeps where its comma is."""
         self.i += 1
         while True:
             self.skip()
-            if self.t.startswith("]", self.i):
+            if self.t.startswith(close, self.i):
                 self.i += 1
                 node.end = self.i
                 return node
-            node.items.append(self.value())
+            taken = take()
             self.skip()
             if self.t.startswith(",", self.i):
+                if isinstance(taken, Member):
+                    taken.comma = self.i
                 self.i += 1
-            elif not self.t.startswith("]", self.i):
-                raise self.fail("expected ',' or ']'")
-
+            elif not self.t.startswith(close, self.i):
+                raise self.fail(f"expected ',' or '{close}'")
 
 def parse(text: str) -> Node:
     """The document's spans; Json5EditError (in words, with where) when it is not JSON5."""
