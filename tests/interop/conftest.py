@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.toolchain import python_or_skip, require_version
+
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "nanobot_driver.py"
 VERIFIED = ("0.3.5",)          # the nanobot-ai versions this suite verifies (README says so too)
@@ -107,16 +109,6 @@ class Nanobot:
         self.proc.stderr.close()
 
 
-def _python_or_reason() -> tuple[str | None, str]:
-    py = os.environ.get(ENV_VAR)
-    if not py:
-        return None, (f"{SKIP_PREFIX}: set {ENV_VAR} to a Python with nanobot-ai "
-                      f"{'/'.join(VERIFIED)} installed (.ci/run makes one)")
-    if not (shutil.which(py) or Path(py).is_file()):
-        return None, f"{ENV_VAR}={py} is not an executable"
-    return py, ""
-
-
 SKIP_PREFIX = "nanobot interop tests skipped"
 
 
@@ -133,16 +125,9 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(scope="session")
 def _nanobot_session(tmp_path_factory):
-    py, reason = _python_or_reason()
-    if py is None:
-        if os.environ.get("CI"):
-            pytest.fail(reason + " — in CI the interop suite must run", pytrace=False)
-        pytest.skip(reason)
+    py = python_or_skip(ENV_VAR, "nanobot-ai", VERIFIED, SKIP_PREFIX, "interop suite")
     nb = Nanobot(py, tmp_path_factory.mktemp("nanobot-user-home"))
-    if nb.version not in VERIFIED:
-        nb.close()
-        pytest.fail(f"{ENV_VAR} has nanobot-ai {nb.version}; this suite verifies {', '.join(VERIFIED)}",
-                    pytrace=False)
+    require_version(nb, ENV_VAR, "nanobot-ai", VERIFIED)
     yield nb
     nb.close()
 

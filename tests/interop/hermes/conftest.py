@@ -5,38 +5,21 @@ they fail instead, as the nanobot suite does."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+
+from helpers.toolchain import python_or_skip, require_version
 
 from .hermes import ENV_VAR, VERIFIED, Hermes
 
 SKIP_PREFIX = "Hermes interop tests skipped"
 
 
-def python_or_reason() -> tuple[str | None, str]:
-    py = os.environ.get(ENV_VAR)
-    if not py:
-        return None, (f"{SKIP_PREFIX}: set {ENV_VAR} to a Python with hermes-agent "
-                      f"{'/'.join(VERIFIED)} installed (.ci/run makes one)")
-    if not (shutil.which(py) or Path(py).is_file()):
-        return None, f"{SKIP_PREFIX}: {ENV_VAR}={py} is not an executable"
-    return py, ""
-
-
 def start(tmp_path_factory, name: str = "hermes-user") -> Hermes:
-    py, reason = python_or_reason()
-    if py is None:
-        if os.environ.get("CI"):
-            pytest.fail(reason + " — in CI the Hermes interop suite must run", pytrace=False)
-        pytest.skip(reason)
+    py = python_or_skip(ENV_VAR, "hermes-agent", VERIFIED, SKIP_PREFIX, "Hermes interop suite")
     hermes = Hermes(py, tmp_path_factory.mktemp(name))
-    if hermes.version not in VERIFIED:
-        hermes.close()
-        pytest.fail(f"{ENV_VAR} has hermes-agent {hermes.version}; this suite verifies {', '.join(VERIFIED)}",
-                    pytrace=False)
+    require_version(hermes, ENV_VAR, "hermes-agent", VERIFIED)
     return hermes
 
 
