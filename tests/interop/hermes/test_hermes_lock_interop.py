@@ -9,10 +9,11 @@ import json
 import os
 import select
 import threading
-import time
 from pathlib import Path
 
 import pytest
+
+from helpers.until import until
 
 from dreamdesk.engine.assistants import hermes_lock as hl
 from dreamdesk.engine.assistants import hermes_memory as hm
@@ -35,13 +36,6 @@ def waiting_on(lock_file: Path, pid: int) -> bool:
 
 def answered(hermes) -> bool:
     return bool(select.select([hermes.proc.stdout], [], [], 0)[0])
-
-
-def until(condition, within: float = 20.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never came"
-        time.sleep(0.005)
 
 
 def dreamdesk_add(memory: Path, entry: str) -> None:

@@ -32,6 +32,8 @@ from typing import Callable
 
 import pytest
 
+from helpers.until import until
+
 from conftest import tree_state
 from dreamdesk.engine.assistants import assistant_of, open_home
 from dreamdesk.engine.assistants.openclaw_directives import parse_directives
@@ -105,10 +107,9 @@ def until_openclaw_lets_go(oc, within_s: float = 120.0) -> None:
     import time
 
     from dreamdesk.engine.assistants.openclaw_state import held_lock
-    deadline = time.monotonic() + within_s
-    while held_lock(oc.home / "state" / "openclaw.sqlite", oc.workspace, int(time.time() * 1000)) is not None:
-        assert time.monotonic() < deadline, "OpenClaw still held its lock on the workspace"
-        time.sleep(0.5)
+    db = oc.home / "state" / "openclaw.sqlite"
+    until(lambda: held_lock(db, oc.workspace, int(time.time() * 1000)) is None, within_s,
+          "OpenClaw still held its lock on the workspace", every=0.5)
 
 
 @pytest.fixture
