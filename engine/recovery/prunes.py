@@ -130,9 +130,9 @@ def find_prunes(ws: Workspace, ids: list[str]) -> dict[str, ArchiveRecord]:
 def restore_prune(ws: Workspace, record_id: str):
     """Put a pruned entry back under its heading, by the archive-restore rules (undoable)."""
     from .restore import restore_archive_entry, restore_record
-    if (why := own_refusal(ws, record_id)) is not None:
-        raise WorkspaceError(why)
-    if (theirs := own_record(ws, record_id)) is not None:
+    if (theirs := own_record(ws, record_id)) is not None:       # (the assistant's records read once)
+        if theirs.restore_refused:
+            raise WorkspaceError(refused_words(record_id, theirs))
         return restore_record(ws, theirs, f"entry {record_id} ({theirs.subject or 'removed by the assistant'})")
     if not COMMIT_ID.match(record_id or ""):
         return restore_archive_entry(ws, record_id)
@@ -147,11 +147,9 @@ def own_record(ws: Workspace, record_id: str) -> ArchiveRecord | None:
     return next((r for r in own_prunes(ws, own)[1] if r.id == record_id), None) if own is not None else None
 
 
-def own_refusal(ws: Workspace, record_id: str) -> str | None:
-    """Why an entry the assistant's own records tell of is not put back from here (None: it is
-    none of theirs, or it may be)."""
-    rec = own_record(ws, record_id)
-    return f"{record_id} is not restored: {rec.restore_refused}" if rec and rec.restore_refused else None
+def refused_words(record_id: str, rec: ArchiveRecord) -> str:
+    """Why an entry the assistant's own records tell of is not put back from here."""
+    return f"{record_id} is not restored: {rec.restore_refused}"
 
 
 def delete_refusal(record_id: str, rec: ArchiveRecord | None = None) -> str | None:

@@ -356,10 +356,10 @@ class FilesView(QWidget):
         cursor and scroll position where they were."""
         def job(ws):
             state, _, why = ws.read_for_edit(path)
+            who = assistant_of(ws)
             # the editor shows \n text; a save puts the file's own line endings and BOM back
             return Loaded(path, normalise(state.text), state.hash, read_only_text(why),
-                          state.text.startswith(BOM), tuple(assistant_of(ws).entry_notes(ws, path)),
-                          tuple(assistant_of(ws).edit_actions(path)))
+                          state.text.startswith(BOM), tuple(who.entry_notes(ws, path)), tuple(who.edit_actions(path)))
 
         def done(loaded: Loaded) -> None:
             self.loaded = loaded
